@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian packages arenafs needs to build and test, or, when not root,
+# prints the apt-get line that would. The one list of packages; Makefile and .ci/run call this.
+set -e
+PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
+libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml openssl kubernetes-client \
+procps psmisc"
+
+missing=""
+for p in $PACKAGES; do
+	# kubectl may come from elsewhere than Debian's kubernetes-client: the command is what counts.
+	if [ "$p" = kubernetes-client ] && command -v kubectl >/dev/null 2>&1; then
+		continue
+	fi
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "arenafs: missing packages; run as root:" >&2
+	echo "  apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "arenafs: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y --no-install-recommends $missing || {
+	apt-get update && apt-get install -y --no-install-recommends $missing
+}

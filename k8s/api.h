@@ -1,0 +1,45 @@
+/*
+ * Writes and one-off reads of the API: create (POST, optionally dryRun=All),
+ * delete with a propagationPolicy, get one object. Paths are built here from
+ * validated, encoded parts, never pasted from user input.
+ *
+ * Used by fs/submit.c and fs/ for rmdir. All return 0 or -errno with err filled
+ * from the API server's Status (k8s/error.h).
+ */
+#ifndef ARENAFS_K8S_API_H
+#define ARENAFS_K8S_API_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "k8s/client.h"
+
+/* Where a kind of object lives: "/api/v1" or "/apis/G/V", its plural, namespaced or not. */
+struct k8s_resource {
+	const char *api_path;        /* "/apis/kubeflow.org/v1" */
+	const char *plural;          /* "tfjobs" */
+	bool namespaced;
+};
+
+/* The resource of an object from its apiVersion and kind (jobs of kinds.h, Deployment,
+ * Service, ConfigMap, Pod, ...); -EINVAL for a kind arenafs does not create. */
+int k8s_resource_for(const char *api_version, const char *kind, struct k8s_resource *out,
+		     struct k8s_error *err);
+
+/*
+ * POSTs obj into namespace ns. dry_run adds dryRun=All (nothing is stored).
+ * *created (may be NULL) gets the object as the server returned it (uid set).
+ */
+int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run,
+	       json_t **created, struct k8s_error *err);
+
+enum k8s_propagation { K8S_PROPAGATE_BACKGROUND, K8S_PROPAGATE_FOREGROUND, K8S_PROPAGATE_ORPHAN };
+
+int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
+	       const char *name, enum k8s_propagation prop, struct k8s_error *err);
+
+int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
+	    const char *name, json_t **out, struct k8s_error *err);
+
+#endif

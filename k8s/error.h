@@ -1,0 +1,52 @@
+/*
+ * The one error type of arenafs: what went wrong, in the words a user needs.
+ *
+ * Functions return 0 or -errno; when they fail they also fill a struct k8s_error
+ * the caller passed in (which may be NULL when the caller does not care). The
+ * message ends up in a file of the tree (submit/NAME/error, cluster/health), so
+ * it is written for people: the API server's own message, a YAML line and
+ * column, the name of a bad key. It never holds a secret (token, key, password).
+ *
+ * k8s_errno_for_status() is the only place that maps a Kubernetes Status to errno
+ * (SPEC.md section 5).
+ */
+#ifndef ARENAFS_K8S_ERROR_H
+#define ARENAFS_K8S_ERROR_H
+
+#define K8S_ERROR_REASON_MAX  64
+#define K8S_ERROR_MESSAGE_MAX 2048
+
+struct k8s_error {
+	int code;                              /* HTTP status of a Status; 0 for local or transport errors */
+	int err;                               /* errno this error maps to (positive), 0 when unset */
+	char reason[K8S_ERROR_REASON_MAX];     /* Status.reason ("AlreadyExists"), or "" */
+	char message[K8S_ERROR_MESSAGE_MAX];   /* one readable paragraph; no trailing newline */
+};
+
+/* Resets to "no error". */
+void k8s_error_clear(struct k8s_error *e);
+/*
+ * Records an error from an API server Status (code, reason, message). The errno
+ * is derived with k8s_error_errno. Returns the negative errno, so callers can
+ * write `return k8s_error_status(e, 404, "NotFound", "...");`. e may be NULL.
+ */
+int k8s_error_status(struct k8s_error *e, int code, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * Records a local error (bad input, transport failure) with an explicit errno
+ * (positive, e.g. EINVAL or EIO). Returns -err. e may be NULL.
+ */
+int k8s_error_set(struct k8s_error *e, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * Prefixes the message with context ("creating tfjobs/mnist: ").
+ */
+void k8s_error_prefix(struct k8s_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * The errno for an HTTP status and reason: 401/403 → EACCES, 404 → ENOENT,
+ * 409 AlreadyExists → EEXIST, 409 Conflict → EBUSY, 400/422 → EINVAL,
+ * 410 → ESTALE, 429/5xx → EIO, 504/Timeout → ETIMEDOUT, other → EIO.
+ */
+int k8s_errno_for_status(int code, const char *reason);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * Container log streams: one shared stream per (namespace, pod, container,
+ * instance), opened by the first reader and joined by the next ones.
+ *
+ * A stream GETs .../pods/P/log?container=C&follow=true and appends what arrives
+ * to a buffer whose memory is bounded (bytes past LOGSTREAM_MEMORY_MAX live in an
+ * unlinked temporary file outside the mount: docs/architecture.md). It ends
+ * cleanly when the container ends, and reconnects with sinceTime and
+ * de-duplication when the connection breaks while the container still runs. A
+ * finished container is read once without follow; previous=true reads the last
+ * terminated instance. The API's 204 (unscheduled) and 400 "waiting to start"
+ * answers leave an empty log with the reason kept for logstream_status().
+ *
+ * Thread-safe. Reads never wait for the network: they return what is buffered.
+ */
+#ifndef ARENAFS_K8S_LOGSTREAM_H
+#define ARENAFS_K8S_LOGSTREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "k8s/client.h"
+
+struct logstream;
+
+/* Called from the stream's thread after bytes were appended (new_size = total). */
+typedef void (*logstream_append_fn)(void *arg, uint64_t new_size);
+
+struct logstream_key {
+	const char *namespace;
+	const char *pod;
+	const char *container;
+	const char *container_id;    /* the instance; a new id means a new stream ("" ok) */
+	bool previous;               /* the last terminated instance (logs.previous) */
+	bool finished;               /* the container has terminated: read once, no follow */
+};
+
+/*
+ * Returns a referenced stream for key, starting it when nobody has it open.
+ * on_append (may be NULL) is registered for this reference and removed by
+ * logstream_release().
+ */
+int logstream_open(struct k8s_client *c, const struct logstream_key *key,
+		   logstream_append_fn on_append, void *arg, struct logstream **out,
+		   struct k8s_error *err);
+void logstream_release(struct logstream *ls, logstream_append_fn on_append, void *arg);
+
+uint64_t logstream_size(struct logstream *ls);
+/* Time of the last append (Unix seconds), or of the open when nothing arrived. */
+int64_t logstream_mtime(struct logstream *ls);
+/* Copies up to size bytes at off from what is buffered; returns bytes copied (0 at the
+ * end of what has arrived) or -errno. */
+ssize_t logstream_read(struct logstream *ls, char *buf, size_t size, uint64_t off);
+/* True once the stream has ended for good (container finished, or not following). */
+bool logstream_done(struct logstream *ls);
+/* Why the log is empty or stopped, e.g. "container is waiting to start: ContainerCreating";
+ * "" when streaming normally. Copied into buf. */
+void logstream_status(struct logstream *ls, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,1 @@
+"""kubesim: a Kubernetes API server emulator with simulated controllers (tests only)."""

@@ -1,0 +1,309 @@
+"""The object store of kubesim: what etcd and the apiserver's watch cache are.
+
+One global resourceVersion counter for every write of every kind (as etcd's
+revision), objects kept as immutable dicts (a write stores a new dict, readers
+never copy), an event history for watches that resume from a resourceVersion,
+and compaction (older versions answer 410 Expired).
+
+Everything that writes goes through Store: the HTTP handlers (server side) and
+the simulated controllers alike, so both see the same semantics.
+
+Resources are named "plural" for the core group and "plural.group" otherwise
+("pods", "deployments.apps", "tfjobs.kubeflow.org"), as kubectl names them.
+
+Thread-safety: one lock guards objects, history and watchers. Subscribers
+(controllers) and watchers are told of each event after the write, outside
+the lock, in the writer's thread: they must only queue work.
+"""
+
+import collections
+import copy
+import datetime
+import json
+import threading
+import uuid
+
+
+class ApiError(Exception):
+    """An error the API server answers with a Status object."""
+
+    def __init__(self, code, reason, message, details=None):
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+
+    def status(self):
+        st = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+        if self.details is not None:
+            st["details"] = self.details
+        return st
+
+
+def now_rfc3339():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Entry:
+    """A stored object version; the JSON text is computed once, on first need."""
+
+    __slots__ = ("obj", "rv", "_json")
+
+    def __init__(self, obj, rv):
+        self.obj = obj
+        self.rv = rv
+        self._json = None
+
+    def json_bytes(self):
+        if self._json is None:
+            self._json = json.dumps(self.obj, separators=(",", ":")).encode()
+        return self._json
+
+
+class Event:
+    __slots__ = ("rv", "resource", "type", "entry")
+
+    def __init__(self, rv, resource, type_, entry):
+        self.rv = rv
+        self.resource = resource
+        self.type = type_           # ADDED | MODIFIED | DELETED
+        self.entry = entry          # the new version; for DELETED the last state
+
+
+class Watcher:
+    """A watch's queue of events. `events` holds Event or None (= closed)."""
+
+    def __init__(self, store, resource, namespace):
+        self.store = store
+        self.resource = resource
+        self.namespace = namespace  # None = all namespaces
+        self.cond = threading.Condition()
+        self.events = collections.deque()
+        self.closed = False
+
+    def matches(self, ev):
+        if ev.resource != self.resource:
+            return False
+        if self.namespace is None:
+            return True
+        return ev.entry.obj.get("metadata", {}).get("namespace") == self.namespace
+
+    def push(self, ev):
+        with self.cond:
+            if not self.closed:
+                self.events.append(ev)
+                self.cond.notify()
+
+    def close(self):
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+    def get(self, timeout):
+        """Next Event, None when closed, or False on timeout."""
+        with self.cond:
+            if not self.events and not self.closed:
+                self.cond.wait(timeout)
+            if self.events:
+                return self.events.popleft()
+            if self.closed:
+                return None
+            return False
+
+
+class Store:
+    HISTORY_MAX = 200000   # events kept for watch resumption before older ones age out
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.rv = 0
+        self.objects = {}        # resource -> {(namespace, name): Entry}
+        self.history = collections.deque()
+        self.compacted = 0       # watches from an rv below this get 410
+        self.watchers = set()
+        self.subscribers = []
+
+    # ---- reading ----
+
+    def current_rv(self):
+        with self.lock:
+            return self.rv
+
+    def get(self, resource, namespace, name):
+        """The Entry, or None."""
+        with self.lock:
+            return self.objects.get(resource, {}).get((namespace or "", name))
+
+    def list(self, resource, namespace=None):
+        """(entries sorted by namespace/name, resourceVersion of the list)."""
+        with self.lock:
+            table = self.objects.get(resource, {})
+            if namespace is None:
+                keys = sorted(table)
+            else:
+                keys = sorted(k for k in table if k[0] == namespace)
+            return [table[k] for k in keys], self.rv
+
+    # ---- writing ----
+
+    def _next_rv(self):
+        self.rv += 1
+        return self.rv
+
+    def _publish(self, resource, type_, entry):
+        ev = Event(entry.rv, resource, type_, entry)
+        self.history.append(ev)
+        while len(self.history) > self.HISTORY_MAX:
+            old = self.history.popleft()
+            self.compacted = max(self.compacted, old.rv)
+        return ev
+
+    def _notify(self, ev):
+        with self.lock:
+            watchers = [w for w in self.watchers if w.matches(ev)]
+            subscribers = list(self.subscribers)
+        for w in watchers:
+            w.push(ev)
+        for fn in subscribers:
+            fn(ev)
+
+    def create(self, resource, obj):
+        """Stores a new object (a deep copy of obj); fills uid, resourceVersion,
+        creationTimestamp, generation. Returns the stored dict."""
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        key = (meta.get("namespace", ""), meta["name"])
+        with self.lock:
+            table = self.objects.setdefault(resource, {})
+            if key in table:
+                raise ApiError(409, "AlreadyExists",
+                               '%s "%s" already exists' % (resource, key[1]),
+                               {"name": key[1], "kind": resource.split(".")[0],
+                                **({"group": resource.split(".", 1)[1]} if "." in resource else {})})
+            rv = self._next_rv()
+            meta.setdefault("uid", str(uuid.uuid4()))
+            meta.setdefault("creationTimestamp", now_rfc3339())
+            meta["resourceVersion"] = str(rv)
+            if "spec" in obj:
+                meta.setdefault("generation", 1)
+            entry = Entry(obj, rv)
+            table[key] = entry
+            ev = self._publish(resource, "ADDED", entry)
+        self._notify(ev)
+        return obj
+
+    def replace(self, resource, obj, expect_rv=None):
+        """Replaces an existing object with obj (deep-copied). expect_rv: the
+        resourceVersion the writer read (409 Conflict when stale); None = no check."""
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        key = (meta.get("namespace", ""), meta["name"])
+        with self.lock:
+            table = self.objects.get(resource, {})
+            old = table.get(key)
+            if old is None:
+                raise ApiError(404, "NotFound", '%s "%s" not found' % (resource, key[1]))
+            if expect_rv is not None and str(expect_rv) != old.obj["metadata"]["resourceVersion"]:
+                raise ApiError(409, "Conflict",
+                               'Operation cannot be fulfilled on %s "%s": the object has been '
+                               'modified; please apply your changes to the latest version and '
+                               'try again' % (resource, key[1]))
+            om = old.obj["metadata"]
+            for k in ("uid", "creationTimestamp"):
+                if k in om:
+                    meta[k] = om[k]
+            if "generation" in om:
+                gen = om["generation"]
+                if obj.get("spec") != old.obj.get("spec"):
+                    gen += 1
+                meta["generation"] = gen
+            rv = self._next_rv()
+            meta["resourceVersion"] = str(rv)
+            entry = Entry(obj, rv)
+            table[key] = entry
+            ev = self._publish(resource, "MODIFIED", entry)
+        self._notify(ev)
+        return obj
+
+    def mutate(self, resource, namespace, name, fn):
+        """Read-modify-write without a race: fn(copy) edits the copy in place (or
+        returns False to skip the write). Returns the new dict, or None when the
+        object is gone or fn declined."""
+        with self.lock:
+            entry = self.get(resource, namespace, name)
+            if entry is None:
+                return None
+            obj = copy.deepcopy(entry.obj)
+            if fn(obj) is False:
+                return None
+            return self.replace(resource, obj)
+
+    def delete(self, resource, namespace, name):
+        """Removes the object now. Returns the last state (with a new
+        resourceVersion, as the apiserver's DELETED event carries)."""
+        with self.lock:
+            table = self.objects.get(resource, {})
+            old = table.pop((namespace or "", name), None)
+            if old is None:
+                raise ApiError(404, "NotFound", '%s "%s" not found' % (resource, name))
+            obj = copy.deepcopy(old.obj)
+            rv = self._next_rv()
+            obj["metadata"]["resourceVersion"] = str(rv)
+            entry = Entry(obj, rv)
+            ev = self._publish(resource, "DELETED", entry)
+        self._notify(ev)
+        return obj
+
+    # ---- watching ----
+
+    def watch(self, resource, namespace, since_rv):
+        """A Watcher fed with every event of resource newer than since_rv (an
+        int; None = from now). Raises ApiError 410 when since_rv is compacted."""
+        w = Watcher(self, resource, namespace)
+        with self.lock:
+            if since_rv is not None:
+                if since_rv < self.compacted:
+                    raise ApiError(410, "Expired", "too old resource version: %d (%d)"
+                                   % (since_rv, self.compacted))
+                for ev in self.history:
+                    if ev.rv > since_rv and w.matches(ev):
+                        w.events.append(ev)
+            self.watchers.add(w)
+        return w
+
+    def unwatch(self, w):
+        with self.lock:
+            self.watchers.discard(w)
+        w.close()
+
+    def drop_watches(self):
+        """Ends every open watch (fault injection: a broken connection)."""
+        with self.lock:
+            ws = list(self.watchers)
+            self.watchers.clear()
+        for w in ws:
+            w.close()
+
+    def compact(self):
+        """Forgets history: a watch or list continue from before now gets 410."""
+        with self.lock:
+            self.history.clear()
+            self.compacted = self.rv
+
+    def open_watches(self):
+        with self.lock:
+            return len(self.watchers)
+
+    def subscribe(self, fn):
+        """fn(Event) after each write, in the writer's thread; fn must only queue."""
+        with self.lock:
+            self.subscribers.append(fn)

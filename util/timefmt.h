@@ -1,0 +1,19 @@
+/*
+ * RFC 3339 timestamps as the Kubernetes API writes them ("2026-12-02T10:14:29Z",
+ * fractions and offsets accepted on input), converted to and from Unix seconds.
+ * Pure functions; used by k8s/ when decoding objects and by render/ when printing.
+ */
+#ifndef ARENAFS_UTIL_TIMEFMT_H
+#define ARENAFS_UTIL_TIMEFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Unix seconds of an RFC 3339 time; 0 for NULL, "" or text that is not one. */
+int64_t time_parse_rfc3339(const char *s);
+/* Writes "YYYY-MM-DDTHH:MM:SSZ" (UTC) into buf (at least 21 bytes); returns buf. */
+char *time_format_rfc3339(int64_t t, char *buf, size_t size);
+/* Writes "YYYY-MM-DD HH:MM:SS" in UTC, the form arena get prints; returns buf. */
+char *time_format_human(int64_t t, char *buf, size_t size);
+
+#endif
