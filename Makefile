@@ -31,11 +31,14 @@ LDLIBS += $(PKG_LIBS) -lpthread
 LIB_SRC  := $(wildcard util/*.c k8s/*.c render/*.c fs/*.c)
 MAIN_SRC := $(wildcard mount/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
+# Small C programs the integration tests drive (one .c each → build/tools/NAME).
+TOOL_SRC := $(wildcard tests/tools/*.c)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(BUILD)/unit_tests
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 .PHONY: all unit test test-unit test-integration demo asan test-asan install uninstall \
 	clean deps deps-check format
@@ -54,9 +57,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(TOOL_BIN)
 
 $(UNIT_BIN): $(UNIT_OBJ) $(BUILD)/libarenafs.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libarenafs.a
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The test and demo targets first make sure the libraries are there, then build in a
@@ -77,15 +84,16 @@ test: deps-check
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN)
 
-test-integration: $(BIN)
-	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q tests/
+test-integration: $(BIN) $(TOOL_BIN)
+	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) $(PYTHON) -m pytest -q tests/
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=arenafs-asan SANITIZE=1 all unit
 
 test-asan: deps-check asan
 	build-asan/unit_tests
-	ASAN_OPTIONS=detect_leaks=1 ARENAFS_BIN=$(abspath arenafs-asan) $(PYTHON) -m pytest -q tests/
+	ASAN_OPTIONS=detect_leaks=1 ARENAFS_BIN=$(abspath arenafs-asan) \
+	  ARENAFS_TOOLS=$(abspath build-asan/tools) $(PYTHON) -m pytest -q tests/
 
 demo: deps-check
 	@$(MAKE) --no-print-directory all
@@ -108,4 +116,5 @@ format:
 clean:
 	rm -rf build build-asan arenafs arenafs-asan
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+.SECONDARY:
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d)
