@@ -7,6 +7,12 @@
  * never NULL unless the comment says so ("" when absent). Objects are immutable
  * once published in the cache: a change replaces the object, so a reader holding
  * the cache's read lock sees one consistent version.
+ *
+ * Memory: a decoded object is one allocation (struct, arrays, strings), and the
+ * strings that repeat across objects (namespaces, label keys and values, images,
+ * node and owner names) are shared, reference-counted copies (objpack.h). So only
+ * the *_free() functions may free a decoded object, and they only free decoded
+ * ones: an object built by hand (tests of render/) is the builder's to free.
  */
 #ifndef ARENAFS_K8S_OBJECTS_H
 #define ARENAFS_K8S_OBJECTS_H
@@ -89,7 +95,8 @@ struct job {
 	                                pod templates' priorityClassName, else "" */
 	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */
 	char *raw_json;              /* the whole object as the API server sent it (compact
-	                                JSON), for job.json and spec.yaml */
+	                                JSON), for job.json and spec.yaml; without
+	                                metadata.managedFields, as kubectl get -o json */
 };
 
 /* ---- pods ---- */
