@@ -83,6 +83,11 @@ class Cluster:
             time.sleep(0.01)
         raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
 
+    def settle(self):
+        """Waits until the controllers have had a turn with nothing left to do."""
+        seen = self.rt.idle_rounds
+        self.wait("controllers idle", lambda: self.rt.idle_rounds >= seen + 2)
+
     def wait_phase(self, pod, phase, ns="default"):
         def p():
             o = self.get("pods", pod, ns)

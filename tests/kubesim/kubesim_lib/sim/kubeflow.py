@@ -23,7 +23,6 @@ status follows the launcher. MPIJob objects of apiVersion kubeflow.org/v2beta1
 belong to mpi.py.
 """
 
-import copy
 import json
 import time
 
@@ -190,7 +189,7 @@ class Reconcile:
         self.ns = self.m.get("namespace", "")
         self.uid = self.m["uid"]
         self.rp = run_policy(job)
-        self.status = copy.deepcopy(job.get("status") or {})
+        self.status = util.clone(job.get("status") or {})
         self.now = util.rfc3339()
 
     # ---- helpers ----
@@ -467,7 +466,7 @@ class Reconcile:
         return labels
 
     def create_pod(self, rtype, index, spec):
-        tmpl = copy.deepcopy(spec["template"])
+        tmpl = util.clone(spec["template"])
         tm = tmpl.get("metadata") or {}
         labels = dict(tm.get("labels") or {})
         labels.update(self.pod_labels(rtype, index, self.is_master_role(rtype, index)))
@@ -801,7 +800,7 @@ class MPIv1Reconcile(Reconcile):
 
     def create_worker(self, i):
         spec = self.specs["Worker"]
-        tmpl = copy.deepcopy(spec["template"])
+        tmpl = util.clone(spec["template"])
         tm = tmpl.get("metadata") or {}
         labels = dict(tm.get("labels") or {})
         labels.update(self.labels())
@@ -817,7 +816,7 @@ class MPIv1Reconcile(Reconcile):
 
     def create_launcher(self):
         spec = self.specs["Launcher"]
-        tmpl = copy.deepcopy(spec["template"])
+        tmpl = util.clone(spec["template"])
         tm = tmpl.get("metadata") or {}
         labels = dict(tm.get("labels") or {})
         labels.update(self.labels())

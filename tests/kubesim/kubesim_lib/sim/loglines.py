@@ -95,18 +95,21 @@ class Profile:
 
 
 def expected_log(seed, ns, pod, container, instance, run_seconds, rate, exit_code,
-                 line_bytes=0, kind="train"):
+                 line_bytes=0, kind="train", tail=None):
     """The whole log a container instance that ran to its end has written
-    (used by tests and by populate for finished pods)."""
+    (used by tests and by populate for finished pods), or its last `tail` lines."""
     p = Profile(kind, seed, ns, pod, container, instance, line_bytes, run_seconds=run_seconds,
                 rate=rate)
     out = p.startup()
     n = int(math.floor(run_seconds * rate + 1e-9)) if p.periodic() else 0
-    out.extend(p.line(i) for i in range(n))
+    first = 0 if tail is None else max(0, n - tail)
+    if first:
+        out = []
+    out.extend(p.line(i) for i in range(first, n))
     f = p.final(exit_code, n)
     if f is not None:
         out.append(f)
-    return out
+    return out if tail is None else out[-tail:]
 
 
 def training_lines(run_seconds, rate):

@@ -188,8 +188,7 @@ class Fleet:
         for pod in pods:
             # A failed job: its chief (or worker 0) exited 1, the rest 0.
             labels = util.meta(pod)["labels"]
-            code = 1 if state == "Failed" and labels.get(kubeflow.INDEX_LABEL) == "0" and \
-                labels.get(kubeflow.TYPE_LABEL) in ("chief", "worker") else 0
+            code = 1 if state == "Failed" and labels.get(kubeflow.ROLE_LABEL) == "master" else 0
             self.pod_status(pod, "done", started, end, code)
         StagedReconcile(self.op, k, job, specs_d, self.ago(end - 1)).run()
 
@@ -229,8 +228,8 @@ class Fleet:
                 c.exit = code
                 c.finished_at = util.rfc3339(self.ago(ended))
                 lines = loglines.expected_log(self.seed, ns, name, c.name, 0, c.run_seconds, c.rate,
-                                              code, c.line_bytes)
-                self.logs.append((ns, name, c.name, lines[-FINISHED_LOG_TAIL:]))
+                                              code, c.line_bytes, tail=FINISHED_LOG_TAIL)
+                self.logs.append((ns, name, c.name, lines))
         when = t0 if stage != "done" else util.rfc3339(self.ago(ended))
         fields = kubelet.status_fields(run, kubelet._internal_ip(node), when)
         pod["status"] = kubelet.merge_status(pod.get("status") or {}, fields, t0)

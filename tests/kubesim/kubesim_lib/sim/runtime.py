@@ -144,6 +144,7 @@ class Runtime:
         self.stopping = False
         self.thread = None
         self.errors = 0
+        self.idle_rounds = 0     # loop turns that found nothing queued (tests wait on it)
 
     # ---- wiring ----
 
@@ -277,6 +278,7 @@ class Runtime:
                 done += 1
             if self.inbox or self.work:
                 continue
+            self.idle_rounds += 1
             timeout = 1.0
             if self.timers:
                 timeout = min(timeout, max(0.0, self.timers[0][0] - time.monotonic()))

