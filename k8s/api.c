@@ -23,14 +23,14 @@ static const struct {
 	const char *kind;
 	struct k8s_resource res;
 } RESOURCES[] = {
-	{"v1", "Pod", {"/api/v1", "pods", true}},
-	{"v1", "Service", {"/api/v1", "services", true}},
-	{"v1", "ConfigMap", {"/api/v1", "configmaps", true}},
-	{"v1", "Secret", {"/api/v1", "secrets", true}},
-	{"v1", "PersistentVolumeClaim", {"/api/v1", "persistentvolumeclaims", true}},
-	{"v1", "ServiceAccount", {"/api/v1", "serviceaccounts", true}},
-	{"apps/v1", "Deployment", {"/apis/apps/v1", "deployments", true}},
-	{"batch/v1", "Job", {"/apis/batch/v1", "jobs", true}},
+    {"v1", "Pod", {"/api/v1", "pods", true}},
+    {"v1", "Service", {"/api/v1", "services", true}},
+    {"v1", "ConfigMap", {"/api/v1", "configmaps", true}},
+    {"v1", "Secret", {"/api/v1", "secrets", true}},
+    {"v1", "PersistentVolumeClaim", {"/api/v1", "persistentvolumeclaims", true}},
+    {"v1", "ServiceAccount", {"/api/v1", "serviceaccounts", true}},
+    {"apps/v1", "Deployment", {"/apis/apps/v1", "deployments", true}},
+    {"batch/v1", "Job", {"/apis/batch/v1", "jobs", true}},
 };
 
 /* "/apis/G/V" of the job kinds, built once from kinds.c's table. */
@@ -41,11 +41,11 @@ static void job_api_paths_build(void)
 {
 	for (int k = 0; k < JOB_KIND_COUNT; k++)
 		snprintf(job_api_paths[k], sizeof(job_api_paths[k]), "/apis/%s/%s",
-			 kinds_info(k)->group, kinds_info(k)->version);
+		         kinds_info(k)->group, kinds_info(k)->version);
 }
 
 int k8s_resource_for(const char *api_version, const char *kind, struct k8s_resource *out,
-		     struct k8s_error *err)
+                     struct k8s_error *err)
 {
 	int k;
 
@@ -61,7 +61,7 @@ int k8s_resource_for(const char *api_version, const char *kind, struct k8s_resou
 	k = kinds_by_api(api_version, kind);
 	if (k < 0)
 		return k8s_error_set(err, EINVAL, "arenafs does not create %s objects of %s", kind,
-				     api_version);
+		                     api_version);
 	pthread_once(&job_api_paths_once, job_api_paths_build);
 	out->api_path = job_api_paths[k];
 	out->plural = kinds_info(k)->plural;
@@ -69,8 +69,8 @@ int k8s_resource_for(const char *api_version, const char *kind, struct k8s_resou
 	return 0;
 }
 
-int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run,
-	       json_t **created, struct k8s_error *err)
+int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run, json_t **created,
+               struct k8s_error *err)
 {
 	const char *api = json_string_value(json_object_get(obj, "apiVersion"));
 	const char *kind = json_string_value(json_object_get(obj, "kind"));
@@ -89,11 +89,11 @@ int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run,
 	if (res.namespaced && obj_ns && *obj_ns && (!ns || strcmp(obj_ns, ns) != 0))
 		/* kubectl's check, with its words */
 		return k8s_error_set(err, EINVAL,
-				     "the namespace from the provided object \"%s\" does not match "
-				     "the namespace \"%s\"",
-				     obj_ns, ns ? ns : "");
+		                     "the namespace from the provided object \"%s\" does not match "
+		                     "the namespace \"%s\"",
+		                     obj_ns, ns ? ns : "");
 	rc = urlpath_resource(&path, res.api_path, res.namespaced ? ns : NULL, res.plural, NULL,
-			      NULL, err);
+	                      NULL, err);
 	if (!rc && res.namespaced && (!ns || !*ns))
 		rc = k8s_error_set(err, EINVAL, "creating a %s needs a namespace", kind);
 	if (rc)
@@ -112,8 +112,10 @@ int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run,
 	if (created) {
 		*created = json_loadb(r.body, r.len, 0, NULL);
 		if (!*created)
-			rc = k8s_error_set(err, EIO, "the API server answered the create of %s with "
-					   "something that is not JSON", kind);
+			rc = k8s_error_set(err, EIO,
+			                   "the API server answered the create of %s with "
+			                   "something that is not JSON",
+			                   kind);
 	}
 out:
 	k8s_response_free(&r);
@@ -135,20 +137,21 @@ static const char *propagation_name(enum k8s_propagation p)
 }
 
 int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	       const char *name, enum k8s_propagation prop, struct k8s_error *err)
+               const char *name, enum k8s_propagation prop, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
 	struct k8s_response r = {0};
 	int rc;
 
 	rc = urlpath_resource(&path, res->api_path, res->namespaced ? ns : NULL, res->plural, name,
-			      NULL, err);
+	                      NULL, err);
 	if (rc)
 		goto out;
 	/* DeleteOptions in the body, as kubectl sends them */
-	strbuf_printf(&body, "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
-			     "\"propagationPolicy\":\"%s\"}",
-		      propagation_name(prop));
+	strbuf_printf(&body,
+	              "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+	              "\"propagationPolicy\":\"%s\"}",
+	              propagation_name(prop));
 	if (!strbuf_ok(&path) || !strbuf_ok(&body)) {
 		rc = k8s_error_set(err, ENOMEM, "out of memory");
 		goto out;
@@ -161,15 +164,15 @@ out:
 	return rc;
 }
 
-int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	    const char *name, json_t **out, struct k8s_error *err)
+int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns, const char *name,
+            json_t **out, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	int rc;
 
 	*out = NULL;
 	rc = urlpath_resource(&path, res->api_path, res->namespaced ? ns : NULL, res->plural, name,
-			      NULL, err);
+	                      NULL, err);
 	if (!rc)
 		rc = k8s_get_json(c, strbuf_str(&path), out, err);
 	strbuf_free(&path);

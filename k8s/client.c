@@ -37,9 +37,9 @@
 #define CLIENT_CONNECT_TIMEOUT_MS 5000
 #define CLIENT_REQUEST_TIMEOUT_MS 30000
 #define CLIENT_STREAM_IDLE_MS     120000
-#define RETRY_BASE_MS             200       /* first backoff; doubles per attempt */
-#define RETRY_CAP_MS              5000      /* longest backoff between two attempts */
-#define RETRY_MAX_ATTEMPTS        10        /* client-go's limit for Retry-After retries */
+#define RETRY_BASE_MS             200          /* first backoff; doubles per attempt */
+#define RETRY_CAP_MS              5000         /* longest backoff between two attempts */
+#define RETRY_MAX_ATTEMPTS        10           /* client-go's limit for Retry-After retries */
 #define RESPONSE_MAX              (512u << 20) /* a body larger than this is refused */
 #define STREAM_ERROR_BODY_MAX     (64u << 10)  /* a stream's non-2xx body (a Status) */
 
@@ -48,11 +48,11 @@ struct k8s_client {
 	struct k8s_client_options opts;
 	struct k8s_creds *creds;
 	struct transport *transport;
-	CURLSH *share;                      /* TLS sessions and DNS across easy handles */
+	CURLSH *share; /* TLS sessions and DNS across easy handles */
 	pthread_mutex_t share_lock;
-	char *url_base;                     /* what paths are appended to */
-	struct curl_slist *connect_to;      /* tls-server-name: connect to the real server */
-	char *host_header;                  /* tls-server-name: the Host the server expects */
+	char *url_base;                /* what paths are appended to */
+	struct curl_slist *connect_to; /* tls-server-name: connect to the real server */
+	char *host_header;             /* tls-server-name: the Host the server expects */
 
 	pthread_mutex_t stats_lock;
 	struct k8s_client_stats stats;
@@ -66,8 +66,8 @@ struct attempt {
 	char errbuf[CURL_ERROR_SIZE];
 	struct strbuf body;
 	size_t body_max;
-	int status;                         /* final HTTP status, 0 before headers */
-	long retry_after_s;                 /* -1: none */
+	int status;         /* final HTTP status, 0 before headers */
+	long retry_after_s; /* -1: none */
 	const struct k8s_stream_request *stream;
 	bool too_big;
 };
@@ -130,7 +130,7 @@ static int setup_server(struct k8s_client *c, struct k8s_error *err)
 		c->host_header = strbuf_take(&sb);
 		if (curl_url_set(u, CURLUPART_HOST, cfg->tls_server_name, 0) != CURLUE_OK) {
 			rc = k8s_error_set(err, EINVAL, "invalid tls-server-name \"%s\"",
-					   cfg->tls_server_name);
+			                   cfg->tls_server_name);
 			goto out;
 		}
 		if (!c->connect_to || !c->host_header) {
@@ -158,10 +158,10 @@ out:
 }
 
 int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options *opts,
-		   struct k8s_client **out, struct k8s_error *err)
+                   struct k8s_client **out, struct k8s_error *err)
 {
 	struct k8s_creds_options creds_opts = {opts ? opts->token_file_reread_ms : 0,
-						opts ? opts->exec_timeout_ms : 0};
+	                                       opts ? opts->exec_timeout_ms : 0};
 	struct k8s_client *c;
 	int rc;
 
@@ -169,18 +169,20 @@ int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options
 	pthread_once(&curl_once, curl_init_once);
 	if (curl_init_result != CURLE_OK)
 		return k8s_error_set(err, EIO, "cannot initialise libcurl: %s",
-				     curl_easy_strerror(curl_init_result));
+		                     curl_easy_strerror(curl_init_result));
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	c->cfg = cfg;
-	c->opts.connect_timeout_ms = opts && opts->connect_timeout_ms > 0 ? opts->connect_timeout_ms
-									   : CLIENT_CONNECT_TIMEOUT_MS;
-	c->opts.request_timeout_ms = opts && opts->request_timeout_ms > 0 ? opts->request_timeout_ms
-									   : CLIENT_REQUEST_TIMEOUT_MS;
+	c->opts.connect_timeout_ms = opts && opts->connect_timeout_ms > 0
+	                                 ? opts->connect_timeout_ms
+	                                 : CLIENT_CONNECT_TIMEOUT_MS;
+	c->opts.request_timeout_ms = opts && opts->request_timeout_ms > 0
+	                                 ? opts->request_timeout_ms
+	                                 : CLIENT_REQUEST_TIMEOUT_MS;
 	c->opts.stream_idle_timeout_ms = opts && opts->stream_idle_timeout_ms > 0
-						 ? opts->stream_idle_timeout_ms
-						 : CLIENT_STREAM_IDLE_MS;
+	                                     ? opts->stream_idle_timeout_ms
+	                                     : CLIENT_STREAM_IDLE_MS;
 	pthread_mutex_init(&c->share_lock, NULL);
 	pthread_mutex_init(&c->stats_lock, NULL);
 	c->share = curl_share_init();
@@ -193,8 +195,7 @@ int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options
 	curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
 	curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 	curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-	if ((rc = setup_server(c, err)) ||
-	    (rc = creds_new(cfg, &creds_opts, &c->creds, err)))
+	if ((rc = setup_server(c, err)) || (rc = creds_new(cfg, &creds_opts, &c->creds, err)))
 		goto fail;
 	rc = transport_new(&c->transport);
 	if (rc) {
@@ -337,8 +338,8 @@ static void set_blob(CURL *e, CURLoption opt, const char *data, size_t len)
  * (no total timeout; the idle deadline applies instead).
  */
 static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *method,
-			 const char *path, const char *content_type, const char *accept,
-			 const char *body, long timeout_ms, struct k8s_error *err)
+                         const char *path, const char *content_type, const char *accept,
+                         const char *body, long timeout_ms, struct k8s_error *err)
 {
 	const struct k8s_config *cfg = c->cfg;
 	struct strbuf url = STRBUF_INIT;
@@ -370,10 +371,12 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
-	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* gzip: the API server compresses large lists */
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING,
+	                 ""); /* gzip: the API server compresses large lists */
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-			 timeout_ms && timeout_ms < c->opts.connect_timeout_ms ? timeout_ms
-									 : (long)c->opts.connect_timeout_ms);
+	                 timeout_ms && timeout_ms < c->opts.connect_timeout_ms
+	                     ? timeout_ms
+	                     : (long)c->opts.connect_timeout_ms);
 	if (timeout_ms)
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -404,8 +407,10 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 
 	if (add_header(a, "Accept: %s", accept ? accept : "application/json") ||
 	    (a->auth.authorization && add_header(a, "Authorization: %s", a->auth.authorization)) ||
-	    (body && add_header(a, "Content-Type: %s", content_type ? content_type : "application/json")) ||
-	    (c->host_header && add_header(a, "%s", c->host_header)) || add_header(a, "%s", "Expect:"))
+	    (body &&
+	     add_header(a, "Content-Type: %s", content_type ? content_type : "application/json")) ||
+	    (c->host_header && add_header(a, "%s", c->host_header)) ||
+	    add_header(a, "%s", "Expect:"))
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, a->headers);
 
@@ -416,7 +421,8 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
 		if (body || strcmp(method, "POST") == 0) {
 			curl_easy_setopt(e, CURLOPT_POSTFIELDS, body ? body : "");
-			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
+			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+			                 (curl_off_t)(body ? strlen(body) : 0));
 		}
 	}
 	return 0;
@@ -468,7 +474,7 @@ static bool transport_retryable(CURLcode r)
 
 /* A transport failure in words: "cannot reach https://…: Connection refused". */
 static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed_ms,
-			   struct k8s_error *err)
+                           struct k8s_error *err)
 {
 	CURLcode r = a->x.result;
 	long os_errno = 0;
@@ -476,11 +482,11 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 
 	curl_easy_getinfo(a->x.easy, CURLINFO_OS_ERRNO, &os_errno);
 	if (a->too_big)
-		return k8s_error_set(err, EFBIG, "the answer of %s is larger than %u MiB", c->cfg->server,
-				     RESPONSE_MAX >> 20);
+		return k8s_error_set(err, EFBIG, "the answer of %s is larger than %u MiB",
+		                     c->cfg->server, RESPONSE_MAX >> 20);
 	if (r == CURLE_OPERATION_TIMEDOUT)
 		return k8s_error_set(err, ETIMEDOUT, "cannot reach %s: no answer within %ld ms",
-				     c->cfg->server, elapsed_ms);
+		                     c->cfg->server, elapsed_ms);
 	if (r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CACERT_BADFILE ||
 	    r == CURLE_SSL_CERTPROBLEM || r == CURLE_SSL_CONNECT_ERROR)
 		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r); /* the TLS detail matters */
@@ -500,14 +506,15 @@ static int status_error(struct k8s_client *c, struct attempt *a, struct k8s_erro
 
 		snprintf(why, sizeof(why), "%s", err->message);
 		if (c->cfg->user && *c->cfg->user)
-			k8s_error_status(err, 401, err->reason,
-					 "the API server rejected the credentials of user \"%s\": %s",
-					 c->cfg->user, why);
+			k8s_error_status(
+			    err, 401, err->reason,
+			    "the API server rejected the credentials of user \"%s\": %s",
+			    c->cfg->user, why);
 		else
 			k8s_error_status(err, 401, err->reason,
-					 "the API server asks for credentials (the context has no "
-					 "user): %s",
-					 why);
+			                 "the API server asks for credentials (the context has no "
+			                 "user): %s",
+			                 why);
 	}
 	return rc;
 }
@@ -535,8 +542,8 @@ static void sleep_ms(long ms)
 }
 
 int k8s_request(struct k8s_client *c, const char *method, const char *path,
-		const char *content_type, const char *body, struct k8s_response *resp,
-		struct k8s_error *err)
+                const char *content_type, const char *body, struct k8s_response *resp,
+                struct k8s_error *err)
 {
 	bool idempotent = strcmp(method, "POST") != 0 && strcmp(method, "PATCH") != 0;
 	int64_t start = transport_now_ms(), deadline = start + c->opts.request_timeout_ms;
@@ -550,8 +557,9 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 		bool retry;
 
 		if (left <= 0)
-			return rc ? rc : k8s_error_set(err, ETIMEDOUT, "%s %s: no answer within %d ms",
-						       method, path, c->opts.request_timeout_ms);
+			return rc ? rc
+			          : k8s_error_set(err, ETIMEDOUT, "%s %s: no answer within %d ms",
+			                          method, path, c->opts.request_timeout_ms);
 		a.body_max = RESPONSE_MAX;
 		rc = attempt_setup(c, &a, method, path, content_type, NULL, body, left, err);
 		if (rc) {
@@ -560,9 +568,15 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 		}
 		transport_run(c->transport, &a.x);
 		count_attempt(c, &a, n > 0);
+		if (a.x.aborted == ECANCELED) {
+			attempt_clear(&a);
+			return k8s_error_set(err, ECANCELED, "%s %s: the client is shutting down",
+			                     method, path);
+		}
 		if (a.x.result != CURLE_OK) {
 			rc = transport_error(c, &a, (long)(transport_now_ms() - start), err);
-			retry = transport_retryable(a.x.result) && (idempotent || never_sent(a.x.result));
+			retry = transport_retryable(a.x.result) &&
+			        (idempotent || never_sent(a.x.result));
 		} else if (a.status >= 200 && a.status < 300) {
 			resp->status = a.status;
 			resp->len = a.body.len;
@@ -574,18 +588,18 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 			return 0;
 		} else {
 			rc = status_error(c, &a, err);
-			if (a.status == 401 && !retried_401 && creds_invalidate(c->creds, a.auth.generation)) {
+			if (a.status == 401 && !retried_401 &&
+			    creds_invalidate(c->creds, a.auth.generation)) {
 				retried_401 = true;
 				attempt_clear(&a);
 				continue;
 			}
 			retry = a.status == 429 || a.status == 503 ||
-				(idempotent && a.status >= 500 && a.status != 501);
+			        (idempotent && a.status >= 500 && a.status != 501);
 		}
 		wait = backoff_ms(n, a.retry_after_s);
 		attempt_clear(&a);
-		if (!retry || n + 1 >= RETRY_MAX_ATTEMPTS ||
-		    transport_now_ms() + wait >= deadline)
+		if (!retry || n + 1 >= RETRY_MAX_ATTEMPTS || transport_now_ms() + wait >= deadline)
 			break;
 		sleep_ms(wait);
 	}
@@ -605,13 +619,14 @@ int k8s_get_json(struct k8s_client *c, const char *path, json_t **out, struct k8
 	*out = json_loadb(r.body, r.len, 0, &jerr);
 	k8s_response_free(&r);
 	if (!*out)
-		return k8s_error_set(err, EIO, "the answer to GET %s is not JSON: %s (line %d, column %d)",
-				     path, jerr.text, jerr.line, jerr.column);
+		return k8s_error_set(err, EIO,
+		                     "the answer to GET %s is not JSON: %s (line %d, column %d)",
+		                     path, jerr.text, jerr.line, jerr.column);
 	return 0;
 }
 
 int k8s_stream_run(struct k8s_client *c, const struct k8s_stream_request *req,
-		   struct k8s_error *err)
+                   struct k8s_error *err)
 {
 	bool retried_401 = false;
 	int rc;
@@ -638,10 +653,10 @@ int k8s_stream_run(struct k8s_client *c, const struct k8s_stream_request *req,
 		if (a.x.aborted == ECANCELED)
 			rc = k8s_error_set(err, ECANCELED, "stream cancelled");
 		else if (a.x.aborted == ETIMEDOUT)
-			rc = k8s_error_set(err, ETIMEDOUT, "%s: nothing received for %d ms", req->path,
-					   c->opts.stream_idle_timeout_ms);
+			rc = k8s_error_set(err, ETIMEDOUT, "%s: nothing received for %d ms",
+			                   req->path, c->opts.stream_idle_timeout_ms);
 		else if (a.status && (a.status < 200 || a.status >= 300) &&
-			 (a.x.result == CURLE_OK || a.too_big)) {
+		         (a.x.result == CURLE_OK || a.too_big)) {
 			rc = status_error(c, &a, err);
 			if (a.status == 401 && !retried_401 &&
 			    creds_invalidate(c->creds, a.auth.generation)) {

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "k8s/base64.h"
+#include "k8s/secret.h"
 #include "k8s/execcred.h"
 #include "util/strbuf.h"
 
@@ -27,11 +28,11 @@ struct k8s_creds {
 	int reread_ms;
 	int exec_timeout_ms;
 
-	pthread_mutex_t lock;               /* guards everything below */
-	uint64_t generation;                /* bumped whenever what we present changes */
-	char *authorization;                /* current header value, or NULL */
-	int64_t token_read_at;              /* CREDS_TOKEN_FILE: monotonic ms of the last read; 0: never */
-	struct execcred_result exec;        /* CREDS_EXEC: the cached plugin answer */
+	pthread_mutex_t lock;        /* guards everything below */
+	uint64_t generation;         /* bumped whenever what we present changes */
+	char *authorization;         /* current header value, or NULL */
+	int64_t token_read_at;       /* CREDS_TOKEN_FILE: monotonic ms of the last read; 0: never */
+	struct execcred_result exec; /* CREDS_EXEC: the cached plugin answer */
 	bool exec_valid;
 	unsigned exec_runs;
 };
@@ -42,14 +43,6 @@ static int64_t mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void free_secret(char *s, size_t len)
-{
-	if (!s)
-		return;
-	explicit_bzero(s, len ? len : strlen(s));
-	free(s);
 }
 
 static char *bearer(const char *token)
@@ -63,16 +56,16 @@ static char *bearer(const char *token)
 static void set_authorization(struct k8s_creds *c, char *value)
 {
 	if (c->authorization && value && strcmp(c->authorization, value) == 0) {
-		free_secret(value, 0);
+		k8s_secret_free(value, 0);
 		return;
 	}
-	free_secret(c->authorization, 0);
+	k8s_secret_free(c->authorization, 0);
 	c->authorization = value;
 	c->generation++;
 }
 
 int creds_new(const struct k8s_config *cfg, const struct k8s_creds_options *opts,
-	      struct k8s_creds **out, struct k8s_error *err)
+              struct k8s_creds **out, struct k8s_error *err)
 {
 	struct k8s_creds *c = calloc(1, sizeof(*c));
 
@@ -81,9 +74,9 @@ int creds_new(const struct k8s_config *cfg, const struct k8s_creds_options *opts
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	c->cfg = cfg;
 	c->reread_ms = opts && opts->token_file_reread_ms > 0 ? opts->token_file_reread_ms
-							       : CREDS_TOKEN_FILE_REREAD_MS;
-	c->exec_timeout_ms = opts && opts->exec_timeout_ms > 0 ? opts->exec_timeout_ms
-								: CREDS_EXEC_TIMEOUT_MS;
+	                                                      : CREDS_TOKEN_FILE_REREAD_MS;
+	c->exec_timeout_ms =
+	    opts && opts->exec_timeout_ms > 0 ? opts->exec_timeout_ms : CREDS_EXEC_TIMEOUT_MS;
 	c->generation = 1;
 	pthread_mutex_init(&c->lock, NULL);
 	if (cfg->token && *cfg->token) {
@@ -105,7 +98,7 @@ int creds_new(const struct k8s_config *cfg, const struct k8s_creds_options *opts
 		strbuf_free(&sb);
 		if (b64) {
 			strbuf_printf(&sb, "Basic %s", b64);
-			free_secret(b64, 0);
+			k8s_secret_free(b64, 0);
 			c->authorization = strbuf_take(&sb);
 		}
 	}
@@ -121,7 +114,7 @@ void creds_free(struct k8s_creds *c)
 {
 	if (!c)
 		return;
-	free_secret(c->authorization, 0);
+	k8s_secret_free(c->authorization, 0);
 	execcred_result_clear(&c->exec);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -142,7 +135,8 @@ static int refresh_token_file(struct k8s_creds *c, struct k8s_error *err)
 		return 0;
 	fp = fopen(path, "r");
 	if (!fp) {
-		rc = k8s_error_set(err, EACCES, "cannot read token file %s: %s", path, strerror(errno));
+		rc = k8s_error_set(err, EACCES, "cannot read token file %s: %s", path,
+		                   strerror(errno));
 		goto out;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0 && sb.len < TOKEN_FILE_MAX)
@@ -200,7 +194,7 @@ static int refresh_exec(struct k8s_creds *c, struct k8s_error *err)
 	execcred_result_clear(&c->exec);
 	c->exec = r;
 	c->exec_valid = true;
-	free_secret(c->authorization, 0);
+	k8s_secret_free(c->authorization, 0);
 	c->authorization = r.token ? bearer(r.token) : NULL;
 	c->generation++;
 	if (r.token && !c->authorization)
@@ -259,9 +253,9 @@ void creds_auth_clear(struct creds_auth *a)
 {
 	if (!a)
 		return;
-	free_secret(a->authorization, 0);
+	k8s_secret_free(a->authorization, 0);
 	free(a->cert_pem);
-	free_secret(a->key_pem, a->key_len);
+	k8s_secret_free(a->key_pem, a->key_len);
 	memset(a, 0, sizeof(*a));
 }
 

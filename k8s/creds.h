@@ -32,23 +32,23 @@
 struct k8s_creds;
 
 struct k8s_creds_options {
-	int token_file_reread_ms;    /* <= 0: CREDS_TOKEN_FILE_REREAD_MS */
-	int exec_timeout_ms;         /* <= 0: CREDS_EXEC_TIMEOUT_MS */
+	int token_file_reread_ms; /* <= 0: CREDS_TOKEN_FILE_REREAD_MS */
+	int exec_timeout_ms;      /* <= 0: CREDS_EXEC_TIMEOUT_MS */
 };
 
 /* What one request authenticates with: a copy, owned by the caller (creds_auth_clear). */
 struct creds_auth {
-	char *authorization;         /* "Bearer ..." or "Basic ...": the header's value, or NULL */
-	char *cert_pem;              /* client certificate (kubeconfig or plugin), or NULL */
+	char *authorization; /* "Bearer ..." or "Basic ...": the header's value, or NULL */
+	char *cert_pem;      /* client certificate (kubeconfig or plugin), or NULL */
 	size_t cert_len;
 	char *key_pem;
 	size_t key_len;
-	uint64_t generation;         /* give back to creds_invalidate() after a 401 */
+	uint64_t generation; /* give back to creds_invalidate() after a 401 */
 };
 
 /* cfg must outlive the creds. Runs nothing yet: the first creds_get() does. */
 int creds_new(const struct k8s_config *cfg, const struct k8s_creds_options *opts,
-	      struct k8s_creds **out, struct k8s_error *err);
+              struct k8s_creds **out, struct k8s_error *err);
 void creds_free(struct k8s_creds *c);
 
 /* Fills *out with the current credentials, re-reading or re-running as needed.

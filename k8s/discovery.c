@@ -22,11 +22,13 @@ static bool group_has_version(json_t *apis, const char *group, const char *versi
 	json_t *g, *v;
 	size_t i, j;
 
-	json_array_foreach(json_object_get(apis, "groups"), i, g) {
+	json_array_foreach(json_object_get(apis, "groups"), i, g)
+	{
 		if (!json_is_string(json_object_get(g, "name")) ||
 		    strcmp(json_string_value(json_object_get(g, "name")), group) != 0)
 			continue;
-		json_array_foreach(json_object_get(g, "versions"), j, v) {
+		json_array_foreach(json_object_get(g, "versions"), j, v)
+		{
 			const char *ver = json_string_value(json_object_get(v, "version"));
 
 			if (ver && strcmp(ver, version) == 0)
@@ -41,7 +43,8 @@ static bool lists_resource(json_t *resources, const char *plural)
 	json_t *r;
 	size_t i;
 
-	json_array_foreach(json_object_get(resources, "resources"), i, r) {
+	json_array_foreach(json_object_get(resources, "resources"), i, r)
+	{
 		const char *name = json_string_value(json_object_get(r, "name"));
 
 		if (name && strcmp(name, plural) == 0)
@@ -81,7 +84,7 @@ int kinds_discover(struct k8s_client *c, bool served[JOB_KIND_COUNT], struct k8s
 			strbuf_putc(&path, '/');
 			urlpath_escape(&path, ki->version);
 			rc = strbuf_ok(&path) ? k8s_get_json(c, strbuf_str(&path), &gv_doc[k], err)
-					      : k8s_error_set(err, ENOMEM, "out of memory");
+			                      : k8s_error_set(err, ENOMEM, "out of memory");
 			strbuf_free(&path);
 			asked[k] = true;
 			/* a group version that vanished or that we may not read is not served */

@@ -20,11 +20,12 @@
 #include <unistd.h>
 
 #include "k8s/base64.h"
+#include "k8s/secret.h"
 #include "util/strbuf.h"
 #include "util/timefmt.h"
 
-#define EXEC_STDOUT_MAX (1 << 20)  /* an ExecCredential is small; more is a broken plugin */
-#define EXEC_STDERR_MAX 1000       /* how much of stderr an error message carries */
+#define EXEC_STDOUT_MAX (1 << 20) /* an ExecCredential is small; more is a broken plugin */
+#define EXEC_STDERR_MAX 1000      /* how much of stderr an error message carries */
 
 extern char **environ;
 
@@ -41,22 +42,24 @@ static char *exec_info(const struct k8s_config *cfg)
 {
 	json_t *spec = json_pack("{s:b}", "interactive", 0);
 	json_t *root = json_pack("{s:s, s:s, s:o}", "kind", "ExecCredential", "apiVersion",
-				 cfg->exec->api_version, "spec", spec);
+	                         cfg->exec->api_version, "spec", spec);
 	char *text = NULL;
 
 	if (root && cfg->exec->provide_cluster_info) {
-		json_t *cl = json_pack("{s:s, s:b}", "server", cfg->server, "insecure-skip-tls-verify",
-				       cfg->insecure_skip_tls_verify);
+		json_t *cl = json_pack("{s:s, s:b}", "server", cfg->server,
+		                       "insecure-skip-tls-verify", cfg->insecure_skip_tls_verify);
 
 		if (cl && cfg->tls_server_name)
-			json_object_set_new(cl, "tls-server-name", json_string(cfg->tls_server_name));
+			json_object_set_new(cl, "tls-server-name",
+			                    json_string(cfg->tls_server_name));
 		if (cl && cfg->proxy_url)
 			json_object_set_new(cl, "proxy-url", json_string(cfg->proxy_url));
 		if (cl && cfg->ca_pem) {
 			char *b64 = k8s_base64_encode(cfg->ca_pem, cfg->ca_pem_len);
 
 			if (b64)
-				json_object_set_new(cl, "certificate-authority-data", json_string(b64));
+				json_object_set_new(cl, "certificate-authority-data",
+				                    json_string(b64));
 			free(b64);
 		}
 		if (cl)
@@ -86,7 +89,7 @@ static char **exec_env(const struct k8s_config *cfg, const char *info, size_t *n
 
 		for (size_t j = 0; j < ex->n_env && !overridden; j++)
 			overridden = strlen(ex->env[j].name) == klen &&
-				     strncmp(environ[i], ex->env[j].name, klen) == 0;
+			             strncmp(environ[i], ex->env[j].name, klen) == 0;
 		if (!overridden)
 			env[o++] = environ[i]; /* borrowed: only the entries after these are ours */
 	}
@@ -187,7 +190,7 @@ static char *dup_secret(const char *s, size_t *len)
 }
 
 static int decode_output(const struct k8s_config *cfg, const struct strbuf *out,
-			 struct execcred_result *r, struct k8s_error *err)
+                         struct execcred_result *r, struct k8s_error *err)
 {
 	const char *cmd = cfg->exec->command;
 	json_t *root = json_loadb(out->buf ? out->buf : "", out->len, 0, NULL);
@@ -201,35 +204,43 @@ static int decode_output(const struct k8s_config *cfg, const struct strbuf *out,
 	int rc = 0;
 
 	if (!json_is_object(root))
-		rc = k8s_error_set(err, EACCES, "exec plugin %s printed no ExecCredential JSON", cmd);
+		rc = k8s_error_set(err, EACCES, "exec plugin %s printed no ExecCredential JSON",
+		                   cmd);
 	else if (!api || strcmp(api, cfg->exec->api_version) != 0)
-		rc = k8s_error_set(err, EACCES,
-				   "exec plugin %s is configured for %s but answered with apiVersion %s",
-				   cmd, cfg->exec->api_version, api ? api : "(none)");
+		rc = k8s_error_set(
+		    err, EACCES,
+		    "exec plugin %s is configured for %s but answered with apiVersion %s", cmd,
+		    cfg->exec->api_version, api ? api : "(none)");
 	else if (!kind || strcmp(kind, "ExecCredential") != 0)
-		rc = k8s_error_set(err, EACCES, "exec plugin %s answered kind %s, not ExecCredential",
-				   cmd, kind ? kind : "(none)");
+		rc = k8s_error_set(err, EACCES,
+		                   "exec plugin %s answered kind %s, not ExecCredential", cmd,
+		                   kind ? kind : "(none)");
 	else if (!json_is_object(status))
 		rc = k8s_error_set(err, EACCES, "exec plugin %s answered without a status", cmd);
 	else if (!(token && *token) && !(cert && *cert && key && *key))
-		rc = k8s_error_set(err, EACCES,
-				   "exec plugin %s answered neither a token nor a client certificate "
-				   "and key",
-				   cmd);
+		rc = k8s_error_set(
+		    err, EACCES,
+		    "exec plugin %s answered neither a token nor a client certificate "
+		    "and key",
+		    cmd);
 	else if ((cert && *cert) != (key && *key))
-		rc = k8s_error_set(err, EACCES,
-				   "exec plugin %s answered a client certificate without its key (or "
-				   "the other way round)",
-				   cmd);
+		rc = k8s_error_set(
+		    err, EACCES,
+		    "exec plugin %s answered a client certificate without its key (or "
+		    "the other way round)",
+		    cmd);
 	else if (exp && *exp && time_parse_rfc3339(exp) == 0)
-		rc = k8s_error_set(err, EACCES, "exec plugin %s answered an invalid expirationTimestamp "
-				   "\"%s\"", cmd, exp);
+		rc = k8s_error_set(err, EACCES,
+		                   "exec plugin %s answered an invalid expirationTimestamp "
+		                   "\"%s\"",
+		                   cmd, exp);
 	if (!rc) {
 		r->expires = exp && *exp ? time_parse_rfc3339(exp) : 0;
 		if (token && *token && !(r->token = dup_secret(token, NULL)))
 			rc = -ENOMEM;
-		if (cert && *cert && (!(r->cert_pem = dup_secret(cert, &r->cert_len)) ||
-				      !(r->key_pem = dup_secret(key, &r->key_len))))
+		if (cert && *cert &&
+		    (!(r->cert_pem = dup_secret(cert, &r->cert_len)) ||
+		     !(r->key_pem = dup_secret(key, &r->key_len))))
 			rc = -ENOMEM;
 		if (rc)
 			k8s_error_set(err, ENOMEM, "out of memory");
@@ -239,7 +250,7 @@ static int decode_output(const struct k8s_config *cfg, const struct strbuf *out,
 }
 
 static int spawn_plugin(const struct k8s_config *cfg, char **env, int out_fd[2], int err_fd[2],
-			pid_t *pid)
+                        pid_t *pid)
 {
 	const struct k8s_exec_config *ex = cfg->exec;
 	posix_spawn_file_actions_t fa;
@@ -257,7 +268,8 @@ static int spawn_plugin(const struct k8s_config *cfg, char **env, int out_fd[2],
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_fd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err_fd[1], 2);
-	/* The daemon blocks or ignores signals in its threads; the plugin should not inherit that. */
+	/* The daemon blocks or ignores signals in its threads; the plugin should not inherit that.
+	 */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	sigemptyset(&defaults);
@@ -280,7 +292,7 @@ static int spawn_plugin(const struct k8s_config *cfg, char **env, int out_fd[2],
 }
 
 int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_result *out,
-		 struct k8s_error *err)
+                 struct k8s_error *err)
 {
 	struct strbuf sout = STRBUF_INIT, serr = STRBUF_INIT, line = STRBUF_INIT;
 	int out_fd[2] = {-1, -1}, err_fd[2] = {-1, -1};
@@ -298,7 +310,8 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 		goto out;
 	}
 	if (pipe2(out_fd, O_CLOEXEC) < 0 || pipe2(err_fd, O_CLOEXEC) < 0) {
-		rc = k8s_error_set(err, errno, "cannot run exec plugin %s: %s", cmd, strerror(errno));
+		rc = k8s_error_set(err, errno, "cannot run exec plugin %s: %s", cmd,
+		                   strerror(errno));
 		goto out;
 	}
 	sp = spawn_plugin(cfg, env, out_fd, err_fd, &pid);
@@ -307,16 +320,17 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 	out_fd[1] = err_fd[1] = -1;
 	if (sp) {
 		pid = -1;
-		rc = k8s_error_set(err, EACCES, "cannot run exec plugin %s: %s%s", cmd, strerror(sp),
-				   sp == ENOENT ? " (is it installed and on PATH?)" : "");
+		rc =
+		    k8s_error_set(err, EACCES, "cannot run exec plugin %s: %s%s", cmd, strerror(sp),
+		                  sp == ENOENT ? " (is it installed and on PATH?)" : "");
 		goto out;
 	}
 	if (drain(out_fd[0], err_fd[0], now_ms() + timeout_ms, &sout, &serr) == -ETIMEDOUT) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		pid = -1;
-		rc = k8s_error_set(err, ETIMEDOUT, "exec plugin %s did not answer within %d ms", cmd,
-				   timeout_ms);
+		rc = k8s_error_set(err, ETIMEDOUT, "exec plugin %s did not answer within %d ms",
+		                   cmd, timeout_ms);
 		goto out;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -325,12 +339,13 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 	one_line(&line, &serr);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFEXITED(status))
-			rc = k8s_error_set(err, EACCES, "exec plugin %s failed (exit status %d)%s%s", cmd,
-					   WEXITSTATUS(status), line.len ? ": " : "", strbuf_str(&line));
+			rc = k8s_error_set(
+			    err, EACCES, "exec plugin %s failed (exit status %d)%s%s", cmd,
+			    WEXITSTATUS(status), line.len ? ": " : "", strbuf_str(&line));
 		else
-			rc = k8s_error_set(err, EACCES, "exec plugin %s was killed by signal %d%s%s",
-					   cmd, WTERMSIG(status), line.len ? ": " : "",
-					   strbuf_str(&line));
+			rc = k8s_error_set(
+			    err, EACCES, "exec plugin %s was killed by signal %d%s%s", cmd,
+			    WTERMSIG(status), line.len ? ": " : "", strbuf_str(&line));
 		goto out;
 	}
 	if (!strbuf_ok(&sout)) {
@@ -361,20 +376,12 @@ out:
 	return rc;
 }
 
-static void free_secret(char *s, size_t len)
-{
-	if (!s)
-		return;
-	explicit_bzero(s, len ? len : strlen(s));
-	free(s);
-}
-
 void execcred_result_clear(struct execcred_result *r)
 {
 	if (!r)
 		return;
-	free_secret(r->token, 0);
-	free_secret(r->cert_pem, r->cert_len);
-	free_secret(r->key_pem, r->key_len);
+	k8s_secret_free(r->token, 0);
+	k8s_secret_free(r->cert_pem, r->cert_len);
+	k8s_secret_free(r->key_pem, r->key_len);
 	memset(r, 0, sizeof(*r));
 }

@@ -15,18 +15,18 @@
 #include "k8s/error.h"
 
 struct execcred_result {
-	char *token;                 /* status.token, or NULL */
-	char *cert_pem;              /* status.clientCertificateData, or NULL */
+	char *token;    /* status.token, or NULL */
+	char *cert_pem; /* status.clientCertificateData, or NULL */
 	size_t cert_len;
-	char *key_pem;               /* status.clientKeyData, or NULL */
+	char *key_pem; /* status.clientKeyData, or NULL */
 	size_t key_len;
-	int64_t expires;             /* Unix seconds of expirationTimestamp; 0: never */
+	int64_t expires; /* Unix seconds of expirationTimestamp; 0: never */
 };
 
 /* -EACCES when the plugin fails or prints no usable credential (err holds its stderr),
  * -ETIMEDOUT past timeout_ms (the plugin is killed). */
 int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_result *out,
-		 struct k8s_error *err);
+                 struct k8s_error *err);
 /* Zeroes and frees the result's secrets. */
 void execcred_result_clear(struct execcred_result *r);
 

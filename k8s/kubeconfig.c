@@ -18,22 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
-#include "k8s/base64.h"
+#include "k8s/kcfile.h"
 #include "k8s/names.h"
+#include "k8s/secret.h"
 #include "util/strbuf.h"
 
 #define SERVICEACCOUNT_DIR     "/var/run/secrets/kubernetes.io/serviceaccount"
 #define SERVICEACCOUNT_DIR_ENV "ARENAFS_SERVICEACCOUNT_DIR" /* tests point this elsewhere */
-#define PEM_FILE_MAX           (1 << 20) /* a certificate bundle larger than this is not one */
-
-/* One parsed kubeconfig file. */
-struct kc_file {
-	char *path;
-	char *dir; /* relative paths in this file are resolved against it */
-	yaml_document_t doc;
-};
+#define NAMESPACE_FILE_MAX     4096 /* a namespace name is at most 63 bytes */
 
 /* A named cluster, user or context: the first file defining the name wins. */
 struct kc_entry {
@@ -55,188 +48,6 @@ struct kc_merge {
 	struct strbuf source; /* the files that were read, ':'-joined */
 };
 
-/* ---- YAML helpers ---- */
-
-static int yaml_err(struct k8s_error *err, const struct kc_file *f, const yaml_node_t *n,
-		    const char *what)
-{
-	if (!n)
-		return k8s_error_set(err, EINVAL, "%s: %s", f->path, what);
-	return k8s_error_set(err, EINVAL, "%s:%zu:%zu: %s", f->path, n->start_mark.line + 1,
-			     n->start_mark.column + 1, what);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* An explicit `~`, `null` or empty plain scalar means "unset", as in go-yaml. */
-static bool is_null(const yaml_node_t *n)
-{
-	const char *s = scalar(n);
-
-	if (!n)
-		return true;
-	if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	return !*s || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 || strcmp(s, "Null") == 0 ||
-	       strcmp(s, "NULL") == 0;
-}
-
-static yaml_node_t *map_get(struct kc_file *f, yaml_node_t *map, const char *key)
-{
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = scalar(yaml_document_get_node(&f->doc, p->key));
-
-		if (k && strcmp(k, key) == 0) {
-			yaml_node_t *v = yaml_document_get_node(&f->doc, p->value);
-
-			return is_null(v) ? NULL : v;
-		}
-	}
-	return NULL;
-}
-
-/* A string field: NULL when absent; -EINVAL when present but not a scalar. */
-static int get_str(struct kc_file *f, yaml_node_t *map, const char *key, const char **out,
-		   struct k8s_error *err)
-{
-	yaml_node_t *n = map_get(f, map, key);
-	char what[128];
-
-	*out = NULL;
-	if (!n)
-		return 0;
-	if (n->type != YAML_SCALAR_NODE) {
-		snprintf(what, sizeof(what), "%s must be a string", key);
-		return yaml_err(err, f, n, what);
-	}
-	*out = scalar(n);
-	return 0;
-}
-
-/* go-yaml v2 (sigs.k8s.io/yaml) booleans. */
-static int get_bool(struct kc_file *f, yaml_node_t *map, const char *key, bool *out,
-		    struct k8s_error *err)
-{
-	static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
-	static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
-	yaml_node_t *n = map_get(f, map, key);
-	const char *s = scalar(n);
-	char what[128];
-
-	*out = false;
-	if (!n)
-		return 0;
-	if (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-		for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-			if (strcmp(s, yes[i]) == 0) {
-				*out = true;
-				return 0;
-			}
-			if (strcmp(s, no[i]) == 0)
-				return 0;
-		}
-	}
-	snprintf(what, sizeof(what), "%s must be true or false", key);
-	return yaml_err(err, f, n, what);
-}
-
-static int file_parse(struct kc_file *f, FILE *fp, struct k8s_error *err)
-{
-	yaml_parser_t parser;
-	int rc = 0;
-
-	if (!yaml_parser_initialize(&parser))
-		return k8s_error_set(err, ENOMEM, "out of memory reading %s", f->path);
-	yaml_parser_set_input_file(&parser, fp);
-	if (!yaml_parser_load(&parser, &f->doc)) {
-		const yaml_mark_t *m = &parser.problem_mark;
-
-		const yaml_mark_t *cm = &parser.context_mark;
-
-		if (parser.context)
-			rc = k8s_error_set(err, EINVAL,
-					   "%s:%zu:%zu: invalid YAML: %s %s started at line %zu column %zu",
-					   f->path, m->line + 1, m->column + 1,
-					   parser.problem ? parser.problem : "error", parser.context,
-					   cm->line + 1, cm->column + 1);
-		else
-			rc = k8s_error_set(err, EINVAL, "%s:%zu:%zu: invalid YAML: %s", f->path,
-					   m->line + 1, m->column + 1,
-					   parser.problem ? parser.problem : "error");
-		memset(&f->doc, 0, sizeof(f->doc));
-	}
-	yaml_parser_delete(&parser);
-	return rc;
-}
-
-static void file_free(struct kc_file *f)
-{
-	if (!f)
-		return;
-	yaml_document_delete(&f->doc);
-	free(f->path);
-	free(f->dir);
-	free(f);
-}
-
-/* path made absolute against the working directory (not resolving links, as Go's filepath.Abs). */
-static char *absolute_path(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char cwd[4096];
-
-	if (path[0] != '/') {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return NULL;
-		strbuf_puts(&sb, cwd);
-		strbuf_putc(&sb, '/');
-	}
-	strbuf_puts(&sb, path);
-	return strbuf_take(&sb);
-}
-
-/* Reads path into a new kc_file. -ENOENT (err filled) when it does not exist. */
-static int file_load(const char *path, struct kc_file **out, struct k8s_error *err)
-{
-	struct kc_file *f = calloc(1, sizeof(*f));
-	FILE *fp = NULL;
-	char *slash;
-	int rc;
-
-	*out = NULL;
-	if (!f || !(f->path = strdup(path)) || !(f->dir = absolute_path(path))) {
-		rc = k8s_error_set(err, ENOMEM, "out of memory reading %s", path);
-		goto out;
-	}
-	/* The directory is made absolute now: the daemon changes to / when it detaches. */
-	slash = strrchr(f->dir, '/');
-	if (slash && slash != f->dir)
-		*slash = '\0';
-	else
-		slash[1] = '\0';
-	fp = fopen(path, "r");
-	if (!fp) {
-		rc = k8s_error_set(err, errno, "cannot read kubeconfig %s: %s", path, strerror(errno));
-		goto out;
-	}
-	rc = file_parse(f, fp, err);
-out:
-	if (fp)
-		fclose(fp);
-	if (rc) {
-		file_free(f);
-	} else {
-		*out = f;
-	}
-	return rc;
-}
-
 /* ---- merging ---- */
 
 static struct kc_entry *list_find(struct kc_list *l, const char *name)
@@ -249,19 +60,19 @@ static struct kc_entry *list_find(struct kc_list *l, const char *name)
 
 /* Adds the entries of one top-level list ("clusters") of f; earlier names win. */
 static int merge_list(struct kc_file *f, yaml_node_t *root, const char *key, const char *inner,
-		      struct kc_list *l, struct k8s_error *err)
+                      struct kc_list *l, struct k8s_error *err)
 {
-	yaml_node_t *seq = map_get(f, root, key);
+	yaml_node_t *seq = kc_map_get(f, root, key);
 	char what[160];
 
 	if (!seq)
 		return 0;
 	if (seq->type != YAML_SEQUENCE_NODE) {
 		snprintf(what, sizeof(what), "%s must be a list", key);
-		return yaml_err(err, f, seq, what);
+		return kc_error(err, f, seq, what);
 	}
-	for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
-	     it++) {
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
 		yaml_node_t *item = yaml_document_get_node(&f->doc, *it);
 		const char *name;
 		yaml_node_t *body;
@@ -269,20 +80,20 @@ static int merge_list(struct kc_file *f, yaml_node_t *root, const char *key, con
 
 		if (!item || item->type != YAML_MAPPING_NODE) {
 			snprintf(what, sizeof(what), "each entry of %s must be a mapping", key);
-			return yaml_err(err, f, item, what);
+			return kc_error(err, f, item, what);
 		}
-		rc = get_str(f, item, "name", &name, err);
+		rc = kc_get_str(f, item, "name", &name, err);
 		if (rc)
 			return rc;
 		if (!name || !*name) {
 			snprintf(what, sizeof(what), "an entry of %s has no name", key);
-			return yaml_err(err, f, item, what);
+			return kc_error(err, f, item, what);
 		}
-		body = map_get(f, item, inner);
+		body = kc_map_get(f, item, inner);
 		if (body && body->type != YAML_MAPPING_NODE) {
-			snprintf(what, sizeof(what), "%s of %s \"%s\" must be a mapping", inner, key,
-				 name);
-			return yaml_err(err, f, body, what);
+			snprintf(what, sizeof(what), "%s of %s \"%s\" must be a mapping", inner,
+			         key, name);
+			return kc_error(err, f, body, what);
 		}
 		if (list_find(l, name))
 			continue;
@@ -291,7 +102,8 @@ static int merge_list(struct kc_file *f, yaml_node_t *root, const char *key, con
 			struct kc_entry *v = realloc(l->v, cap * sizeof(*v));
 
 			if (!v)
-				return k8s_error_set(err, ENOMEM, "out of memory reading %s", f->path);
+				return k8s_error_set(err, ENOMEM, "out of memory reading %s",
+				                     f->path);
 			l->v = v;
 			l->cap = cap;
 		}
@@ -306,14 +118,15 @@ static int merge_file(struct kc_merge *m, struct kc_file *f, struct k8s_error *e
 	const char *cur;
 	int rc;
 
-	if (!root || is_null(root))
+	if (!root || kc_is_null(root))
 		return 0; /* an empty file is an empty config */
 	if (root->type != YAML_MAPPING_NODE)
-		return yaml_err(err, f, root, "a kubeconfig must be a mapping (apiVersion, clusters, ...)");
+		return kc_error(err, f, root,
+		                "a kubeconfig must be a mapping (apiVersion, clusters, ...)");
 	if ((rc = merge_list(f, root, "clusters", "cluster", &m->clusters, err)) ||
 	    (rc = merge_list(f, root, "users", "user", &m->users, err)) ||
 	    (rc = merge_list(f, root, "contexts", "context", &m->contexts, err)) ||
-	    (rc = get_str(f, root, "current-context", &cur, err)))
+	    (rc = kc_get_str(f, root, "current-context", &cur, err)))
 		return rc;
 	if (!m->current_context && cur && *cur)
 		m->current_context = cur;
@@ -328,14 +141,14 @@ static int merge_add(struct kc_merge *m, const char *path, bool missing_ok, stru
 	for (size_t i = 0; i < m->n_files; i++)
 		if (strcmp(m->files[i]->path, path) == 0)
 			return 0;
-	rc = file_load(path, &f, err);
+	rc = kc_file_load(path, &f, err);
 	if (rc == -ENOENT && missing_ok)
 		return 0;
 	if (rc)
 		return rc;
 	files = realloc(m->files, (m->n_files + 1) * sizeof(*files));
 	if (!files) {
-		file_free(f);
+		kc_file_free(f);
 		return k8s_error_set(err, ENOMEM, "out of memory reading %s", path);
 	}
 	m->files = files;
@@ -349,7 +162,7 @@ static int merge_add(struct kc_merge *m, const char *path, bool missing_ok, stru
 static void merge_free(struct kc_merge *m)
 {
 	for (size_t i = 0; i < m->n_files; i++)
-		file_free(m->files[i]);
+		kc_file_free(m->files[i]);
 	free(m->files);
 	free(m->clusters.v);
 	free(m->users.v);
@@ -372,97 +185,6 @@ static char *xstrdup(const char *s, int *rc)
 }
 
 /* path resolved against the directory of the file that named it. */
-static char *resolve_path(const struct kc_file *f, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (path[0] != '/') {
-		strbuf_puts(&sb, f->dir);
-		strbuf_putc(&sb, '/');
-	}
-	strbuf_puts(&sb, path);
-	return strbuf_take(&sb);
-}
-
-/* Reads a whole PEM file into memory. what/owner only name it in errors. */
-static int read_pem_file(const char *path, const char *what, const char *owner, char **out,
-			 size_t *len, struct k8s_error *err)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char buf[4096];
-	FILE *fp = fopen(path, "r");
-	size_t n;
-	int rc = 0;
-
-	if (!fp)
-		return k8s_error_set(err, EINVAL, "cannot read %s %s of %s: %s", what, path, owner,
-				     strerror(errno));
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0 && sb.len <= PEM_FILE_MAX)
-		strbuf_append(&sb, buf, n);
-	if (ferror(fp))
-		rc = k8s_error_set(err, EINVAL, "cannot read %s %s of %s: %s", what, path, owner,
-				   strerror(errno));
-	else if (!strbuf_ok(&sb))
-		rc = k8s_error_set(err, ENOMEM, "out of memory reading %s", path);
-	else if (sb.len > PEM_FILE_MAX || !strstr(strbuf_str(&sb), "-----BEGIN "))
-		rc = k8s_error_set(err, EINVAL, "%s %s of %s is not a PEM file", what, path, owner);
-	fclose(fp);
-	if (rc) {
-		explicit_bzero(sb.buf, sb.cap);
-		strbuf_free(&sb);
-		return rc;
-	}
-	*len = sb.len;
-	*out = strbuf_take(&sb);
-	return 0;
-}
-
-/*
- * A certificate or key from KEY-data (base64 PEM, wins) or KEY (a file path).
- * Sets *out NULL when neither is given.
- */
-static int read_pem(struct kc_file *f, yaml_node_t *map, const char *key, const char *owner,
-		    char **out, size_t *len, struct k8s_error *err)
-{
-	char data_key[64];
-	const char *data, *path;
-	char *resolved;
-	int rc;
-
-	*out = NULL;
-	*len = 0;
-	snprintf(data_key, sizeof(data_key), "%s-data", key);
-	if ((rc = get_str(f, map, data_key, &data, err)) || (rc = get_str(f, map, key, &path, err)))
-		return rc;
-	if (data && *data) {
-		char *pem = k8s_base64_decode(data, len);
-
-		if (!pem && errno == ENOMEM)
-			return k8s_error_set(err, ENOMEM, "out of memory reading %s", f->path);
-		if (!pem || !strstr(pem, "-----BEGIN ")) {
-			char what[400];
-
-			if (pem)
-				explicit_bzero(pem, *len);
-			free(pem);
-			/* the position and the key only: the value itself is never shown */
-			snprintf(what, sizeof(what), "%s of %s is not base64-encoded PEM", data_key,
-				 owner);
-			return yaml_err(err, f, map_get(f, map, data_key), what);
-		}
-		*out = pem;
-		return 0;
-	}
-	if (!path || !*path)
-		return 0;
-	resolved = resolve_path(f, path);
-	if (!resolved)
-		return k8s_error_set(err, ENOMEM, "out of memory reading %s", f->path);
-	rc = read_pem_file(resolved, key, owner, out, len, err);
-	free(resolved);
-	return rc;
-}
-
 static int build_cluster(struct k8s_config *cfg, struct kc_entry *e, struct k8s_error *err)
 {
 	char owner[300];
@@ -470,26 +192,27 @@ static int build_cluster(struct k8s_config *cfg, struct kc_entry *e, struct k8s_
 	int rc = 0;
 
 	snprintf(owner, sizeof(owner), "cluster \"%s\"", e->name);
-	if ((rc = get_str(e->file, e->node, "server", &server, err)) ||
-	    (rc = get_str(e->file, e->node, "tls-server-name", &tls_name, err)) ||
-	    (rc = get_str(e->file, e->node, "proxy-url", &proxy, err)) ||
-	    (rc = get_bool(e->file, e->node, "insecure-skip-tls-verify",
-			   &cfg->insecure_skip_tls_verify, err)))
+	if ((rc = kc_get_str(e->file, e->node, "server", &server, err)) ||
+	    (rc = kc_get_str(e->file, e->node, "tls-server-name", &tls_name, err)) ||
+	    (rc = kc_get_str(e->file, e->node, "proxy-url", &proxy, err)) ||
+	    (rc = kc_get_bool(e->file, e->node, "insecure-skip-tls-verify",
+	                      &cfg->insecure_skip_tls_verify, err)))
 		return rc;
 	if (!server || !*server)
-		return yaml_err(err, e->file, e->node, "cluster has no server");
+		return kc_error(err, e->file, e->node, "cluster has no server");
 	if (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)
-		return k8s_error_set(err, EINVAL, "%s: server of %s must start with https:// (got \"%s\")",
-				     e->file->path, owner, server);
-	rc = read_pem(e->file, e->node, "certificate-authority", owner, &cfg->ca_pem,
-		      &cfg->ca_pem_len, err);
+		return k8s_error_set(err, EINVAL,
+		                     "%s: server of %s must start with https:// (got \"%s\")",
+		                     e->file->path, owner, server);
+	rc = kc_read_pem(e->file, e->node, "certificate-authority", owner, &cfg->ca_pem,
+	                 &cfg->ca_pem_len, err);
 	if (rc)
 		return rc;
 	if (cfg->ca_pem && cfg->insecure_skip_tls_verify)
 		return k8s_error_set(err, EINVAL,
-				     "%s: %s sets both a certificate authority and "
-				     "insecure-skip-tls-verify; use one or the other",
-				     e->file->path, owner);
+		                     "%s: %s sets both a certificate authority and "
+		                     "insecure-skip-tls-verify; use one or the other",
+		                     e->file->path, owner);
 	cfg->server = xstrdup(server, &rc);
 	if (cfg->server) {
 		size_t n = strlen(cfg->server);
@@ -503,7 +226,7 @@ static int build_cluster(struct k8s_config *cfg, struct kc_entry *e, struct k8s_
 }
 
 static int build_exec(struct k8s_config *cfg, struct kc_file *f, yaml_node_t *n, const char *owner,
-		      struct k8s_error *err)
+                      struct k8s_error *err)
 {
 	struct k8s_exec_config *ex = calloc(1, sizeof(*ex));
 	const char *api, *cmd, *mode;
@@ -514,71 +237,79 @@ static int build_exec(struct k8s_config *cfg, struct kc_file *f, yaml_node_t *n,
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	cfg->exec = ex;
 	if (n->type != YAML_MAPPING_NODE)
-		return yaml_err(err, f, n, "exec must be a mapping");
-	if ((rc = get_str(f, n, "apiVersion", &api, err)) || (rc = get_str(f, n, "command", &cmd, err)) ||
-	    (rc = get_str(f, n, "interactiveMode", &mode, err)) ||
-	    (rc = get_bool(f, n, "provideClusterInfo", &ex->provide_cluster_info, err)))
+		return kc_error(err, f, n, "exec must be a mapping");
+	if ((rc = kc_get_str(f, n, "apiVersion", &api, err)) ||
+	    (rc = kc_get_str(f, n, "command", &cmd, err)) ||
+	    (rc = kc_get_str(f, n, "interactiveMode", &mode, err)) ||
+	    (rc = kc_get_bool(f, n, "provideClusterInfo", &ex->provide_cluster_info, err)))
 		return rc;
 	if (!cmd || !*cmd)
-		return yaml_err(err, f, n, "exec has no command");
+		return kc_error(err, f, n, "exec has no command");
 	if (!api || (strcmp(api, "client.authentication.k8s.io/v1") != 0 &&
-		     strcmp(api, "client.authentication.k8s.io/v1beta1") != 0))
-		return yaml_err(err, f, n,
-				"exec apiVersion must be client.authentication.k8s.io/v1 or v1beta1");
+	             strcmp(api, "client.authentication.k8s.io/v1beta1") != 0))
+		return kc_error(
+		    err, f, n,
+		    "exec apiVersion must be client.authentication.k8s.io/v1 or v1beta1");
 	if (mode && strcmp(mode, "Never") != 0 && strcmp(mode, "IfAvailable") != 0 &&
 	    strcmp(mode, "Always") != 0)
-		return yaml_err(err, f, map_get(f, n, "interactiveMode"),
-				"interactiveMode must be Never, IfAvailable or Always");
+		return kc_error(err, f, kc_map_get(f, n, "interactiveMode"),
+		                "interactiveMode must be Never, IfAvailable or Always");
 	if (mode && strcmp(mode, "Always") == 0)
 		return k8s_error_set(err, EINVAL,
-				     "%s: the exec plugin of %s needs a terminal (interactiveMode: "
-				     "Always), which a filesystem daemon does not have",
-				     f->path, owner);
+		                     "%s: the exec plugin of %s needs a terminal (interactiveMode: "
+		                     "Always), which a filesystem daemon does not have",
+		                     f->path, owner);
 	ex->api_version = xstrdup(api, &rc);
 	ex->interactive_mode = xstrdup(mode, &rc);
 	/* kubectl resolves a command with a '/' against the kubeconfig's directory;
 	 * a bare name is looked up in PATH when it runs. */
-	ex->command = strchr(cmd, '/') ? resolve_path(f, cmd) : xstrdup(cmd, &rc);
+	ex->command = strchr(cmd, '/') ? kc_resolve_path(f, cmd) : xstrdup(cmd, &rc);
 	if (!ex->command)
 		rc = -ENOMEM;
 
-	args = map_get(f, n, "args");
+	args = kc_map_get(f, n, "args");
 	if (args && args->type != YAML_SEQUENCE_NODE)
-		return yaml_err(err, f, args, "exec args must be a list of strings");
+		return kc_error(err, f, args, "exec args must be a list of strings");
 	if (args) {
-		size_t cnt = (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
+		size_t cnt =
+		    (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
 
 		ex->args = calloc(cnt + 1, sizeof(char *));
 		if (!ex->args)
 			return k8s_error_set(err, ENOMEM, "out of memory");
 		for (size_t i = 0; i < cnt; i++) {
-			yaml_node_t *a = yaml_document_get_node(&f->doc, args->data.sequence.items.start[i]);
+			yaml_node_t *a =
+			    yaml_document_get_node(&f->doc, args->data.sequence.items.start[i]);
 
-			if (!scalar(a))
-				return yaml_err(err, f, a, "exec args must be a list of strings");
-			ex->args[ex->n_args++] = xstrdup(scalar(a), &rc);
+			if (!kc_scalar(a))
+				return kc_error(err, f, a, "exec args must be a list of strings");
+			ex->args[ex->n_args++] = xstrdup(kc_scalar(a), &rc);
 		}
 	}
-	env = map_get(f, n, "env");
+	env = kc_map_get(f, n, "env");
 	if (env && env->type != YAML_SEQUENCE_NODE)
-		return yaml_err(err, f, env, "exec env must be a list of {name, value}");
+		return kc_error(err, f, env, "exec env must be a list of {name, value}");
 	if (env) {
-		size_t cnt = (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
+		size_t cnt =
+		    (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
 
 		ex->env = calloc(cnt + 1, sizeof(*ex->env));
 		if (!ex->env)
 			return k8s_error_set(err, ENOMEM, "out of memory");
 		for (size_t i = 0; i < cnt; i++) {
-			yaml_node_t *e = yaml_document_get_node(&f->doc, env->data.sequence.items.start[i]);
+			yaml_node_t *e =
+			    yaml_document_get_node(&f->doc, env->data.sequence.items.start[i]);
 			const char *name, *value;
 
 			if (!e || e->type != YAML_MAPPING_NODE)
-				return yaml_err(err, f, e, "exec env must be a list of {name, value}");
-			if ((rc = get_str(f, e, "name", &name, err)) ||
-			    (rc = get_str(f, e, "value", &value, err)))
+				return kc_error(err, f, e,
+				                "exec env must be a list of {name, value}");
+			if ((rc = kc_get_str(f, e, "name", &name, err)) ||
+			    (rc = kc_get_str(f, e, "value", &value, err)))
 				return rc;
 			if (!name || !*name || strchr(name, '='))
-				return yaml_err(err, f, e, "exec env entry needs a name without '='");
+				return kc_error(err, f, e,
+				                "exec env entry needs a name without '='");
 			ex->env[ex->n_env].name = xstrdup(name, &rc);
 			ex->env[ex->n_env++].value = xstrdup(value ? value : "", &rc);
 		}
@@ -589,7 +320,7 @@ static int build_exec(struct k8s_config *cfg, struct kc_file *f, yaml_node_t *n,
 static int build_user(struct k8s_config *cfg, struct kc_entry *e, struct k8s_error *err)
 {
 	static const char *const unsupported[] = {"auth-provider", "as", "as-uid", "as-groups",
-						  "as-user-extra"};
+	                                          "as-user-extra"};
 	struct kc_file *f = e->file;
 	char owner[300];
 	const char *token, *token_file, *user, *pass;
@@ -598,84 +329,86 @@ static int build_user(struct k8s_config *cfg, struct kc_entry *e, struct k8s_err
 
 	snprintf(owner, sizeof(owner), "user \"%s\"", e->name);
 	for (size_t i = 0; i < sizeof(unsupported) / sizeof(unsupported[0]); i++) {
-		yaml_node_t *n = map_get(f, e->node, unsupported[i]);
+		yaml_node_t *n = kc_map_get(f, e->node, unsupported[i]);
 
 		if (n) {
 			char what[400];
 
 			snprintf(what, sizeof(what), "%s of %s is not supported by arenafs%s",
-				 unsupported[i], owner,
-				 i == 0 ? " (auth providers were removed from kubectl; use exec)" : "");
-			return yaml_err(err, f, n, what);
+			         unsupported[i], owner,
+			         i == 0 ? " (auth providers were removed from kubectl; use exec)"
+			                : "");
+			return kc_error(err, f, n, what);
 		}
 	}
-	if ((rc = read_pem(f, e->node, "client-certificate", owner, &cfg->client_cert_pem,
-			   &cfg->client_cert_pem_len, err)) ||
-	    (rc = read_pem(f, e->node, "client-key", owner, &cfg->client_key_pem,
-			   &cfg->client_key_pem_len, err)))
+	if ((rc = kc_read_pem(f, e->node, "client-certificate", owner, &cfg->client_cert_pem,
+	                      &cfg->client_cert_pem_len, err)) ||
+	    (rc = kc_read_pem(f, e->node, "client-key", owner, &cfg->client_key_pem,
+	                      &cfg->client_key_pem_len, err)))
 		return rc;
 	if (!cfg->client_cert_pem != !cfg->client_key_pem)
-		return k8s_error_set(err, EINVAL, "%s: %s has a client %s but no client %s", f->path,
-				     owner, cfg->client_cert_pem ? "certificate" : "key",
-				     cfg->client_cert_pem ? "key" : "certificate");
-	if ((rc = get_str(f, e->node, "token", &token, err)) ||
-	    (rc = get_str(f, e->node, "tokenFile", &token_file, err)) ||
-	    (rc = get_str(f, e->node, "username", &user, err)) ||
-	    (rc = get_str(f, e->node, "password", &pass, err)))
+		return k8s_error_set(err, EINVAL, "%s: %s has a client %s but no client %s",
+		                     f->path, owner, cfg->client_cert_pem ? "certificate" : "key",
+		                     cfg->client_cert_pem ? "key" : "certificate");
+	if ((rc = kc_get_str(f, e->node, "token", &token, err)) ||
+	    (rc = kc_get_str(f, e->node, "tokenFile", &token_file, err)) ||
+	    (rc = kc_get_str(f, e->node, "username", &user, err)) ||
+	    (rc = kc_get_str(f, e->node, "password", &pass, err)))
 		return rc;
 	if (token && *token) {
 		cfg->token = xstrdup(token, &rc);
 	} else if (token_file && *token_file) {
-		cfg->token_file = resolve_path(f, token_file);
+		cfg->token_file = kc_resolve_path(f, token_file);
 		if (!cfg->token_file)
 			return k8s_error_set(err, ENOMEM, "out of memory");
 		if (access(cfg->token_file, R_OK) != 0)
 			return k8s_error_set(err, EINVAL, "cannot read tokenFile %s of %s: %s",
-					     cfg->token_file, owner, strerror(errno));
+			                     cfg->token_file, owner, strerror(errno));
 	}
 	if (user && *user) {
 		cfg->username = xstrdup(user, &rc);
 		cfg->password = xstrdup(pass ? pass : "", &rc);
 	}
-	ex = map_get(f, e->node, "exec");
+	ex = kc_map_get(f, e->node, "exec");
 	if (ex && (rc = build_exec(cfg, f, ex, owner, err)))
 		return rc;
 	return rc ? k8s_error_set(err, ENOMEM, "out of memory") : 0;
 }
 
 static int build_from_merge(struct kc_merge *m, const struct k8s_config_options *opts,
-			    struct k8s_config *cfg, struct k8s_error *err)
+                            struct k8s_config *cfg, struct k8s_error *err)
 {
 	const char *src = strbuf_str(&m->source);
-	const char *ctx_name = opts && opts->context && *opts->context ? opts->context : m->current_context;
+	const char *ctx_name =
+	    opts && opts->context && *opts->context ? opts->context : m->current_context;
 	const char *cluster, *user, *ns;
 	struct kc_entry *ctx, *cl, *us;
 	int rc = 0;
 
 	if (!ctx_name)
 		return k8s_error_set(err, EINVAL,
-				     "%s: no current-context is set; pass context=NAME or run "
-				     "kubectl config use-context NAME",
-				     src);
+		                     "%s: no current-context is set; pass context=NAME or run "
+		                     "kubectl config use-context NAME",
+		                     src);
 	ctx = list_find(&m->contexts, ctx_name);
 	if (!ctx)
 		return k8s_error_set(err, EINVAL, "%s: context \"%s\" not found", src, ctx_name);
-	if ((rc = get_str(ctx->file, ctx->node, "cluster", &cluster, err)) ||
-	    (rc = get_str(ctx->file, ctx->node, "user", &user, err)) ||
-	    (rc = get_str(ctx->file, ctx->node, "namespace", &ns, err)))
+	if ((rc = kc_get_str(ctx->file, ctx->node, "cluster", &cluster, err)) ||
+	    (rc = kc_get_str(ctx->file, ctx->node, "user", &user, err)) ||
+	    (rc = kc_get_str(ctx->file, ctx->node, "namespace", &ns, err)))
 		return rc;
 	if (!cluster || !*cluster)
-		return yaml_err(err, ctx->file, ctx->node, "the context names no cluster");
+		return kc_error(err, ctx->file, ctx->node, "the context names no cluster");
 	cl = list_find(&m->clusters, cluster);
 	if (!cl)
 		return k8s_error_set(err, EINVAL, "%s: cluster \"%s\" of context \"%s\" not found",
-				     src, cluster, ctx_name);
+		                     src, cluster, ctx_name);
 	if (!cl->node)
-		return yaml_err(err, cl->file, NULL, "the cluster has no settings");
+		return kc_error(err, cl->file, NULL, "the cluster has no settings");
 	us = user && *user ? list_find(&m->users, user) : NULL;
 	if (user && *user && !us)
-		return k8s_error_set(err, EINVAL, "%s: user \"%s\" of context \"%s\" not found", src,
-				     user, ctx_name);
+		return k8s_error_set(err, EINVAL, "%s: user \"%s\" of context \"%s\" not found",
+		                     src, user, ctx_name);
 	cfg->source = xstrdup(src, &rc);
 	cfg->context = xstrdup(ctx_name, &rc);
 	cfg->cluster = xstrdup(cluster, &rc);
@@ -703,7 +436,7 @@ static char *read_small_file(const char *path, size_t *len)
 
 	if (!fp)
 		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0 && sb.len <= PEM_FILE_MAX)
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0 && sb.len <= NAMESPACE_FILE_MAX)
 		strbuf_append(&sb, buf, n);
 	fclose(fp);
 	if (len)
@@ -718,7 +451,8 @@ static char *read_small_file(const char *path, size_t *len)
 
 static bool in_cluster_possible(void)
 {
-	const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
+	const char *host = getenv("KUBERNETES_SERVICE_HOST"),
+	           *port = getenv("KUBERNETES_SERVICE_PORT");
 
 	return host && *host && port && *port;
 }
@@ -732,18 +466,20 @@ static const char *serviceaccount_dir(void)
 
 /* rest.InClusterConfig: the service's host and port, the mounted token (re-read), CA, namespace. */
 static int build_in_cluster(const struct k8s_config_options *opts, struct k8s_config *cfg,
-			    struct k8s_error *err)
+                            struct k8s_error *err)
 {
-	const char *host = getenv("KUBERNETES_SERVICE_HOST"), *port = getenv("KUBERNETES_SERVICE_PORT");
+	const char *host = getenv("KUBERNETES_SERVICE_HOST"),
+	           *port = getenv("KUBERNETES_SERVICE_PORT");
 	const char *dir = serviceaccount_dir();
 	struct strbuf sb = STRBUF_INIT;
 	char *ns_text = NULL, *ca = NULL;
 	int rc = 0;
 
 	if (opts && opts->context && *opts->context)
-		return k8s_error_set(err, EINVAL,
-				     "context=%s given, but no kubeconfig was found (running in-cluster)",
-				     opts->context);
+		return k8s_error_set(
+		    err, EINVAL,
+		    "context=%s given, but no kubeconfig was found (running in-cluster)",
+		    opts->context);
 	strbuf_printf(&sb, strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s", host, port);
 	cfg->server = strbuf_take(&sb);
 	strbuf_printf(&sb, "%s/token", dir);
@@ -751,13 +487,15 @@ static int build_in_cluster(const struct k8s_config_options *opts, struct k8s_co
 	if (!cfg->server || !cfg->token_file)
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	if (access(cfg->token_file, R_OK) != 0)
-		return k8s_error_set(err, ENOENT, "in-cluster: cannot read the service account token %s: %s",
-				     cfg->token_file, strerror(errno));
+		return k8s_error_set(err, ENOENT,
+		                     "in-cluster: cannot read the service account token %s: %s",
+		                     cfg->token_file, strerror(errno));
 	strbuf_printf(&sb, "%s/ca.crt", dir);
 	if (!strbuf_ok(&sb))
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	ca = strbuf_take(&sb);
-	rc = read_pem_file(ca, "ca.crt", "the service account", &cfg->ca_pem, &cfg->ca_pem_len, err);
+	rc = kc_read_pem_file(ca, "ca.crt", "the service account", &cfg->ca_pem, &cfg->ca_pem_len,
+	                      err);
 	free(ca);
 	if (rc)
 		return rc;
@@ -801,7 +539,7 @@ static char *home_config(void)
 
 /* Fills m from the files kubectl would read. -ENOENT: none was there. */
 static int merge_files(const struct k8s_config_options *opts, struct kc_merge *m,
-		       struct k8s_error *err)
+                       struct k8s_error *err)
 {
 	const char *env = getenv("KUBECONFIG");
 	char *list = NULL, *save = NULL, *home;
@@ -817,8 +555,8 @@ static int merge_files(const struct k8s_config_options *opts, struct kc_merge *m
 			rc = merge_add(m, p, true, err);
 		free(list);
 		if (!rc && m->n_files == 0)
-			rc = k8s_error_set(err, ENOENT, "none of the files in $KUBECONFIG (%s) exists",
-					   env);
+			rc = k8s_error_set(err, ENOENT,
+			                   "none of the files in $KUBECONFIG (%s) exists", env);
 		return rc;
 	}
 	home = home_config();
@@ -834,15 +572,16 @@ static int merge_files(const struct k8s_config_options *opts, struct kc_merge *m
 static int check_namespace(const struct k8s_config *cfg, struct k8s_error *err)
 {
 	if (!k8s_is_dns1123_label(cfg->namespace))
-		return k8s_error_set(err, EINVAL,
-				     "invalid namespace \"%s\": must be a DNS-1123 label (lowercase "
-				     "letters, digits and '-')",
-				     cfg->namespace);
+		return k8s_error_set(
+		    err, EINVAL,
+		    "invalid namespace \"%s\": must be a DNS-1123 label (lowercase "
+		    "letters, digits and '-')",
+		    cfg->namespace);
 	return 0;
 }
 
 int kubeconfig_load(const struct k8s_config_options *opts, struct k8s_config **out,
-		    struct k8s_error *err)
+                    struct k8s_error *err)
 {
 	struct kc_merge m = {0};
 	struct k8s_config *cfg = calloc(1, sizeof(*cfg));
@@ -861,7 +600,8 @@ int kubeconfig_load(const struct k8s_config_options *opts, struct k8s_config **o
 
 		snprintf(why, sizeof(why), "%s", err->message);
 		k8s_error_set(err, ENOENT,
-			      "%s, and not running in a cluster (KUBERNETES_SERVICE_HOST is unset)", why);
+		              "%s, and not running in a cluster (KUBERNETES_SERVICE_HOST is unset)",
+		              why);
 	} else if (!rc) {
 		rc = build_from_merge(&m, opts, cfg, err);
 	}
@@ -874,14 +614,6 @@ int kubeconfig_load(const struct k8s_config_options *opts, struct k8s_config **o
 	}
 	*out = cfg;
 	return 0;
-}
-
-static void free_secret(char *s, size_t len)
-{
-	if (!s)
-		return;
-	explicit_bzero(s, len ? len : strlen(s));
-	free(s);
 }
 
 void kubeconfig_free(struct k8s_config *cfg)
@@ -898,11 +630,11 @@ void kubeconfig_free(struct k8s_config *cfg)
 	free(cfg->proxy_url);
 	free(cfg->ca_pem);
 	free(cfg->client_cert_pem);
-	free_secret(cfg->client_key_pem, cfg->client_key_pem_len);
-	free_secret(cfg->token, 0);
+	k8s_secret_free(cfg->client_key_pem, cfg->client_key_pem_len);
+	k8s_secret_free(cfg->token, 0);
 	free(cfg->token_file);
 	free(cfg->username);
-	free_secret(cfg->password, 0);
+	k8s_secret_free(cfg->password, 0);
 	if (cfg->exec) {
 		free(cfg->exec->api_version);
 		free(cfg->exec->command);
@@ -911,7 +643,7 @@ void kubeconfig_free(struct k8s_config *cfg)
 		free(cfg->exec->args);
 		for (size_t i = 0; i < cfg->exec->n_env; i++) {
 			free(cfg->exec->env[i].name);
-			free_secret(cfg->exec->env[i].value, 0);
+			k8s_secret_free(cfg->exec->env[i].value, 0);
 		}
 		free(cfg->exec->env);
 		free(cfg->exec->interactive_mode);

@@ -14,10 +14,10 @@
 struct transport {
 	CURLM *multi;
 	pthread_t thread;
-	pthread_mutex_t lock;         /* guards pending, stopping and every xfer's done */
-	struct xfer *pending;         /* queued by callers, added by the thread */
+	pthread_mutex_t lock; /* guards pending, stopping and every xfer's done */
+	struct xfer *pending; /* queued by callers, added by the thread */
 	bool stopping;
-	struct xfer *active;          /* in the multi handle; the thread's alone */
+	struct xfer *active; /* in the multi handle; the thread's alone */
 };
 
 int64_t transport_now_ms(void)

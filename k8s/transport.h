@@ -24,14 +24,14 @@ struct transport;
 
 /* One transfer. The caller fills easy and the stream fields, transport_run() fills the rest. */
 struct xfer {
-	CURL *easy;                   /* set up by the caller; owned by the caller */
-	atomic_bool *cancel;          /* streams: aborts when it becomes true; may be NULL */
-	int idle_timeout_ms;          /* streams: aborts after this long without bytes; 0: none */
+	CURL *easy;          /* set up by the caller; owned by the caller */
+	atomic_bool *cancel; /* streams: aborts when it becomes true; may be NULL */
+	int idle_timeout_ms; /* streams: aborts after this long without bytes; 0: none */
 
 	/* written by the transport thread */
-	int64_t last_activity_ms;     /* monotonic; bytes or headers arrived */
+	int64_t last_activity_ms; /* monotonic; bytes or headers arrived */
 	CURLcode result;
-	int aborted;                  /* 0, ECANCELED (cancel flag or callback), ETIMEDOUT (idle) */
+	int aborted; /* 0, ECANCELED (cancel flag or callback), ETIMEDOUT (idle) */
 	bool done;
 	pthread_cond_t cond;
 	struct xfer *next;

@@ -9,8 +9,8 @@
  *   k8sget [OPTION=VALUE...] create FILE.json [dry-run]
  *   k8sget [OPTION=VALUE...] delete APIVERSION KIND NAME [Background|Foreground|Orphan]
  *   k8sget [OPTION=VALUE...] stream PATH [MAX_BYTES]
- *   k8sget [OPTION=VALUE...] streams N PATH       N concurrent streams, each ended by its first bytes
- *   k8sget [OPTION=VALUE...] discover
+ *   k8sget [OPTION=VALUE...] streams N PATH       N concurrent streams, each ended by its first
+ * bytes k8sget [OPTION=VALUE...] discover
  *
  * Options: kubeconfig= context= namespace= (as the daemon's), timeout= connect_timeout=
  * idle_timeout= token_reread= exec_timeout= (ms), repeat=N interval=MS (the command
@@ -58,12 +58,12 @@ static int fail(const struct k8s_error *err, int rc)
 
 static void print_config(const struct k8s_config *cfg)
 {
-	const char *auth = cfg->token ? "token"
-			   : cfg->token_file ? "tokenFile"
-			   : cfg->exec ? "exec"
-			   : cfg->username ? "basic"
-			   : cfg->client_cert_pem ? "client-certificate"
-			   : "none";
+	const char *auth = cfg->token             ? "token"
+	                   : cfg->token_file      ? "tokenFile"
+	                   : cfg->exec            ? "exec"
+	                   : cfg->username        ? "basic"
+	                   : cfg->client_cert_pem ? "client-certificate"
+	                                          : "none";
 
 	printf("source=%s\ncontext=%s\ncluster=%s\nuser=%s\nnamespace=%s\nserver=%s\n", cfg->source,
 	       cfg->context, cfg->cluster, cfg->user, cfg->namespace, cfg->server);
@@ -150,7 +150,7 @@ static enum k8s_propagation propagation(const char *s)
 }
 
 static int run_once(struct k8s_client *c, const struct k8s_config *cfg, int argc, char **argv,
-		    struct k8s_error *err)
+                    struct k8s_error *err)
 {
 	const char *cmd = argv[0];
 	struct k8s_resource res;
@@ -180,10 +180,10 @@ static int run_once(struct k8s_client *c, const struct k8s_config *cfg, int argc
 		json_t *in = json_load_file(argv[1], 0, &jerr);
 
 		if (!in)
-			return k8s_error_set(err, EINVAL, "%s:%d:%d: %s", argv[1], jerr.line, jerr.column,
-					     jerr.text);
+			return k8s_error_set(err, EINVAL, "%s:%d:%d: %s", argv[1], jerr.line,
+			                     jerr.column, jerr.text);
 		rc = k8s_create(c, cfg->namespace, in, argc >= 3 && strcmp(argv[2], "dry-run") == 0,
-				&obj, err);
+		                &obj, err);
 		json_decref(in);
 		goto print;
 	}
@@ -191,7 +191,7 @@ static int run_once(struct k8s_client *c, const struct k8s_config *cfg, int argc
 		rc = k8s_resource_for(argv[1], argv[2], &res, err);
 		if (!rc)
 			rc = k8s_delete(c, &res, cfg->namespace, argv[3],
-					propagation(argc >= 5 ? argv[4] : NULL), err);
+			                propagation(argc >= 5 ? argv[4] : NULL), err);
 		if (!rc)
 			printf("deleted\n");
 		return rc;
@@ -283,8 +283,9 @@ int main(int argc, char **argv)
 	while (i < argc && parse_option(&o, argv[i]))
 		i++;
 	if (i >= argc) {
-		fprintf(stderr, "usage: k8sget [kubeconfig=P] [context=C] [namespace=N] [timeout=MS] "
-				"... config|get|getobj|create|delete|stream|streams|discover ARGS\n");
+		fprintf(stderr,
+		        "usage: k8sget [kubeconfig=P] [context=C] [namespace=N] [timeout=MS] "
+		        "... config|get|getobj|create|delete|stream|streams|discover ARGS\n");
 		return 2;
 	}
 	rc = kubeconfig_load(&o.cfg, &cfg, &err);
@@ -321,8 +322,8 @@ int main(int argc, char **argv)
 
 		k8s_client_get_stats(c, &st);
 		fprintf(stderr, "stats: requests=%llu connections=%llu retries=%llu http=%d\n",
-			(unsigned long long)st.requests, (unsigned long long)st.connections,
-			(unsigned long long)st.retries, st.last_http_version);
+		        (unsigned long long)st.requests, (unsigned long long)st.connections,
+		        (unsigned long long)st.retries, st.last_http_version);
 	}
 	k8s_client_free(c);
 	kubeconfig_free(cfg);

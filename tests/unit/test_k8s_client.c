@@ -19,12 +19,13 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 static const char NOT_FOUND[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-				"\"message\":\"pods \\\"x\\\" not found\",\"reason\":\"NotFound\","
-				"\"code\":404}";
-static const char UNAVAILABLE[] = "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":"
-				  "\"etcd is busy\",\"reason\":\"ServiceUnavailable\",\"code\":503}";
+                                "\"message\":\"pods \\\"x\\\" not found\",\"reason\":\"NotFound\","
+                                "\"code\":404}";
+static const char UNAVAILABLE[] =
+    "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":"
+    "\"etcd is busy\",\"reason\":\"ServiceUnavailable\",\"code\":503}";
 static const char UNAUTHORIZED[] = "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":"
-				   "\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
+                                   "\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
 
 struct fixture {
 	struct testsrv srv;
@@ -87,7 +88,8 @@ TEST(client_get_sends_headers_and_reuses_the_connection)
 
 	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
 	SCRIPT(&f, {200, NULL, "{\"kind\":\"PodList\",\"items\":[]}"}, {200, NULL, "{\"a\":1}"});
-	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods?limit=500", NULL, NULL, &r, &err), 0);
+	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods?limit=500", NULL, NULL, &r, &err),
+	             0);
 	CHECK_INT_EQ(r.status, 200);
 	CHECK_STR_EQ(r.body, "{\"kind\":\"PodList\",\"items\":[]}");
 	k8s_response_free(&r);
@@ -114,9 +116,9 @@ TEST(client_status_errors_keep_the_servers_message)
 
 	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
 	SCRIPT(&f, {404, NULL, NOT_FOUND});
-	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/namespaces/default/pods/x", NULL, NULL,
-				 &r, &err),
-		     -ENOENT);
+	CHECK_INT_EQ(
+	    k8s_request(f.client, "GET", "/api/v1/namespaces/default/pods/x", NULL, NULL, &r, &err),
+	    -ENOENT);
 	CHECK_INT_EQ(err.code, 404);
 	CHECK_STR_EQ(err.message, "pods \"x\" not found");
 	CHECK(r.body == NULL);
@@ -150,21 +152,23 @@ TEST(client_post_is_not_retried_when_the_server_may_have_acted)
 	struct k8s_error err;
 
 	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
-	SCRIPT(&f, {500, NULL, "{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\","
-			       "\"message\":\"boom\"}"},
+	SCRIPT(&f,
+	       {500, NULL,
+	        "{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\","
+	        "\"message\":\"boom\"}"},
 	       {503, NULL, UNAVAILABLE}, {201, NULL, "{\"created\":true}"});
-	CHECK_INT_EQ(k8s_request(f.client, "POST", "/api/v1/namespaces/default/pods", NULL, "{}", &r,
-				 &err),
-		     -EIO);
+	CHECK_INT_EQ(
+	    k8s_request(f.client, "POST", "/api/v1/namespaces/default/pods", NULL, "{}", &r, &err),
+	    -EIO);
 	CHECK_STR_EQ(err.message, "boom");
 	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
 	CHECK_STR_CONTAINS(f.srv.seen[0], "POST /api/v1/namespaces/default/pods HTTP/1.1\r\n");
 	CHECK_STR_CONTAINS(f.srv.seen[0], "\r\nContent-Type: application/json\r\n");
 	CHECK_STR_CONTAINS(f.srv.seen[0], "\r\n\r\n{}");
 	/* 503: the server did not act; retried */
-	CHECK_INT_EQ(k8s_request(f.client, "POST", "/api/v1/namespaces/default/pods", NULL, "{}", &r,
-				 &err),
-		     0);
+	CHECK_INT_EQ(
+	    k8s_request(f.client, "POST", "/api/v1/namespaces/default/pods", NULL, "{}", &r, &err),
+	    0);
 	CHECK_INT_EQ(r.status, 201);
 	k8s_response_free(&r);
 	CHECK_INT_EQ(atomic_load(&f.srv.requests), 3);
@@ -200,7 +204,8 @@ TEST(client_deadline_gives_etimedout)
 
 	CHECK(fixture_start(&f) && fixture_client(&f, &opts));
 	SCRIPT(&f, {200, NULL, "{}", 3000});
-	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err), -ETIMEDOUT);
+	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err),
+	             -ETIMEDOUT);
 	CHECK_STR_CONTAINS(err.message, "cannot reach http://127.0.0.1:");
 	CHECK_STR_CONTAINS(err.message, ": no answer within ");
 	fixture_stop(&f);
@@ -253,7 +258,7 @@ TEST(client_401_reruns_the_exec_plugin_once)
 	/* a second 401 in a row is the answer: EACCES, after one more run */
 	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err), -EACCES);
 	CHECK_STR_EQ(err.message, "the API server rejected the credentials of user \"tester\": "
-				  "Unauthorized");
+	                          "Unauthorized");
 	CHECK_INT_EQ(atomic_load(&f.srv.requests), 4);
 	CHECK_STR_CONTAINS(f.srv.seen[3], "Authorization: Bearer exec-token-3\r\n");
 	fixture_stop(&f);
@@ -283,7 +288,7 @@ struct collected {
 	char data[256];
 	size_t len;
 	int calls;
-	int stop_after;               /* return non-zero on this call; 0: never */
+	int stop_after; /* return non-zero on this call; 0: never */
 };
 
 static int collect(void *arg, const char *data, size_t len)
@@ -302,13 +307,16 @@ TEST(client_stream_delivers_chunks_and_status)
 	struct fixture f;
 	struct collected got = {0};
 	int status = -1;
-	struct k8s_stream_request req = {"/api/v1/pods?watch=1", NULL, collect, &got, NULL, &status};
+	struct k8s_stream_request req = {
+	    "/api/v1/pods?watch=1", NULL, collect, &got, NULL, &status};
 	struct k8s_error err;
 
 	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
-	SCRIPT(&f, {200, NULL, NULL, 0, {"{\"type\":\"ADD", "ED\"}\n", "{\"type\":\"DELETED\"}\n"}, 20},
-	       {403, NULL, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
-			   "\"pods is forbidden\"}"});
+	SCRIPT(&f,
+	       {200, NULL, NULL, 0, {"{\"type\":\"ADD", "ED\"}\n", "{\"type\":\"DELETED\"}\n"}, 20},
+	       {403, NULL,
+	        "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
+	        "\"pods is forbidden\"}"});
 	CHECK_INT_EQ(k8s_stream_run(f.client, &req, &err), 0);
 	CHECK_INT_EQ(status, 200);
 	got.data[got.len] = '\0';
@@ -333,7 +341,8 @@ TEST(client_stream_cancel_takes_effect_promptly)
 	struct fixture f;
 	struct collected got = {0};
 	atomic_bool cancel = false;
-	struct k8s_stream_request req = {"/api/v1/pods?watch=1", NULL, collect, &got, &cancel, NULL};
+	struct k8s_stream_request req = {
+	    "/api/v1/pods?watch=1", NULL, collect, &got, &cancel, NULL};
 	struct k8s_error err;
 	pthread_t t;
 	int64_t t0, elapsed;
@@ -349,7 +358,7 @@ TEST(client_stream_cancel_takes_effect_promptly)
 	/* the flag is polled every TRANSPORT_TICK_MS; this bound only catches a hang */
 	CHECK(elapsed < 5000);
 	fprintf(stderr, "  (stream cancelled %lld ms after start, flag set at 200 ms)\n",
-		(long long)elapsed);
+	        (long long)elapsed);
 	fixture_stop(&f);
 }
 
@@ -392,8 +401,8 @@ struct parallel {
 static void *run_stream(void *arg)
 {
 	struct parallel *p = arg;
-	struct k8s_stream_request req = {"/api/v1/pods?watch=1", NULL, collect, &p->got, p->cancel,
-					 NULL};
+	struct k8s_stream_request req = {
+	    "/api/v1/pods?watch=1", NULL, collect, &p->got, p->cancel, NULL};
 	struct k8s_error err;
 
 	p->rc = k8s_stream_run(p->client, &req, &err);

@@ -1,4 +1,5 @@
-/* Tests k8s/creds.c and k8s/execcred.c: each credential form, re-reads, plugin runs and failures. */
+/* Tests k8s/creds.c and k8s/execcred.c: each credential form, re-reads, plugin runs and failures.
+ */
 #include "k8s/creds.h"
 #include "tests/unit/harness.h"
 
@@ -67,7 +68,8 @@ static void exec_fixture(struct exec_fixture *f, const char *plugin, const char 
 	f->args[0] = "--cluster";
 	f->args[1] = "test";
 	f->env[0] = (struct k8s_exec_env){"PLUGIN_GREETING", "hello"};
-	f->exec = (struct k8s_exec_config){(char *)api, f->command, f->args, 2, f->env, 1, true, "Never"};
+	f->exec =
+	    (struct k8s_exec_config){(char *)api, f->command, f->args, 2, f->env, 1, true, "Never"};
 	f->cfg.server = "https://api.example:6443";
 	f->cfg.ca_pem = ca;
 	f->cfg.ca_pem_len = strlen(ca);
@@ -208,9 +210,10 @@ TEST(creds_exec_plugin_is_cached_until_a_401)
 	const char *rec = read_file(record);
 	CHECK_STR_CONTAINS(rec, "args=--cluster test\n");
 	CHECK_STR_CONTAINS(rec, "greeting=hello\n");
-	CHECK_STR_CONTAINS(rec, "info={\"kind\":\"ExecCredential\",\"apiVersion\":"
-				"\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false,"
-				"\"cluster\":{\"server\":\"https://api.example:6443\"");
+	CHECK_STR_CONTAINS(rec,
+	                   "info={\"kind\":\"ExecCredential\",\"apiVersion\":"
+	                   "\"client.authentication.k8s.io/v1\",\"spec\":{\"interactive\":false,"
+	                   "\"cluster\":{\"server\":\"https://api.example:6443\"");
 	CHECK_STR_CONTAINS(rec, "\"certificate-authority-data\":\"LS0tLS1CRUdJTi");
 	CHECK_STR_CONTAINS(rec, "stdin=notty");
 
@@ -260,7 +263,8 @@ static void *get_in_thread(void *arg)
 	struct creds_auth a;
 	struct k8s_error err;
 
-	if (creds_get(arg, &a, &err) == 0 && a.authorization && strcmp(a.authorization, "Bearer exec-token-1") == 0) {
+	if (creds_get(arg, &a, &err) == 0 && a.authorization &&
+	    strcmp(a.authorization, "Bearer exec-token-1") == 0) {
 		creds_auth_clear(&a);
 		return arg;
 	}
@@ -313,7 +317,8 @@ TEST(creds_exec_plugin_with_client_certificate)
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
 	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
 	CHECK(a.authorization == NULL);
-	CHECK(a.cert_pem && strstr(a.cert_pem, "-----BEGIN CERTIFICATE-----\nUExBQ0VIT0xERVIgQ0xJRU5U"));
+	CHECK(a.cert_pem &&
+	      strstr(a.cert_pem, "-----BEGIN CERTIFICATE-----\nUExBQ0VIT0xERVIgQ0xJRU5U"));
 	CHECK(a.key_pem && strstr(a.key_pem, "-----BEGIN PRIVATE KEY-----\n"));
 	creds_auth_clear(&a);
 	creds_free(c);
@@ -322,8 +327,9 @@ TEST(creds_exec_plugin_with_client_certificate)
 	exec_fixture(&f, "exec-cert.sh", "client.authentication.k8s.io/v1beta1");
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
 	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
-	CHECK_STR_CONTAINS(err.message, "is configured for client.authentication.k8s.io/v1beta1 but "
-					"answered with apiVersion client.authentication.k8s.io/v1");
+	CHECK_STR_CONTAINS(err.message,
+	                   "is configured for client.authentication.k8s.io/v1beta1 but "
+	                   "answered with apiVersion client.authentication.k8s.io/v1");
 	creds_free(c);
 }
 
@@ -338,8 +344,9 @@ TEST(creds_exec_plugin_failures_are_readable)
 	exec_fixture(&f, "exec-fail.sh", "client.authentication.k8s.io/v1");
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
 	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
-	CHECK_STR_CONTAINS(err.message, "exec-fail.sh failed (exit status 3): error: no valid login "
-					"session; run login-tool first");
+	CHECK_STR_CONTAINS(err.message,
+	                   "exec-fail.sh failed (exit status 3): error: no valid login "
+	                   "session; run login-tool first");
 	CHECK(!strstr(err.message, "STDOUT-SECRET"));
 	creds_free(c);
 
@@ -360,7 +367,7 @@ TEST(creds_exec_plugin_failures_are_readable)
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
 	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
 	CHECK_STR_EQ(err.message, "cannot run exec plugin arenafs-no-such-plugin: No such file or "
-				  "directory (is it installed and on PATH?)");
+	                          "directory (is it installed and on PATH?)");
 	creds_free(c);
 }
 

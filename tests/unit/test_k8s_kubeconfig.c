@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define FIX(name) harness_fixture("kubeconfig/" name)
+#define FIX(name)      harness_fixture("kubeconfig/" name)
 #define FIX_PATH(name) harness_fixture(strcat(strcpy(fixbuf, "kubeconfig/"), name))
 
 static char fixbuf[256];
 
 /* harness_fixture() returns a static buffer: copy each path before joining them. */
 static void fixture_list(char *buf, size_t size, const char *a, const char *b, const char *mid,
-			 const char *c)
+                         const char *c)
 {
 	char pa[2048], pb[2048], pc[2048];
 
@@ -25,8 +25,8 @@ static void fixture_list(char *buf, size_t size, const char *a, const char *b, c
 
 /* Loads with KUBECONFIG, HOME and the service-account variables set as given (NULL: unset). */
 static int load_env(const char *kubeconfig_env, const char *home, const char *explicit_path,
-		    const char *context, const char *ns, struct k8s_config **cfg,
-		    struct k8s_error *err)
+                    const char *context, const char *ns, struct k8s_config **cfg,
+                    struct k8s_error *err)
 {
 	struct k8s_config_options opts = {explicit_path, context, ns};
 
@@ -43,7 +43,7 @@ static int load_env(const char *kubeconfig_env, const char *home, const char *ex
 }
 
 static int load(const char *path, const char *context, struct k8s_config **cfg,
-		struct k8s_error *err)
+                struct k8s_error *err)
 {
 	return load_env(NULL, NULL, path, context, NULL, cfg, err);
 }
@@ -64,8 +64,8 @@ TEST(kubeconfig_merge_first_definition_and_first_current_context_win)
 
 	restore_env();
 	/* a missing file in the list is ignored; merge-c's current-context comes too late */
-	fixture_list(list, sizeof(list), "merge-a.yaml", "merge-b.yaml", ":/nonexistent/kubeconfig::",
-		     "merge-c.yaml");
+	fixture_list(list, sizeof(list), "merge-a.yaml", "merge-b.yaml",
+	             ":/nonexistent/kubeconfig::", "merge-c.yaml");
 	CHECK_INT_EQ(load_env(list, NULL, NULL, NULL, NULL, &cfg, &err), 0);
 	if (cfg) {
 		CHECK_STR_EQ(cfg->context, "ctx-b");
@@ -137,9 +137,11 @@ TEST(kubeconfig_home_config_and_missing_everything)
 	CHECK_STR_CONTAINS(err.message, "/nonexistent-home/.kube/config does not exist");
 	CHECK_STR_CONTAINS(err.message, "not running in a cluster");
 	CHECK_INT_EQ(load_env("/nope/a:/nope/b", NULL, NULL, NULL, NULL, &cfg, &err), -ENOENT);
-	CHECK_STR_CONTAINS(err.message, "none of the files in $KUBECONFIG (/nope/a:/nope/b) exists");
+	CHECK_STR_CONTAINS(err.message,
+	                   "none of the files in $KUBECONFIG (/nope/a:/nope/b) exists");
 	CHECK_INT_EQ(load("/nope/explicit.yaml", NULL, &cfg, &err), -ENOENT);
-	CHECK_STR_EQ(err.message, "cannot read kubeconfig /nope/explicit.yaml: No such file or directory");
+	CHECK_STR_EQ(err.message,
+	             "cannot read kubeconfig /nope/explicit.yaml: No such file or directory");
 	restore_env();
 }
 
@@ -187,7 +189,8 @@ TEST(kubeconfig_every_credential_form)
 	if (cfg) {
 		CHECK_STR_EQ(cfg->token, "static-token"); /* token beats tokenFile */
 		CHECK_STR_EQ(cfg->namespace, "team-a");
-		CHECK(cfg->ca_pem && strstr(cfg->ca_pem, "UExBQ0VIT0xERVIgQ0EgRk9SIFRFU1RTIE9OTFk="));
+		CHECK(cfg->ca_pem &&
+		      strstr(cfg->ca_pem, "UExBQ0VIT0xERVIgQ0EgRk9SIFRFU1RTIE9OTFk="));
 		CHECK_INT_EQ(cfg->ca_pem_len, strlen(cfg->ca_pem));
 		CHECK(!cfg->insecure_skip_tls_verify);
 	}
@@ -204,15 +207,18 @@ TEST(kubeconfig_every_credential_form)
 	CHECK_INT_EQ(load(FIX("creds.yaml"), "cert-file", &cfg, &err), 0);
 	if (cfg) {
 		/* -data wins over a file that does not even exist */
-		CHECK(cfg->ca_pem && strstr(cfg->ca_pem, "UExBQ0VIT0xERVIgQ0EgRk9SIFRFU1RTIE9OTFk="));
-		CHECK(cfg->client_cert_pem && strstr(cfg->client_cert_pem, "UExBQ0VIT0xERVIgQ0xJRU5U"));
+		CHECK(cfg->ca_pem &&
+		      strstr(cfg->ca_pem, "UExBQ0VIT0xERVIgQ0EgRk9SIFRFU1RTIE9OTFk="));
+		CHECK(cfg->client_cert_pem &&
+		      strstr(cfg->client_cert_pem, "UExBQ0VIT0xERVIgQ0xJRU5U"));
 		CHECK(cfg->client_key_pem && strstr(cfg->client_key_pem, "BEGIN PRIVATE KEY"));
 	}
 	kubeconfig_free(cfg);
 
 	CHECK_INT_EQ(load(FIX("creds.yaml"), "cert-data", &cfg, &err), 0);
 	if (cfg) {
-		CHECK(cfg->client_cert_pem && strstr(cfg->client_cert_pem, "UExBQ0VIT0xERVIgREFUQSBDRVJU"));
+		CHECK(cfg->client_cert_pem &&
+		      strstr(cfg->client_cert_pem, "UExBQ0VIT0xERVIgREFUQSBDRVJU"));
 		CHECK(cfg->client_key_pem && strstr(cfg->client_key_pem, "UExBQ0VIT0xERVIgS0VZ"));
 		CHECK_INT_EQ(cfg->client_key_pem_len, strlen(cfg->client_key_pem));
 	}
@@ -283,8 +289,9 @@ TEST(kubeconfig_errors_name_what_is_wrong)
 	struct k8s_error err;
 
 	CHECK_INT_EQ(load(FIX("bad-yaml.yaml"), NULL, &cfg, &err), -EINVAL);
-	CHECK_STR_CONTAINS(err.message, "bad-yaml.yaml:7:6: invalid YAML: did not find expected ',' or ']' while "
-					"parsing a flow sequence started at line 6 column 13");
+	CHECK_STR_CONTAINS(
+	    err.message, "bad-yaml.yaml:7:6: invalid YAML: did not find expected ',' or ']' while "
+	                 "parsing a flow sequence started at line 6 column 13");
 	CHECK_INT_EQ(load(FIX("bad-type.yaml"), NULL, &cfg, &err), -EINVAL);
 	CHECK_STR_CONTAINS(err.message, "bad-type.yaml:5:3: clusters must be a list");
 	CHECK_INT_EQ(load(FIX("no-current.yaml"), NULL, &cfg, &err), -EINVAL);
@@ -294,15 +301,17 @@ TEST(kubeconfig_errors_name_what_is_wrong)
 	CHECK_INT_EQ(load(FIX("creds.yaml"), "no-such-user", &cfg, &err), -EINVAL);
 	CHECK_STR_CONTAINS(err.message, "user \"ghost\" of context \"no-such-user\" not found");
 	CHECK_INT_EQ(load(FIX("creds.yaml"), "no-such-cluster", &cfg, &err), -EINVAL);
-	CHECK_STR_CONTAINS(err.message, "cluster \"ghost\" of context \"no-such-cluster\" not found");
+	CHECK_STR_CONTAINS(err.message,
+	                   "cluster \"ghost\" of context \"no-such-cluster\" not found");
 	CHECK_INT_EQ(load(FIX("ca-and-insecure-error.yaml"), NULL, &cfg, &err), -EINVAL);
-	CHECK_STR_CONTAINS(err.message, "both a certificate authority and insecure-skip-tls-verify");
+	CHECK_STR_CONTAINS(err.message,
+	                   "both a certificate authority and insecure-skip-tls-verify");
 	CHECK_INT_EQ(load(FIX("missing-cert-error.yaml"), NULL, &cfg, &err), -EINVAL);
 	CHECK_STR_CONTAINS(err.message, "cannot read client-certificate ");
 	CHECK_STR_CONTAINS(err.message, "nope/client.pem of user \"x\": No such file or directory");
 	CHECK_INT_EQ(load(FIX("bad-data-error.yaml"), NULL, &cfg, &err), -EINVAL);
 	CHECK_STR_CONTAINS(err.message, "bad-data-error.yaml:7:33: certificate-authority-data of "
-					"cluster \"x\" is not base64-encoded PEM");
+	                                "cluster \"x\" is not base64-encoded PEM");
 	CHECK(!strstr(err.message, "TOPSECRETVALUE"));
 	CHECK_INT_EQ(load(FIX("creds.yaml"), "token", &cfg, &err), 0);
 	kubeconfig_free(cfg);

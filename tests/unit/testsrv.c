@@ -97,9 +97,9 @@ static bool answer(struct testsrv *s, int fd, const struct testsrv_response *r)
 		msleep(r->delay_ms);
 	if (r->chunks[0] || r->hang) {
 		snprintf(head, sizeof(head),
-			 "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n%sTransfer-Encoding: "
-			 "chunked\r\n\r\n",
-			 r->status, r->headers ? r->headers : "");
+		         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n%sTransfer-Encoding: "
+		         "chunked\r\n\r\n",
+		         r->status, r->headers ? r->headers : "");
 		if (!send_all(fd, head, strlen(head)))
 			return false;
 		for (int i = 0; i < TESTSRV_MAX_CHUNKS && r->chunks[i]; i++) {
@@ -109,7 +109,8 @@ static bool answer(struct testsrv *s, int fd, const struct testsrv_response *r)
 				msleep(r->chunk_delay_ms);
 			snprintf(sz, sizeof(sz), "%zx\r\n", strlen(r->chunks[i]));
 			if (!send_all(fd, sz, strlen(sz)) ||
-			    !send_all(fd, r->chunks[i], strlen(r->chunks[i])) || !send_all(fd, "\r\n", 2))
+			    !send_all(fd, r->chunks[i], strlen(r->chunks[i])) ||
+			    !send_all(fd, "\r\n", 2))
 				return false;
 		}
 		if (r->hang) {
@@ -118,10 +119,11 @@ static bool answer(struct testsrv *s, int fd, const struct testsrv_response *r)
 		}
 		return send_all(fd, "0\r\n\r\n", 5) && !r->close;
 	}
-	snprintf(head, sizeof(head), "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n%s"
-		 "Content-Length: %zu\r\n%s\r\n",
-		 r->status, r->headers ? r->headers : "", strlen(body),
-		 r->close ? "Connection: close\r\n" : "");
+	snprintf(head, sizeof(head),
+	         "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n%s"
+	         "Content-Length: %zu\r\n%s\r\n",
+	         r->status, r->headers ? r->headers : "", strlen(body),
+	         r->close ? "Connection: close\r\n" : "");
 	return send_all(fd, head, strlen(head)) && send_all(fd, body, strlen(body)) && !r->close;
 }
 
@@ -149,7 +151,8 @@ static void *serve(void *arg)
 			if (i < TESTSRV_MAX_SCRIPT)
 				memcpy(s->seen[i], req, sizeof(s->seen[i]) - 1);
 			if (i >= s->n_script) {
-				static const struct testsrv_response none = {.status = 500, .body = "script exhausted"};
+				static const struct testsrv_response none = {
+				    .status = 500, .body = "script exhausted"};
 
 				answer(s, c, &none);
 				break;

@@ -16,13 +16,13 @@
 
 struct testsrv_response {
 	int status;
-	const char *headers;          /* extra header lines, each ending "\r\n"; may be NULL */
-	const char *body;             /* sent with Content-Length; NULL: "" */
-	int delay_ms;                 /* before answering */
+	const char *headers; /* extra header lines, each ending "\r\n"; may be NULL */
+	const char *body;    /* sent with Content-Length; NULL: "" */
+	int delay_ms;        /* before answering */
 	const char *chunks[TESTSRV_MAX_CHUNKS]; /* a chunked stream instead of body (NULL-ended) */
 	int chunk_delay_ms;
-	bool hang;                    /* after the chunks (or headers), stay silent until the client goes */
-	bool close;                   /* close the connection after this answer */
+	bool hang;  /* after the chunks (or headers), stay silent until the client goes */
+	bool close; /* close the connection after this answer */
 };
 
 struct testsrv {
@@ -32,8 +32,8 @@ struct testsrv {
 	atomic_bool stop;
 	struct testsrv_response script[TESTSRV_MAX_SCRIPT];
 	int n_script;
-	atomic_int requests;          /* requests answered (or being answered) */
-	atomic_int connections;       /* connections accepted */
+	atomic_int requests;                 /* requests answered (or being answered) */
+	atomic_int connections;              /* connections accepted */
 	char seen[TESTSRV_MAX_SCRIPT][2048]; /* request line, headers and body of each request */
 };
 
