@@ -110,20 +110,86 @@ static bool same_with_name(const char *text, const json_t *root, const char *nam
 	return same;
 }
 
+/* Would this valid job name read as a boolean or null unquoted? */
+static bool yaml_word(const char *name)
+{
+	static const char *const WORDS[] = {"y",   "n",    "yes",   "no",	"on",
+					    "off", "true", "false", "null", NULL};
+
+	for (const char *const *w = WORDS; *w; w++)
+		if (strcmp(name, *w) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Text with a `name:` entry put where it means "this mapping's name": in front;
+ * after a leading `---` line; or first in a flow mapping. NULL when the text has
+ * no such place (the caller then checks each against the parsed spec).
+ */
+static char *name_inserted(const char *text, size_t len, const char *name, int how)
+{
+	const char *end = text + len, *at = NULL;
+	const char *fmt = "name: %s\n";
+	char head[128], quoted[128];
+	char *out = NULL;
+
+	/* a job may be called "yes"; YAML 1.1 would read that unquoted as true */
+	snprintf(quoted, sizeof(quoted), "\"%s\"", name);
+
+	if (how == 0) {
+		at = text;
+	} else if (how == 1) {
+		/* a document start line, after any comments or directives */
+		for (const char *p = text; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			if (!nl)
+				break;
+			if (end - p >= 3 && strncmp(p, "---", 3) == 0 && (p[3] == '\n' || p[3] == ' ' ||
+									 p[3] == '\r')) {
+				at = nl + 1;
+				break;
+			}
+			if (*p != '#' && *p != '%' && *p != '\n')
+				break;
+			p = nl + 1;
+		}
+	} else {
+		const char *p = text;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p < end && *p == '{') {
+			at = p + 1;
+			fmt = "name: %s, ";
+		}
+	}
+	if (!at)
+		return NULL;
+	if (snprintf(head, sizeof(head), fmt, yaml_word(name) ? quoted : name) >= (int)sizeof(head))
+		return NULL;
+	if (asprintf(&out, "%.*s%s%.*s", (int)(at - text), text, head, (int)(end - at), at) < 0)
+		return NULL;
+	return out;
+}
+
 /* The SPEC_ANNOTATION text of a small spec (see the file comment). */
 static int annotation_text(struct spec_ctx *c, const char *text, size_t len)
 {
 	struct job_spec *s = c->s;
-	char *named = NULL;
 
-	if (!json_object_get(c->root, "name") &&
-	    asprintf(&named, "name: %s\n%.*s", s->name, (int)len, text) < 0)
-		return k8s_error_set(c->err, ENOMEM, "out of memory");
-	if (named && same_with_name(named, c->root, s->name)) {
-		s->text = named;
-		return 0;
+	if (!json_object_get(c->root, "name")) {
+		for (int how = 0; how < 3; how++) {
+			char *named = name_inserted(text, len, s->name, how);
+
+			if (named && same_with_name(named, c->root, s->name)) {
+				s->text = named;
+				return 0;
+			}
+			free(named);
+		}
 	}
-	free(named);
 	s->text = copy_text(text, len);
 	return s->text ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
 }

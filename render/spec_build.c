@@ -73,6 +73,20 @@ json_t *spec_base_labels(const struct job_spec *s)
 			 ki->kind_name, SPEC_LABEL_SUBMITTED_BY, SPEC_SUBMITTED_BY_VALUE);
 }
 
+json_t *spec_pull_secrets(const struct job_spec *s)
+{
+	json_t *list = json_array();
+	json_t *name;
+	size_t i;
+
+	json_array_foreach(s->pull_secrets, i, name)
+		if (!list || json_array_append_new(list, json_pack("{s:O}", "name", name)) < 0) {
+			json_decref(list);
+			return NULL;
+		}
+	return list;
+}
+
 char *spec_host_log_path(const struct job_spec *s, const char *ns)
 {
 	char *p = NULL;
@@ -371,15 +385,8 @@ static json_t *build_pod_template(const struct job_spec *s, const char *ns, cons
 		rc |= json_object_set(spec, "tolerations", s->tolerations);
 	if (rc == 0 && s->priority)
 		rc |= json_object_set_new(spec, "priorityClassName", json_string(s->priority));
-	if (rc == 0 && s->pull_secrets && json_array_size(s->pull_secrets)) {
-		json_t *list = json_array();
-		json_t *name;
-		size_t i;
-
-		json_array_foreach(s->pull_secrets, i, name)
-			rc |= json_array_append_new(list, json_pack("{s:O}", "name", name));
-		rc |= json_object_set_new(spec, "imagePullSecrets", list);
-	}
+	if (rc == 0 && s->pull_secrets && json_array_size(s->pull_secrets))
+		rc |= json_object_set_new(spec, "imagePullSecrets", spec_pull_secrets(s));
 	if (rc == 0 && json_array_size(vols))
 		rc |= json_object_set(spec, "volumes", vols);
 	if (rc == 0 && s->has_sync)

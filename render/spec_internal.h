@@ -186,6 +186,8 @@ json_t *spec_base_labels(const struct job_spec *s);
 /* The replica type whose pod 0 is the job's main pod, as the operators label it
  * (training.kubeflow.org/replica-type): "chief", "master" or "worker". */
 const char *spec_main_replica(const struct job_spec *s);
+/* imagePullSecrets: [{name: ...}] of the spec's image_pull_secrets. */
+json_t *spec_pull_secrets(const struct job_spec *s);
 /* hostPath of the TensorBoard logs when s->local_logs. Caller frees. */
 char *spec_host_log_path(const struct job_spec *s, const char *ns);
 

@@ -155,12 +155,14 @@ int spec_build_manifest(const struct job_spec *s, const char *ns, json_t **out,
 	}
 	have = json_string_value(json_object_get(meta, "namespace"));
 	if (have && strcmp(have, ns) != 0) {
+		int rc = k8s_error_set(err, EINVAL,
+				       "metadata.namespace: the manifest is for namespace \"%s\", "
+				       "but this submit/ creates jobs in \"%s\"; remove the field "
+				       "or submit it in that namespace's tree",
+				       have, ns);
+
 		json_decref(job);
-		return k8s_error_set(err, EINVAL,
-				     "metadata.namespace: the manifest is for namespace \"%s\", but "
-				     "this submit/ creates jobs in \"%s\"; remove the field or "
-				     "submit it in that namespace's tree",
-				     have, ns);
+		return rc;
 	}
 	if (!have && json_object_set_new(meta, "namespace", json_string(ns)) < 0) {
 		json_decref(job);

@@ -108,15 +108,8 @@ static json_t *tb_pod_spec(const struct job_spec *s, const char *ns)
 		rc = json_object_set(spec, "tolerations", s->tolerations);
 	if (rc == 0 && s->priority)
 		rc = json_object_set_new(spec, "priorityClassName", json_string(s->priority));
-	if (rc == 0 && s->pull_secrets && json_array_size(s->pull_secrets)) {
-		json_t *list = json_array();
-		json_t *name;
-		size_t i;
-
-		json_array_foreach(s->pull_secrets, i, name)
-			rc |= json_array_append_new(list, json_pack("{s:O}", "name", name));
-		rc |= json_object_set_new(spec, "imagePullSecrets", list);
-	}
+	if (rc == 0 && s->pull_secrets && json_array_size(s->pull_secrets))
+		rc = json_object_set_new(spec, "imagePullSecrets", spec_pull_secrets(s));
 	if (rc == 0)
 		rc = json_object_set_new(spec, "affinity", affinity(s));
 	if (rc == 0 && json_array_size(vols))

@@ -725,7 +725,8 @@ static int check_unknown_keys(struct spec_ctx *c)
 		const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, key);
 		const char *near;
 
-		if (key_find(key))
+		/* x-...: free for the user (YAML anchors), as docker compose does */
+		if (key_find(key) || strncmp(key, "x-", 2) == 0)
 			continue;
 		near = spec_suggest(key, words);
 		if (near)
