@@ -338,10 +338,14 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 	pid = -1;
 	one_line(&line, &serr);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		/* 127: what a shell, or a spawn emulated with fork+exec (valgrind), reports
+		 * for a command that could not be executed */
 		if (WIFEXITED(status))
 			rc = k8s_error_set(
-			    err, EACCES, "exec plugin %s failed (exit status %d)%s%s", cmd,
-			    WEXITSTATUS(status), line.len ? ": " : "", strbuf_str(&line));
+			    err, EACCES, "exec plugin %s failed (exit status %d%s)%s%s", cmd,
+			    WEXITSTATUS(status),
+			    WEXITSTATUS(status) == 127 ? ": is it installed and on PATH?" : "",
+			    line.len ? ": " : "", strbuf_str(&line));
 		else
 			rc = k8s_error_set(
 			    err, EACCES, "exec plugin %s was killed by signal %d%s%s", cmd,

@@ -366,8 +366,10 @@ TEST(creds_exec_plugin_failures_are_readable)
 	f.exec.command = "arenafs-no-such-plugin";
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
 	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
-	CHECK_STR_EQ(err.message, "cannot run exec plugin arenafs-no-such-plugin: No such file or "
-	                          "directory (is it installed and on PATH?)");
+	/* glibc's posix_spawn reports the exec failure itself; under valgrind the child exits 127
+	 */
+	CHECK_STR_CONTAINS(err.message, "exec plugin arenafs-no-such-plugin");
+	CHECK_STR_CONTAINS(err.message, "is it installed and on PATH?");
 	creds_free(c);
 }
 
