@@ -209,6 +209,13 @@ def test_http2_multiplexes_streams_on_one_connection(certs, h2):
     assert h2.stats(certs)["sessions"] - before == 2  # the streams' one, and this /stats query's
 
 
+def test_many_concurrent_streams_share_one_http2_connection(certs, h2):
+    out = k8sget(kubeconfig(certs, h2.port, ca="test-ca"), "stats=1", "streams", "60", "/watch")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count('{"type":"ADDED"') == 60
+    assert "requests=60 connections=1 " in out.stderr, out.stderr
+
+
 def test_http1_server_gets_a_connection_per_stream(certs):
     s = Server(certs, "server-ip", http1=True)
     try:
