@@ -187,3 +187,22 @@ def test_replicaset_pods_run_until_deleted():
                                  c.log("tb-abc12", "main"))
         assert not finished
         assert lines[-1] == "TensorBoard 2.15.1 at http://0.0.0.0:6006/ (Press CTRL+C to quit)"
+
+
+def test_finalizers_hold_a_killed_pod_until_removed():
+    with Cluster() as c:
+        p = pod("held", SIM_RUN_SECONDS=1000)
+        p["metadata"]["finalizers"] = ["example.com/keep"]
+        c.store.create("pods", p)
+        c.wait_phase("held", "Running")
+
+        def mark(p):
+            p["metadata"]["deletionTimestamp"] = "2030-01-01T00:00:00Z"
+            p["metadata"]["deletionGracePeriodSeconds"] = 30
+        c.store.mutate("pods", "default", "held", mark)
+        held = c.wait("stopped and held", lambda: c.get("pods", "held")["metadata"].get(
+            "deletionGracePeriodSeconds") == 0 and c.get("pods", "held"))
+        assert held["status"]["phase"] == "Failed"
+        assert container_status(held)["state"]["terminated"]["exitCode"] == 143
+        c.store.mutate("pods", "default", "held", lambda p: p["metadata"].pop("finalizers"))
+        c.wait_gone("pods", "held")

@@ -11,7 +11,7 @@ mpi_v2beta1. See docs/kubesim.md, section Simulation.
 
 from .batch import JobController
 from .deployment import DeploymentController, ReplicaSetController
-from .kubeflow import TrainingOperator
+from .training_operator import TrainingOperator
 from .kubelet import Kubelet
 from .mpi import MPIv2
 from .populate import populate

@@ -14,8 +14,10 @@ simulation would have produced.
 
 import time
 
-from . import kubeflow, kubelet, loglines, scheduler, util
-from .kubeflow import KINDS, StagedReconcile
+from . import kubeflow_kinds as kubeflow
+from . import loglines, podstate, scheduler, util
+from .kubeflow_kinds import KINDS
+from .training_operator import StagedReconcile
 from .nodes import cluster_nodes
 from .staging import Staging, StagedOperator
 
@@ -206,7 +208,7 @@ class Fleet:
 
     def pod_status(self, pod, stage, started, ended, code):
         node = self.node_by_name.get(pod["spec"].get("nodeName")) or {}
-        run = kubelet.PodRun(pod, pod["spec"].get("nodeName"))
+        run = podstate.PodRun(pod, pod["spec"].get("nodeName"))
         t0 = util.rfc3339(self.ago(started))
         run.start_time = t0
         ns, name = util.key_of(pod)
@@ -231,8 +233,8 @@ class Fleet:
                                               code, c.line_bytes, tail=FINISHED_LOG_TAIL)
                 self.logs.append((ns, name, c.name, lines))
         when = t0 if stage != "done" else util.rfc3339(self.ago(ended))
-        fields = kubelet.status_fields(run, kubelet._internal_ip(node), when)
-        pod["status"] = kubelet.merge_status(pod.get("status") or {}, fields, t0)
+        fields = podstate.status_fields(run, podstate.internal_ip(node), when)
+        pod["status"] = podstate.merge_status(pod.get("status") or {}, fields, t0)
 
     def store_into(self, store, logs):
         self.staging.store_into(store)

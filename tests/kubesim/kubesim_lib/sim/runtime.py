@@ -312,6 +312,21 @@ class Runtime:
             return None
 
     def delete(self, resource, ns, name):
+        """Removes an object now, unless finalizers hold it: then it is only
+        marked (deletionTimestamp, grace 0) and whoever owns a finalizer
+        removes it, after which the API side completes the deletion."""
+        obj = self.get(resource, ns, name)
+        if obj is None:
+            return None
+        if util.meta(obj).get("finalizers"):
+            def mark(cur):
+                cm = cur["metadata"]
+                if cm.get("deletionTimestamp") and cm.get("deletionGracePeriodSeconds") == 0:
+                    return False
+                cm.setdefault("deletionTimestamp", util.rfc3339())
+                cm["deletionGracePeriodSeconds"] = 0
+            self.store.mutate(resource, ns, name, mark)
+            return obj
         try:
             return self.store.delete(resource, ns, name)
         except ApiError:

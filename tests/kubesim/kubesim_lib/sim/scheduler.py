@@ -201,7 +201,12 @@ class Scheduler(Controller):
             elif name in self.nodes:
                 self.nodes[name].update(ev.obj)
             else:
-                self.nodes[name] = NodeInfo(ev.obj)
+                info = self.nodes[name] = NodeInfo(ev.obj)
+                # Pods may have been bound to it before it (re)appeared.
+                for node_name, req in self.usage.values():
+                    if node_name == name:
+                        info.npods += 1
+                        info.used.update(req)
             self.order = sorted(self.nodes)
             self._changed()
             return
