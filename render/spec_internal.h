@@ -155,6 +155,8 @@ int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
                         const struct yaml_node_info *info, const struct spec_map_rule *rule,
                         json_t **out);
 
+/* Replaces *dst with a copy of src. */
+int spec_set_string(struct spec_ctx *c, char **dst, const char *src);
 /* Is key in the root mapping with a value (null counts as absent)? */
 bool spec_has_key(const struct spec_ctx *c, const char *key);
 /* Names the job after the staging entry (c->default_name), checking the name. */

@@ -15,22 +15,16 @@
 #include "k8s/names.h"
 #include "util/strbuf.h"
 
-static int strdup_into(struct spec_ctx *c, char **dst, const char *src)
-{
-	free(*dst);
-	*dst = strdup(src);
-	return *dst ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
-}
-
 /* ---- commands ---- */
 
-/* A word the shell takes as it is, or NULL-free quoting of it ('it'\''s'). */
-static int shell_word(struct strbuf *sb, const char *w)
+/* A word as the shell takes it: as it is when it holds nothing special, else
+ * single-quoted ('it'\''s'). */
+static void shell_word(struct strbuf *sb, const char *w)
 {
 	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	                    "_./:=@%+,-") == strlen(w)) {
 		strbuf_puts(sb, w);
-		return 0;
+		return;
 	}
 	strbuf_putc(sb, '\'');
 	for (; *w; w++)
@@ -39,7 +33,6 @@ static int shell_word(struct strbuf *sb, const char *w)
 		else
 			strbuf_putc(sb, *w);
 	strbuf_putc(sb, '\'');
-	return 0;
 }
 
 /* command: [python, main.py, --lr, 0.1] runs as the words, shell-quoted. */
@@ -286,9 +279,9 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 
 	c->s->has_sync = true;
 	if (json_is_string(v)) { /* sync: URL means git */
-		rc = strdup_into(c, &y->source, json_string_value(v));
+		rc = spec_set_string(c, &y->source, json_string_value(v));
 		if (rc == 0)
-			rc = strdup_into(c, &y->mode, "git");
+			rc = spec_set_string(c, &y->mode, "git");
 		if (rc == 0 && !(y->project = git_project(y->source)))
 			rc = spec_fail(c, at, false, key, "\"%s\" names no repository", y->source);
 		return rc;
@@ -325,7 +318,7 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 	if (!y->source || !*y->source)
 		return spec_fail(c, at, false, key,
 		                 "source: required (the git URL or rsync source)");
-	if (!y->mode && (rc = strdup_into(c, &y->mode, "git")) < 0)
+	if (!y->mode && (rc = spec_set_string(c, &y->mode, "git")) < 0)
 		return rc;
 	if (y->branch && strcmp(y->mode, "git") != 0)
 		return spec_fail(c, yaml_doc_member(c->doc, v, "branch"), true, "sync.branch",

@@ -26,13 +26,6 @@ struct key_def {
 
 /* ---- simple keys ---- */
 
-static int strdup_into(struct spec_ctx *c, char **dst, const char *src)
-{
-	free(*dst);
-	*dst = strdup(src);
-	return *dst ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
-}
-
 static int h_name(struct spec_ctx *c, const char *key, const json_t *v,
                   const struct yaml_node_info *at)
 {
@@ -218,7 +211,7 @@ static int h_choice(struct spec_ctx *c, const char *key, const json_t *v,
 		if (rc < 0)
 			return rc;
 		snprintf(buf, sizeof(buf), "%lld", n);
-		return strdup_into(c, &c->s->nproc_per_node, buf);
+		return spec_set_string(c, &c->s->nproc_per_node, buf);
 	}
 	return spec_get_choice(c, key, v, at, NPROC, &c->s->nproc_per_node);
 }
@@ -546,7 +539,7 @@ static int apply_defaults(struct spec_ctx *c)
 
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		if (!*defaults[i].field && defaults[i].value &&
-		    strdup_into(c, defaults[i].field, defaults[i].value) < 0)
+		    spec_set_string(c, defaults[i].field, defaults[i].value) < 0)
 			return -ENOMEM;
 	/* Arena's v1alpha1 MPIJob used one slot per GPU; at least one */
 	if (!s->slots_per_worker)

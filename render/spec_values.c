@@ -512,3 +512,10 @@ int spec_take_default_name(struct spec_ctx *c, size_t max)
 	c->s->name = strdup(c->default_name);
 	return c->s->name ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
 }
+
+int spec_set_string(struct spec_ctx *c, char **dst, const char *src)
+{
+	free(*dst);
+	*dst = strdup(src);
+	return *dst ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
+}

@@ -63,12 +63,17 @@ class Sim:
         ctx = next(c["context"] for c in self.config["contexts"] if c["name"] == ctx_name)
         return next(c["cluster"] for c in self.config["clusters"] if c["name"] == ctx["cluster"])
 
-    def cert_context(self):
-        for c in self.config["contexts"]:
-            user = self.user_of(c["name"])
-            if "client-certificate" in user or "client-certificate-data" in user:
-                return c["name"]
-        return None
+    def cert_kubeconfig(self):
+        """A kubeconfig whose current context uses kubesim's client-certificate user."""
+        name = next((u["name"] for u in self.config["users"]
+                     if "client-certificate" in u["user"] or "client-certificate-data" in u["user"]),
+                    None)
+        assert name, "kubesim --tls writes a client-certificate user"
+
+        def use_cert_user(cfg):
+            ctx = next(c["context"] for c in cfg["contexts"] if c["name"] == cfg["current-context"])
+            ctx["user"] = name
+        return self.write_config("cert-user.yaml", use_cert_user)
 
     def ca_pem(self):
         cl = self.cluster()
@@ -151,9 +156,7 @@ def test_wrong_ca_fails_verification(sim, tmp_path):
 
 
 def test_client_certificate_user(sim):
-    ctx = sim.cert_context()
-    assert ctx, "kubesim --tls writes a client-certificate user"
-    body = json.loads(ok(k8sget(sim.kubeconfig, f"context={ctx}", "get", "/api/v1/namespaces")))
+    body = json.loads(ok(k8sget(sim.cert_kubeconfig(), "get", "/api/v1/namespaces")))
     assert body["kind"] == "NamespaceList"
 
 
@@ -289,12 +292,12 @@ def test_watch_stream_ends_cleanly_at_its_timeout(sim):
 def test_no_temp_files_with_certificate_data(sim, tmp_path):
     if shutil.which("strace") is None:
         pytest.skip("strace is needed to watch file creation")
-    ctx = sim.cert_context()
+    cfg = sim.cert_kubeconfig()
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
     trace = tmp_path / "trace"
     asan = (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-    out = k8sget(sim.kubeconfig, f"context={ctx}", "get", "/api/v1/namespaces",
+    out = k8sget(cfg, "get", "/api/v1/namespaces",
                  env={"TMPDIR": str(tmpdir), "ASAN_OPTIONS": asan},
                  wrap=["strace", "-f", "-qq", "-e", "trace=open,openat,creat", "-o", str(trace)])
     assert out.returncode == 0, out.stderr
