@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -26,13 +27,26 @@ struct k8s_client_options {
 	int connect_timeout_ms;       /* default 5000 */
 	int request_timeout_ms;       /* default 30000: whole request incl. retries */
 	int stream_idle_timeout_ms;   /* default 120000: a stream silent this long is broken */
+	/* Added after the first three (zero: the default), for tests and tuning: */
+	int token_file_reread_ms;     /* default 60000: tokenFile re-read period (client-go: 1 min) */
+	int exec_timeout_ms;          /* default 20000: an exec plugin silent this long is killed */
 };
 
-/* cfg must outlive the client. opts may be NULL for the defaults. */
+/* cfg must outlive the client. opts may be NULL for the defaults. Every request and
+ * stream must have returned before k8s_client_free() (cancel streams, join threads). */
 int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options *opts,
 		   struct k8s_client **out, struct k8s_error *err);
 void k8s_client_free(struct k8s_client *c);
 const struct k8s_config *k8s_client_config(const struct k8s_client *c);
+
+/* Counters since k8s_client_new (for cluster/ files, tests and benchmarks). */
+struct k8s_client_stats {
+	uint64_t requests;            /* HTTP exchanges, retries and streams included */
+	uint64_t connections;         /* new connections opened (the rest reused one) */
+	uint64_t retries;             /* exchanges that repeated an earlier one */
+	int last_http_version;        /* 1 or 2: what the last exchange used; 0 before any */
+};
+void k8s_client_get_stats(struct k8s_client *c, struct k8s_client_stats *out);
 
 struct k8s_response {
 	int status;                   /* HTTP status */

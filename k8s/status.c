@@ -20,26 +20,26 @@ struct code_text {
 };
 
 static const struct code_text CODE_TEXTS[] = {
-	{400, "BadRequest", "the server rejected our request for an unknown reason"},
-	{401, "Unauthorized", "the server has asked for the client to provide credentials"},
-	{403, "Forbidden", "the server does not allow access to the requested resource"},
-	{404, "NotFound", "the server could not find the requested resource"},
-	{405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
-	{406, "NotAcceptable",
-	 "the server was unable to respond with a content type that the client supports"},
-	{409, "Conflict", "the server reported a conflict"},
-	{410, "Gone", "the server has asked for the client to provide a more recent version"},
-	{413, "RequestEntityTooLarge", "the server has rejected the request because it is too large"},
-	{415, "UnsupportedMediaType", "the server was unable to process this media type"},
-	{422, "Invalid", "the server rejected our request due to an error in our request"},
-	{429, "TooManyRequests",
-	 "the server has received too many requests and has asked us to try again later"},
-	{500, "InternalError", "an error on the server has prevented the request from succeeding"},
-	{502, "InternalError", "the server returned a bad gateway error"},
-	{503, "ServiceUnavailable", "the server is currently unable to handle the request"},
-	{504, "Timeout",
-	 "the server was unable to return a response in the time allotted, but may still be "
-	 "processing the request"},
+    {400, "BadRequest", "the server rejected our request for an unknown reason"},
+    {401, "Unauthorized", "the server has asked for the client to provide credentials"},
+    {403, "Forbidden", "the server does not allow access to the requested resource"},
+    {404, "NotFound", "the server could not find the requested resource"},
+    {405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
+    {406, "NotAcceptable",
+     "the server was unable to respond with a content type that the client supports"},
+    {409, "Conflict", "the server reported a conflict"},
+    {410, "Gone", "the server has asked for the client to provide a more recent version"},
+    {413, "RequestEntityTooLarge", "the server has rejected the request because it is too large"},
+    {415, "UnsupportedMediaType", "the server was unable to process this media type"},
+    {422, "Invalid", "the server rejected our request due to an error in our request"},
+    {429, "TooManyRequests",
+     "the server has received too many requests and has asked us to try again later"},
+    {500, "InternalError", "an error on the server has prevented the request from succeeding"},
+    {502, "InternalError", "the server returned a bad gateway error"},
+    {503, "ServiceUnavailable", "the server is currently unable to handle the request"},
+    {504, "Timeout",
+     "the server was unable to return a response in the time allotted, but may still be "
+     "processing the request"},
 };
 
 static const struct code_text *code_text(int code)
@@ -64,7 +64,8 @@ static void append_causes(struct strbuf *sb, const json_t *details)
 	const json_t *cause;
 	size_t i;
 
-	json_array_foreach(causes, i, cause) {
+	json_array_foreach(causes, i, cause)
+	{
 		const char *field = json_str(cause, "field");
 		const char *msg = json_str(cause, "message");
 
@@ -139,8 +140,8 @@ int k8s_status_decode(int http_code, const char *body, size_t len, struct k8s_er
 		body_snippet(&sb, body, len);
 	}
 	strbuf_putc(&sb, ')');
-	rc = k8s_error_status(err, http_code, ct ? ct->reason : "",
-			      "%s", strbuf_ok(&sb) ? strbuf_str(&sb) : "error");
+	rc = k8s_error_status(err, http_code, ct ? ct->reason : "", "%s",
+	                      strbuf_ok(&sb) ? strbuf_str(&sb) : "error");
 	strbuf_free(&sb);
 	return rc;
 }

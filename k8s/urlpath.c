@@ -42,14 +42,13 @@ bool urlpath_name_ok(const char *s)
 	return strpbrk(s, "/%") == NULL;
 }
 
-int urlpath_add_segment(struct strbuf *sb, const char *what, const char *seg,
-			struct k8s_error *err)
+int urlpath_add_segment(struct strbuf *sb, const char *what, const char *seg, struct k8s_error *err)
 {
 	if (!urlpath_name_ok(seg))
 		return k8s_error_set(err, EINVAL,
-				     "invalid %s \"%s\": may not be empty, \".\" or \"..\" and may "
-				     "not contain '/' or '%%'",
-				     what, seg ? seg : "");
+		                     "invalid %s \"%s\": may not be empty, \".\" or \"..\" and may "
+		                     "not contain '/' or '%%'",
+		                     what, seg ? seg : "");
 	strbuf_putc(sb, '/');
 	urlpath_escape(sb, seg);
 	return 0;
@@ -90,10 +89,11 @@ static bool api_path_ok(const char *p)
 }
 
 int urlpath_resource(struct strbuf *sb, const char *api_path, const char *ns, const char *plural,
-		     const char *name, const char *subresource, struct k8s_error *err)
+                     const char *name, const char *subresource, struct k8s_error *err)
 {
 	if (!api_path_ok(api_path))
-		return k8s_error_set(err, EINVAL, "invalid API path \"%s\"", api_path ? api_path : "");
+		return k8s_error_set(err, EINVAL, "invalid API path \"%s\"",
+		                     api_path ? api_path : "");
 	if (!is_word(plural))
 		return k8s_error_set(err, EINVAL, "invalid resource \"%s\"", plural ? plural : "");
 	if (subresource && (!name || !is_word(subresource)))
@@ -102,9 +102,9 @@ int urlpath_resource(struct strbuf *sb, const char *api_path, const char *ns, co
 	if (ns && *ns) {
 		if (!k8s_is_dns1123_label(ns))
 			return k8s_error_set(err, EINVAL,
-					     "invalid namespace \"%s\": must be a DNS-1123 label "
-					     "(lowercase letters, digits and '-', at most 63)",
-					     ns);
+			                     "invalid namespace \"%s\": must be a DNS-1123 label "
+			                     "(lowercase letters, digits and '-', at most 63)",
+			                     ns);
 		strbuf_puts(sb, "/namespaces/");
 		strbuf_puts(sb, ns);
 	}

@@ -26,7 +26,7 @@ bool urlpath_name_ok(const char *s);
  * naming `what` ("pod name"), for NULL, "", ".", "..", or a '/' or '%' in seg.
  */
 int urlpath_add_segment(struct strbuf *sb, const char *what, const char *seg,
-			struct k8s_error *err);
+                        struct k8s_error *err);
 
 /*
  * Appends "?key=value" (or "&key=value" when the URL has a query already), both
@@ -43,6 +43,6 @@ void urlpath_add_query(struct strbuf *sb, const char *key, const char *value);
  * subresource lowercase words. -EINVAL with a message naming the bad part.
  */
 int urlpath_resource(struct strbuf *sb, const char *api_path, const char *ns, const char *plural,
-		     const char *name, const char *subresource, struct k8s_error *err);
+                     const char *name, const char *subresource, struct k8s_error *err);
 
 #endif

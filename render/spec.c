@@ -1,0 +1,262 @@
+/*
+ * spec_parse (see spec.h): the text → YAML → either a full manifest or the small
+ * spec, validated, plus the text the job keeps in its SPEC_ANNOTATION.
+ *
+ * The annotation holds the spec as the user wrote it. When the spec had no
+ * `name:` (the job was named after its file or directory), a `name:` line is
+ * put in front, so that copying jobs/NAME/spec.yaml back into submit/ under any
+ * file name gives the same job; if that line would change the meaning (a flow
+ * mapping, a `---` start), the text is kept untouched instead.
+ *
+ * Pure: no I/O. Called by fs/submit.c; tested by test_render_spec*.c.
+ */
+#include "render/spec_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void sync_free(struct spec_sync *y)
+{
+	free(y->mode);
+	free(y->source);
+	free(y->branch);
+	free(y->image);
+	free(y->project);
+}
+
+void spec_free(struct job_spec *s)
+{
+	if (!s)
+		return;
+	free(s->name);
+	free(s->text);
+	json_decref(s->manifest);
+	free(s->image);
+	free(s->command);
+	free(s->shell);
+	free(s->working_dir);
+	free(s->worker_command);
+	free(s->cpu);
+	free(s->memory);
+	free(s->share_memory);
+	free(s->priority);
+	free(s->pull_policy);
+	free(s->clean_pod_policy);
+	free(s->nproc_per_node);
+	json_decref(s->env);
+	json_decref(s->labels);
+	json_decref(s->annotations);
+	json_decref(s->selector);
+	json_decref(s->data);
+	json_decref(s->data_dir);
+	json_decref(s->tolerations);
+	json_decref(s->pull_secrets);
+	sync_free(&s->sync);
+	free(s->logdir);
+	free(s->tensorboard_image);
+	free(s);
+}
+
+const char *spec_name(const struct job_spec *s)
+{
+	return s->name;
+}
+
+enum job_kind spec_kind(const struct job_spec *s)
+{
+	return s->kind;
+}
+
+bool spec_wants_tensorboard(const struct job_spec *s)
+{
+	return !s->manifest && s->tensorboard;
+}
+
+bool spec_is_manifest(const struct job_spec *s)
+{
+	return s->manifest != NULL;
+}
+
+const char *spec_text(const struct job_spec *s)
+{
+	return s->text;
+}
+
+static char *copy_text(const char *text, size_t len)
+{
+	char *t = malloc(len + 1);
+
+	if (t) {
+		memcpy(t, text, len);
+		t[len] = '\0';
+	}
+	return t;
+}
+
+/* Does text, parsed, equal root with name added? Then it says the same thing. */
+static bool same_with_name(const char *text, const json_t *root, const char *name)
+{
+	struct yaml_doc *d = NULL;
+	json_t *want = json_deep_copy(root);
+	bool same = false;
+
+	if (want && json_object_set_new(want, "name", json_string(name)) == 0 &&
+	    yaml_parse(text, strlen(text), &d, NULL) == 0)
+		same = json_equal(want, yaml_doc_root(d));
+	yaml_doc_free(d);
+	json_decref(want);
+	return same;
+}
+
+/* Would this valid job name read as a boolean or null unquoted? */
+static bool yaml_word(const char *name)
+{
+	static const char *const WORDS[] = {"y",   "n",    "yes",   "no",   "on",
+	                                    "off", "true", "false", "null", NULL};
+
+	for (const char *const *w = WORDS; *w; w++)
+		if (strcmp(name, *w) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Text with a `name:` entry put where it means "this mapping's name": in front;
+ * after a leading `---` line; or first in a flow mapping. NULL when the text has
+ * no such place (the caller then checks each against the parsed spec).
+ */
+static char *name_inserted(const char *text, size_t len, const char *name, int how)
+{
+	const char *end = text + len, *at = NULL;
+	const char *fmt = "name: %s\n";
+	char head[128], quoted[128];
+	char *out = NULL;
+
+	/* a job may be called "yes"; YAML 1.1 would read that unquoted as true */
+	snprintf(quoted, sizeof(quoted), "\"%s\"", name);
+
+	if (how == 0) {
+		at = text;
+	} else if (how == 1) {
+		/* a document start line, after any comments or directives */
+		for (const char *p = text; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			if (!nl)
+				break;
+			if (end - p >= 3 && strncmp(p, "---", 3) == 0 &&
+			    (p[3] == '\n' || p[3] == ' ' || p[3] == '\r')) {
+				at = nl + 1;
+				break;
+			}
+			if (*p != '#' && *p != '%' && *p != '\n')
+				break;
+			p = nl + 1;
+		}
+	} else {
+		const char *p = text;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			p++;
+		if (p < end && *p == '{') {
+			at = p + 1;
+			fmt = "name: %s, ";
+		}
+	}
+	if (!at)
+		return NULL;
+	if (snprintf(head, sizeof(head), fmt, yaml_word(name) ? quoted : name) >= (int)sizeof(head))
+		return NULL;
+	if (asprintf(&out, "%.*s%s%.*s", (int)(at - text), text, head, (int)(end - at), at) < 0)
+		return NULL;
+	return out;
+}
+
+/* The SPEC_ANNOTATION text of a small spec (see the file comment). */
+static int annotation_text(struct spec_ctx *c, const char *text, size_t len)
+{
+	struct job_spec *s = c->s;
+
+	if (!json_object_get(c->root, "name")) {
+		for (int how = 0; how < 3; how++) {
+			char *named = name_inserted(text, len, s->name, how);
+
+			if (named && same_with_name(named, c->root, s->name)) {
+				s->text = named;
+				return 0;
+			}
+			free(named);
+		}
+	}
+	s->text = copy_text(text, len);
+	return s->text ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
+}
+
+/* The job's annotations together must fit the API server's limit. */
+static int check_annotation_size(struct spec_ctx *c)
+{
+	size_t total =
+	    strlen(SPEC_ANNOTATION) + strlen(c->s->text) + strlen(SPEC_ANNOT_REQUEST_GPUS) + 20;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(c->s->annotations, key, v) total += strlen(key) + json_string_length(v);
+	if (total > SPEC_ANNOTATIONS_MAX)
+		return spec_fail(c, NULL, false, "spec",
+		                 "is %zu bytes; kept as the job's %s annotation, the annotations "
+		                 "would exceed the %d bytes Kubernetes allows on an object",
+		                 strlen(c->s->text), SPEC_ANNOTATION, SPEC_ANNOTATIONS_MAX);
+	return 0;
+}
+
+int spec_parse(const char *text, size_t len, const char *default_name,
+               const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err)
+{
+	struct yaml_doc *doc = NULL;
+	struct spec_ctx c = {0};
+	struct job_spec *s;
+	int rc;
+
+	*out = NULL;
+	k8s_error_clear(err);
+	rc = yaml_parse(text, len, &doc, err);
+	if (rc < 0)
+		return rc;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		yaml_doc_free(doc);
+		return k8s_error_set(err, ENOMEM, "out of memory");
+	}
+	c.doc = doc;
+	c.root = yaml_doc_root(doc);
+	c.s = s;
+	c.served = served;
+	c.default_name = default_name;
+	c.err = err;
+	if (json_is_null(c.root)) {
+		rc =
+		    k8s_error_set(err, EINVAL,
+		                  "the spec is empty: it needs at least type:, image: and command: "
+		                  "(see docs/spec.md)");
+	} else if (json_is_object(c.root) &&
+	           (json_object_get(c.root, "apiVersion") || json_object_get(c.root, "kind"))) {
+		rc = spec_validate_manifest(&c);
+		if (rc == 0 && !(s->text = copy_text(text, len)))
+			rc = k8s_error_set(err, ENOMEM, "out of memory");
+	} else {
+		rc = spec_validate_small(&c);
+		if (rc == 0)
+			rc = annotation_text(&c, text, len);
+		if (rc == 0)
+			rc = check_annotation_size(&c);
+	}
+	yaml_doc_free(doc);
+	if (rc < 0) {
+		spec_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}

@@ -1,0 +1,188 @@
+/*
+ * Tests k8s/api.c and k8s/discovery.c against the scripted server (testsrv.c):
+ * the paths, queries and bodies they send, and how they read the answers.
+ */
+#include "k8s/api.h"
+#include "k8s/kinds.h"
+#include "tests/unit/harness.h"
+#include "tests/unit/testsrv.h"
+
+#include <errno.h>
+
+/* Scripts list only the fields a response needs; the rest are zero on purpose. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+struct api_fixture {
+	struct testsrv srv;
+	char server[64];
+	struct k8s_config cfg;
+	struct k8s_client *client;
+};
+
+static bool api_start(struct api_fixture *f)
+{
+	struct k8s_error err;
+
+	memset(f, 0, sizeof(*f));
+	if (testsrv_start(&f->srv) != 0)
+		return false;
+	snprintf(f->server, sizeof(f->server), "http://127.0.0.1:%d", f->srv.port);
+	f->cfg.server = f->server;
+	if (k8s_client_new(&f->cfg, NULL, &f->client, &err) != 0) {
+		testsrv_stop(&f->srv);
+		return false;
+	}
+	return true;
+}
+
+static void api_stop(struct api_fixture *f)
+{
+	k8s_client_free(f->client);
+	testsrv_stop(&f->srv);
+}
+
+#define SCRIPT(f, ...)                                                                             \
+	do {                                                                                       \
+		struct testsrv_response s_[] = {__VA_ARGS__};                                      \
+		memcpy((f)->srv.script, s_, sizeof(s_));                                           \
+		(f)->srv.n_script = (int)(sizeof(s_) / sizeof(s_[0]));                             \
+	} while (0)
+
+TEST(api_resource_for_jobs_and_companions)
+{
+	struct k8s_resource r;
+	struct k8s_error err;
+
+	CHECK_INT_EQ(k8s_resource_for("kubeflow.org/v1", "TFJob", &r, &err), 0);
+	CHECK_STR_EQ(r.api_path, "/apis/kubeflow.org/v1");
+	CHECK_STR_EQ(r.plural, "tfjobs");
+	CHECK(r.namespaced);
+	CHECK_INT_EQ(k8s_resource_for("kubeflow.org/v2beta1", "MPIJob", &r, &err), 0);
+	CHECK_STR_EQ(r.api_path, "/apis/kubeflow.org/v2beta1");
+	CHECK_INT_EQ(k8s_resource_for("trainer.kubeflow.org/v1alpha1", "TrainJob", &r, &err), 0);
+	CHECK_STR_EQ(r.plural, "trainjobs");
+	CHECK_INT_EQ(k8s_resource_for("apps/v1", "Deployment", &r, &err), 0);
+	CHECK_STR_EQ(r.api_path, "/apis/apps/v1");
+	CHECK_INT_EQ(k8s_resource_for("v1", "PersistentVolumeClaim", &r, &err), 0);
+	CHECK_STR_EQ(r.plural, "persistentvolumeclaims");
+	CHECK_INT_EQ(k8s_resource_for("v1", "Secret", &r, &err), 0);
+	CHECK_INT_EQ(k8s_resource_for("v1", "Node", &r, &err), -EINVAL);
+	CHECK_STR_EQ(err.message, "arenafs does not create Node objects of v1");
+	CHECK_INT_EQ(k8s_resource_for("kubeflow.org/v2", "TFJob", &r, &err), -EINVAL);
+}
+
+TEST(api_create_posts_with_strict_validation_and_dry_run)
+{
+	struct api_fixture f;
+	struct k8s_error err;
+	json_t *obj = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "kubeflow.org/v1", "kind",
+	                        "TFJob", "metadata", "name", "mnist", "namespace", "team-a");
+	json_t *created = NULL;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f, {201, NULL, "{\"kind\":\"TFJob\",\"metadata\":{\"uid\":\"u-1\"}}"},
+	       {409, NULL,
+	        "{\"kind\":\"Status\",\"code\":409,\"reason\":\"AlreadyExists\","
+	        "\"message\":\"tfjobs.kubeflow.org \\\"mnist\\\" already exists\"}"});
+	CHECK_INT_EQ(k8s_create(f.client, "team-a", obj, true, &created, &err), 0);
+	CHECK_STR_EQ(
+	    json_string_value(json_object_get(json_object_get(created, "metadata"), "uid")), "u-1");
+	json_decref(created);
+	CHECK_STR_CONTAINS(f.srv.seen[0], "POST /apis/kubeflow.org/v1/namespaces/team-a/tfjobs"
+	                                  "?fieldValidation=Strict&dryRun=All HTTP/1.1\r\n");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"name\":\"mnist\"");
+	CHECK_INT_EQ(k8s_create(f.client, "team-a", obj, false, NULL, &err), -EEXIST);
+	CHECK_STR_EQ(err.message, "tfjobs.kubeflow.org \"mnist\" already exists");
+	CHECK(!strstr(f.srv.seen[1], "dryRun"));
+	/* namespace checks happen before anything is sent */
+	CHECK_INT_EQ(k8s_create(f.client, "default", obj, false, NULL, &err), -EINVAL);
+	CHECK_STR_EQ(err.message,
+	             "the namespace from the provided object \"team-a\" does not match "
+	             "the namespace \"default\"");
+	json_object_del(json_object_get(obj, "metadata"), "namespace");
+	CHECK_INT_EQ(k8s_create(f.client, "../x", obj, false, NULL, &err), -EINVAL);
+	CHECK_STR_CONTAINS(err.message, "invalid namespace \"../x\"");
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 2);
+	json_decref(obj);
+	api_stop(&f);
+}
+
+TEST(api_delete_sends_delete_options_and_get_decodes)
+{
+	struct api_fixture f;
+	struct k8s_resource res = {"/apis/kubeflow.org/v1", "pytorchjobs", true};
+	struct k8s_error err;
+	json_t *obj = NULL;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f, {200, NULL, "{\"kind\":\"Status\",\"status\":\"Success\"}"},
+	       {200, NULL, "{\"kind\":\"PyTorchJob\",\"metadata\":{\"name\":\"bert\"}}"});
+	CHECK_INT_EQ(k8s_delete(f.client, &res, "default", "bert", K8S_PROPAGATE_FOREGROUND, &err),
+	             0);
+	CHECK_STR_CONTAINS(
+	    f.srv.seen[0],
+	    "DELETE /apis/kubeflow.org/v1/namespaces/default/pytorchjobs/bert HTTP/1.1");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+	                                  "\"propagationPolicy\":\"Foreground\"}");
+	CHECK_INT_EQ(k8s_get(f.client, &res, "default", "bert", &obj, &err), 0);
+	CHECK_STR_EQ(json_string_value(json_object_get(obj, "kind")), "PyTorchJob");
+	json_decref(obj);
+	CHECK_INT_EQ(
+	    k8s_delete(f.client, &res, "default", "../../nodes/n1", K8S_PROPAGATE_BACKGROUND, &err),
+	    -EINVAL);
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 2);
+	api_stop(&f);
+}
+
+TEST(discovery_finds_served_kinds_and_one_mpi_version)
+{
+	struct api_fixture f;
+	bool served[JOB_KIND_COUNT];
+	struct k8s_error err;
+
+	CHECK(api_start(&f));
+	SCRIPT(
+	    &f,
+	    {200, NULL,
+	     "{\"kind\":\"APIGroupList\",\"groups\":[{\"name\":\"apps\",\"versions\":[{"
+	     "\"groupVersion\":\"apps/v1\",\"version\":\"v1\"}]},{\"name\":\"kubeflow.org\","
+	     "\"versions\":[{\"groupVersion\":\"kubeflow.org/v1\",\"version\":\"v1\"},{"
+	     "\"groupVersion\":\"kubeflow.org/v2beta1\",\"version\":\"v2beta1\"}]}]}"},
+	    {200, NULL,
+	     "{\"kind\":\"APIResourceList\",\"resources\":[{\"name\":\"tfjobs\"},{\"name\":"
+	     "\"tfjobs/status\"},{\"name\":\"pytorchjobs\"},{\"name\":\"mpijobs\"}]}"},
+	    {200, NULL, "{\"kind\":\"APIResourceList\",\"resources\":[{\"name\":\"mpijobs\"}]}"});
+	CHECK_INT_EQ(kinds_discover(f.client, served, &err), 0);
+	CHECK(served[JOB_TFJOB]);
+	CHECK(served[JOB_PYTORCHJOB]);
+	CHECK(served[JOB_MPIJOB]);
+	CHECK(!served[JOB_MPIJOB_V2]); /* the same CRD: only one of the two is watched */
+	CHECK(!served[JOB_XGBOOSTJOB]);
+	CHECK(!served[JOB_TRAINJOB]);
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 3); /* one document per group version */
+	CHECK_STR_CONTAINS(f.srv.seen[0], "GET /apis HTTP/1.1");
+	CHECK_STR_CONTAINS(f.srv.seen[1], "GET /apis/kubeflow.org/v1 HTTP/1.1");
+	CHECK_STR_CONTAINS(f.srv.seen[2], "GET /apis/kubeflow.org/v2beta1 HTTP/1.1");
+	api_stop(&f);
+}
+
+TEST(discovery_mpi_operator_only_and_forbidden_group)
+{
+	struct api_fixture f;
+	bool served[JOB_KIND_COUNT];
+	struct k8s_error err;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f,
+	       {200, NULL,
+	        "{\"groups\":[{\"name\":\"kubeflow.org\",\"versions\":[{\"version\":\"v2beta1\"}]},"
+	        "{\"name\":\"trainer.kubeflow.org\",\"versions\":[{\"version\":\"v1alpha1\"}]}]}"},
+	       {200, NULL, "{\"resources\":[{\"name\":\"mpijobs\"}]}"},
+	       {403, NULL, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\"}"});
+	CHECK_INT_EQ(kinds_discover(f.client, served, &err), 0);
+	CHECK(!served[JOB_MPIJOB]);
+	CHECK(served[JOB_MPIJOB_V2]);
+	CHECK(!served[JOB_TRAINJOB]);
+	CHECK_INT_EQ(kinds_by_type("mpi", served), JOB_MPIJOB_V2);
+	api_stop(&f);
+}
