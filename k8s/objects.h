@@ -197,6 +197,13 @@ struct event {
 	int64_t last_seen;           /* lastTimestamp, else first_seen */
 };
 
+/* ---- namespaces (added for the cache's per-namespace watches) ---- */
+
+struct k8s_namespace {
+	struct obj_meta meta;
+	char *phase;                 /* status.phase: Active, Terminating */
+};
+
 /*
  * Decoding from the API server's JSON (objects_decode.c). Each returns a new
  * object the caller owns, or NULL when obj is not a valid object of that kind.
@@ -207,11 +214,13 @@ struct pod *pod_decode(json_t *obj);
 struct node *node_decode(json_t *obj);
 struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
+struct k8s_namespace *namespace_decode(json_t *obj);
 
 void job_free(struct job *j);
 void pod_free(struct pod *p);
 void node_free(struct node *n);
 void service_free(struct service *s);
 void event_free(struct event *e);
+void namespace_free(struct k8s_namespace *n);
 
 #endif

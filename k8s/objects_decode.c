@@ -782,3 +782,35 @@ void event_free(struct event *e)
 {
 	pack_free(e, event_layout);
 }
+
+/* ---- namespaces ---- */
+
+static void namespace_layout(void *obj, struct packer *pk)
+{
+	struct k8s_namespace *n = obj;
+
+	meta_layout(&n->meta, pk);
+	pack_str(pk, &n->phase, true);
+}
+
+struct k8s_namespace *namespace_decode(json_t *obj)
+{
+	struct scratch s = SCRATCH_INIT;
+	struct k8s_namespace tmp;
+	struct k8s_namespace *n = NULL;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (dec_meta(&s, obj, &tmp.meta))
+		goto out;
+	tmp.phase = dec_str(json_object_get(obj, "status"), "phase");
+	if (!s.oom)
+		n = pack_object(&tmp, sizeof(tmp), namespace_layout);
+out:
+	scratch_free(&s);
+	return n;
+}
+
+void namespace_free(struct k8s_namespace *n)
+{
+	pack_free(n, namespace_layout);
+}
