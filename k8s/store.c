@@ -402,6 +402,11 @@ static void bump(struct store *st)
 	__atomic_add_fetch(&st->generation, 1, __ATOMIC_RELEASE);
 }
 
+void store_bump(struct store *st)
+{
+	bump(st);
+}
+
 /* ---- writes ---- */
 
 static int kind_of(int type, const void *obj)
@@ -793,6 +798,11 @@ size_t store_namespace_names(struct store *st, const char ***out)
 		names[i] = objs[i]->meta.name;
 	*out = names;
 	return n;
+}
+
+size_t store_objects(struct store *st, enum cache_object_type type, const void ***out)
+{
+	return collect_table(&st->tables[type], cmp_meta, out);
 }
 
 size_t store_count(struct store *st, enum cache_object_type type)

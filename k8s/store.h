@@ -39,6 +39,8 @@ void store_free(struct store *st);
 void store_read_lock(struct store *st);
 void store_read_unlock(struct store *st);
 uint64_t store_generation(struct store *st);
+/* Bumps the generation without a change of objects (the cache's health changed). */
+void store_bump(struct store *st);
 
 /* The object's decoder-made free function, by type. */
 void store_object_free(enum cache_object_type type, void *obj);
@@ -83,6 +85,8 @@ size_t store_events_for(struct store *st, const char *ns, const char *name,
 			const struct event ***out);
 /* Every namespace object (CACHE_NAMESPACE) by name, for the per-namespace watches. */
 size_t store_namespace_names(struct store *st, const char ***out);
+/* Every object of a type, sorted by namespace and name. */
+size_t store_objects(struct store *st, enum cache_object_type type, const void ***out);
 /* How many objects of a type are stored (tests, dumps). */
 size_t store_count(struct store *st, enum cache_object_type type);
 
