@@ -50,6 +50,10 @@ void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjo
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
 void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
+/* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
+ * pods' nvidia.com/gpu limits; allocated = limits of started, uncompleted pods. */
+int render_job_gpus_requested(const struct job_view *v);
+int render_job_gpus_allocated(const struct job_view *v);
 /* The TensorBoard URL + "\n"; returns false (nothing appended) when the job has none. */
 bool render_job_tensorboard_url(struct strbuf *sb, const struct job_view *v);
 /* The arenafs.io/spec annotation, else the object as YAML. */
@@ -77,6 +81,8 @@ int render_pod_main_container(const struct pod *pod);
 /* ---- nodes ---- */
 
 void render_node_gpus(struct strbuf *sb, const struct node_view *v);    /* "3/8\n" */
+/* Σ nvidia.com/gpu limits of the node's pods that are not Succeeded, Failed or being deleted. */
+int render_node_gpus_allocated(const struct node_view *v);
 void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
 void render_node_status(struct strbuf *sb, const struct node *node);    /* Ready / NotReady */
 void render_node_ip(struct strbuf *sb, const struct node *node);
