@@ -22,13 +22,13 @@
 /* A job and everything its files are made from. */
 struct job_view {
 	const struct job *job;
-	const struct pod *const *pods; /* the job's pods (cache_pods_of_job) */
+	const struct pod *const *pods;          /* the job's pods (cache_pods_of_job) */
 	size_t n_pods;
-	const struct service *const *services; /* labelled release=<job> */
+	const struct service *const *services;  /* labelled release=<job> */
 	size_t n_services;
-	const struct node *const *nodes; /* all nodes: TensorBoard's node IP */
+	const struct node *const *nodes;        /* all nodes: TensorBoard's node IP */
 	size_t n_nodes;
-	const struct event *const *events; /* of the job and of its pods, any order */
+	const struct event *const *events;      /* of the job and of its pods, any order */
 	size_t n_events;
 	int64_t now;
 };
@@ -45,10 +45,10 @@ struct node_view {
 
 /* Arena's status word ("RUNNING"), the one function behind every file that shows it. */
 const char *render_job_status_word(const struct job_view *v);
-void render_job_status(struct strbuf *sb, const struct job_view *v); /* "RUNNING\n" */
-void render_job_type(struct strbuf *sb, const struct job *job);      /* "tfjob\n" */
-void render_job_info(struct strbuf *sb, const struct job_view *v);   /* arena get */
-void render_job_events(struct strbuf *sb, const struct job_view *v); /* oldest first */
+void render_job_status(struct strbuf *sb, const struct job_view *v);    /* "RUNNING\n" */
+void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjob\n" */
+void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
+void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
 /* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
  * pods' nvidia.com/gpu limits; allocated = limits of started, uncompleted pods. */
@@ -58,11 +58,12 @@ int render_job_gpus_allocated(const struct job_view *v);
 bool render_job_tensorboard_url(struct strbuf *sb, const struct job_view *v);
 /* The arenafs.io/spec annotation, else the object as YAML. */
 void render_job_spec_yaml(struct strbuf *sb, const struct job *job);
-void render_job_json(struct strbuf *sb, const struct job *job); /* pretty JSON + "\n" */
+void render_job_json(struct strbuf *sb, const struct job *job);          /* pretty JSON + "\n" */
 /* Index into v->pods of the main instance (chief/master/launcher/worker-0), or -1. */
 int render_job_main_pod(const struct job_view *v);
 /* Start of the job's life for st_mtime of its files: the latest of creation, start,
- * completion and condition transitions. */
+ * completion and condition transitions, and of its pods' creation, start, deletion and
+ * container transitions (status and info follow the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
 
 /* ---- instances (pods) ---- */
@@ -70,8 +71,8 @@ int64_t render_job_mtime(const struct job_view *v);
 /* kubectl's STATUS column word: Running, Completed, ContainerCreating, Init:0/1,
  * CrashLoopBackOff, Terminating, Pending, Error... */
 const char *render_pod_status_word(const struct pod *pod, char *buf, size_t size);
-void render_pod_status(struct strbuf *sb, const struct pod *pod); /* word + "\n" */
-void render_pod_node(struct strbuf *sb, const struct pod *pod);   /* "node-1\n" or "N/A\n" */
+void render_pod_status(struct strbuf *sb, const struct pod *pod);       /* word + "\n" */
+void render_pod_node(struct strbuf *sb, const struct pod *pod);         /* "node-1\n" or "N/A\n" */
 void render_pod_ip(struct strbuf *sb, const struct pod *pod);
 void render_pod_gpus(struct strbuf *sb, const struct pod *pod);
 /* Index of the container whose log is the pod's `logs`: the default-container annotation,
@@ -80,11 +81,11 @@ int render_pod_main_container(const struct pod *pod);
 
 /* ---- nodes ---- */
 
-void render_node_gpus(struct strbuf *sb, const struct node_view *v); /* "3/8\n" */
+void render_node_gpus(struct strbuf *sb, const struct node_view *v);    /* "3/8\n" */
 /* Σ nvidia.com/gpu limits of the node's pods that are not Succeeded, Failed or being deleted. */
 int render_node_gpus_allocated(const struct node_view *v);
-void render_node_info(struct strbuf *sb, const struct node_view *v); /* arena top node -d */
-void render_node_status(struct strbuf *sb, const struct node *node); /* Ready / NotReady */
+void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
+void render_node_status(struct strbuf *sb, const struct node *node);    /* Ready / NotReady */
 void render_node_ip(struct strbuf *sb, const struct node *node);
 void render_node_role(struct strbuf *sb, const struct node *node);
 
