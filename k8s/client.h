@@ -32,7 +32,8 @@ struct k8s_client_options {
 	int exec_timeout_ms;          /* default 20000: an exec plugin silent this long is killed */
 };
 
-/* cfg must outlive the client. opts may be NULL for the defaults. */
+/* cfg must outlive the client. opts may be NULL for the defaults. Every request and
+ * stream must have returned before k8s_client_free() (cancel streams, join threads). */
 int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options *opts,
 		   struct k8s_client **out, struct k8s_error *err);
 void k8s_client_free(struct k8s_client *c);

@@ -113,8 +113,8 @@ static bool same_with_name(const char *text, const json_t *root, const char *nam
 /* Would this valid job name read as a boolean or null unquoted? */
 static bool yaml_word(const char *name)
 {
-	static const char *const WORDS[] = {"y",   "n",    "yes",   "no",	"on",
-					    "off", "true", "false", "null", NULL};
+	static const char *const WORDS[] = {"y",   "n",    "yes",   "no",   "on",
+	                                    "off", "true", "false", "null", NULL};
 
 	for (const char *const *w = WORDS; *w; w++)
 		if (strcmp(name, *w) == 0)
@@ -146,8 +146,8 @@ static char *name_inserted(const char *text, size_t len, const char *name, int h
 
 			if (!nl)
 				break;
-			if (end - p >= 3 && strncmp(p, "---", 3) == 0 && (p[3] == '\n' || p[3] == ' ' ||
-									 p[3] == '\r')) {
+			if (end - p >= 3 && strncmp(p, "---", 3) == 0 &&
+			    (p[3] == '\n' || p[3] == ' ' || p[3] == '\r')) {
 				at = nl + 1;
 				break;
 			}
@@ -197,23 +197,22 @@ static int annotation_text(struct spec_ctx *c, const char *text, size_t len)
 /* The job's annotations together must fit the API server's limit. */
 static int check_annotation_size(struct spec_ctx *c)
 {
-	size_t total = strlen(SPEC_ANNOTATION) + strlen(c->s->text) +
-		       strlen(SPEC_ANNOT_REQUEST_GPUS) + 20;
+	size_t total =
+	    strlen(SPEC_ANNOTATION) + strlen(c->s->text) + strlen(SPEC_ANNOT_REQUEST_GPUS) + 20;
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(c->s->annotations, key, v)
-		total += strlen(key) + json_string_length(v);
+	json_object_foreach(c->s->annotations, key, v) total += strlen(key) + json_string_length(v);
 	if (total > SPEC_ANNOTATIONS_MAX)
 		return spec_fail(c, NULL, false, "spec",
-				 "is %zu bytes; kept as the job's %s annotation, the annotations "
-				 "would exceed the %d bytes Kubernetes allows on an object",
-				 strlen(c->s->text), SPEC_ANNOTATION, SPEC_ANNOTATIONS_MAX);
+		                 "is %zu bytes; kept as the job's %s annotation, the annotations "
+		                 "would exceed the %d bytes Kubernetes allows on an object",
+		                 strlen(c->s->text), SPEC_ANNOTATION, SPEC_ANNOTATIONS_MAX);
 	return 0;
 }
 
 int spec_parse(const char *text, size_t len, const char *default_name,
-	       const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err)
+               const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err)
 {
 	struct yaml_doc *doc = NULL;
 	struct spec_ctx c = {0};
@@ -237,11 +236,12 @@ int spec_parse(const char *text, size_t len, const char *default_name,
 	c.default_name = default_name;
 	c.err = err;
 	if (json_is_null(c.root)) {
-		rc = k8s_error_set(err, EINVAL,
-				   "the spec is empty: it needs at least type:, image: and command: "
-				   "(see docs/spec.md)");
-	} else if (json_is_object(c.root) && (json_object_get(c.root, "apiVersion") ||
-					      json_object_get(c.root, "kind"))) {
+		rc =
+		    k8s_error_set(err, EINVAL,
+		                  "the spec is empty: it needs at least type:, image: and command: "
+		                  "(see docs/spec.md)");
+	} else if (json_is_object(c.root) &&
+	           (json_object_get(c.root, "apiVersion") || json_object_get(c.root, "kind"))) {
 		rc = spec_validate_manifest(&c);
 		if (rc == 0 && !(s->text = copy_text(text, len)))
 			rc = k8s_error_set(err, ENOMEM, "out of memory");

@@ -23,13 +23,13 @@
 
 /* One replica type of the job. */
 struct role {
-	const char *type;          /* the replica spec's key: "Worker" */
+	const char *type; /* the replica spec's key: "Worker" */
 	long long replicas;
-	const char *restart;       /* ReplicaSpec.restartPolicy */
-	long long gpus;            /* nvidia.com/gpu of each pod */
-	bool cpu_memory;           /* the spec's cpu/memory apply */
-	bool logs;                 /* mounts the TensorBoard log hostPath (Arena: not PS, Evaluator) */
-	bool run_command;          /* run [shell, -c, command]; else exec or the image's own */
+	const char *restart; /* ReplicaSpec.restartPolicy */
+	long long gpus;      /* nvidia.com/gpu of each pod */
+	bool cpu_memory;     /* the spec's cpu/memory apply */
+	bool logs;           /* mounts the TensorBoard log hostPath (Arena: not PS, Evaluator) */
+	bool run_command;    /* run [shell, -c, command]; else exec or the image's own */
 	const char *const *exec;   /* a fixed command instead (mpi-operator v2 workers) */
 	const char *shell_command; /* run_command: what to run (the command, or worker_command) */
 };
@@ -40,9 +40,9 @@ static const struct {
 	const char *name;
 	int port;
 } PORTS[] = {
-	{JOB_TFJOB, "tfjob-port", 2222},          {JOB_PYTORCHJOB, "pytorchjob-port", 23456},
-	{JOB_XGBOOSTJOB, "xgboostjob-port", 9999}, {JOB_PADDLEJOB, "master", 36543},
-	{JOB_JAXJOB, "jaxjob-port", 6666},
+    {JOB_TFJOB, "tfjob-port", 2222},           {JOB_PYTORCHJOB, "pytorchjob-port", 23456},
+    {JOB_XGBOOSTJOB, "xgboostjob-port", 9999}, {JOB_PADDLEJOB, "master", 36543},
+    {JOB_JAXJOB, "jaxjob-port", 6666},
 };
 
 /* mpi-operator v2beta1 launchers reach workers over ssh: workers run sshd (its examples). */
@@ -70,7 +70,7 @@ json_t *spec_base_labels(const struct job_spec *s)
 	const struct job_kind_info *ki = kinds_info(s->kind);
 
 	return json_pack("{s:s, s:s, s:s, s:s}", "app", ki->type, "release", s->name, "createdBy",
-			 ki->kind_name, SPEC_LABEL_SUBMITTED_BY, SPEC_SUBMITTED_BY_VALUE);
+	                 ki->kind_name, SPEC_LABEL_SUBMITTED_BY, SPEC_SUBMITTED_BY_VALUE);
 }
 
 json_t *spec_pull_secrets(const struct job_spec *s)
@@ -79,21 +79,38 @@ json_t *spec_pull_secrets(const struct job_spec *s)
 	json_t *name;
 	size_t i;
 
-	json_array_foreach(s->pull_secrets, i, name)
-		if (!list || json_array_append_new(list, json_pack("{s:O}", "name", name)) < 0) {
-			json_decref(list);
-			return NULL;
-		}
+	json_array_foreach(
+	    s->pull_secrets, i,
+	    name) if (!list || json_array_append_new(list, json_pack("{s:O}", "name", name)) < 0)
+	{
+		json_decref(list);
+		return NULL;
+	}
 	return list;
 }
 
-char *spec_host_log_path(const struct job_spec *s, const char *ns)
+static char *host_log_path(const struct job_spec *s, const char *ns)
 {
 	char *p = NULL;
 
 	if (asprintf(&p, "%s/%s/%s", SPEC_HOST_LOG_ROOT, ns, s->name) < 0)
 		return NULL;
 	return p;
+}
+
+json_t *spec_host_log_volume(const struct job_spec *s, const char *ns)
+{
+	char *path = host_log_path(s, ns);
+	json_t *vol;
+
+	if (!path)
+		return NULL;
+	/* DirectoryOrCreate: Arena leaves the type empty, which fails on runtimes
+	 * that do not create a missing bind source */
+	vol = json_pack("{s:s, s:{s:s, s:s}}", "name", "training-logs-volume", "hostPath", "path",
+	                path, "type", "DirectoryOrCreate");
+	free(path);
+	return vol;
 }
 
 /* Labels of the job and its pod templates: Arena's, arenafs', then the spec's. */
@@ -139,8 +156,7 @@ static json_t *build_env(const struct job_spec *s, const struct role *r)
 	char n[32];
 	int rc = env ? 0 : -1;
 
-	json_object_foreach(s->env, key, v)
-		rc |= env_add(env, key, json_string_value(v));
+	json_object_foreach(s->env, key, v) rc |= env_add(env, key, json_string_value(v));
 	snprintf(n, sizeof(n), "%lld", s->workers);
 	rc |= env_add(env, "workers", n);
 	snprintf(n, sizeof(n), "%lld", s->gpus);
@@ -159,8 +175,7 @@ static json_t *build_env(const struct job_spec *s, const struct role *r)
 
 /* requests and limits alike, as Arena's charts set them; NULL with nothing to set
  * (and on allocation failure: *oom tells them apart). */
-static json_t *build_resources(const struct job_spec *s, long long gpus, bool cpu_memory,
-			       bool *oom)
+static json_t *build_resources(const struct job_spec *s, long long gpus, bool cpu_memory, bool *oom)
 {
 	json_t *req = json_object(), *res;
 	char n[32];
@@ -198,8 +213,9 @@ static json_t *pvc_volume_names(const struct job_spec *s)
 		char alt[64];
 		const char *name = pvc;
 		bool taken = !k8s_is_dns1123_label(pvc) || strcmp(pvc, "code-sync") == 0 ||
-			     strcmp(pvc, "dshm") == 0 || strcmp(pvc, "training-logs-volume") == 0 ||
-			     strncmp(pvc, "training-data-", 14) == 0 || strncmp(pvc, "pvc-", 4) == 0;
+		             strcmp(pvc, "dshm") == 0 || strcmp(pvc, "training-logs-volume") == 0 ||
+		             strncmp(pvc, "training-data-", 14) == 0 ||
+		             strncmp(pvc, "pvc-", 4) == 0;
 
 		if (taken) {
 			snprintf(alt, sizeof(alt), "pvc-%zu", i);
@@ -219,40 +235,40 @@ static char *code_mount_path(const struct job_spec *s)
 	char *p = NULL;
 
 	if (asprintf(&p, "%s%s", strcmp(s->working_dir, "/") ? s->working_dir : "",
-		     SPEC_SYNC_SUBDIR) < 0)
+	             SPEC_SYNC_SUBDIR) < 0)
 		return NULL;
 	return p;
 }
 
 /* Volumes and the main container's mounts, in one order. */
 static int build_volumes(const struct job_spec *s, const char *ns, const struct role *r,
-			 json_t *vols, json_t *mounts)
+                         json_t *vols, json_t *mounts)
 {
 	json_t *pvc_names = pvc_volume_names(s);
 	char *code = s->has_sync ? code_mount_path(s) : NULL;
 	bool local_logs = s->tensorboard && s->local_logs && r->logs;
-	char *logs = local_logs ? spec_host_log_path(s, ns) : NULL;
 	const char *key;
 	json_t *v;
 	size_t i = 0;
 	int rc = pvc_names ? 0 : -1;
 
 	if (s->has_sync) {
-		rc |= json_array_append_new(vols, json_pack("{s:s, s:{}}", "name", "code-sync",
-							     "emptyDir"));
-		rc |= code ? json_array_append_new(mounts, json_pack("{s:s, s:s}", "name",
-								     "code-sync", "mountPath", code))
-			   : -1;
+		rc |= json_array_append_new(
+		    vols, json_pack("{s:s, s:{}}", "name", "code-sync", "emptyDir"));
+		rc |= code
+		          ? json_array_append_new(mounts, json_pack("{s:s, s:s}", "name",
+		                                                    "code-sync", "mountPath", code))
+		          : -1;
 	}
 	json_object_foreach(s->data, key, v)
 	{
 		const char *name = json_string_value(json_array_get(pvc_names, i++));
 
-		rc |= json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", name,
-							     "persistentVolumeClaim", "claimName",
-							     key));
-		rc |= json_array_append_new(mounts, json_pack("{s:s, s:O}", "name", name,
-							       "mountPath", v));
+		rc |= json_array_append_new(vols,
+		                            json_pack("{s:s, s:{s:s}}", "name", name,
+		                                      "persistentVolumeClaim", "claimName", key));
+		rc |= json_array_append_new(mounts,
+		                            json_pack("{s:s, s:O}", "name", name, "mountPath", v));
 	}
 	i = 0;
 	json_object_foreach(s->data_dir, key, v)
@@ -261,33 +277,26 @@ static int build_volumes(const struct job_spec *s, const char *ns, const struct 
 
 		/* Arena's names for --data-dir volumes */
 		snprintf(name, sizeof(name), "training-data-%zu", i++);
-		rc |= json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", name,
-							     "hostPath", "path", key));
-		rc |= json_array_append_new(mounts, json_pack("{s:s, s:O}", "name", name,
-							       "mountPath", v));
+		rc |= json_array_append_new(
+		    vols, json_pack("{s:s, s:{s:s}}", "name", name, "hostPath", "path", key));
+		rc |= json_array_append_new(mounts,
+		                            json_pack("{s:s, s:O}", "name", name, "mountPath", v));
 	}
 	if (s->share_memory) {
 		rc |= json_array_append_new(vols, json_pack("{s:s, s:{s:s, s:s}}", "name", "dshm",
-							     "emptyDir", "medium", "Memory",
-							     "sizeLimit", s->share_memory));
-		rc |= json_array_append_new(mounts, json_pack("{s:s, s:s}", "name", "dshm",
-							       "mountPath", "/dev/shm"));
+		                                            "emptyDir", "medium", "Memory",
+		                                            "sizeLimit", s->share_memory));
+		rc |= json_array_append_new(
+		    mounts, json_pack("{s:s, s:s}", "name", "dshm", "mountPath", "/dev/shm"));
 	}
 	if (local_logs) {
-		/* DirectoryOrCreate: Arena leaves the type empty, which fails on
-		 * runtimes that do not create a missing bind source */
-		rc |= logs ? json_array_append_new(vols, json_pack("{s:s, s:{s:s, s:s}}", "name",
-								   "training-logs-volume",
-								   "hostPath", "path", logs, "type",
-								   "DirectoryOrCreate"))
-			   : -1;
-		rc |= json_array_append_new(mounts, json_pack("{s:s, s:s}", "name",
-							       "training-logs-volume", "mountPath",
-							       s->logdir));
+		rc |= json_array_append_new(vols, spec_host_log_volume(s, ns));
+		rc |= json_array_append_new(mounts,
+		                            json_pack("{s:s, s:s}", "name", "training-logs-volume",
+		                                      "mountPath", s->logdir));
 	}
 	json_decref(pvc_names);
 	free(code);
-	free(logs);
 	return rc < 0 ? -ENOMEM : 0;
 }
 
@@ -308,17 +317,17 @@ static json_t *build_init_container(const struct job_spec *s, const struct role 
 		if (s->sync.branch)
 			rc |= env_add(env, "GIT_SYNC_BRANCH", s->sync.branch);
 	}
-	c = rc == 0 ? json_pack("{s:s, s:s, s:s, s:o, s:[{s:s, s:s}]}", "name", "init-code",
-				"image", s->sync.image, "imagePullPolicy", s->pull_policy, "env",
-				env, "volumeMounts", "name", "code-sync", "mountPath",
-				SPEC_SYNC_ROOT)
-		    : NULL;
+	c = rc == 0
+	        ? json_pack("{s:s, s:s, s:s, s:o, s:[{s:s, s:s}]}", "name", "init-code", "image",
+	                    s->sync.image, "imagePullPolicy", s->pull_policy, "env", env,
+	                    "volumeMounts", "name", "code-sync", "mountPath", SPEC_SYNC_ROOT)
+	        : NULL;
 	if (rc != 0)
 		json_decref(env);
 	if (c && strcmp(s->sync.mode, "rsync") == 0 &&
-	    json_object_set_new(c, "command",
-				json_pack("[s, s, s, s]", "rsync", "-avP", s->sync.source,
-					  SPEC_SYNC_ROOT)) < 0)
+	    json_object_set_new(
+	        c, "command",
+	        json_pack("[s, s, s, s]", "rsync", "-avP", s->sync.source, SPEC_SYNC_ROOT)) < 0)
 		rc = -1;
 	if (c && res && json_object_set(c, "resources", res) < 0)
 		rc = -1;
@@ -331,7 +340,7 @@ static json_t *build_init_container(const struct job_spec *s, const struct role 
 }
 
 static json_t *build_container(const struct job_spec *s, const char *ns, const struct role *r,
-			       json_t *vols)
+                               json_t *vols)
 {
 	const struct job_kind_info *ki = kinds_info(s->kind);
 	json_t *mounts = json_array();
@@ -339,12 +348,12 @@ static json_t *build_container(const struct job_spec *s, const char *ns, const s
 	bool oom = false;
 	json_t *res = build_resources(s, r->gpus, r->cpu_memory, &oom);
 	json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "name", ki->container, "image", s->image,
-			      "imagePullPolicy", s->pull_policy, "workingDir", s->working_dir);
+	                      "imagePullPolicy", s->pull_policy, "workingDir", s->working_dir);
 	int rc = mounts && env && c && !oom ? 0 : -1;
 
 	if (rc == 0 && r->run_command)
 		rc |= json_object_set_new(c, "command",
-					  json_pack("[s, s, s]", s->shell, "-c", r->shell_command));
+		                          json_pack("[s, s, s]", s->shell, "-c", r->shell_command));
 	else if (rc == 0 && r->exec)
 		rc |= json_object_set_new(c, "command", str_array(r->exec));
 	if (rc == 0)
@@ -354,8 +363,8 @@ static json_t *build_container(const struct job_spec *s, const char *ns, const s
 	for (size_t i = 0; rc == 0 && i < sizeof(PORTS) / sizeof(PORTS[0]); i++)
 		if (PORTS[i].kind == s->kind)
 			rc |= json_object_set_new(c, "ports",
-						  json_pack("[{s:s, s:i}]", "name", PORTS[i].name,
-							    "containerPort", PORTS[i].port));
+			                          json_pack("[{s:s, s:i}]", "name", PORTS[i].name,
+			                                    "containerPort", PORTS[i].port));
 	if (rc == 0)
 		rc |= build_volumes(s, ns, r, vols, mounts);
 	if (rc == 0 && json_array_size(mounts))
@@ -371,7 +380,7 @@ static json_t *build_container(const struct job_spec *s, const char *ns, const s
 }
 
 static json_t *build_pod_template(const struct job_spec *s, const char *ns, const struct role *r,
-				  const json_t *labels, const json_t *annotations)
+                                  const json_t *labels, const json_t *annotations)
 {
 	json_t *vols = json_array();
 	json_t *spec = json_object();
@@ -391,15 +400,15 @@ static json_t *build_pod_template(const struct job_spec *s, const char *ns, cons
 		rc |= json_object_set(spec, "volumes", vols);
 	if (rc == 0 && s->has_sync)
 		rc |= json_object_set_new(spec, "initContainers",
-					  json_pack("[o]", build_init_container(s, r)));
+		                          json_pack("[o]", build_init_container(s, r)));
 	if (rc == 0)
 		rc |= json_object_set_new(spec, "containers", json_pack("[o]", container));
 	else
 		json_decref(container);
 	json_decref(vols);
 	tpl = rc == 0 ? json_pack("{s:{s:O, s:O}, s:o}", "metadata", "labels", labels,
-				  "annotations", annotations, "spec", spec)
-		      : NULL;
+	                          "annotations", annotations, "spec", spec)
+	              : NULL;
 	if (!tpl && rc != 0)
 		json_decref(spec);
 	return tpl;
@@ -410,14 +419,14 @@ static json_t *build_pod_template(const struct job_spec *s, const char *ns, cons
 struct plan {
 	struct role roles[4];
 	size_t nroles;
-	const char *clean_default;  /* Arena's --clean-task-policy default, or NULL */
-	bool backoff_always;        /* Arena's chart writes backoffLimit: retry */
+	const char *clean_default; /* Arena's --clean-task-policy default, or NULL */
+	bool backoff_always;       /* Arena's chart writes backoffLimit: retry */
 	long long request_gpus;
-	bool no_tf_config;          /* TFJob standalone mode */
+	bool no_tf_config; /* TFJob standalone mode */
 };
 
 static void add_role(struct plan *p, const char *type, long long replicas, const char *restart,
-		     long long gpus)
+                     long long gpus)
 {
 	struct role *r = &p->roles[p->nroles++];
 
@@ -469,8 +478,8 @@ static void plan_job(const struct job_spec *s, struct plan *p)
 		/* --workers counts the Master: Worker replicas are N-1 */
 		add_role(p, "Master", 1, "Never", g);
 		if (n > 1)
-			add_role(p, "Worker", n - 1, s->kind == JOB_PYTORCHJOB ? "OnFailure" : "Never",
-				 g);
+			add_role(p, "Worker", n - 1,
+			         s->kind == JOB_PYTORCHJOB ? "OnFailure" : "Never", g);
 		p->clean_default = s->kind == JOB_PYTORCHJOB ? "Running" : NULL;
 		p->backoff_always = s->kind == JOB_PYTORCHJOB;
 		p->request_gpus = n * g;
@@ -552,22 +561,22 @@ static int build_small(const struct job_spec *s, const char *ns, json_t **out)
 		json_t *tpl = build_pod_template(s, ns, r, labels, pod_annot);
 
 		rc |= json_object_set_new(replicas, r->type,
-					  json_pack("{s:I, s:s, s:o}", "replicas",
-						    (json_int_t)r->replicas, "restartPolicy",
-						    r->restart, "template", tpl));
+		                          json_pack("{s:I, s:s, s:o}", "replicas",
+		                                    (json_int_t)r->replicas, "restartPolicy",
+		                                    r->restart, "template", tpl));
 	}
 	if (rc == 0)
 		spec = json_pack("{s:o}", "runPolicy", build_run_policy(s, &p));
 	if (spec && (s->kind == JOB_MPIJOB || s->kind == JOB_MPIJOB_V2))
-		rc |= json_object_set_new(spec, "slotsPerWorker",
-					  json_integer(s->slots_per_worker));
+		rc |=
+		    json_object_set_new(spec, "slotsPerWorker", json_integer(s->slots_per_worker));
 	if (spec && rc == 0)
 		rc |= json_object_set(spec, ki->replica_field, replicas);
 	snprintf(api, sizeof(api), "%s/%s", ki->group, ki->version);
 	if (spec && rc == 0)
 		job = json_pack("{s:s, s:s, s:{s:s, s:s, s:O, s:O}, s:o}", "apiVersion", api,
-				"kind", ki->kind_name, "metadata", "name", s->name, "namespace", ns,
-				"labels", labels, "annotations", annot, "spec", spec);
+		                "kind", ki->kind_name, "metadata", "name", s->name, "namespace", ns,
+		                "labels", labels, "annotations", annot, "spec", spec);
 	else
 		json_decref(spec);
 	json_decref(labels);
@@ -589,7 +598,7 @@ int spec_build_job(const struct job_spec *s, const char *ns, json_t **out, struc
 		return spec_build_manifest(s, ns, out, err);
 	if (build_small(s, ns, out) < 0)
 		return k8s_error_set(err, ENOMEM, "out of memory building the %s object",
-				     kinds_info(s->kind)->kind_name);
+		                     kinds_info(s->kind)->kind_name);
 	return 0;
 }
 

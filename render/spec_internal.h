@@ -5,6 +5,7 @@
  *   spec.c             spec_parse: YAML, small spec or full manifest, the annotation text
  *   spec_values.c      checkers for one value each (int, string, quantity, maps, names)
  *   spec_validate.c    the keys of the small spec and the per-type rules
+ *   spec_lists.c       the structured keys: tolerations, pull secrets, sync, commands
  *   spec_manifest.c    full manifests: checks and the job as given
  *   spec_build.c       the job object of a small spec
  *   spec_tensorboard.c the TensorBoard Deployment and Service
@@ -43,7 +44,7 @@
 #define SPEC_SYNC_SUBDIR "/code"
 /* TensorBoard logs kept on the node when the log dir is on no volume (Arena:
  * /arena_logs/training<random>; here per namespace and job, as render/ has no dice). */
-#define SPEC_HOST_LOG_ROOT "/arena_logs"
+#define SPEC_HOST_LOG_ROOT   "/arena_logs"
 #define SPEC_TB_LOCAL_LOGDIR "/output/training_logs"
 
 /* Labels and annotations arenafs and Arena put on what they create. */
@@ -53,9 +54,9 @@
 #define SPEC_ANNOT_DISABLE_TF_CFG "arena.kubeflow.org/disable-tf-config"
 
 struct spec_sync {
-	char *mode;    /* "git" or "rsync" */
+	char *mode; /* "git" or "rsync" */
 	char *source;
-	char *branch;  /* git only, or NULL */
+	char *branch; /* git only, or NULL */
 	char *image;
 	char *project; /* git: the repository's name, GIT_SYNC_DEST */
 };
@@ -63,41 +64,41 @@ struct spec_sync {
 struct job_spec {
 	char *name;
 	enum job_kind kind;
-	char *text;          /* what SPEC_ANNOTATION holds (the spec, with its name) */
-	json_t *manifest;    /* a full manifest as given; NULL for a small spec */
+	char *text;       /* what SPEC_ANNOTATION holds (the spec, with its name) */
+	json_t *manifest; /* a full manifest as given; NULL for a small spec */
 
 	/* the small spec, validated; strings are owned */
 	char *image;
 	char *command;
 	char *shell;
 	char *working_dir;
-	char *worker_command;    /* mpijob: what workers run instead of the command */
+	char *worker_command; /* mpijob: what workers run instead of the command */
 	long long gpus;
-	long long workers;       /* as written (pytorch-like kinds count the master in it) */
+	long long workers; /* as written (pytorch-like kinds count the master in it) */
 	long long ps, chief, evaluator;
 	long long slots_per_worker;
 	bool has_retry, has_ttl, has_deadline;
 	long long retry, ttl, deadline;
 	char *cpu, *memory;
-	char *share_memory;      /* NULL: none */
+	char *share_memory; /* NULL: none */
 	char *priority;
 	char *pull_policy;
-	char *clean_pod_policy;  /* NULL: the kind's default */
+	char *clean_pod_policy; /* NULL: the kind's default */
 	char *nproc_per_node;
-	json_t *env;             /* objects of strings, in the spec's order */
+	json_t *env; /* objects of strings, in the spec's order */
 	json_t *labels;
 	json_t *annotations;
 	json_t *selector;
-	json_t *data;            /* PVC name → mount path */
-	json_t *data_dir;        /* host path → mount path */
-	json_t *tolerations;     /* array of Toleration objects */
-	json_t *pull_secrets;    /* array of strings */
+	json_t *data;         /* PVC name → mount path */
+	json_t *data_dir;     /* host path → mount path */
+	json_t *tolerations;  /* array of Toleration objects */
+	json_t *pull_secrets; /* array of strings */
 	bool has_sync;
 	struct spec_sync sync;
 	bool tensorboard;
 	char *logdir;
 	char *tensorboard_image;
-	bool local_logs;         /* logdir is on no volume: a hostPath holds it */
+	bool local_logs; /* logdir is on no volume: a hostPath holds it */
 };
 
 /* Where validation is and how it reports. */
@@ -105,7 +106,7 @@ struct spec_ctx {
 	const struct yaml_doc *doc;
 	json_t *root;
 	struct job_spec *s;
-	const bool *served;      /* may be NULL: every kind */
+	const bool *served; /* may be NULL: every kind */
 	const char *default_name;
 	struct k8s_error *err;
 };
@@ -117,43 +118,45 @@ struct spec_ctx {
  * (NULL: no position), at_key: the key rather than the value.
  */
 int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, const char *path,
-	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* How a value reads in a message: "two" quoted, 2.5, true, a mapping, a list, nothing. */
 void spec_describe(const json_t *v, const struct yaml_node_info *info, char *buf, size_t size);
 
 /* Each checks one value; info is where it came from (may be NULL). */
 int spec_get_int(struct spec_ctx *c, const char *path, const json_t *v,
-		 const struct yaml_node_info *info, long long min, long long max, long long *out);
+                 const struct yaml_node_info *info, long long min, long long max, long long *out);
 /* A string; numbers and booleans are taken as written ("64", "yes"). */
 int spec_get_string(struct spec_ctx *c, const char *path, const json_t *v,
-		    const struct yaml_node_info *info, char **out);
+                    const struct yaml_node_info *info, char **out);
 int spec_get_bool(struct spec_ctx *c, const char *path, const json_t *v,
-		  const struct yaml_node_info *info, bool *out);
+                  const struct yaml_node_info *info, bool *out);
 /* A Kubernetes quantity (4, 500m, 8Gi, 1.5); negative ones are refused. */
 int spec_get_quantity(struct spec_ctx *c, const char *path, const json_t *v,
-		      const struct yaml_node_info *info, char **out);
+                      const struct yaml_node_info *info, char **out);
 /* An absolute path other than "/", with no ".." part. */
 int spec_get_path(struct spec_ctx *c, const char *path, const json_t *v,
-		  const struct yaml_node_info *info, char **out);
+                  const struct yaml_node_info *info, char **out);
 /* Seconds: an integer, or a Go duration such as "90s", "1h30m". */
 int spec_get_seconds(struct spec_ctx *c, const char *path, const json_t *v,
-		     const struct yaml_node_info *info, long long *out);
+                     const struct yaml_node_info *info, long long *out);
 /* One of the words in choices (NULL-terminated). */
 int spec_get_choice(struct spec_ctx *c, const char *path, const json_t *v,
-		    const struct yaml_node_info *info, const char *const *choices, char **out);
+                    const struct yaml_node_info *info, const char *const *choices, char **out);
 /* What a mapping of strings must hold (env, labels, data, ...). */
 struct spec_map_rule {
-	bool (*key_ok)(const char *);  /* NULL: any key */
-	const char *what_key;          /* "a valid environment variable name" */
-	bool (*val_ok)(const char *);  /* NULL: any string */
+	bool (*key_ok)(const char *); /* NULL: any key */
+	const char *what_key;         /* "a valid environment variable name" */
+	bool (*val_ok)(const char *); /* NULL: any string */
 	const char *what_val;
-	bool null_is_key;              /* `key:` with no value means the key itself (data_dir) */
+	bool null_is_key; /* `key:` with no value means the key itself (data_dir) */
 };
 /* A mapping of strings, checked by rule; a null value is "" unless rule->null_is_key. */
 int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
-			const struct yaml_node_info *info, const struct spec_map_rule *rule,
-			json_t **out);
+                        const struct yaml_node_info *info, const struct spec_map_rule *rule,
+                        json_t **out);
 
+/* Replaces *dst with a copy of src. */
+int spec_set_string(struct spec_ctx *c, char **dst, const char *src);
 /* Is key in the root mapping with a value (null counts as absent)? */
 bool spec_has_key(const struct spec_ctx *c, const char *key);
 /* Names the job after the staging entry (c->default_name), checking the name. */
@@ -166,6 +169,17 @@ const char *spec_name_problem(const char *name, size_t max, char *buf, size_t si
 bool spec_is_quantity(const char *s);
 bool spec_is_abs_path(const char *s);
 
+/* ---- spec_lists.c: the handlers of structured keys ---- */
+
+int spec_key_tolerations(struct spec_ctx *c, const char *key, const json_t *v,
+                         const struct yaml_node_info *at);
+int spec_key_pull_secrets(struct spec_ctx *c, const char *key, const json_t *v,
+                          const struct yaml_node_info *at);
+int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
+                  const struct yaml_node_info *at);
+/* command: [python, main.py] → "python main.py", each word shell-quoted as needed. */
+int spec_command_list(struct spec_ctx *c, const char *key, const json_t *v, char **out);
+
 /* ---- spec_validate.c ---- */
 
 /* Fills c->s from the small spec at c->root. */
@@ -177,7 +191,7 @@ void spec_served_types(const bool *served, char *buf, size_t size);
 
 int spec_validate_manifest(struct spec_ctx *c);
 int spec_build_manifest(const struct job_spec *s, const char *ns, json_t **out,
-			struct k8s_error *err);
+                        struct k8s_error *err);
 
 /* ---- spec_build.c ---- */
 
@@ -188,7 +202,8 @@ json_t *spec_base_labels(const struct job_spec *s);
 const char *spec_main_replica(const struct job_spec *s);
 /* imagePullSecrets: [{name: ...}] of the spec's image_pull_secrets. */
 json_t *spec_pull_secrets(const struct job_spec *s);
-/* hostPath of the TensorBoard logs when s->local_logs. Caller frees. */
-char *spec_host_log_path(const struct job_spec *s, const char *ns);
+/* The training-logs-volume: the hostPath holding the TensorBoard logs when
+ * s->local_logs (/arena_logs/<ns>/<name>). */
+json_t *spec_host_log_volume(const struct job_spec *s, const char *ns);
 
 #endif

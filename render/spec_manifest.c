@@ -24,7 +24,7 @@ static void supported_kinds(char *buf, size_t size)
 		const struct job_kind_info *ki = kinds_info(k);
 
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s %s/%s", n ? ", " : "",
-				      ki->kind_name, ki->group, ki->version);
+		                      ki->kind_name, ki->group, ki->version);
 	}
 }
 
@@ -37,19 +37,19 @@ static int check_kind(struct spec_ctx *c, const char *api, const char *kind)
 	if (k < 0) {
 		supported_kinds(list, sizeof(list));
 		return spec_fail(c, at, false, "kind",
-				 "apiVersion %s, kind %s is not a training job arenafs submits; it "
-				 "submits %s",
-				 api, kind, list);
+		                 "apiVersion %s, kind %s is not a training job arenafs submits; it "
+		                 "submits %s",
+		                 api, kind, list);
 	}
 	if (c->served && !c->served[k]) {
 		const struct job_kind_info *ki = kinds_info(k);
 
 		spec_served_types(c->served, list, sizeof(list));
 		return spec_fail(c, at, false, "kind",
-				 "this cluster does not serve %s/%s %s (no %s.%s CRD at that "
-				 "version); the types it serves: %s",
-				 ki->group, ki->version, ki->kind_name, ki->plural, ki->group,
-				 *list ? list : "none");
+		                 "this cluster does not serve %s/%s %s (no %s.%s CRD at that "
+		                 "version); the types it serves: %s",
+		                 ki->group, ki->version, ki->kind_name, ki->plural, ki->group,
+		                 *list ? list : "none");
 	}
 	c->s->kind = (enum job_kind)k;
 	return 0;
@@ -67,24 +67,24 @@ static int check_metadata(struct spec_ctx *c, json_t *manifest)
 	if (meta && !json_is_object(meta)) {
 		spec_describe(meta, yaml_doc_member(c->doc, c->root, "metadata"), got, sizeof(got));
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, "metadata"), false, "metadata",
-				 "expected a mapping, got %s", got);
+		                 "expected a mapping, got %s", got);
 	}
 	name = meta ? json_object_get(meta, "name") : NULL;
 	if (name && !json_is_string(name)) {
 		spec_describe(name, yaml_doc_member(c->doc, meta_in, "name"), got, sizeof(got));
-		return spec_fail(c, yaml_doc_member(c->doc, meta_in, "name"), false, "metadata.name",
-				 "expected a string, got %s", got);
+		return spec_fail(c, yaml_doc_member(c->doc, meta_in, "name"), false,
+		                 "metadata.name", "expected a string, got %s", got);
 	}
 	if (name) {
 		why = spec_name_problem(json_string_value(name), K8S_DNS1123_LABEL_MAX, buf,
-					sizeof(buf));
+		                        sizeof(buf));
 		if (why)
-			return spec_fail(c, yaml_doc_member(c->doc, meta_in, "name"), false,
-					 "metadata.name",
-					 "\"%s\" %s (the training operators take DNS-1035 labels: a "
-					 "lowercase letter first, then lowercase letters, digits and "
-					 "'-', at most %d)",
-					 json_string_value(name), why, K8S_DNS1123_LABEL_MAX);
+			return spec_fail(
+			    c, yaml_doc_member(c->doc, meta_in, "name"), false, "metadata.name",
+			    "\"%s\" %s (the training operators take DNS-1035 labels: a "
+			    "lowercase letter first, then lowercase letters, digits and "
+			    "'-', at most %d)",
+			    json_string_value(name), why, K8S_DNS1123_LABEL_MAX);
 		c->s->name = strdup(json_string_value(name));
 		if (!c->s->name)
 			return k8s_error_set(c->err, ENOMEM, "out of memory");
@@ -104,7 +104,7 @@ static int check_metadata(struct spec_ctx *c, json_t *manifest)
 	if (ns && (!json_is_string(ns) || !k8s_is_dns1123_label(json_string_value(ns)))) {
 		spec_describe(ns, yaml_doc_member(c->doc, meta_in, "namespace"), got, sizeof(got));
 		return spec_fail(c, yaml_doc_member(c->doc, meta_in, "namespace"), false,
-				 "metadata.namespace", "%s is not a namespace name", got);
+		                 "metadata.namespace", "%s is not a namespace name", got);
 	}
 	return 0;
 }
@@ -119,16 +119,16 @@ int spec_validate_manifest(struct spec_ctx *c)
 
 	if (!json_is_string(api) || !json_is_string(kind))
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, api ? "kind" : "apiVersion"),
-				 true, api ? "kind" : "apiVersion",
-				 "a manifest needs both apiVersion and kind as strings (a small "
-				 "spec has neither: it starts with type:)");
+		                 true, api ? "kind" : "apiVersion",
+		                 "a manifest needs both apiVersion and kind as strings (a small "
+		                 "spec has neither: it starts with type:)");
 	rc = check_kind(c, json_string_value(api), json_string_value(kind));
 	if (rc < 0)
 		return rc;
 	if (!json_is_object(spec))
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, "spec"), false, "spec",
-				 "required: a %s manifest holds its replicas under spec:",
-				 json_string_value(kind));
+		                 "required: a %s manifest holds its replicas under spec:",
+		                 json_string_value(kind));
 	manifest = json_deep_copy(c->root);
 	if (!manifest)
 		return k8s_error_set(c->err, ENOMEM, "out of memory");
@@ -142,7 +142,7 @@ int spec_validate_manifest(struct spec_ctx *c)
 }
 
 int spec_build_manifest(const struct job_spec *s, const char *ns, json_t **out,
-			struct k8s_error *err)
+                        struct k8s_error *err)
 {
 	json_t *job = json_deep_copy(s->manifest);
 	json_t *meta = job ? json_object_get(job, "metadata") : NULL;
@@ -156,10 +156,10 @@ int spec_build_manifest(const struct job_spec *s, const char *ns, json_t **out,
 	have = json_string_value(json_object_get(meta, "namespace"));
 	if (have && strcmp(have, ns) != 0) {
 		int rc = k8s_error_set(err, EINVAL,
-				       "metadata.namespace: the manifest is for namespace \"%s\", "
-				       "but this submit/ creates jobs in \"%s\"; remove the field "
-				       "or submit it in that namespace's tree",
-				       have, ns);
+		                       "metadata.namespace: the manifest is for namespace \"%s\", "
+		                       "but this submit/ creates jobs in \"%s\"; remove the field "
+		                       "or submit it in that namespace's tree",
+		                       have, ns);
 
 		json_decref(job);
 		return rc;

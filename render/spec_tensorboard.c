@@ -29,45 +29,38 @@ static bool logs_under(const char *logdir, const char *mount)
  * mounted where the job mounts it. Fills volumes, mounts and the --logdir value.
  */
 static int log_volume(const struct job_spec *s, const char *ns, json_t *vols, json_t *mounts,
-		      const char **logdir)
+                      const char **logdir)
 {
 	const char *key;
 	json_t *v;
 	int rc = 0;
 
 	if (s->local_logs) {
-		char *host = spec_host_log_path(s, ns);
-
 		*logdir = SPEC_TB_LOCAL_LOGDIR;
-		rc |= host ? json_array_append_new(vols, json_pack("{s:s, s:{s:s, s:s}}", "name",
-								   "training-logs-volume",
-								   "hostPath", "path", host, "type",
-								   "DirectoryOrCreate"))
-			   : -1;
-		rc |= json_array_append_new(mounts, json_pack("{s:s, s:s}", "name",
-							       "training-logs-volume", "mountPath",
-							       SPEC_TB_LOCAL_LOGDIR));
-		free(host);
+		rc |= json_array_append_new(vols, spec_host_log_volume(s, ns));
+		rc |= json_array_append_new(mounts,
+		                            json_pack("{s:s, s:s}", "name", "training-logs-volume",
+		                                      "mountPath", SPEC_TB_LOCAL_LOGDIR));
 		return rc < 0 ? -ENOMEM : 0;
 	}
 	*logdir = s->logdir;
-	json_object_foreach(s->data, key, v)
-		if (logs_under(s->logdir, json_string_value(v))) {
-			rc |= json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", "logs",
-								     "persistentVolumeClaim",
-								     "claimName", key));
-			rc |= json_array_append_new(mounts, json_pack("{s:s, s:O}", "name", "logs",
-								       "mountPath", v));
-			return rc < 0 ? -ENOMEM : 0;
-		}
-	json_object_foreach(s->data_dir, key, v)
-		if (logs_under(s->logdir, json_string_value(v))) {
-			rc |= json_array_append_new(vols, json_pack("{s:s, s:{s:s}}", "name", "logs",
-								     "hostPath", "path", key));
-			rc |= json_array_append_new(mounts, json_pack("{s:s, s:O}", "name", "logs",
-								       "mountPath", v));
-			return rc < 0 ? -ENOMEM : 0;
-		}
+	json_object_foreach(s->data, key, v) if (logs_under(s->logdir, json_string_value(v)))
+	{
+		rc |= json_array_append_new(vols,
+		                            json_pack("{s:s, s:{s:s}}", "name", "logs",
+		                                      "persistentVolumeClaim", "claimName", key));
+		rc |= json_array_append_new(
+		    mounts, json_pack("{s:s, s:O}", "name", "logs", "mountPath", v));
+		return rc < 0 ? -ENOMEM : 0;
+	}
+	json_object_foreach(s->data_dir, key, v) if (logs_under(s->logdir, json_string_value(v)))
+	{
+		rc |= json_array_append_new(
+		    vols, json_pack("{s:s, s:{s:s}}", "name", "logs", "hostPath", "path", key));
+		rc |= json_array_append_new(
+		    mounts, json_pack("{s:s, s:O}", "name", "logs", "mountPath", v));
+		return rc < 0 ? -ENOMEM : 0;
+	}
 	return 0;
 }
 
@@ -78,13 +71,13 @@ static json_t *affinity(const struct job_spec *s)
 	/* mpi-operator v2 labels roles with job-role; the training-operator with
 	 * replica-type */
 	json_t *match = json_pack("{s:s, s:s, s:s}", "training.kubeflow.org/job-name", s->name,
-				  mpi_v2 ? "training.kubeflow.org/job-role"
-					 : "training.kubeflow.org/replica-type",
-				  spec_main_replica(s), "training.kubeflow.org/replica-index", "0");
+	                          mpi_v2 ? "training.kubeflow.org/job-role"
+	                                 : "training.kubeflow.org/replica-type",
+	                          spec_main_replica(s), "training.kubeflow.org/replica-index", "0");
 
 	return json_pack("{s:{s:[{s:{s:o}, s:s}]}}", "podAffinity",
-			 "requiredDuringSchedulingIgnoredDuringExecution", "labelSelector",
-			 "matchLabels", match, "topologyKey", "kubernetes.io/hostname");
+	                 "requiredDuringSchedulingIgnoredDuringExecution", "labelSelector",
+	                 "matchLabels", match, "topologyKey", "kubernetes.io/hostname");
 }
 
 static json_t *tb_pod_spec(const struct job_spec *s, const char *ns)
@@ -95,11 +88,11 @@ static json_t *tb_pod_spec(const struct job_spec *s, const char *ns)
 	int rc = vols && mounts && spec ? log_volume(s, ns, vols, mounts, &logdir) : -ENOMEM;
 
 	container = rc == 0 ? json_pack("{s:s, s:s, s:s, s:[s, s, s, s, s], s:[{s:i}]}", "name",
-					"tensorboard", "image", s->tensorboard_image,
-					"imagePullPolicy", s->pull_policy, "command", "tensorboard",
-					"--logdir", logdir, "--host", "0.0.0.0", "ports",
-					"containerPort", SPEC_TENSORBOARD_PORT)
-			    : NULL;
+	                                "tensorboard", "image", s->tensorboard_image,
+	                                "imagePullPolicy", s->pull_policy, "command", "tensorboard",
+	                                "--logdir", logdir, "--host", "0.0.0.0", "ports",
+	                                "containerPort", SPEC_TENSORBOARD_PORT)
+	                    : NULL;
 	if (!container)
 		rc = -ENOMEM;
 	if (rc == 0 && json_array_size(mounts))
@@ -128,7 +121,7 @@ static json_t *tb_pod_spec(const struct job_spec *s, const char *ns)
 
 /* The owner reference to the created job; Arena patches the same one in. */
 static int owner_ref(const struct job_spec *s, const json_t *job, json_t **out,
-		     struct k8s_error *err)
+                     struct k8s_error *err)
 {
 	const json_t *meta = json_object_get(job, "metadata");
 	const char *api = json_string_value(json_object_get(job, "apiVersion"));
@@ -138,20 +131,20 @@ static int owner_ref(const struct job_spec *s, const json_t *job, json_t **out,
 
 	if (!api || !kind || !name || !uid || !*uid)
 		return k8s_error_set(err, EINVAL,
-				     "the created job lacks apiVersion, kind, metadata.name or "
-				     "metadata.uid; TensorBoard cannot be owned by it");
+		                     "the created job lacks apiVersion, kind, metadata.name or "
+		                     "metadata.uid; TensorBoard cannot be owned by it");
 	if (strcmp(name, s->name) != 0)
 		return k8s_error_set(err, EINVAL,
-				     "the created job is \"%s\", not this spec's \"%s\"", name,
-				     s->name);
+		                     "the created job is \"%s\", not this spec's \"%s\"", name,
+		                     s->name);
 	/* blockOwnerDeletion: a foreground delete of the job waits for these */
 	*out = json_pack("[{s:s, s:s, s:s, s:s, s:b, s:b}]", "apiVersion", api, "kind", kind,
-			 "name", name, "uid", uid, "controller", 1, "blockOwnerDeletion", 1);
+	                 "name", name, "uid", uid, "controller", 1, "blockOwnerDeletion", 1);
 	return *out ? 0 : k8s_error_set(err, ENOMEM, "out of memory");
 }
 
 int spec_build_tensorboard(const struct job_spec *s, const char *ns, const json_t *created_job,
-			   json_t **deployment, json_t **service, struct k8s_error *err)
+                           json_t **deployment, json_t **service, struct k8s_error *err)
 {
 	json_t *owners = NULL, *labels = NULL, *selector = NULL, *pod_labels = NULL, *spec;
 	char name[128];
@@ -167,30 +160,30 @@ int spec_build_tensorboard(const struct job_spec *s, const char *ns, const json_
 	snprintf(name, sizeof(name), "%s-tensorboard", s->name);
 	labels = spec_base_labels(s);
 	selector = json_pack("{s:s, s:s, s:s}", "app", kinds_info(s->kind)->type, "release",
-			     s->name, "role", "tensorboard");
+	                     s->name, "role", "tensorboard");
 	pod_labels = json_deep_copy(selector);
 	rc = labels && selector && pod_labels &&
-			     json_object_set_new(labels, "role", json_string("tensorboard")) == 0 &&
-			     json_object_set_new(pod_labels, SPEC_LABEL_SUBMITTED_BY,
-						 json_string(SPEC_SUBMITTED_BY_VALUE)) == 0
-		     ? 0
-		     : -ENOMEM;
+	             json_object_set_new(labels, "role", json_string("tensorboard")) == 0 &&
+	             json_object_set_new(pod_labels, SPEC_LABEL_SUBMITTED_BY,
+	                                 json_string(SPEC_SUBMITTED_BY_VALUE)) == 0
+	         ? 0
+	         : -ENOMEM;
 	spec = rc == 0 ? tb_pod_spec(s, ns) : NULL;
 	if (spec)
 		*deployment = json_pack(
-			"{s:s, s:s, s:{s:s, s:s, s:O, s:O}, s:{s:i, s:{s:O}, s:{s:{s:O}, s:o}}}",
-			"apiVersion", "apps/v1", "kind", "Deployment", "metadata", "name", name,
-			"namespace", ns, "labels", labels, "ownerReferences", owners, "spec",
-			"replicas", 1, "selector", "matchLabels", selector, "template", "metadata",
-			"labels", pod_labels, "spec", spec);
+		    "{s:s, s:s, s:{s:s, s:s, s:O, s:O}, s:{s:i, s:{s:O}, s:{s:{s:O}, s:o}}}",
+		    "apiVersion", "apps/v1", "kind", "Deployment", "metadata", "name", name,
+		    "namespace", ns, "labels", labels, "ownerReferences", owners, "spec",
+		    "replicas", 1, "selector", "matchLabels", selector, "template", "metadata",
+		    "labels", pod_labels, "spec", spec);
 	if (*deployment)
-		*service = json_pack("{s:s, s:s, s:{s:s, s:s, s:O, s:O}, s:{s:s, s:[{s:s, s:i, "
-				     "s:i, s:s}], s:O}}",
-				     "apiVersion", "v1", "kind", "Service", "metadata", "name", name,
-				     "namespace", ns, "labels", labels, "ownerReferences", owners,
-				     "spec", "type", "NodePort", "ports", "name", "tensorboard",
-				     "port", SPEC_TENSORBOARD_PORT, "targetPort",
-				     SPEC_TENSORBOARD_PORT, "protocol", "TCP", "selector", selector);
+		*service = json_pack(
+		    "{s:s, s:s, s:{s:s, s:s, s:O, s:O}, s:{s:s, s:[{s:s, s:i, "
+		    "s:i, s:s}], s:O}}",
+		    "apiVersion", "v1", "kind", "Service", "metadata", "name", name, "namespace",
+		    ns, "labels", labels, "ownerReferences", owners, "spec", "type", "NodePort",
+		    "ports", "name", "tensorboard", "port", SPEC_TENSORBOARD_PORT, "targetPort",
+		    SPEC_TENSORBOARD_PORT, "protocol", "TCP", "selector", selector);
 	json_decref(owners);
 	json_decref(labels);
 	json_decref(selector);

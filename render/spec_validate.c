@@ -15,26 +15,19 @@
 #include "k8s/names.h"
 
 typedef int (*key_handler)(struct spec_ctx *c, const char *key, const json_t *v,
-			   const struct yaml_node_info *at);
+                           const struct yaml_node_info *at);
 
 struct key_def {
 	const char *name;
 	key_handler check;
-	int only_kind;       /* -1: every type; else the one kind (MPI: both) it belongs to */
+	int only_kind; /* -1: every type; else the one kind (MPI: both) it belongs to */
 	const char *only_why;
 };
 
 /* ---- simple keys ---- */
 
-static int strdup_into(struct spec_ctx *c, char **dst, const char *src)
-{
-	free(*dst);
-	*dst = strdup(src);
-	return *dst ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
-}
-
 static int h_name(struct spec_ctx *c, const char *key, const json_t *v,
-		  const struct yaml_node_info *at)
+                  const struct yaml_node_info *at)
 {
 	char buf[128];
 	const char *why;
@@ -46,10 +39,10 @@ static int h_name(struct spec_ctx *c, const char *key, const json_t *v,
 	why = spec_name_problem(name, SPEC_NAME_MAX, buf, sizeof(buf));
 	if (why) {
 		rc = spec_fail(c, at, false, key,
-			       "\"%s\" %s (a job name is a DNS-1035 label: a lowercase letter "
-			       "first, then lowercase letters, digits and '-'; at most %d "
-			       "characters, as Arena allows)",
-			       name, why, SPEC_NAME_MAX);
+		               "\"%s\" %s (a job name is a DNS-1035 label: a lowercase letter "
+		               "first, then lowercase letters, digits and '-'; at most %d "
+		               "characters, as Arena allows)",
+		               name, why, SPEC_NAME_MAX);
 		free(name);
 		return rc;
 	}
@@ -59,7 +52,7 @@ static int h_name(struct spec_ctx *c, const char *key, const json_t *v,
 }
 
 static int h_image(struct spec_ctx *c, const char *key, const json_t *v,
-		   const struct yaml_node_info *at)
+                   const struct yaml_node_info *at)
 {
 	char **dst = strcmp(key, "image") == 0 ? &c->s->image : &c->s->tensorboard_image;
 	int rc = spec_get_string(c, key, v, at, dst);
@@ -68,20 +61,21 @@ static int h_image(struct spec_ctx *c, const char *key, const json_t *v,
 		return rc;
 	if (!**dst || strpbrk(*dst, " \t\r\n"))
 		return spec_fail(c, at, false, key,
-				 "\"%s\" is not an image reference (e.g. "
-				 "tensorflow/tensorflow:2.15.0-gpu)",
-				 *dst);
+		                 "\"%s\" is not an image reference (e.g. "
+		                 "tensorflow/tensorflow:2.15.0-gpu)",
+		                 *dst);
 	return 0;
 }
 
 static int h_text(struct spec_ctx *c, const char *key, const json_t *v,
-		  const struct yaml_node_info *at)
+                  const struct yaml_node_info *at)
 {
 	char **dst = strcmp(key, "command") == 0 ? &c->s->command
-		     : strcmp(key, "shell") == 0 ? &c->s->shell
-						 : &c->s->worker_command;
+	             : strcmp(key, "shell") == 0 ? &c->s->shell
+	                                         : &c->s->worker_command;
 	char *s = NULL;
-	int rc = spec_get_string(c, key, v, at, &s);
+	int rc = json_is_array(v) && dst != &c->s->shell ? spec_command_list(c, key, v, &s)
+	                                                 : spec_get_string(c, key, v, at, &s);
 
 	if (rc < 0)
 		return rc;
@@ -95,7 +89,7 @@ static int h_text(struct spec_ctx *c, const char *key, const json_t *v,
 }
 
 static int h_path(struct spec_ctx *c, const char *key, const json_t *v,
-		  const struct yaml_node_info *at)
+                  const struct yaml_node_info *at)
 {
 	char **dst = strcmp(key, "working_dir") == 0 ? &c->s->working_dir : &c->s->logdir;
 	char *p = NULL;
@@ -109,7 +103,7 @@ static int h_path(struct spec_ctx *c, const char *key, const json_t *v,
 }
 
 static int h_count(struct spec_ctx *c, const char *key, const json_t *v,
-		   const struct yaml_node_info *at)
+                   const struct yaml_node_info *at)
 {
 	struct job_spec *s = c->s;
 
@@ -127,7 +121,7 @@ static int h_count(struct spec_ctx *c, const char *key, const json_t *v,
 
 /* chief/evaluator: Arena's --chief/--evaluator are switches; 0/1 or false/true here. */
 static int h_switch(struct spec_ctx *c, const char *key, const json_t *v,
-		    const struct yaml_node_info *at)
+                    const struct yaml_node_info *at)
 {
 	long long *dst = strcmp(key, "chief") == 0 ? &c->s->chief : &c->s->evaluator;
 	bool on;
@@ -140,18 +134,18 @@ static int h_switch(struct spec_ctx *c, const char *key, const json_t *v,
 	}
 	if (json_is_integer(v) && json_integer_value(v) > 1)
 		return spec_fail(c, at, false, key,
-				 "a TFJob has at most one %s (0 or 1, or false/true), got %lld",
-				 strcmp(key, "chief") == 0 ? "Chief" : "Evaluator",
-				 (long long)json_integer_value(v));
+		                 "a TFJob has at most one %s (0 or 1, or false/true), got %lld",
+		                 strcmp(key, "chief") == 0 ? "Chief" : "Evaluator",
+		                 (long long)json_integer_value(v));
 	return spec_get_int(c, key, v, at, 0, 1, dst);
 }
 
 static int h_quantity(struct spec_ctx *c, const char *key, const json_t *v,
-		      const struct yaml_node_info *at)
+                      const struct yaml_node_info *at)
 {
-	char **dst = strcmp(key, "cpu") == 0	      ? &c->s->cpu
-		     : strcmp(key, "memory") == 0 ? &c->s->memory
-						  : &c->s->share_memory;
+	char **dst = strcmp(key, "cpu") == 0      ? &c->s->cpu
+	             : strcmp(key, "memory") == 0 ? &c->s->memory
+	                                          : &c->s->share_memory;
 	char *q = NULL;
 	int rc = spec_get_quantity(c, key, v, at, &q);
 
@@ -168,7 +162,7 @@ static int h_quantity(struct spec_ctx *c, const char *key, const json_t *v,
 }
 
 static int h_seconds(struct spec_ctx *c, const char *key, const json_t *v,
-		     const struct yaml_node_info *at)
+                     const struct yaml_node_info *at)
 {
 	if (strcmp(key, "ttl_after_finished") == 0) {
 		c->s->has_ttl = true;
@@ -179,26 +173,26 @@ static int h_seconds(struct spec_ctx *c, const char *key, const json_t *v,
 }
 
 static int h_tensorboard(struct spec_ctx *c, const char *key, const json_t *v,
-			 const struct yaml_node_info *at)
+                         const struct yaml_node_info *at)
 {
 	return spec_get_bool(c, key, v, at, &c->s->tensorboard);
 }
 
 static int h_priority(struct spec_ctx *c, const char *key, const json_t *v,
-		      const struct yaml_node_info *at)
+                      const struct yaml_node_info *at)
 {
 	int rc = spec_get_string(c, key, v, at, &c->s->priority);
 
 	if (rc == 0 && !k8s_is_dns1123_subdomain(c->s->priority))
 		return spec_fail(c, at, false, key,
-				 "\"%s\" is not a PriorityClass name (lowercase letters, digits, "
-				 "'-' and '.')",
-				 c->s->priority);
+		                 "\"%s\" is not a PriorityClass name (lowercase letters, digits, "
+		                 "'-' and '.')",
+		                 c->s->priority);
 	return rc;
 }
 
 static int h_choice(struct spec_ctx *c, const char *key, const json_t *v,
-		    const struct yaml_node_info *at)
+                    const struct yaml_node_info *at)
 {
 	static const char *const PULL[] = {"Always", "IfNotPresent", "Never", NULL};
 	static const char *const CLEAN[] = {"All", "Running", "None", NULL};
@@ -217,7 +211,7 @@ static int h_choice(struct spec_ctx *c, const char *key, const json_t *v,
 		if (rc < 0)
 			return rc;
 		snprintf(buf, sizeof(buf), "%lld", n);
-		return strdup_into(c, &c->s->nproc_per_node, buf);
+		return spec_set_string(c, &c->s->nproc_per_node, buf);
 	}
 	return spec_get_choice(c, key, v, at, NPROC, &c->s->nproc_per_node);
 }
@@ -261,31 +255,30 @@ static void trim_slashes(json_t *map)
 /* Set by arenafs itself: a spec may not set them. */
 static const char *const RESERVED_ENV[] = {"workers", "gpus", NULL};
 static const char *const RESERVED_LABELS[] = {"app", "release", "createdBy",
-					      SPEC_LABEL_SUBMITTED_BY, NULL};
+                                              SPEC_LABEL_SUBMITTED_BY, NULL};
 static const char *const RESERVED_ANNOTATIONS[] = {SPEC_ANNOTATION, SPEC_ANNOT_REQUEST_GPUS, NULL};
 
 static int h_map(struct spec_ctx *c, const char *key, const json_t *v,
-		 const struct yaml_node_info *at)
+                 const struct yaml_node_info *at)
 {
 	static const struct spec_map_rule ENV = {k8s_is_env_var_name,
-						 "a valid environment variable name (letters, "
-						 "digits, '_', '-' and '.', not a digit first)",
-						 NULL, NULL, false};
+	                                         "a valid environment variable name (letters, "
+	                                         "digits, '_', '-' and '.', not a digit first)",
+	                                         NULL, NULL, false};
 	static const struct spec_map_rule LABELS = {
-		is_label_key, "a valid label key ([prefix/]name, name at most 63 of A-Z a-z 0-9 - _ .)",
-		k8s_is_label_value,
-		"a valid label value (at most 63 of A-Z a-z 0-9 - _ ., starting and ending with a "
-		"letter or digit)",
-		false};
+	    is_label_key, "a valid label key ([prefix/]name, name at most 63 of A-Z a-z 0-9 - _ .)",
+	    k8s_is_label_value,
+	    "a valid label value (at most 63 of A-Z a-z 0-9 - _ ., starting and ending with a "
+	    "letter or digit)",
+	    false};
 	static const struct spec_map_rule ANNOTATIONS = {
-		is_label_key, "a valid annotation key ([prefix/]name)", NULL, NULL, false};
+	    is_label_key, "a valid annotation key ([prefix/]name)", NULL, NULL, false};
 	static const struct spec_map_rule DATA = {
-		is_pvc_name,
-		"a PersistentVolumeClaim name (lowercase letters, digits, '-' and '.')",
-		is_mount_path, "an absolute mount path (below /, without ..)", false};
+	    is_pvc_name, "a PersistentVolumeClaim name (lowercase letters, digits, '-' and '.')",
+	    is_mount_path, "an absolute mount path (below /, without ..)", false};
 	static const struct spec_map_rule DATA_DIR = {
-		is_mount_path, "an absolute host path (below /, without ..)", is_mount_path,
-		"an absolute mount path (below /, without ..)", true};
+	    is_mount_path, "an absolute host path (below /, without ..)", is_mount_path,
+	    "an absolute mount path (below /, without ..)", true};
 	struct job_spec *s = c->s;
 	const struct spec_map_rule *rule;
 	json_t **dst;
@@ -314,277 +307,22 @@ static int h_map(struct spec_ctx *c, const char *key, const json_t *v,
 		for (const char *const *w = RESERVED_ENV; *w; w++)
 			if (json_object_get(*dst, *w))
 				return spec_fail(c, yaml_doc_member(c->doc, v, *w), true, key,
-						 "%s is set by arenafs from the spec's %s: key (as "
-						 "Arena does); set that instead",
-						 *w, *w);
+				                 "%s is set by arenafs from the spec's %s: key (as "
+				                 "Arena does); set that instead",
+				                 *w, *w);
 	if (dst == &s->labels)
 		for (const char *const *w = RESERVED_LABELS; *w; w++)
 			if (json_object_get(*dst, *w))
 				return spec_fail(c, yaml_doc_member(c->doc, v, *w), true, key,
-						 "%s is a label arenafs sets itself (app=<type>, "
-						 "release=<name>, createdBy=<Kind>, %s=%s)",
-						 *w, SPEC_LABEL_SUBMITTED_BY, SPEC_SUBMITTED_BY_VALUE);
+				                 "%s is a label arenafs sets itself (app=<type>, "
+				                 "release=<name>, createdBy=<Kind>, %s=%s)",
+				                 *w, SPEC_LABEL_SUBMITTED_BY,
+				                 SPEC_SUBMITTED_BY_VALUE);
 	if (dst == &s->annotations)
 		for (const char *const *w = RESERVED_ANNOTATIONS; *w; w++)
 			if (json_object_get(*dst, *w))
 				return spec_fail(c, yaml_doc_member(c->doc, v, *w), true, key,
-						 "%s is an annotation arenafs sets itself", *w);
-	return 0;
-}
-
-/* ---- lists ---- */
-
-/* One toleration: a Toleration mapping, "all", or kubectl taint's KEY[=VALUE][:EFFECT]. */
-static int toleration_item(struct spec_ctx *c, const char *path, const json_t *item,
-			   const struct yaml_node_info *at, json_t **out)
-{
-	static const char *const FIELDS[] = {"key", "operator", "value", "effect",
-					     "tolerationSeconds", NULL};
-	static const char *const OPERATORS[] = {"Exists", "Equal", NULL};
-	static const char *const EFFECTS[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
-	char sub[128], got[96];
-	json_t *t = json_object();
-	const char *k;
-	json_t *v;
-	int rc = 0;
-
-	if (!t)
-		return k8s_error_set(c->err, ENOMEM, "out of memory");
-	if (json_is_string(item)) {
-		char buf[512], *eq, *colon;
-
-		snprintf(buf, sizeof(buf), "%s", json_string_value(item));
-		if (strcmp(buf, "all") == 0) {
-			json_object_set_new(t, "operator", json_string("Exists"));
-			*out = t;
-			return 0;
-		}
-		colon = strrchr(buf, ':');
-		if (colon)
-			*colon++ = '\0';
-		eq = strchr(buf, '=');
-		if (eq)
-			*eq++ = '\0';
-		json_object_set_new(t, "key", json_string(buf));
-		json_object_set_new(t, "operator", json_string(eq ? "Equal" : "Exists"));
-		if (eq)
-			json_object_set_new(t, "value", json_string(eq));
-		if (colon)
-			json_object_set_new(t, "effect", json_string(colon));
-		item = t;
-	} else if (!json_is_object(item)) {
-		json_decref(t);
-		spec_describe(item, at, got, sizeof(got));
-		return spec_fail(c, at, false, path,
-				 "expected a toleration (a mapping with key, operator, value, "
-				 "effect; or \"all\"; or KEY=VALUE:EFFECT), got %s",
-				 got);
-	}
-	json_object_foreach((json_t *)item, k, v)
-	{
-		const struct yaml_node_info *vat = item == t ? at : yaml_doc_member(c->doc, item, k);
-		const char *near;
-		char *s = NULL;
-
-		snprintf(sub, sizeof(sub), "%s.%s", path, k);
-		if (!spec_suggest(k, FIELDS) || strcmp(spec_suggest(k, FIELDS), k) != 0) {
-			near = spec_suggest(k, FIELDS);
-			rc = near ? spec_fail(c, vat, true, sub,
-					      "unknown toleration field (did you mean %s?)", near)
-				  : spec_fail(c, vat, true, sub,
-					      "unknown toleration field (known: key, operator, "
-					      "value, effect, tolerationSeconds)");
-			break;
-		}
-		if (strcmp(k, "tolerationSeconds") == 0) {
-			long long n;
-
-			rc = spec_get_int(c, sub, v, vat, 0, 0x7fffffffffffLL, &n);
-			if (rc == 0 && t != item)
-				json_object_set_new(t, k, json_integer(n));
-			if (rc < 0)
-				break;
-			continue;
-		}
-		if (strcmp(k, "operator") == 0)
-			rc = spec_get_choice(c, sub, v, vat, OPERATORS, &s);
-		else if (strcmp(k, "effect") == 0)
-			rc = spec_get_choice(c, sub, v, vat, EFFECTS, &s);
-		else
-			rc = spec_get_string(c, sub, v, vat, &s);
-		if (rc == 0 && strcmp(k, "key") == 0 && *s && !k8s_is_qualified_name(s))
-			rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint key", s);
-		if (rc == 0 && strcmp(k, "value") == 0 && !k8s_is_label_value(s))
-			rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint value", s);
-		if (rc == 0 && t != item)
-			json_object_set_new(t, k, json_string(s));
-		free(s);
-		if (rc < 0)
-			break;
-	}
-	if (rc == 0) {
-		const char *op = json_string_value(json_object_get(t, "operator"));
-		const char *eff = json_string_value(json_object_get(t, "effect"));
-
-		if (op && strcmp(op, "Exists") == 0 && json_object_get(t, "value") &&
-		    *json_string_value(json_object_get(t, "value")))
-			rc = spec_fail(c, at, false, path,
-				       "a toleration with operator Exists takes no value");
-		else if (json_object_get(t, "tolerationSeconds") && (!eff || strcmp(eff, "NoExecute")))
-			rc = spec_fail(c, at, false, path,
-				       "tolerationSeconds goes only with effect NoExecute");
-		else if ((!op || strcmp(op, "Equal") == 0) &&
-			 !json_string_length(json_object_get(t, "key")))
-			rc = spec_fail(c, at, false, path,
-				       "a toleration without a key needs operator Exists");
-	}
-	if (rc < 0) {
-		json_decref(t);
-		return rc;
-	}
-	*out = t;
-	return 0;
-}
-
-static int h_tolerations(struct spec_ctx *c, const char *key, const json_t *v,
-			 const struct yaml_node_info *at)
-{
-	json_t *list;
-	char got[96];
-
-	if (!json_is_array(v)) {
-		spec_describe(v, at, got, sizeof(got));
-		return spec_fail(c, at, false, key, "expected a list of tolerations, got %s", got);
-	}
-	list = json_array();
-	if (!list)
-		return k8s_error_set(c->err, ENOMEM, "out of memory");
-	for (size_t i = 0; i < json_array_size(v); i++) {
-		char path[64];
-		json_t *t = NULL;
-		int rc;
-
-		snprintf(path, sizeof(path), "%s[%zu]", key, i);
-		rc = toleration_item(c, path, json_array_get(v, i), yaml_doc_item(c->doc, v, i), &t);
-		if (rc < 0) {
-			json_decref(list);
-			return rc;
-		}
-		json_array_append_new(list, t);
-	}
-	json_decref(c->s->tolerations);
-	c->s->tolerations = list;
-	return 0;
-}
-
-static int h_pull_secrets(struct spec_ctx *c, const char *key, const json_t *v,
-			  const struct yaml_node_info *at)
-{
-	json_t *list = json_array();
-	size_t n = json_is_array(v) ? json_array_size(v) : 1;
-	char got[96];
-
-	if (!list)
-		return k8s_error_set(c->err, ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		const json_t *item = json_is_array(v) ? json_array_get(v, i) : v;
-		const struct yaml_node_info *iat = json_is_array(v) ? yaml_doc_item(c->doc, v, i) : at;
-
-		if (!json_is_string(item) || !k8s_is_dns1123_subdomain(json_string_value(item))) {
-			spec_describe(item, iat, got, sizeof(got));
-			json_decref(list);
-			return spec_fail(c, iat, false, key,
-					 "expected Secret names (a name or a list of names), got %s",
-					 got);
-		}
-		json_array_append(list, (json_t *)item);
-	}
-	json_decref(c->s->pull_secrets);
-	c->s->pull_secrets = list;
-	return 0;
-}
-
-/* ---- sync ---- */
-
-/* git: the repository's name, as Arena's GIT_SYNC_DEST ("…/repo.git" → "repo"). */
-static char *git_project(const char *source)
-{
-	char buf[1024], *last, *dot;
-	size_t n;
-
-	snprintf(buf, sizeof(buf), "%s", source);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '/')
-		buf[--n] = '\0';
-	last = strrchr(buf, '/');
-	last = last ? last + 1 : buf;
-	if (strchr(last, ':') && !strrchr(buf, '/'))
-		last = strrchr(last, ':') + 1; /* git@host:repo.git */
-	dot = strstr(last, ".git");
-	if (dot)
-		*dot = '\0';
-	return *last ? strdup(last) : NULL;
-}
-
-static int h_sync(struct spec_ctx *c, const char *key, const json_t *v,
-		  const struct yaml_node_info *at)
-{
-	static const char *const FIELDS[] = {"mode", "source", "branch", "image", NULL};
-	static const char *const MODES[] = {"git", "rsync", NULL};
-	struct spec_sync *y = &c->s->sync;
-	const char *k;
-	json_t *val;
-	char got[96], sub[64];
-	int rc = 0;
-
-	c->s->has_sync = true;
-	if (json_is_string(v)) { /* sync: URL means git */
-		rc = strdup_into(c, &y->source, json_string_value(v));
-		if (rc == 0)
-			rc = strdup_into(c, &y->mode, "git");
-		if (rc == 0 && !(y->project = git_project(y->source)))
-			rc = spec_fail(c, at, false, key, "\"%s\" names no repository", y->source);
-		return rc;
-	}
-	if (!json_is_object(v)) {
-		spec_describe(v, at, got, sizeof(got));
-		return spec_fail(c, at, false, key,
-				 "expected {mode: git, source: URL, branch: BRANCH}, got %s", got);
-	}
-	json_object_foreach((json_t *)v, k, val)
-	{
-		const struct yaml_node_info *vat = yaml_doc_member(c->doc, v, k);
-		const char *near = spec_suggest(k, FIELDS);
-
-		snprintf(sub, sizeof(sub), "%s.%s", key, k);
-		if (!near || strcmp(near, k) != 0)
-			return near ? spec_fail(c, vat, true, sub, "unknown key (did you mean %s?)",
-						near)
-				    : spec_fail(c, vat, true, sub,
-						"unknown key (known: mode, source, branch, image)");
-		if (json_is_null(val))
-			continue;
-		if (strcmp(k, "mode") == 0)
-			rc = spec_get_choice(c, sub, val, vat, MODES, &y->mode);
-		else if (strcmp(k, "source") == 0)
-			rc = spec_get_string(c, sub, val, vat, &y->source);
-		else if (strcmp(k, "branch") == 0)
-			rc = spec_get_string(c, sub, val, vat, &y->branch);
-		else
-			rc = spec_get_string(c, sub, val, vat, &y->image);
-		if (rc < 0)
-			return rc;
-	}
-	if (!y->source || !*y->source)
-		return spec_fail(c, at, false, key, "source: required (the git URL or rsync source)");
-	if (!y->mode && (rc = strdup_into(c, &y->mode, "git")) < 0)
-		return rc;
-	if (y->branch && strcmp(y->mode, "git") != 0)
-		return spec_fail(c, yaml_doc_member(c->doc, v, "branch"), true, "sync.branch",
-				 "only mode git has a branch");
-	if (strcmp(y->mode, "git") == 0 && !(y->project = git_project(y->source)))
-		return spec_fail(c, yaml_doc_member(c->doc, v, "source"), false, "sync.source",
-				 "\"%s\" names no repository", y->source);
+				                 "%s is an annotation arenafs sets itself", *w);
 	return 0;
 }
 
@@ -593,41 +331,41 @@ static int h_sync(struct spec_ctx *c, const char *key, const json_t *v,
 #define ALL -1
 
 static const struct key_def KEYS[] = {
-	{"type", NULL, ALL, NULL},
-	{"name", h_name, ALL, NULL},
-	{"image", h_image, ALL, NULL},
-	{"command", h_text, ALL, NULL},
-	{"shell", h_text, ALL, NULL},
-	{"working_dir", h_path, ALL, NULL},
-	{"gpus", h_count, ALL, NULL},
-	{"workers", h_count, ALL, NULL},
-	{"ps", h_count, JOB_TFJOB, "parameter servers"},
-	{"chief", h_switch, JOB_TFJOB, "a Chief"},
-	{"evaluator", h_switch, JOB_TFJOB, "an Evaluator"},
-	{"cpu", h_quantity, ALL, NULL},
-	{"memory", h_quantity, ALL, NULL},
-	{"share_memory", h_quantity, ALL, NULL},
-	{"env", h_map, ALL, NULL},
-	{"data", h_map, ALL, NULL},
-	{"data_dir", h_map, ALL, NULL},
-	{"sync", h_sync, ALL, NULL},
-	{"tensorboard", h_tensorboard, ALL, NULL},
-	{"logdir", h_path, ALL, NULL},
-	{"tensorboard_image", h_image, ALL, NULL},
-	{"selector", h_map, ALL, NULL},
-	{"tolerations", h_tolerations, ALL, NULL},
-	{"priority", h_priority, ALL, NULL},
-	{"retry", h_count, ALL, NULL},
-	{"labels", h_map, ALL, NULL},
-	{"annotations", h_map, ALL, NULL},
-	{"image_pull_secrets", h_pull_secrets, ALL, NULL},
-	{"image_pull_policy", h_choice, ALL, NULL},
-	{"clean_pod_policy", h_choice, ALL, NULL},
-	{"ttl_after_finished", h_seconds, ALL, NULL},
-	{"running_timeout", h_seconds, ALL, NULL},
-	{"slots_per_worker", h_count, JOB_MPIJOB, "slots per worker"},
-	{"worker_command", h_text, JOB_MPIJOB, "a worker command of its own"},
-	{"nproc_per_node", h_choice, JOB_PYTORCHJOB, "nproc_per_node"},
+    {"type", NULL, ALL, NULL},
+    {"name", h_name, ALL, NULL},
+    {"image", h_image, ALL, NULL},
+    {"command", h_text, ALL, NULL},
+    {"shell", h_text, ALL, NULL},
+    {"working_dir", h_path, ALL, NULL},
+    {"gpus", h_count, ALL, NULL},
+    {"workers", h_count, ALL, NULL},
+    {"ps", h_count, JOB_TFJOB, "parameter servers"},
+    {"chief", h_switch, JOB_TFJOB, "a Chief"},
+    {"evaluator", h_switch, JOB_TFJOB, "an Evaluator"},
+    {"cpu", h_quantity, ALL, NULL},
+    {"memory", h_quantity, ALL, NULL},
+    {"share_memory", h_quantity, ALL, NULL},
+    {"env", h_map, ALL, NULL},
+    {"data", h_map, ALL, NULL},
+    {"data_dir", h_map, ALL, NULL},
+    {"sync", spec_key_sync, ALL, NULL},
+    {"tensorboard", h_tensorboard, ALL, NULL},
+    {"logdir", h_path, ALL, NULL},
+    {"tensorboard_image", h_image, ALL, NULL},
+    {"selector", h_map, ALL, NULL},
+    {"tolerations", spec_key_tolerations, ALL, NULL},
+    {"priority", h_priority, ALL, NULL},
+    {"retry", h_count, ALL, NULL},
+    {"labels", h_map, ALL, NULL},
+    {"annotations", h_map, ALL, NULL},
+    {"image_pull_secrets", spec_key_pull_secrets, ALL, NULL},
+    {"image_pull_policy", h_choice, ALL, NULL},
+    {"clean_pod_policy", h_choice, ALL, NULL},
+    {"ttl_after_finished", h_seconds, ALL, NULL},
+    {"running_timeout", h_seconds, ALL, NULL},
+    {"slots_per_worker", h_count, JOB_MPIJOB, "slots per worker"},
+    {"worker_command", h_text, JOB_MPIJOB, "a worker command of its own"},
+    {"nproc_per_node", h_choice, JOB_PYTORCHJOB, "nproc_per_node"},
 };
 #define NKEYS (sizeof(KEYS) / sizeof(KEYS[0]))
 
@@ -660,14 +398,14 @@ void spec_served_types(const bool *served, char *buf, size_t size)
 		if (k == JOB_MPIJOB_V2 && (!served || served[JOB_MPIJOB]))
 			continue;
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? ", " : "",
-				      kinds_info(k)->type);
+		                      kinds_info(k)->type);
 	}
 }
 
 static int check_type(struct spec_ctx *c)
 {
-	static const char *const TYPES[] = {"tfjob",	  "pytorchjob", "mpijob", "xgboostjob",
-					    "paddlejob", "jaxjob",	  NULL};
+	static const char *const TYPES[] = {"tfjob",     "pytorchjob", "mpijob", "xgboostjob",
+	                                    "paddlejob", "jaxjob",     NULL};
 	const json_t *v = json_object_get(c->root, "type");
 	const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, "type");
 	char avail[256];
@@ -678,8 +416,8 @@ static int check_type(struct spec_ctx *c)
 	if (!*avail)
 		snprintf(avail, sizeof(avail), "none (is the training-operator installed?)");
 	if (!v || json_is_null(v))
-		return spec_fail(c, at, false, "type", "required: the job type; this cluster serves %s",
-				 avail);
+		return spec_fail(c, at, false, "type",
+		                 "required: the job type; this cluster serves %s", avail);
 	rc = spec_get_string(c, "type", v, at, &t);
 	if (rc < 0)
 		return rc;
@@ -688,21 +426,21 @@ static int check_type(struct spec_ctx *c)
 		const char *near = spec_suggest(t, TYPES);
 
 		rc = near ? spec_fail(c, at, false, "type",
-				      "\"%s\" is not a job type (did you mean %s?); this cluster "
-				      "serves %s",
-				      t, near, avail)
-			  : spec_fail(c, at, false, "type",
-				      "\"%s\" is not a job type; this cluster serves %s", t, avail);
+		                      "\"%s\" is not a job type (did you mean %s?); this cluster "
+		                      "serves %s",
+		                      t, near, avail)
+		          : spec_fail(c, at, false, "type",
+		                      "\"%s\" is not a job type; this cluster serves %s", t, avail);
 	} else if (k == JOB_TRAINJOB) {
 		rc = spec_fail(c, at, false, "type",
-			       "a TrainJob has no small spec here; submit its manifest "
-			       "(apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob)");
+		               "a TrainJob has no small spec here; submit its manifest "
+		               "(apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob)");
 	} else if (c->served && !c->served[k]) {
 		const struct job_kind_info *ki = kinds_info(k);
 
 		rc = spec_fail(c, at, false, "type",
-			       "this cluster does not serve %s (no %s.%s CRD); it serves %s", t,
-			       ki->plural, ki->group, avail);
+		               "this cluster does not serve %s (no %s.%s CRD); it serves %s", t,
+		               ki->plural, ki->group, avail);
 	}
 	free(t);
 	if (rc == 0)
@@ -732,8 +470,8 @@ static int check_unknown_keys(struct spec_ctx *c)
 		if (near)
 			return spec_fail(c, at, true, key, "unknown key (did you mean %s?)", near);
 		return spec_fail(c, at, true, key,
-				 "unknown key; the spec's keys are listed in docs/spec.md (type, "
-				 "image, command, gpus, workers, cpu, memory, env, data, ...)");
+		                 "unknown key; the spec's keys are listed in docs/spec.md (type, "
+		                 "image, command, gpus, workers, cpu, memory, env, data, ...)");
 	}
 	return 0;
 }
@@ -750,15 +488,13 @@ static int check_mounts(struct spec_ctx *c)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(s->data, key, v)
-		if (n < 256)
-			paths[n] = json_string_value(v), whose[n++] = "data";
-	json_object_foreach(s->data_dir, key, v)
-		if (n < 256)
-			paths[n] = json_string_value(v), whose[n++] = "data_dir";
+	json_object_foreach(s->data, key, v) if (n < 256) paths[n] = json_string_value(v),
+	                                                  whose[n++] = "data";
+	json_object_foreach(s->data_dir, key, v) if (n < 256) paths[n] = json_string_value(v),
+	                                                      whose[n++] = "data_dir";
 	if (s->has_sync) {
-		snprintf(code, sizeof(code), "%s%s", strcmp(s->working_dir, "/") ? s->working_dir : "",
-			 SPEC_SYNC_SUBDIR);
+		snprintf(code, sizeof(code), "%s%s",
+		         strcmp(s->working_dir, "/") ? s->working_dir : "", SPEC_SYNC_SUBDIR);
 		paths[n] = code, whose[n++] = "sync (working_dir/code)";
 	}
 	if (s->share_memory)
@@ -769,8 +505,8 @@ static int check_mounts(struct spec_ctx *c)
 		for (size_t j = i + 1; j < n; j++)
 			if (strcmp(paths[i], paths[j]) == 0)
 				return spec_fail(c, NULL, false, whose[j],
-						 "mounts on %s, where %s mounts already", paths[j],
-						 whose[i]);
+				                 "mounts on %s, where %s mounts already", paths[j],
+				                 whose[i]);
 	return 0;
 }
 
@@ -789,22 +525,21 @@ static int apply_defaults(struct spec_ctx *c)
 		char **field;
 		const char *value;
 	} defaults[] = {
-		{&s->shell, SPEC_DEFAULT_SHELL},
-		{&s->working_dir, SPEC_DEFAULT_WORKING_DIR},
-		{&s->logdir, SPEC_DEFAULT_LOGDIR},
-		{&s->pull_policy, SPEC_DEFAULT_PULL_POLICY},
-		{&s->tensorboard_image, SPEC_TENSORBOARD_IMAGE},
-		/* share_memory: 0 left it NULL on purpose */
-		{&s->share_memory,
-		 spec_has_key(c, "share_memory") ? NULL : SPEC_DEFAULT_SHARE_MEMORY},
-		{&s->sync.image, !s->has_sync		      ? NULL
-				 : strcmp(s->sync.mode, "git") == 0 ? SPEC_GIT_SYNC_IMAGE
-								    : SPEC_RSYNC_IMAGE},
+	    {&s->shell, SPEC_DEFAULT_SHELL},
+	    {&s->working_dir, SPEC_DEFAULT_WORKING_DIR},
+	    {&s->logdir, SPEC_DEFAULT_LOGDIR},
+	    {&s->pull_policy, SPEC_DEFAULT_PULL_POLICY},
+	    {&s->tensorboard_image, SPEC_TENSORBOARD_IMAGE},
+	    /* share_memory: 0 left it NULL on purpose */
+	    {&s->share_memory, spec_has_key(c, "share_memory") ? NULL : SPEC_DEFAULT_SHARE_MEMORY},
+	    {&s->sync.image, !s->has_sync                       ? NULL
+	                     : strcmp(s->sync.mode, "git") == 0 ? SPEC_GIT_SYNC_IMAGE
+	                                                        : SPEC_RSYNC_IMAGE},
 	};
 
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		if (!*defaults[i].field && defaults[i].value &&
-		    strdup_into(c, defaults[i].field, defaults[i].value) < 0)
+		    spec_set_string(c, defaults[i].field, defaults[i].value) < 0)
 			return -ENOMEM;
 	/* Arena's v1alpha1 MPIJob used one slot per GPU; at least one */
 	if (!s->slots_per_worker)
@@ -820,31 +555,29 @@ static int check_rules(struct spec_ctx *c)
 
 	if (!s->image)
 		return spec_fail(c, NULL, false, "image",
-				 "required: the container image to run (e.g. image: "
-				 "tensorflow/tensorflow:2.15.0-gpu)");
+		                 "required: the container image to run (e.g. image: "
+		                 "tensorflow/tensorflow:2.15.0-gpu)");
 	if (!s->command)
 		return spec_fail(c, NULL, false, "command",
-				 "required: what the containers run, with sh -c (e.g. command: "
-				 "python /root/code/main.py)");
+		                 "required: what the containers run, with sh -c (e.g. command: "
+		                 "python /root/code/main.py)");
 	if (s->kind == JOB_TFJOB && s->workers == 0 && s->chief == 0)
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
-				 "a tfjob needs at least one worker (or chief: 1)");
+		                 "a tfjob needs at least one worker (or chief: 1)");
 	if (s->kind != JOB_TFJOB && s->workers < 1)
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
-				 "must be at least 1%s, got %lld",
-				 s->kind == JOB_PYTORCHJOB || s->kind == JOB_XGBOOSTJOB
-					 ? " (it counts the Master, as Arena's --workers does)"
-					 : "",
-				 s->workers);
+		                 "must be at least 1%s, got %lld",
+		                 s->kind == JOB_PYTORCHJOB || s->kind == JOB_XGBOOSTJOB
+		                     ? " (it counts the Master, as Arena's --workers does)"
+		                     : "",
+		                 s->workers);
 	/* TensorBoard reads the logs from the volume they are written to; with none,
 	 * from a hostPath on the node of the main pod (Arena's isLocalLogging). */
 	s->local_logs = true;
-	json_object_foreach(s->data, key, v)
-		if (path_under(s->logdir, json_string_value(v)))
-			s->local_logs = false;
-	json_object_foreach(s->data_dir, key, v)
-		if (path_under(s->logdir, json_string_value(v)))
-			s->local_logs = false;
+	json_object_foreach(s->data, key, v) if (path_under(s->logdir, json_string_value(v)))
+	    s->local_logs = false;
+	json_object_foreach(s->data_dir, key, v) if (path_under(s->logdir, json_string_value(v)))
+	    s->local_logs = false;
 	return check_mounts(c);
 }
 
@@ -856,9 +589,9 @@ int spec_validate_small(struct spec_ctx *c)
 
 	if (!json_is_object(c->root)) {
 		spec_describe(c->root, yaml_doc_top(c->doc), got, sizeof(got));
-		return spec_fail(c, yaml_doc_top(c->doc), false, "spec",
-				 "expected a mapping of keys (type:, image:, command:, ...), got %s",
-				 got);
+		return spec_fail(
+		    c, yaml_doc_top(c->doc), false, "spec",
+		    "expected a mapping of keys (type:, image:, command:, ...), got %s", got);
 	}
 	s->workers = 1;
 	rc = check_unknown_keys(c);
@@ -873,8 +606,8 @@ int spec_validate_small(struct spec_ctx *c)
 			continue;
 		if (!kind_is(s->kind, k->only_kind)) {
 			rc = spec_fail(c, at, true, k->name, "only a %s has %s (this is a %s)",
-				       kinds_info(k->only_kind)->type, k->only_why,
-				       kinds_info(s->kind)->type);
+			               kinds_info(k->only_kind)->type, k->only_why,
+			               kinds_info(s->kind)->type);
 			break;
 		}
 		rc = k->check(c, k->name, v, at);

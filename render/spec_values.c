@@ -17,7 +17,7 @@
 #include "k8s/names.h"
 
 int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, const char *path,
-	      const char *fmt, ...)
+              const char *fmt, ...)
 {
 	char msg[1024];
 	const struct yaml_pos *p = at ? (at_key ? &at->key : &at->value) : NULL;
@@ -27,8 +27,8 @@ int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (p && p->line > 0)
-		return k8s_error_set(c->err, EINVAL, "line %d, column %d: %s: %s", p->line, p->column,
-				     path, msg);
+		return k8s_error_set(c->err, EINVAL, "line %d, column %d: %s: %s", p->line,
+		                     p->column, path, msg);
 	return k8s_error_set(c->err, EINVAL, "%s: %s", path, msg);
 }
 
@@ -75,7 +75,7 @@ static bool looks_integer(const char *s)
 }
 
 int spec_get_int(struct spec_ctx *c, const char *path, const json_t *v,
-		 const struct yaml_node_info *info, long long min, long long max, long long *out)
+                 const struct yaml_node_info *info, long long min, long long max, long long *out)
 {
 	char got[96];
 	long long n;
@@ -84,9 +84,9 @@ int spec_get_int(struct spec_ctx *c, const char *path, const json_t *v,
 		spec_describe(v, info, got, sizeof(got));
 		if (json_is_string(v) && looks_integer(json_string_value(v)))
 			return spec_fail(c, info, false, path,
-					 "expected an integer, got %s (a quoted string: write it "
-					 "without quotes)",
-					 got);
+			                 "expected an integer, got %s (a quoted string: write it "
+			                 "without quotes)",
+			                 got);
 		return spec_fail(c, info, false, path, "expected an integer, got %s", got);
 	}
 	n = json_integer_value(v);
@@ -99,7 +99,7 @@ int spec_get_int(struct spec_ctx *c, const char *path, const json_t *v,
 }
 
 int spec_get_string(struct spec_ctx *c, const char *path, const json_t *v,
-		    const struct yaml_node_info *info, char **out)
+                    const struct yaml_node_info *info, char **out)
 {
 	char got[96];
 	const char *s;
@@ -126,7 +126,7 @@ int spec_get_string(struct spec_ctx *c, const char *path, const json_t *v,
 }
 
 int spec_get_bool(struct spec_ctx *c, const char *path, const json_t *v,
-		  const struct yaml_node_info *info, bool *out)
+                  const struct yaml_node_info *info, bool *out)
 {
 	char got[96];
 
@@ -146,7 +146,7 @@ int spec_get_bool(struct spec_ctx *c, const char *path, const json_t *v,
 bool spec_is_quantity(const char *s)
 {
 	static const char *const SUFFIXES[] = {"",   "m",  "k",  "M",  "G",  "T",  "P", "E",
-					       "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", NULL};
+	                                       "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", NULL};
 	size_t digits = 0;
 
 	if (*s == '+' || *s == '-')
@@ -179,7 +179,7 @@ bool spec_is_quantity(const char *s)
 }
 
 int spec_get_quantity(struct spec_ctx *c, const char *path, const json_t *v,
-		      const struct yaml_node_info *info, char **out)
+                      const struct yaml_node_info *info, char **out)
 {
 	char got[96];
 	char *q = NULL;
@@ -188,20 +188,20 @@ int spec_get_quantity(struct spec_ctx *c, const char *path, const json_t *v,
 	if (!json_is_string(v) && !json_is_number(v)) {
 		spec_describe(v, info, got, sizeof(got));
 		return spec_fail(c, info, false, path,
-				 "expected a quantity such as 4, 500m or 8Gi, got %s", got);
+		                 "expected a quantity such as 4, 500m or 8Gi, got %s", got);
 	}
 	rc = spec_get_string(c, path, v, info, &q);
 	if (rc < 0)
 		return rc;
 	if (!spec_is_quantity(q)) {
 		const char *hint = strchr(q, 'B') ? " (Kubernetes writes bytes without the B: 8Gi "
-						    "or 8G)"
-						  : "";
+		                                    "or 8G)"
+		                                  : "";
 
 		spec_describe(v, info, got, sizeof(got));
 		rc = spec_fail(c, info, false, path,
-			       "%s is not a quantity; write it like 4, 1.5, 500m, 512Mi or 8Gi%s", got,
-			       hint);
+		               "%s is not a quantity; write it like 4, 1.5, 500m, 512Mi or 8Gi%s",
+		               got, hint);
 		free(q);
 		return rc;
 	}
@@ -232,7 +232,7 @@ bool spec_is_abs_path(const char *s)
 }
 
 int spec_get_path(struct spec_ctx *c, const char *path, const json_t *v,
-		  const struct yaml_node_info *info, char **out)
+                  const struct yaml_node_info *info, char **out)
 {
 	char *p = NULL;
 	size_t n;
@@ -246,9 +246,9 @@ int spec_get_path(struct spec_ctx *c, const char *path, const json_t *v,
 		p[--n] = '\0';
 	if (!spec_is_abs_path(p) || strcmp(p, "/") == 0) {
 		rc = spec_fail(c, info, false, path,
-			       "\"%s\" is not an absolute path below / (it must start with / and "
-			       "hold no ..)",
-			       p);
+		               "\"%s\" is not an absolute path below / (it must start with / and "
+		               "hold no ..)",
+		               p);
 		free(p);
 		return rc;
 	}
@@ -295,7 +295,7 @@ static bool parse_duration(const char *s, long long *out)
 }
 
 int spec_get_seconds(struct spec_ctx *c, const char *path, const json_t *v,
-		     const struct yaml_node_info *info, long long *out)
+                     const struct yaml_node_info *info, long long *out)
 {
 	char got[96];
 
@@ -305,13 +305,13 @@ int spec_get_seconds(struct spec_ctx *c, const char *path, const json_t *v,
 		return 0;
 	spec_describe(v, info, got, sizeof(got));
 	return spec_fail(c, info, false, path,
-			 "expected seconds (an integer) or a duration such as 90s, 30m, 1h30m; "
-			 "got %s",
-			 got);
+	                 "expected seconds (an integer) or a duration such as 90s, 30m, 1h30m; "
+	                 "got %s",
+	                 got);
 }
 
 int spec_get_choice(struct spec_ctx *c, const char *path, const json_t *v,
-		    const struct yaml_node_info *info, const char *const *choices, char **out)
+                    const struct yaml_node_info *info, const char *const *choices, char **out)
 {
 	char list[256] = "";
 	char *s = NULL;
@@ -332,8 +332,8 @@ int spec_get_choice(struct spec_ctx *c, const char *path, const json_t *v,
 	}
 	near = spec_suggest(s, choices);
 	if (near)
-		rc = spec_fail(c, info, false, path, "\"%s\" is not one of %s (did you mean %s?)", s,
-			       list, near);
+		rc = spec_fail(c, info, false, path, "\"%s\" is not one of %s (did you mean %s?)",
+		               s, list, near);
 	else
 		rc = spec_fail(c, info, false, path, "\"%s\" is not one of %s", s, list);
 	free(s);
@@ -341,8 +341,8 @@ int spec_get_choice(struct spec_ctx *c, const char *path, const json_t *v,
 }
 
 int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
-			const struct yaml_node_info *info, const struct spec_map_rule *rule,
-			json_t **out)
+                        const struct yaml_node_info *info, const struct spec_map_rule *rule,
+                        json_t **out)
 {
 	char got[96], sub[512];
 	const char *key;
@@ -352,8 +352,8 @@ int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
 
 	if (!json_is_object(v)) {
 		spec_describe(v, info, got, sizeof(got));
-		return spec_fail(c, info, false, path, "expected a mapping (key: value lines), got %s",
-				 got);
+		return spec_fail(c, info, false, path,
+		                 "expected a mapping (key: value lines), got %s", got);
 	}
 	map = json_object();
 	if (!map)
@@ -477,8 +477,8 @@ const char *spec_name_problem(const char *name, size_t max, char *buf, size_t si
 		if (!((name[i] >= 'a' && name[i] <= 'z') || isdigit((unsigned char)name[i]) ||
 		      name[i] == '-')) {
 			snprintf(buf, size,
-				 "may hold only lowercase letters, digits and '-' (found '%c')",
-				 name[i]);
+			         "may hold only lowercase letters, digits and '-' (found '%c')",
+			         name[i]);
 			return buf;
 		}
 	if (name[n - 1] == '-')
@@ -499,15 +499,23 @@ int spec_take_default_name(struct spec_ctx *c, size_t max)
 	const char *why;
 
 	if (!c->default_name || !*c->default_name)
-		return spec_fail(c, NULL, false, "name", "required (there is no file name to take "
-							 "it from)");
+		return spec_fail(c, NULL, false, "name",
+		                 "required (there is no file name to take "
+		                 "it from)");
 	why = spec_name_problem(c->default_name, max, buf, sizeof(buf));
 	if (why)
 		return spec_fail(c, NULL, false, "name",
-				 "the job is named after its file or directory, \"%s\", which %s; "
-				 "rename it, or set name: in the spec (a lowercase letter first, "
-				 "then lowercase letters, digits and '-'; at most %zu characters)",
-				 c->default_name, why, max);
+		                 "the job is named after its file or directory, \"%s\", which %s; "
+		                 "rename it, or set name: in the spec (a lowercase letter first, "
+		                 "then lowercase letters, digits and '-'; at most %zu characters)",
+		                 c->default_name, why, max);
 	c->s->name = strdup(c->default_name);
 	return c->s->name ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
+}
+
+int spec_set_string(struct spec_ctx *c, char **dst, const char *src)
+{
+	free(*dst);
+	*dst = strdup(src);
+	return *dst ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
 }

@@ -9,9 +9,9 @@
  * Pure: no I/O. Called by render/spec.c; tested by test_render_yaml_parse.c.
  */
 #include "render/yaml_parse.h"
+#include "render/yaml_scalar.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -19,8 +19,6 @@
 #include <string.h>
 
 #include <yaml.h>
-
-#define TAG_PREFIX "tag:yaml.org,2002:"
 
 struct entry {
 	const json_t *parent;
@@ -33,8 +31,8 @@ struct entry {
 struct anchor {
 	char *name;
 	json_t *value;
-	size_t size;   /* nodes it expands to */
-	char *text;    /* scalars: the text as written */
+	size_t size; /* nodes it expands to */
+	char *text;  /* scalars: the text as written */
 	bool quoted;
 };
 
@@ -104,7 +102,7 @@ static int table_grow(struct yaml_doc *d)
 }
 
 static const struct entry *table_find(const struct yaml_doc *d, const json_t *parent,
-				      const char *key, size_t index)
+                                      const char *key, size_t index)
 {
 	if (!d->nbuckets || !parent)
 		return NULL;
@@ -117,7 +115,7 @@ static const struct entry *table_find(const struct yaml_doc *d, const json_t *pa
 
 /* Records info for parent[key] / parent[index]; takes a copy of info->text. */
 static int table_add(struct yaml_doc *d, const json_t *parent, const char *key, size_t index,
-		     const struct yaml_node_info *info)
+                     const struct yaml_node_info *info)
 {
 	struct entry *e;
 	size_t slot;
@@ -131,7 +129,8 @@ static int table_add(struct yaml_doc *d, const json_t *parent, const char *key, 
 	e->index = index;
 	e->info = *info;
 	e->info.text = NULL;
-	if ((key && !(e->key = strdup(key))) || (info->text && !(e->info.text = strdup(info->text)))) {
+	if ((key && !(e->key = strdup(key))) ||
+	    (info->text && !(e->info.text = strdup(info->text)))) {
 		free(e->key);
 		free(e);
 		return -ENOMEM;
@@ -146,7 +145,7 @@ static int table_add(struct yaml_doc *d, const json_t *parent, const char *key, 
 /* ---- errors ---- */
 
 static int fail_at(struct parse_ctx *c, yaml_mark_t mark, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int fail_at(struct parse_ctx *c, yaml_mark_t mark, const char *fmt, ...)
 {
@@ -157,7 +156,7 @@ static int fail_at(struct parse_ctx *c, yaml_mark_t mark, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return k8s_error_set(c->err, EINVAL, "line %zu, column %zu: %s", mark.line + 1,
-			     mark.column + 1, what);
+	                     mark.column + 1, what);
 }
 
 static int syntax_error(struct parse_ctx *c)
@@ -167,18 +166,20 @@ static int syntax_error(struct parse_ctx *c)
 	if (p->error == YAML_MEMORY_ERROR)
 		return k8s_error_set(c->err, ENOMEM, "out of memory while parsing YAML");
 	if (p->error == YAML_READER_ERROR)
-		return k8s_error_set(c->err, EINVAL, "YAML: %s at byte %zu (the text must be UTF-8)",
-				     p->problem ? p->problem : "unreadable input", p->problem_offset);
+		return k8s_error_set(
+		    c->err, EINVAL, "YAML: %s at byte %zu (the text must be UTF-8)",
+		    p->problem ? p->problem : "unreadable input", p->problem_offset);
 	if (p->context)
-		return k8s_error_set(c->err, EINVAL,
-				     "line %zu, column %zu: YAML syntax error: %s (%s that starts at "
-				     "line %zu, column %zu)",
-				     p->problem_mark.line + 1, p->problem_mark.column + 1,
-				     p->problem ? p->problem : "invalid YAML", p->context,
-				     p->context_mark.line + 1, p->context_mark.column + 1);
+		return k8s_error_set(
+		    c->err, EINVAL,
+		    "line %zu, column %zu: YAML syntax error: %s (%s that starts at "
+		    "line %zu, column %zu)",
+		    p->problem_mark.line + 1, p->problem_mark.column + 1,
+		    p->problem ? p->problem : "invalid YAML", p->context, p->context_mark.line + 1,
+		    p->context_mark.column + 1);
 	return k8s_error_set(c->err, EINVAL, "line %zu, column %zu: YAML syntax error: %s",
-			     p->problem_mark.line + 1, p->problem_mark.column + 1,
-			     p->problem ? p->problem : "invalid YAML");
+	                     p->problem_mark.line + 1, p->problem_mark.column + 1,
+	                     p->problem ? p->problem : "invalid YAML");
 }
 
 static int next_event(struct parse_ctx *c, yaml_event_t *ev)
@@ -193,215 +194,32 @@ static int count_nodes(struct parse_ctx *c, size_t n, yaml_mark_t mark)
 	c->nodes += n;
 	if (c->nodes > YAML_MAX_NODES)
 		return k8s_error_set(c->err, EINVAL,
-				     "line %zu, column %zu: the document expands to more than %d "
-				     "nodes (aliases repeated too often?)",
-				     mark.line + 1, mark.column + 1, YAML_MAX_NODES);
+		                     "line %zu, column %zu: the document expands to more than %d "
+		                     "nodes (aliases repeated too often?)",
+		                     mark.line + 1, mark.column + 1, YAML_MAX_NODES);
 	return 0;
 }
 
-/* ---- scalars: go-yaml v2's resolution ---- */
+/* ---- scalars ---- */
 
-static bool in_list(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(s, *list) == 0)
-			return true;
-	return false;
-}
-
-static const char *const TRUE_WORDS[] = {"y",  "Y",    "yes",  "Yes", "YES", "true",
-					 "True", "TRUE", "on", "On",  "ON",  NULL};
-static const char *const FALSE_WORDS[] = {"n",     "N",     "no",  "No",  "NO",  "false",
-					  "False", "FALSE", "off", "Off", "OFF", NULL};
-static const char *const NULL_WORDS[] = {"", "~", "null", "Null", "NULL", NULL};
-static const char *const SPECIAL_FLOATS[] = {".nan", ".NaN", ".NAN",  ".inf",  ".Inf",
-					     ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
-					     "-.Inf", "-.INF", NULL};
-
-/* Go's strconv.ParseInt(s, 0, 64) after go-yaml dropped the underscores. */
-static bool parse_go_int(const char *s, long long *out, bool *too_big)
-{
-	bool neg = false;
-	unsigned long long v = 0, limit;
-	int base = 10;
-
-	*too_big = false;
-	if (*s == '+' || *s == '-')
-		neg = *s++ == '-';
-	if (!*s)
-		return false;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		base = 16, s += 2;
-	else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
-		base = 8, s += 2;
-	else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
-		base = 2, s += 2;
-	else if (s[0] == '0' && s[1])
-		base = 8, s += 1;
-	if (!*s)
-		return false;
-	limit = neg ? (unsigned long long)INT64_MAX + 1 : (unsigned long long)INT64_MAX;
-	for (; *s; s++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			return false;
-		if (d >= base)
-			return false;
-		if (v > (limit - (unsigned long long)d) / (unsigned long long)base) {
-			*too_big = true;
-			return false;
-		}
-		v = v * (unsigned long long)base + (unsigned long long)d;
-	}
-	*out = neg ? (long long)(0 - v) : (long long)v;
-	return true;
-}
-
-/* go-yaml's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
-static bool is_yaml_float(const char *s)
-{
-	size_t digits = 0;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	if (*s == '.') {
-		s++;
-		while (*s >= '0' && *s <= '9')
-			s++, digits++;
-		if (!digits)
-			return false;
-	} else {
-		while (*s >= '0' && *s <= '9')
-			s++, digits++;
-		if (!digits)
-			return false;
-		if (*s == '.') {
-			s++;
-			while (*s >= '0' && *s <= '9')
-				s++;
-		}
-	}
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		digits = 0;
-		if (*s == '+' || *s == '-')
-			s++;
-		while (*s >= '0' && *s <= '9')
-			s++, digits++;
-		if (!digits)
-			return false;
-	}
-	return *s == '\0';
-}
-
-/* A number from text, or NULL when the text is not one (go-yaml's int/float rules). */
-static json_t *resolve_number(const char *text)
-{
-	char plain[128];
-	size_t n = 0;
-	long long iv;
-	bool too_big;
-
-	for (const char *p = text; *p; p++) {
-		if (*p == '_')
-			continue;
-		if (n + 1 >= sizeof(plain))
-			return NULL;
-		plain[n++] = *p;
-	}
-	plain[n] = '\0';
-	if (parse_go_int(plain, &iv, &too_big))
-		return json_integer(iv);
-	if (is_yaml_float(plain) || too_big) {
-		char *end;
-		double d = strtod(plain, &end);
-
-		if (*end != '\0' && !too_big)
-			return NULL;
-		if (too_big && *end != '\0') {
-			/* hex/octal/binary beyond int64: go-yaml's ParseUint; as a real */
-			unsigned long long u = strtoull(plain, &end, 0);
-
-			if (*end != '\0')
-				return NULL;
-			d = (double)u;
-		}
-		/* Go's JSON encoder writes an integral float64 without a fraction,
-		 * so Kubernetes reads `2.0` as the integer 2. */
-		if (isfinite(d) && d == floor(d) && fabs(d) < 9.2e18)
-			return json_integer((long long)d);
-		return json_real(d);
-	}
-	return NULL;
-}
-
-/* The JSON value of a scalar event into *out. */
 static int scalar_json(struct parse_ctx *c, const yaml_event_t *ev, json_t **out)
 {
-	const char *v = (const char *)ev->data.scalar.value;
-	size_t len = ev->data.scalar.length;
-	const char *tag = (const char *)ev->data.scalar.tag;
-	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-	bool has_nul = strlen(v) != len;
-	const char *t;
+	char why[512];
+	bool oom = false;
 
-	*out = NULL;
-	if (tag && strcmp(tag, "!") != 0) {
-		if (strncmp(tag, TAG_PREFIX, strlen(TAG_PREFIX)) != 0)
-			return fail_at(c, ev->start_mark,
-				       "tag %s is not supported (only YAML's own !! tags are)", tag);
-		t = tag + strlen(TAG_PREFIX);
-		if (strcmp(t, "str") == 0 || strcmp(t, "timestamp") == 0)
-			*out = json_stringn(v, len);
-		else if (strcmp(t, "null") == 0)
-			*out = json_null();
-		else if (strcmp(t, "bool") == 0 && in_list(v, TRUE_WORDS))
-			*out = json_true();
-		else if (strcmp(t, "bool") == 0 && in_list(v, FALSE_WORDS))
-			*out = json_false();
-		else if (strcmp(t, "bool") == 0)
-			return fail_at(c, ev->start_mark, "!!bool value \"%s\" is not a boolean", v);
-		else if (strcmp(t, "int") == 0 || strcmp(t, "float") == 0) {
-			*out = has_nul ? NULL : resolve_number(v);
-			if (!*out || (strcmp(t, "int") == 0 && !json_is_integer(*out))) {
-				json_decref(*out);
-				*out = NULL;
-				return fail_at(c, ev->start_mark, "!!%s value \"%s\" is not %s", t, v,
-					       strcmp(t, "int") == 0 ? "an integer" : "a number");
-			}
-		} else
-			return fail_at(c, ev->start_mark, "tag %s is not supported on a scalar", tag);
-	} else if (!plain || tag) {
-		*out = json_stringn(v, len);
-	} else if (in_list(v, NULL_WORDS)) {
-		*out = json_null();
-	} else if (in_list(v, TRUE_WORDS)) {
-		*out = json_true();
-	} else if (in_list(v, FALSE_WORDS)) {
-		*out = json_false();
-	} else if (in_list(v, SPECIAL_FLOATS)) {
-		return fail_at(c, ev->start_mark,
-			       "%s has no JSON form (JSON numbers are finite); quote it for a string",
-			       v);
-	} else {
-		*out = resolve_number(v);
-		if (!*out)
-			*out = json_stringn(v, len);
-	}
-	return *out ? 0 : -ENOMEM;
+	*out = yaml_scalar_json((const char *)ev->data.scalar.value, ev->data.scalar.length,
+	                        (const char *)ev->data.scalar.tag,
+	                        ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE, why, sizeof(why),
+	                        &oom);
+	if (*out)
+		return 0;
+	return oom ? -ENOMEM : fail_at(c, ev->start_mark, "%s", why);
 }
 
 /* ---- anchors ---- */
 
 static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size_t size,
-		      const char *text, bool quoted)
+                      const char *text, bool quoted)
 {
 	struct anchor *a;
 
@@ -462,7 +280,7 @@ static struct yaml_pos pos_of(yaml_mark_t m)
 
 /* Adds the `<<` sources' keys that obj lacks, first source first (YAML's merge rule). */
 static int apply_merges(struct parse_ctx *c, json_t *obj, json_t *const *merges, size_t n,
-			size_t *size)
+                        size_t *size)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *key;
@@ -488,7 +306,7 @@ static int apply_merges(struct parse_ctx *c, json_t *obj, json_t *const *merges,
 /* A `<<` value: a mapping, or a list of mappings; each becomes a merge source
  * (referenced in *merges, released by the caller). */
 static int collect_merge(struct parse_ctx *c, json_t *val, yaml_mark_t mark, json_t ***merges,
-			 size_t *n)
+                         size_t *n)
 {
 	size_t add = json_is_array(val) ? json_array_size(val) : 1;
 	json_t **p;
@@ -518,12 +336,13 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 		if (strlen(text) != kev->data.scalar.length)
 			return fail_at(c, kev->start_mark, "a key holds a NUL character");
 		*is_merge = kev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-			    !kev->data.scalar.tag && strcmp(text, "<<") == 0;
+		            !kev->data.scalar.tag && strcmp(text, "<<") == 0;
 		if (kev->data.scalar.anchor) {
 			json_t *s = json_string(text);
-			int rc = s ? anchor_add(c, (const char *)kev->data.scalar.anchor, s, 1, text,
-						kev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-				   : -ENOMEM;
+			int rc =
+			    s ? anchor_add(c, (const char *)kev->data.scalar.anchor, s, 1, text,
+			                   kev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			      : -ENOMEM;
 
 			json_decref(s);
 			if (rc < 0)
@@ -536,15 +355,15 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 	}
 	if (!text)
 		return fail_at(c, kev->start_mark,
-			       "a mapping key must be a plain value (a string), not a mapping or a "
-			       "list");
+		               "a mapping key must be a plain value (a string), not a mapping or a "
+		               "list");
 	*key = strdup(text);
 	return *key ? 0 : -ENOMEM;
 }
 
 /* One key and its value into obj (or into the merge sources for `<<`). */
 static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *kev, int depth,
-			json_t ***merges, size_t *nmerges, size_t *size)
+                        json_t ***merges, size_t *nmerges, size_t *size)
 {
 	const struct entry *first;
 	struct node val = {0};
@@ -557,8 +376,9 @@ static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *ke
 		return rc;
 	first = table_find(c->doc, obj, key, 0);
 	if (first) {
-		rc = fail_at(c, kev->start_mark, "duplicate key \"%s\" (first at line %d, column %d)",
-			     key, first->info.key.line, first->info.key.column);
+		rc = fail_at(c, kev->start_mark,
+		             "duplicate key \"%s\" (first at line %d, column %d)", key,
+		             first->info.key.line, first->info.key.column);
 		free(key);
 		return rc;
 	}
@@ -603,8 +423,8 @@ static int parse_mapping(struct parse_ctx *c, int depth, struct node *out)
 			break;
 		end = kev.type == YAML_MAPPING_END_EVENT;
 		if (!end)
-			rc = parse_member(c, out->value, &kev, depth, &merges, &nmerges,
-					  &out->size);
+			rc =
+			    parse_member(c, out->value, &kev, depth, &merges, &nmerges, &out->size);
 		yaml_event_delete(&kev);
 		if (end || rc < 0)
 			break;
@@ -675,9 +495,9 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 
 		if (!a)
 			return fail_at(c, ev->start_mark,
-				       "alias *%s refers to no anchor &%s defined before it",
-				       (const char *)ev->data.alias.anchor,
-				       (const char *)ev->data.alias.anchor);
+			               "alias *%s refers to no anchor &%s defined before it",
+			               (const char *)ev->data.alias.anchor,
+			               (const char *)ev->data.alias.anchor);
 		out->value = json_incref(a->value);
 		out->size = a->size;
 		out->info.text = a->text;
@@ -687,20 +507,20 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 	case YAML_MAPPING_START_EVENT:
 	case YAML_SEQUENCE_START_EVENT: {
 		bool map = ev->type == YAML_MAPPING_START_EVENT;
-		const char *tag = (const char *)(map ? ev->data.mapping_start.tag
-						     : ev->data.sequence_start.tag);
+		const char *tag =
+		    (const char *)(map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
 
-		if (tag && strcmp(tag, map ? TAG_PREFIX "map" : TAG_PREFIX "seq") != 0)
+		if (tag && strcmp(tag, map ? YAML_TAG_PREFIX "map" : YAML_TAG_PREFIX "seq") != 0)
 			return fail_at(c, ev->start_mark, "tag %s is not supported on a %s", tag,
-				       map ? "mapping" : "list");
+			               map ? "mapping" : "list");
 		if (depth >= YAML_MAX_DEPTH)
 			return fail_at(c, ev->start_mark, "nested deeper than %d levels",
-				       YAML_MAX_DEPTH);
+			               YAML_MAX_DEPTH);
 		rc = count_nodes(c, 1, ev->start_mark);
 		if (rc == 0)
 			rc = map ? parse_mapping(c, depth, out) : parse_sequence(c, depth, out);
 		anchor = (const char *)(map ? ev->data.mapping_start.anchor
-					    : ev->data.sequence_start.anchor);
+		                            : ev->data.sequence_start.anchor);
 		break;
 	}
 	default:
@@ -767,9 +587,9 @@ static int parse_rest(struct parse_ctx *c)
 		rc = parse_document(c, &extra, NULL);
 		if (rc == 0 && !json_is_null(extra.value))
 			rc = fail_at(c, start,
-				     "a second YAML document starts here; a spec holds exactly one "
-				     "(remove the '---' line, or submit each document as its own "
-				     "file)");
+			             "a second YAML document starts here; a spec holds exactly one "
+			             "(remove the '---' line, or submit each document as its own "
+			             "file)");
 		json_decref(extra.value);
 		if (rc < 0)
 			return rc;
@@ -857,7 +677,7 @@ const struct yaml_node_info *yaml_doc_top(const struct yaml_doc *d)
 }
 
 const struct yaml_node_info *yaml_doc_member(const struct yaml_doc *d, const json_t *object,
-					     const char *key)
+                                             const char *key)
 {
 	const struct entry *e = d && key ? table_find(d, object, key, 0) : NULL;
 
@@ -865,7 +685,7 @@ const struct yaml_node_info *yaml_doc_member(const struct yaml_doc *d, const jso
 }
 
 const struct yaml_node_info *yaml_doc_item(const struct yaml_doc *d, const json_t *array,
-					   size_t index)
+                                           size_t index)
 {
 	const struct entry *e = d ? table_find(d, array, NULL, index) : NULL;
 

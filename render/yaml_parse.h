@@ -47,11 +47,11 @@ struct yaml_pos {
 
 /* What the parser knows about one node beside its JSON value. */
 struct yaml_node_info {
-	struct yaml_pos key;    /* members of a mapping: where the key starts */
-	struct yaml_pos value;  /* where the value starts (for an alias: the alias) */
-	const char *text;       /* scalars: the scalar's text as written (unquoted,
-				 * unescaped); NULL for mappings and sequences */
-	bool quoted;            /* the scalar was quoted or a block scalar */
+	struct yaml_pos key;   /* members of a mapping: where the key starts */
+	struct yaml_pos value; /* where the value starts (for an alias: the alias) */
+	const char *text;      /* scalars: the scalar's text as written (unquoted,
+	                        * unescaped); NULL for mappings and sequences */
+	bool quoted;           /* the scalar was quoted or a block scalar */
 };
 
 struct yaml_doc;
@@ -70,8 +70,8 @@ json_t *yaml_doc_root(const struct yaml_doc *d);
  * (e.g. a value that was not in the text). The pointers are valid as long as d. */
 const struct yaml_node_info *yaml_doc_top(const struct yaml_doc *d);
 const struct yaml_node_info *yaml_doc_member(const struct yaml_doc *d, const json_t *object,
-					     const char *key);
+                                             const char *key);
 const struct yaml_node_info *yaml_doc_item(const struct yaml_doc *d, const json_t *array,
-					   size_t index);
+                                           size_t index);
 
 #endif

@@ -176,6 +176,19 @@ def test_client_certificate_from_file_and_from_data(certs, h2):
         assert who["auth"] is None
 
 
+def test_exec_plugin_client_certificate(certs, h2):
+    plugin = os.path.join(ROOT, "tests", "fixtures", "kubeconfig", "plugins", "exec-cert.sh")
+    user = {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": plugin,
+                     "interactiveMode": "Never",
+                     "env": [{"name": "EXEC_CERT_FILE", "value": f"{certs}/alice.crt"},
+                             {"name": "EXEC_KEY_FILE", "value": f"{certs}/alice.key"}]}}
+    out = k8sget(kubeconfig(certs, h2.port, ca="test-ca", user=user), "get", "/whoami")
+    assert out.returncode == 0, out.stderr
+    who = json.loads(out.stdout)
+    assert who["cn"] == "alice"
+    assert who["auth"] is None
+
+
 def test_no_file_is_written_for_certificates_or_keys(certs, h2, tmp_path):
     if shutil.which("strace") is None:
         pytest.skip("strace is needed to watch file creation")
@@ -207,6 +220,13 @@ def test_http2_multiplexes_streams_on_one_connection(certs, h2):
     assert "connections=1 " in out.stderr and "http=2" in out.stderr, out.stderr
     # the server agrees: one more TLS connection for all eight streams
     assert h2.stats(certs)["sessions"] - before == 2  # the streams' one, and this /stats query's
+
+
+def test_many_concurrent_streams_share_one_http2_connection(certs, h2):
+    out = k8sget(kubeconfig(certs, h2.port, ca="test-ca"), "stats=1", "streams", "60", "/watch")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count('{"type":"ADDED"') == 60
+    assert "requests=60 connections=1 " in out.stderr, out.stderr
 
 
 def test_http1_server_gets_a_connection_per_stream(certs):

@@ -7,20 +7,20 @@
 #include "tests/unit/harness.h"
 
 const bool SERVED_ALL[JOB_KIND_COUNT] = {
-	[JOB_TFJOB] = true,  [JOB_PYTORCHJOB] = true, [JOB_MPIJOB] = true, [JOB_XGBOOSTJOB] = true,
-	[JOB_PADDLEJOB] = true, [JOB_JAXJOB] = true,   [JOB_TRAINJOB] = true,
+    [JOB_TFJOB] = true,     [JOB_PYTORCHJOB] = true, [JOB_MPIJOB] = true,   [JOB_XGBOOSTJOB] = true,
+    [JOB_PADDLEJOB] = true, [JOB_JAXJOB] = true,     [JOB_TRAINJOB] = true,
 };
 const bool SERVED_MPI_V2[JOB_KIND_COUNT] = {
-	[JOB_TFJOB] = true,
-	[JOB_MPIJOB_V2] = true,
+    [JOB_TFJOB] = true,
+    [JOB_MPIJOB_V2] = true,
 };
 const bool SERVED_TF_PT[JOB_KIND_COUNT] = {
-	[JOB_TFJOB] = true,
-	[JOB_PYTORCHJOB] = true,
+    [JOB_TFJOB] = true,
+    [JOB_PYTORCHJOB] = true,
 };
 
 struct job_spec *spec_test_parse(const char *file, int line, const char *text,
-				 const char *default_name, const bool *served)
+                                 const char *default_name, const bool *served)
 {
 	struct job_spec *s = NULL;
 	struct k8s_error err;
@@ -49,8 +49,8 @@ json_t *spec_test_job(const char *file, int line, const char *text, const bool *
 	return job;
 }
 
-const char *spec_test_error(const char *file, int line, const char *text,
-			    const char *default_name, const bool *served)
+const char *spec_test_error(const char *file, int line, const char *text, const char *default_name,
+                            const bool *served)
 {
 	static struct k8s_error err;
 	struct job_spec *s = NULL;
@@ -58,7 +58,7 @@ const char *spec_test_error(const char *file, int line, const char *text,
 
 	if (rc != -EINVAL) {
 		harness_fail(file, line, "spec_parse = %d, expected -EINVAL (%s)\n  spec:\n%s", rc,
-			     rc ? err.message : "accepted", text);
+		             rc ? err.message : "accepted", text);
 		spec_free(s);
 		return "";
 	}

@@ -26,7 +26,7 @@ TEST(spec_minimal_spec_takes_defaults)
 	CHECK(!spec_is_manifest(s));
 	spec_free(s);
 	s = PARSE("name: resnet\ntype: pytorch\nimage: p\ncommand: x\ntensorboard: yes\n", "mnist",
-		  SERVED_ALL);
+	          SERVED_ALL);
 	if (!s)
 		return;
 	CHECK_STR_EQ(spec_name(s), "resnet");
@@ -42,48 +42,48 @@ TEST(spec_yaml_syntax_error_has_line_and_column)
 	CHECK_STR_CONTAINS(m, "line 4, column 5: YAML syntax error");
 	m = SPEC_ERROR("type: tfjob\n  image: x\n");
 	CHECK_STR_CONTAINS(m, "line 2, column 8: YAML syntax error: mapping values are not "
-			      "allowed in this context");
+	                      "allowed in this context");
 }
 
 TEST(spec_unknown_key_is_named_with_a_guess)
 {
 	CHECK_STR_EQ(SPEC_ERROR(BASE "gpu: 2\n"), "line 4, column 1: gpu: unknown key (did you "
-						  "mean gpus?)");
+	                                          "mean gpus?)");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "workingDir: /x\n"),
-		     "line 4, column 1: workingDir: unknown key (did you mean working_dir?)");
+	             "line 4, column 1: workingDir: unknown key (did you mean working_dir?)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "flavour: large\n"),
-			   "line 4, column 1: flavour: unknown key; the spec's keys are listed in "
-			   "docs/spec.md");
+	                   "line 4, column 1: flavour: unknown key; the spec's keys are listed in "
+	                   "docs/spec.md");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "sync: {mode: git, source: u, brnch: x}\n"),
-			   "sync.brnch: unknown key (did you mean branch?)");
+	                   "sync.brnch: unknown key (did you mean branch?)");
 }
 
 TEST(spec_wrong_types_name_the_key_and_value)
 {
 	CHECK_STR_EQ(SPEC_ERROR(BASE "gpus: two\n"),
-		     "line 4, column 7: gpus: expected an integer, got \"two\"");
+	             "line 4, column 7: gpus: expected an integer, got \"two\"");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "gpus: \"2\"\n"),
-		     "line 4, column 7: gpus: expected an integer, got \"2\" (a quoted string: "
-		     "write it without quotes)");
+	             "line 4, column 7: gpus: expected an integer, got \"2\" (a quoted string: "
+	             "write it without quotes)");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "workers: 1.5\n"),
-		     "line 4, column 10: workers: expected an integer, got 1.5");
+	             "line 4, column 10: workers: expected an integer, got 1.5");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "gpus: -1\n"),
-		     "line 4, column 7: gpus: must be at least 0, got -1");
+	             "line 4, column 7: gpus: must be at least 0, got -1");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "env: [A, B]\n"),
-		     "line 4, column 6: env: expected a mapping (key: value lines), got a list");
+	             "line 4, column 6: env: expected a mapping (key: value lines), got a list");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "tensorboard: maybe\n"),
-		     "line 4, column 14: tensorboard: expected true or false, got \"maybe\"");
+	             "line 4, column 14: tensorboard: expected true or false, got \"maybe\"");
 	CHECK_STR_EQ(SPEC_ERROR(BASE "image_pull_policy: always\n"),
-		     "line 4, column 20: image_pull_policy: \"always\" is not one of Always, "
-		     "IfNotPresent, Never (did you mean Always?)");
+	             "line 4, column 20: image_pull_policy: \"always\" is not one of Always, "
+	             "IfNotPresent, Never (did you mean Always?)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "env:\n  BATCH: {a: 1}\n"),
-			   "line 5, column 10: env.BATCH: expected a string, got a mapping");
+	                   "line 5, column 10: env.BATCH: expected a string, got a mapping");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "ttl_after_finished: soon\n"),
-			   "ttl_after_finished: expected seconds (an integer) or a duration");
+	                   "ttl_after_finished: expected seconds (an integer) or a duration");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "chief: 2\n"), "chief: a TFJob has at most one Chief");
 	/* a value that only looks like a number to YAML 1.1 is still shown as written */
 	CHECK_STR_EQ(SPEC_ERROR(BASE "retry: yes\n"),
-		     "line 4, column 8: retry: expected an integer, got yes");
+	             "line 4, column 8: retry: expected an integer, got yes");
 }
 
 TEST(spec_integral_floats_are_integers_as_in_kubernetes)
@@ -94,27 +94,27 @@ TEST(spec_integral_floats_are_integers_as_in_kubernetes)
 		return;
 	CHECK_INT_EQ(jp_int(job, "spec.tfReplicaSpecs.Worker.replicas"), 10);
 	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Worker.template.spec.containers[0]."
-				 "resources.limits[\"nvidia.com/gpu\"]"),
-		     "2");
+	                         "resources.limits[\"nvidia.com/gpu\"]"),
+	             "2");
 	json_decref(job);
 }
 
 TEST(spec_required_keys)
 {
 	CHECK_STR_CONTAINS(SPEC_ERROR("type: tfjob\ncommand: x\n"),
-			   "image: required: the container image to run");
+	                   "image: required: the container image to run");
 	CHECK_STR_CONTAINS(SPEC_ERROR("type: tfjob\nimage: x\n"), "command: required");
 	CHECK_STR_CONTAINS(SPEC_ERROR("image: x\ncommand: y\n"),
-			   "type: required: the job type; this cluster serves tfjob, pytorchjob, "
-			   "mpijob, xgboostjob, paddlejob, jaxjob");
+	                   "type: required: the job type; this cluster serves tfjob, pytorchjob, "
+	                   "mpijob, xgboostjob, paddlejob, jaxjob");
 	CHECK_STR_CONTAINS(SPEC_ERROR("type: tfjob\nimage:\ncommand: y\n"), "image: required");
 	CHECK_STR_CONTAINS(SPEC_ERROR("type: tfjob\nimage: x\ncommand: \"  \"\n"),
-			   "line 3, column 10: command: is empty");
+	                   "line 3, column 10: command: is empty");
 	CHECK_STR_CONTAINS(SPEC_ERROR(""), "the spec is empty");
 	CHECK_STR_CONTAINS(SPEC_ERROR("# just a comment\n"), "the spec is empty");
 	CHECK_STR_EQ(SPEC_ERROR("- type: tfjob\n"),
-		     "line 1, column 1: spec: expected a mapping of keys (type:, image:, command:, "
-		     "...), got a list");
+	             "line 1, column 1: spec: expected a mapping of keys (type:, image:, command:, "
+	             "...), got a list");
 }
 
 TEST(spec_bad_names)
@@ -122,48 +122,49 @@ TEST(spec_bad_names)
 	struct job_spec *s;
 
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: MNIST\n"),
-			   "line 4, column 7: name: \"MNIST\" must be lowercase");
+	                   "line 4, column 7: name: \"MNIST\" must be lowercase");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: 1mnist\n"),
-			   "name: \"1mnist\" must start with a lowercase letter");
+	                   "name: \"1mnist\" must start with a lowercase letter");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: mnist_v2\n"),
-			   "may hold only lowercase letters, digits and '-' (found '_')");
+	                   "may hold only lowercase letters, digits and '-' (found '_')");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: mnist-\n"), "must end with a letter or a digit");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: "
-					   "a234567890123456789012345678901234567890123456789x\n"),
-			   "is 50 characters long; at most 49 are allowed");
+	                                   "a234567890123456789012345678901234567890123456789x\n"),
+	                   "is 50 characters long; at most 49 are allowed");
 	s = PARSE(BASE "name: a234567890123456789012345678901234567890123456789\n", NULL,
-		  SERVED_ALL);
+	          SERVED_ALL);
 	CHECK(s != NULL);
 	spec_free(s);
 	/* the staging entry's name, when the spec has none */
 	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__, BASE, "My_Job", SERVED_ALL),
-			   "name: the job is named after its file or directory, \"My_Job\", which "
-			   "must be lowercase");
+	                   "name: the job is named after its file or directory, \"My_Job\", which "
+	                   "must be lowercase");
 	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__, BASE, NULL, SERVED_ALL),
-			   "name: required");
+	                   "name: required");
 }
 
 TEST(spec_unknown_or_unserved_type_lists_the_available_ones)
 {
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: tfjobs\nimage: x\ncommand: y\n",
-				     "mnist", SERVED_TF_PT),
-		     "line 1, column 7: type: \"tfjobs\" is not a job type (did you mean tfjob?); "
-		     "this cluster serves tfjob, pytorchjob");
+	                             "mnist", SERVED_TF_PT),
+	             "line 1, column 7: type: \"tfjobs\" is not a job type (did you mean tfjob?); "
+	             "this cluster serves tfjob, pytorchjob");
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: sparkjob\nimage: x\ncommand: y\n",
-				     "mnist", SERVED_TF_PT),
-		     "line 1, column 7: type: \"sparkjob\" is not a job type; this cluster serves "
-		     "tfjob, pytorchjob");
+	                             "mnist", SERVED_TF_PT),
+	             "line 1, column 7: type: \"sparkjob\" is not a job type; this cluster serves "
+	             "tfjob, pytorchjob");
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: mpijob\nimage: x\ncommand: y\n",
-				     "mnist", SERVED_TF_PT),
-		     "line 1, column 7: type: this cluster does not serve mpijob (no "
-		     "mpijobs.kubeflow.org CRD); it serves tfjob, pytorchjob");
+	                             "mnist", SERVED_TF_PT),
+	             "line 1, column 7: type: this cluster does not serve mpijob (no "
+	             "mpijobs.kubeflow.org CRD); it serves tfjob, pytorchjob");
 	CHECK_STR_CONTAINS(SPEC_ERROR("type: trainjob\nimage: x\ncommand: y\n"),
-			   "a TrainJob has no small spec here; submit its manifest");
+	                   "a TrainJob has no small spec here; submit its manifest");
 	/* MPIJob v2beta1 alone still reads as mpijob */
-	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__, "type: xgboostjob\nimage: x\n"
-							       "command: y\n",
-					   "mnist", SERVED_MPI_V2),
-			   "it serves tfjob, mpijob");
+	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__,
+	                                   "type: xgboostjob\nimage: x\n"
+	                                   "command: y\n",
+	                                   "mnist", SERVED_MPI_V2),
+	                   "it serves tfjob, mpijob");
 }
 
 TEST(spec_type_specific_keys)
@@ -171,25 +172,28 @@ TEST(spec_type_specific_keys)
 	struct job_spec *s;
 
 	CHECK_STR_EQ(SPEC_ERROR("type: pytorchjob\nimage: x\ncommand: y\nps: 2\n"),
-		     "line 4, column 1: ps: only a tfjob has parameter servers (this is a "
-		     "pytorchjob)");
-	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "slots_per_worker: 2\n"),
-			   "slots_per_worker: only a mpijob has slots per worker (this is a tfjob)");
+	             "line 4, column 1: ps: only a tfjob has parameter servers (this is a "
+	             "pytorchjob)");
+	CHECK_STR_CONTAINS(
+	    SPEC_ERROR(BASE "slots_per_worker: 2\n"),
+	    "slots_per_worker: only a mpijob has slots per worker (this is a tfjob)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "nproc_per_node: 2\n"),
-			   "nproc_per_node: only a pytorchjob has");
+	                   "nproc_per_node: only a pytorchjob has");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "workers: 0\n"),
-			   "workers: a tfjob needs at least one worker (or chief: 1)");
+	                   "workers: a tfjob needs at least one worker (or chief: 1)");
 	s = PARSE(BASE "workers: 0\nchief: 1\n", "mnist", SERVED_ALL);
 	CHECK(s != NULL);
 	spec_free(s);
-	CHECK_STR_CONTAINS(SPEC_ERROR("type: pytorchjob\nimage: x\ncommand: y\nworkers: 0\n"),
-			   "workers: must be at least 1 (it counts the Master, as Arena's --workers "
-			   "does), got 0");
+	CHECK_STR_CONTAINS(
+	    SPEC_ERROR("type: pytorchjob\nimage: x\ncommand: y\nworkers: 0\n"),
+	    "workers: must be at least 1 (it counts the Master, as Arena's --workers "
+	    "does), got 0");
 }
 
 TEST(spec_quantities)
 {
-	const char *good[] = {"4", "0.5", "1.5", "500m", "8Gi", "512Mi", "8G", "1e3", "\"2\"", ".5"};
+	const char *good[] = {"4",     "0.5", "1.5", "500m",  "8Gi",
+	                      "512Mi", "8G",  "1e3", "\"2\"", ".5"};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		char text[256];
@@ -201,8 +205,8 @@ TEST(spec_quantities)
 		spec_free(s);
 	}
 	CHECK_STR_EQ(SPEC_ERROR(BASE "memory: 8GB\n"),
-		     "line 4, column 9: memory: \"8GB\" is not a quantity; write it like 4, 1.5, "
-		     "500m, 512Mi or 8Gi (Kubernetes writes bytes without the B: 8Gi or 8G)");
+	             "line 4, column 9: memory: \"8GB\" is not a quantity; write it like 4, 1.5, "
+	             "500m, 512Mi or 8Gi (Kubernetes writes bytes without the B: 8Gi or 8G)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "cpu: two\n"), "cpu: \"two\" is not a quantity");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "cpu: 1.2.3\n"), "cpu: \"1.2.3\" is not a quantity");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "cpu: -1\n"), "cpu: must not be negative, got -1");
@@ -212,32 +216,32 @@ TEST(spec_quantities)
 TEST(spec_maps_check_their_keys_and_values)
 {
 	CHECK_STR_EQ(SPEC_ERROR(BASE "env: {1X: a}\n"),
-		     "line 4, column 7: env: \"1X\" is not a valid environment variable name "
-		     "(letters, digits, '_', '-' and '.', not a digit first)");
+	             "line 4, column 7: env: \"1X\" is not a valid environment variable name "
+	             "(letters, digits, '_', '-' and '.', not a digit first)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "env: {workers: \"4\"}\n"),
-			   "env: workers is set by arenafs from the spec's workers: key");
+	                   "env: workers is set by arenafs from the spec's workers: key");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "data: {Bad_PVC: /data}\n"),
-			   "data: \"Bad_PVC\" is not a PersistentVolumeClaim name");
+	                   "data: \"Bad_PVC\" is not a PersistentVolumeClaim name");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "data: {pvc: data}\n"),
-			   "data.pvc: \"data\" is not an absolute mount path");
+	                   "data.pvc: \"data\" is not an absolute mount path");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "data: {pvc: /a/../etc}\n"),
-			   "is not an absolute mount path");
+	                   "is not an absolute mount path");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "data_dir: {relative: /x}\n"),
-			   "data_dir: \"relative\" is not an absolute host path");
+	                   "data_dir: \"relative\" is not an absolute host path");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "labels: {team: \"a b\"}\n"),
-			   "labels.team: \"a b\" is not a valid label value");
+	                   "labels.team: \"a b\" is not a valid label value");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "labels: {release: x}\n"),
-			   "labels: release is a label arenafs sets itself");
+	                   "labels: release is a label arenafs sets itself");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "annotations: {\"arenafs.io/spec\": x}\n"),
-			   "annotations: arenafs.io/spec is an annotation arenafs sets itself");
+	                   "annotations: arenafs.io/spec is an annotation arenafs sets itself");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "selector: {\"bad key!\": x}\n"),
-			   "selector: \"bad key!\" is not a valid label key");
+	                   "selector: \"bad key!\" is not a valid label key");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "priority: High\n"),
-			   "priority: \"High\" is not a PriorityClass name");
+	                   "priority: \"High\" is not a PriorityClass name");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "image_pull_secrets: [Reg]\n"),
-			   "image_pull_secrets: expected Secret names");
+	                   "image_pull_secrets: expected Secret names");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "working_dir: root\n"),
-			   "working_dir: \"root\" is not an absolute path");
+	                   "working_dir: \"root\" is not an absolute path");
 }
 
 TEST(spec_mount_points_must_differ)
@@ -245,11 +249,12 @@ TEST(spec_mount_points_must_differ)
 	struct job_spec *s;
 
 	CHECK_STR_EQ(SPEC_ERROR(BASE "data: {a: /data}\ndata_dir: {/mnt: /data/}\n"),
-		     "data_dir: mounts on /data, where data mounts already");
-	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "data: {a: /dev/shm}\n"),
-			   "share_memory (/dev/shm): mounts on /dev/shm, where data mounts already");
+	             "data_dir: mounts on /data, where data mounts already");
+	CHECK_STR_CONTAINS(
+	    SPEC_ERROR(BASE "data: {a: /dev/shm}\n"),
+	    "share_memory (/dev/shm): mounts on /dev/shm, where data mounts already");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "data: {a: /root/code}\nsync: https://g/x.git\n"),
-			   "sync (working_dir/code): mounts on /root/code");
+	                   "sync (working_dir/code): mounts on /root/code");
 	s = PARSE(BASE "data: {a: /dev/shm}\nshare_memory: 0\n", "mnist", SERVED_ALL);
 	CHECK(s != NULL);
 	spec_free(s);
@@ -258,23 +263,23 @@ TEST(spec_mount_points_must_differ)
 TEST(spec_tolerations_are_checked)
 {
 	CHECK_STR_EQ(SPEC_ERROR(BASE "tolerations: [{key: a, effect: NoSchedul}]\n"),
-		     "line 4, column 32: tolerations[0].effect: \"NoSchedul\" is not one of "
-		     "NoSchedule, PreferNoSchedule, NoExecute (did you mean NoSchedule?)");
+	             "line 4, column 32: tolerations[0].effect: \"NoSchedul\" is not one of "
+	             "NoSchedule, PreferNoSchedule, NoExecute (did you mean NoSchedule?)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "tolerations:\n  - {key: a}\n  - {keys: b}\n"),
-			   "line 6, column 6: tolerations[1].keys: unknown toleration field (did "
-			   "you mean key?)");
+	                   "line 6, column 6: tolerations[1].keys: unknown toleration field (did "
+	                   "you mean key?)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "tolerations: [{operator: Exists, key: a, value: b}]\n"),
-			   "a toleration with operator Exists takes no value");
+	                   "a toleration with operator Exists takes no value");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "tolerations: [{key: a, tolerationSeconds: 5}]\n"),
-			   "tolerationSeconds goes only with effect NoExecute");
+	                   "tolerationSeconds goes only with effect NoExecute");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "tolerations: {key: a}\n"),
-			   "tolerations: expected a list of tolerations, got a mapping");
+	                   "tolerations: expected a list of tolerations, got a mapping");
 }
 
 TEST(spec_duplicate_key_is_an_error)
 {
 	CHECK_STR_EQ(SPEC_ERROR(BASE "gpus: 1\ngpus: 2\n"),
-		     "line 5, column 1: duplicate key \"gpus\" (first at line 4, column 1)");
+	             "line 5, column 1: duplicate key \"gpus\" (first at line 4, column 1)");
 }
 
 TEST(spec_sync_forms)
@@ -282,10 +287,10 @@ TEST(spec_sync_forms)
 	struct job_spec *s;
 
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "sync: {mode: svn, source: x}\n"),
-			   "sync.mode: \"svn\" is not one of git, rsync");
+	                   "sync.mode: \"svn\" is not one of git, rsync");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "sync: {mode: git}\n"), "sync: source: required");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "sync: {mode: rsync, source: a::b, branch: x}\n"),
-			   "sync.branch: only mode git has a branch");
+	                   "sync.branch: only mode git has a branch");
 	s = PARSE(BASE "sync: git@github.com:org/repo.git\n", "mnist", SERVED_ALL);
 	CHECK(s != NULL);
 	spec_free(s);
@@ -298,7 +303,7 @@ TEST(spec_nulls_count_as_absent)
 	if (!job)
 		return;
 	CHECK_STR_EQ(jp_env(job, "spec.tfReplicaSpecs.Chief.template.spec.containers[0]", "gpus"),
-		     "0");
+	             "0");
 	CHECK_STR_EQ(jp_env(job, "spec.tfReplicaSpecs.Chief.template.spec.containers[0]", "A"), "");
 	json_decref(job);
 }
@@ -364,7 +369,8 @@ static void check_round_trip(const char *file, int line, const char *text, const
 	if (!json_equal(job, job2)) {
 		char *a = json_dumps(job, JSON_COMPACT), *b = json_dumps(job2, JSON_COMPACT);
 
-		harness_fail(file, line, "resubmitted job differs:\n  first:  %s\n  second: %s", a, b);
+		harness_fail(file, line, "resubmitted job differs:\n  first:  %s\n  second: %s", a,
+		             b);
 		free(a);
 		free(b);
 	}
@@ -378,51 +384,53 @@ out:
 TEST(spec_round_trip_through_the_annotation)
 {
 	check_round_trip(__FILE__, __LINE__,
-			 "type: tfjob\nimage: tf\ncommand: |\n  cd /root/code\n  python main.py\n"
-			 "gpus: 1\nworkers: 2\nps: 1\nenv: {BATCH: 64}\ntensorboard: true\n"
-			 "data: {d: /data}\nlogdir: /data/logs\n",
-			 SERVED_ALL);
+	                 "type: tfjob\nimage: tf\ncommand: |\n  cd /root/code\n  python main.py\n"
+	                 "gpus: 1\nworkers: 2\nps: 1\nenv: {BATCH: 64}\ntensorboard: true\n"
+	                 "data: {d: /data}\nlogdir: /data/logs\n",
+	                 SERVED_ALL);
 	check_round_trip(__FILE__, __LINE__,
-			 "---\ntype: mpijob\nimage: m\ncommand: mpirun x\nworkers: 2\n", SERVED_MPI_V2);
+	                 "---\ntype: mpijob\nimage: m\ncommand: mpirun x\nworkers: 2\n",
+	                 SERVED_MPI_V2);
 	check_round_trip(__FILE__, __LINE__,
-			 "name: resnet\ntype: pytorchjob\nimage: p\ncommand: x\nworkers: 4\n"
-			 "sync: {source: https://github.com/a/b.git}\n",
-			 SERVED_ALL);
+	                 "name: resnet\ntype: pytorchjob\nimage: p\ncommand: x\nworkers: 4\n"
+	                 "sync: {source: https://github.com/a/b.git}\n",
+	                 SERVED_ALL);
 }
 
 TEST(spec_anchors_resolve_in_a_spec)
 {
 	/* x- keys are ignored: a place for anchors, as in docker compose files */
 	json_t *job = JOB("x-resources: &r {cpu: 2, memory: 4Gi}\n" BASE
-			  "cpu: 1\nlabels: &l {team: ml}\nselector: *l\n");
+	                  "cpu: 1\nlabels: &l {team: ml}\nselector: *l\n");
 
 	if (!job)
 		return;
-	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Chief.template.spec.nodeSelector.team"), "ml");
+	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Chief.template.spec.nodeSelector.team"),
+	             "ml");
 	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Chief.template.spec.containers[0].resources."
-				 "limits.cpu"),
-		     "1");
+	                         "limits.cpu"),
+	             "1");
 	json_decref(job);
 	CHECK_STR_CONTAINS(SPEC_ERROR("defaults: &d {cpu: 2}\n" BASE),
-			   "line 1, column 1: defaults: unknown key");
+	                   "line 1, column 1: defaults: unknown key");
 }
 
 /* ---- full manifests ---- */
 
 static const char MANIFEST[] = "apiVersion: kubeflow.org/v1\n"
-			       "kind: PyTorchJob\n"
-			       "metadata:\n"
-			       "  name: raw-job\n"
-			       "  labels: {team: ml}\n"
-			       "spec:\n"
-			       "  pytorchReplicaSpecs:\n"
-			       "    Master:\n"
-			       "      replicas: 1\n"
-			       "      template:\n"
-			       "        spec:\n"
-			       "          containers:\n"
-			       "            - name: pytorch\n"
-			       "              image: p\n";
+                               "kind: PyTorchJob\n"
+                               "metadata:\n"
+                               "  name: raw-job\n"
+                               "  labels: {team: ml}\n"
+                               "spec:\n"
+                               "  pytorchReplicaSpecs:\n"
+                               "    Master:\n"
+                               "      replicas: 1\n"
+                               "      template:\n"
+                               "        spec:\n"
+                               "          containers:\n"
+                               "            - name: pytorch\n"
+                               "              image: p\n";
 
 TEST(spec_manifest_passes_through)
 {
@@ -444,9 +452,10 @@ TEST(spec_manifest_passes_through)
 		CHECK(jp(job, "metadata.annotations") == NULL);
 		CHECK(jp(job, "metadata.labels.app") == NULL);
 		CHECK_INT_EQ(jp_int(job, "spec.pytorchReplicaSpecs.Master.replicas"), 1);
-		CHECK_STR_EQ(jp_str(job, "spec.pytorchReplicaSpecs.Master.template.spec.containers[0]."
-					 "image"),
-			     "p");
+		CHECK_STR_EQ(jp_str(job,
+		                    "spec.pytorchReplicaSpecs.Master.template.spec.containers[0]."
+		                    "image"),
+		             "p");
 		CHECK_INT_EQ(jp_size(job, ""), 4);
 	}
 	json_decref(job);
@@ -471,7 +480,7 @@ TEST(spec_manifest_namespace_and_name)
 	CHECK_INT_EQ(spec_build_job(s, "team-a", &job, &err), -EINVAL);
 	CHECK(job == NULL);
 	CHECK_STR_CONTAINS(err.message, "metadata.namespace: the manifest is for namespace "
-					"\"other\", but this submit/ creates jobs in \"team-a\"");
+	                                "\"other\", but this submit/ creates jobs in \"team-a\"");
 	CHECK_INT_EQ(spec_build_job(s, "other", &job, &err), 0);
 	if (job)
 		CHECK_STR_EQ(jp_str(job, "metadata.name"), "from-file");
@@ -482,24 +491,26 @@ TEST(spec_manifest_namespace_and_name)
 TEST(spec_manifest_errors)
 {
 	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: "
-				      "Bad_Name}\nspec: {}\n"),
-			   "line 3, column 18: metadata.name: \"Bad_Name\" must be lowercase");
+	                              "Bad_Name}\nspec: {}\n"),
+	                   "line 3, column 18: metadata.name: \"Bad_Name\" must be lowercase");
 	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: apps/v1\nkind: Deployment\nspec: {}\n"),
-			   "line 2, column 7: kind: apiVersion apps/v1, kind Deployment is not a "
-			   "training job arenafs submits; it submits TFJob kubeflow.org/v1");
-	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: kubeflow.org/v1alpha1\nkind: MPIJob\nspec: {}\n"),
-			   "is not a training job arenafs submits");
-	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__,
-					   "apiVersion: kubeflow.org/v1\nkind: XGBoostJob\nspec: {}\n",
-					   "x", SERVED_TF_PT),
-			   "kind: this cluster does not serve kubeflow.org/v1 XGBoostJob");
+	                   "line 2, column 7: kind: apiVersion apps/v1, kind Deployment is not a "
+	                   "training job arenafs submits; it submits TFJob kubeflow.org/v1");
+	CHECK_STR_CONTAINS(
+	    SPEC_ERROR("apiVersion: kubeflow.org/v1alpha1\nkind: MPIJob\nspec: {}\n"),
+	    "is not a training job arenafs submits");
+	CHECK_STR_CONTAINS(
+	    spec_test_error(__FILE__, __LINE__,
+	                    "apiVersion: kubeflow.org/v1\nkind: XGBoostJob\nspec: {}\n", "x",
+	                    SERVED_TF_PT),
+	    "kind: this cluster does not serve kubeflow.org/v1 XGBoostJob");
 	CHECK_STR_CONTAINS(SPEC_ERROR("kind: TFJob\nspec: {}\n"),
-			   "apiVersion: a manifest needs both apiVersion and kind");
+	                   "apiVersion: a manifest needs both apiVersion and kind");
 	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: kubeflow.org/v1\nkind: TFJob\n"),
-			   "spec: required");
+	                   "spec: required");
 	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: kubeflow.org/v1\nkind: TFJob\nspec: {}\n---\n"
-				      "apiVersion: v1\nkind: Service\n"),
-			   "line 4, column 1: a second YAML document starts here");
+	                              "apiVersion: v1\nkind: Service\n"),
+	                   "line 4, column 1: a second YAML document starts here");
 }
 
 TEST(spec_oversized_spec_is_refused)
@@ -518,6 +529,51 @@ TEST(spec_oversized_spec_is_refused)
 	}
 	text[len] = '\0';
 	CHECK_STR_CONTAINS(SPEC_ERROR(text),
-			   "annotations would exceed the 262144 bytes Kubernetes allows");
+	                   "annotations would exceed the 262144 bytes Kubernetes allows");
 	free(text);
+}
+
+/* Every example of docs/spec.md that starts with type: parses and builds. */
+TEST(spec_examples_of_the_docs_build)
+{
+	const char *root = getenv("ARENAFS_SRC");
+	char path[4096], line[1024], block[8192];
+	size_t blen = 0;
+	int examples = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/docs/spec.md", root ? root : ".");
+	f = fopen(path, "r");
+	if (!f) {
+		harness_fail(__FILE__, __LINE__, "cannot open %s", path);
+		return;
+	}
+	for (;;) {
+		bool more = fgets(line, sizeof(line), f) != NULL;
+		bool code = more && strncmp(line, "    ", 4) == 0;
+
+		if (code && (blen || strncmp(line, "    type: ", 10) == 0)) {
+			size_t n = strlen(line + 4);
+
+			if (blen + n < sizeof(block)) {
+				memcpy(block + blen, line + 4, n);
+				blen += n;
+			}
+			continue;
+		}
+		if (blen) {
+			json_t *job;
+
+			block[blen] = '\0';
+			job = spec_test_job(__FILE__, __LINE__, block, SERVED_ALL);
+			CHECK(job != NULL);
+			json_decref(job);
+			examples++;
+			blen = 0;
+		}
+		if (!more)
+			break;
+	}
+	fclose(f);
+	CHECK(examples >= 7);
 }

@@ -11,30 +11,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define TF_WORKER "spec.tfReplicaSpecs.Worker"
+#define TF_WORKER   "spec.tfReplicaSpecs.Worker"
 #define TF_WORKER_C TF_WORKER ".template.spec.containers[0]"
-#define TF_PS_C "spec.tfReplicaSpecs.PS.template.spec.containers[0]"
+#define TF_PS_C     "spec.tfReplicaSpecs.PS.template.spec.containers[0]"
 
 static const char TF_FULL[] = "type: tfjob\n"
-			      "image: tensorflow/tensorflow:2.15.0-gpu\n"
-			      "command: python code/main.py --logdir /training_logs\n"
-			      "gpus: 1\n"
-			      "workers: 2\n"
-			      "ps: 1\n"
-			      "cpu: 4\n"
-			      "memory: 8Gi\n"
-			      "env: {BATCH_SIZE: 64, MODE: \"train\"}\n"
-			      "data: {training-data: /data/}\n"
-			      "data_dir: {/mnt/nfs: /nfs}\n"
-			      "selector: {accelerator: a100}\n"
-			      "tolerations:\n"
-			      "  - {key: gpu, operator: Exists, effect: NoSchedule}\n"
-			      "priority: high\n"
-			      "retry: 3\n"
-			      "labels: {team: ml}\n"
-			      "annotations: {owner: alice}\n"
-			      "image_pull_secrets: regcred\n"
-			      "ttl_after_finished: 1h\n";
+                              "image: tensorflow/tensorflow:2.15.0-gpu\n"
+                              "command: python code/main.py --logdir /training_logs\n"
+                              "gpus: 1\n"
+                              "workers: 2\n"
+                              "ps: 1\n"
+                              "cpu: 4\n"
+                              "memory: 8Gi\n"
+                              "env: {BATCH_SIZE: 64, MODE: \"train\"}\n"
+                              "data: {training-data: /data/}\n"
+                              "data_dir: {/mnt/nfs: /nfs}\n"
+                              "selector: {accelerator: a100}\n"
+                              "tolerations:\n"
+                              "  - {key: gpu, operator: Exists, effect: NoSchedule}\n"
+                              "priority: high\n"
+                              "retry: 3\n"
+                              "labels: {team: ml}\n"
+                              "annotations: {owner: alice}\n"
+                              "image_pull_secrets: regcred\n"
+                              "ttl_after_finished: 1h\n";
 
 TEST(spec_build_tfjob_top_level)
 {
@@ -55,7 +55,7 @@ TEST(spec_build_tfjob_top_level)
 	/* Arena: chief + evaluator + workers, times gpus; PS GPUs do not count */
 	CHECK_STR_EQ(jp_str(job, "metadata.annotations.requestGPUsOfJobOwner"), "2");
 	CHECK_STR_CONTAINS(jp_str(job, "metadata.annotations[\"arenafs.io/spec\"]"),
-			   "command: python code/main.py --logdir /training_logs\n");
+	                   "command: python code/main.py --logdir /training_logs\n");
 	CHECK_STR_EQ(jp_str(job, "spec.runPolicy.cleanPodPolicy"), "Running");
 	CHECK_INT_EQ(jp_int(job, "spec.runPolicy.backoffLimit"), 3);
 	CHECK_INT_EQ(jp_int(job, "spec.runPolicy.ttlSecondsAfterFinished"), 3600);
@@ -83,7 +83,7 @@ TEST(spec_build_tfjob_worker_container)
 	CHECK_STR_EQ(jp_str(job, TF_WORKER_C ".command[0]"), "sh");
 	CHECK_STR_EQ(jp_str(job, TF_WORKER_C ".command[1]"), "-c");
 	CHECK_STR_EQ(jp_str(job, TF_WORKER_C ".command[2]"),
-		     "python code/main.py --logdir /training_logs");
+	             "python code/main.py --logdir /training_logs");
 	CHECK_STR_EQ(jp_env(job, TF_WORKER_C, "BATCH_SIZE"), "64");
 	CHECK_STR_EQ(jp_env(job, TF_WORKER_C, "MODE"), "train");
 	CHECK_STR_EQ(jp_env(job, TF_WORKER_C, "workers"), "2");
@@ -175,13 +175,13 @@ TEST(spec_build_tfjob_single_worker_is_a_standalone_chief)
 	CHECK_INT_EQ(jp_int(job, "spec.tfReplicaSpecs.Chief.replicas"), 1);
 	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Chief.restartPolicy"), "Never");
 	CHECK_STR_EQ(jp_str(job, "metadata.annotations[\"arena.kubeflow.org/disable-tf-config\"]"),
-		     "true");
+	             "true");
 	CHECK_STR_EQ(jp_str(job, "metadata.annotations.requestGPUsOfJobOwner"), "2");
-	CHECK_STR_EQ(jp_env(job, "spec.tfReplicaSpecs.Chief.template.spec.containers[0]", "workers"),
-		     "1");
+	CHECK_STR_EQ(
+	    jp_env(job, "spec.tfReplicaSpecs.Chief.template.spec.containers[0]", "workers"), "1");
 	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Chief.template.spec.containers[0].resources."
-				 "limits[\"nvidia.com/gpu\"]"),
-		     "2");
+	                         "limits[\"nvidia.com/gpu\"]"),
+	             "2");
 	CHECK(jp(job, "spec.runPolicy.backoffLimit") == NULL);
 	json_decref(job);
 }
@@ -189,7 +189,7 @@ TEST(spec_build_tfjob_single_worker_is_a_standalone_chief)
 TEST(spec_build_tfjob_chief_and_evaluator)
 {
 	json_t *job = JOB("type: tfjob\nimage: tf\ncommand: x\ngpus: 1\nworkers: 2\nchief: true\n"
-			  "evaluator: 1\nclean_pod_policy: All\n");
+	                  "evaluator: 1\nclean_pod_policy: All\n");
 
 	if (!job)
 		return;
@@ -212,7 +212,7 @@ TEST(spec_build_tfjob_chief_and_evaluator)
 TEST(spec_build_pytorchjob_counts_the_master_as_a_worker)
 {
 	json_t *job = JOB("type: pytorchjob\nimage: pytorch/pytorch:2.2\ncommand: torchrun m.py\n"
-			  "gpus: 2\nworkers: 3\ncpu: 500m\nmemory: 1.5Gi\nnproc_per_node: gpu\n");
+	                  "gpus: 2\nworkers: 3\ncpu: 500m\nmemory: 1.5Gi\nnproc_per_node: gpu\n");
 
 	if (!job)
 		return;
@@ -262,7 +262,7 @@ TEST(spec_build_pytorchjob_single_worker_is_master_only)
 TEST(spec_build_mpijob_v1_launcher_and_workers)
 {
 	json_t *job = JOB("type: mpi\nimage: horovod/horovod:0.28\ncommand: mpirun python t.py\n"
-			  "gpus: 4\nworkers: 2\nmemory: 16Gi\nretry: 2\n");
+	                  "gpus: 4\nworkers: 2\nmemory: 16Gi\nretry: 2\n");
 
 	if (!job)
 		return;
@@ -293,8 +293,8 @@ TEST(spec_build_mpijob_v1_launcher_and_workers)
 TEST(spec_build_mpijob_v2beta1_when_that_is_served)
 {
 	json_t *job = JOB_ON("type: mpijob\nimage: mpioperator/mpi-pi\ncommand: mpirun /home/pi\n"
-			     "workers: 3\nslots_per_worker: 2\n",
-			     SERVED_MPI_V2);
+	                     "workers: 3\nslots_per_worker: 2\n",
+	                     SERVED_MPI_V2);
 
 	if (!job)
 		return;
@@ -306,7 +306,7 @@ TEST(spec_build_mpijob_v2beta1_when_that_is_served)
 	CHECK_STR_EQ(jp_str(job, MPI_L_C ".command[2]"), "mpirun /home/pi");
 	json_decref(job);
 	job = JOB_ON("type: mpijob\nimage: m\ncommand: mpirun x\nworker_command: /start-sshd.sh\n",
-		     SERVED_MPI_V2);
+	             SERVED_MPI_V2);
 	if (!job)
 		return;
 	CHECK_STR_EQ(jp_str(job, MPI_W_C ".command[0]"), "sh");
@@ -324,11 +324,11 @@ TEST(spec_build_xgboost_paddle_jax)
 		CHECK_INT_EQ(jp_int(job, "spec.xgbReplicaSpecs.Master.replicas"), 1);
 		CHECK_INT_EQ(jp_int(job, "spec.xgbReplicaSpecs.Worker.replicas"), 2);
 		CHECK_STR_EQ(jp_str(job, "spec.xgbReplicaSpecs.Worker.template.spec.containers[0]."
-					 "name"),
-			     "xgboost");
+		                         "name"),
+		             "xgboost");
 		CHECK_INT_EQ(jp_int(job, "spec.xgbReplicaSpecs.Master.template.spec.containers[0]."
-					 "ports[0].containerPort"),
-			     9999);
+		                         "ports[0].containerPort"),
+		             9999);
 		CHECK(jp(job, "spec.runPolicy.cleanPodPolicy") == NULL);
 		json_decref(job);
 	}
@@ -337,12 +337,14 @@ TEST(spec_build_xgboost_paddle_jax)
 		CHECK_STR_EQ(jp_str(job, "kind"), "PaddleJob");
 		CHECK_INT_EQ(jp_size(job, "spec.paddleReplicaSpecs"), 1);
 		CHECK_INT_EQ(jp_int(job, "spec.paddleReplicaSpecs.Worker.replicas"), 2);
-		CHECK_STR_EQ(jp_str(job, "spec.paddleReplicaSpecs.Worker.template.spec.containers[0]."
-					 "name"),
-			     "paddle");
-		CHECK_STR_EQ(jp_str(job, "spec.paddleReplicaSpecs.Worker.template.spec.containers[0]."
-					 "ports[0].name"),
-			     "master");
+		CHECK_STR_EQ(jp_str(job,
+		                    "spec.paddleReplicaSpecs.Worker.template.spec.containers[0]."
+		                    "name"),
+		             "paddle");
+		CHECK_STR_EQ(jp_str(job,
+		                    "spec.paddleReplicaSpecs.Worker.template.spec.containers[0]."
+		                    "ports[0].name"),
+		             "master");
 		CHECK_STR_EQ(jp_str(job, "metadata.annotations.requestGPUsOfJobOwner"), "2");
 		json_decref(job);
 	}
@@ -351,11 +353,11 @@ TEST(spec_build_xgboost_paddle_jax)
 		CHECK_STR_EQ(jp_str(job, "kind"), "JAXJob");
 		CHECK_INT_EQ(jp_int(job, "spec.jaxReplicaSpecs.Worker.replicas"), 4);
 		CHECK_STR_EQ(jp_str(job, "spec.jaxReplicaSpecs.Worker.template.spec.containers[0]."
-					 "name"),
-			     "jax");
+		                         "name"),
+		             "jax");
 		CHECK_INT_EQ(jp_int(job, "spec.jaxReplicaSpecs.Worker.template.spec.containers[0]."
-					 "ports[0].containerPort"),
-			     6666);
+		                         "ports[0].containerPort"),
+		             6666);
 		json_decref(job);
 	}
 }
@@ -364,20 +366,21 @@ TEST(spec_build_xgboost_paddle_jax)
 
 TEST(spec_build_git_sync_init_container)
 {
-	json_t *job = JOB("type: pytorchjob\nimage: p\ncommand: python code/repo/main.py\n"
-			  "working_dir: /workspace\ncpu: 2\n"
-			  "sync: {mode: git, source: https://github.com/org/repo.git, branch: main}\n"
-			  "env: {HTTPS_PROXY: \"http://proxy:3128\"}\n");
+	json_t *job =
+	    JOB("type: pytorchjob\nimage: p\ncommand: python code/repo/main.py\n"
+	        "working_dir: /workspace\ncpu: 2\n"
+	        "sync: {mode: git, source: https://github.com/org/repo.git, branch: main}\n"
+	        "env: {HTTPS_PROXY: \"http://proxy:3128\"}\n");
 	const char *init = PT_POD ".initContainers[0]";
 
 	if (!job)
 		return;
 	CHECK_INT_EQ(jp_size(job, PT_POD ".initContainers"), 1);
 	CHECK_STR_EQ(jp_str(job, "spec.pytorchReplicaSpecs.Master.template.spec.initContainers[0]."
-				 "name"),
-		     "init-code");
+	                         "name"),
+	             "init-code");
 	CHECK_STR_EQ(jp_str(jp(job, init), "image"),
-		     "registry.cn-zhangjiakou.aliyuncs.com/acs/git-sync:v3.3.5");
+	             "registry.cn-zhangjiakou.aliyuncs.com/acs/git-sync:v3.3.5");
 	CHECK_STR_EQ(jp_env(job, init, "GIT_SYNC_REPO"), "https://github.com/org/repo.git");
 	CHECK_STR_EQ(jp_env(job, init, "GIT_SYNC_DEST"), "repo");
 	CHECK_STR_EQ(jp_env(job, init, "GIT_SYNC_ROOT"), "/code");
@@ -392,7 +395,7 @@ TEST(spec_build_git_sync_init_container)
 	CHECK(jp(job, PT_POD ".volumes[0].emptyDir") != NULL);
 	CHECK_STR_EQ(jp_str(job, PT_POD ".volumes[0].name"), "code-sync");
 	CHECK_STR_EQ(jp_str(jp_named(job, PT_MASTER_C ".volumeMounts", "code-sync"), "mountPath"),
-		     "/workspace/code");
+	             "/workspace/code");
 	CHECK_STR_EQ(jp_str(job, PT_MASTER_C ".workingDir"), "/workspace");
 	json_decref(job);
 }
@@ -400,13 +403,13 @@ TEST(spec_build_git_sync_init_container)
 TEST(spec_build_rsync_init_container)
 {
 	json_t *job = JOB("type: pytorchjob\nimage: p\ncommand: x\n"
-			  "sync: {mode: rsync, source: \"10.0.0.1::backup/code\"}\n");
+	                  "sync: {mode: rsync, source: \"10.0.0.1::backup/code\"}\n");
 	const char *init = PT_POD ".initContainers[0]";
 
 	if (!job)
 		return;
 	CHECK_STR_EQ(jp_str(jp(job, init), "image"),
-		     "registry.cn-zhangjiakou.aliyuncs.com/acs/rsync:v3.1.0-aliyun");
+	             "registry.cn-zhangjiakou.aliyuncs.com/acs/rsync:v3.1.0-aliyun");
 	CHECK_INT_EQ(jp_size(jp(job, init), "command"), 4);
 	CHECK_STR_EQ(jp_str(jp(job, init), "command[0]"), "rsync");
 	CHECK_STR_EQ(jp_str(jp(job, init), "command[1]"), "-avP");
@@ -418,10 +421,11 @@ TEST(spec_build_rsync_init_container)
 
 TEST(spec_build_options_that_change_defaults)
 {
-	json_t *job = JOB("type: pytorchjob\nimage: p\ncommand: x\nshell: bash\n"
-			  "image_pull_policy: IfNotPresent\nshare_memory: 0\n"
-			  "running_timeout: 90m\nttl_after_finished: 300\nclean_pod_policy: None\n"
-			  "env: {NVIDIA_VISIBLE_DEVICES: all}\ntolerations: [all, \"gpu=a100:NoExecute\"]\n");
+	json_t *job =
+	    JOB("type: pytorchjob\nimage: p\ncommand: x\nshell: bash\n"
+	        "image_pull_policy: IfNotPresent\nshare_memory: 0\n"
+	        "running_timeout: 90m\nttl_after_finished: 300\nclean_pod_policy: None\n"
+	        "env: {NVIDIA_VISIBLE_DEVICES: all}\ntolerations: [all, \"gpu=a100:NoExecute\"]\n");
 
 	if (!job)
 		return;
@@ -448,7 +452,7 @@ TEST(spec_build_pvc_names_that_are_no_volume_names)
 {
 	/* a PVC name may hold dots, a volume name may not */
 	json_t *job = JOB("type: pytorchjob\nimage: p\ncommand: x\n"
-			  "data: {data.v2: /data, dshm: /dshm-data, models: /models}\n");
+	                  "data: {data.v2: /data, dshm: /dshm-data, models: /models}\n");
 	json_t *vol;
 
 	if (!job)
@@ -460,16 +464,17 @@ TEST(spec_build_pvc_names_that_are_no_volume_names)
 	vol = jp_named(job, PT_POD ".volumes", "models");
 	CHECK_STR_EQ(jp_str(vol, "persistentVolumeClaim.claimName"), "models");
 	CHECK_STR_EQ(jp_str(jp_named(job, PT_MASTER_C ".volumeMounts", "pvc-0"), "mountPath"),
-		     "/data");
+	             "/data");
 	CHECK_STR_EQ(jp_str(jp_named(job, PT_MASTER_C ".volumeMounts", "dshm"), "mountPath"),
-		     "/dev/shm");
+	             "/dev/shm");
 	json_decref(job);
 }
 
 TEST(spec_build_tensorboard_logs_on_the_node)
 {
-	json_t *job = JOB("type: tfjob\nimage: t\ncommand: x\nworkers: 2\nps: 1\ntensorboard: true\n"
-			  "logdir: /logs\n");
+	json_t *job =
+	    JOB("type: tfjob\nimage: t\ncommand: x\nworkers: 2\nps: 1\ntensorboard: true\n"
+	        "logdir: /logs\n");
 	json_t *vol;
 
 	if (!job)
@@ -477,20 +482,20 @@ TEST(spec_build_tensorboard_logs_on_the_node)
 	vol = jp_named(job, TF_WORKER ".template.spec.volumes", "training-logs-volume");
 	CHECK_STR_EQ(jp_str(vol, "hostPath.path"), "/arena_logs/team-a/mnist");
 	CHECK_STR_EQ(jp_str(vol, "hostPath.type"), "DirectoryOrCreate");
-	CHECK_STR_EQ(jp_str(jp_named(job, TF_WORKER_C ".volumeMounts", "training-logs-volume"),
-			    "mountPath"),
-		     "/logs");
+	CHECK_STR_EQ(
+	    jp_str(jp_named(job, TF_WORKER_C ".volumeMounts", "training-logs-volume"), "mountPath"),
+	    "/logs");
 	/* Arena's PS writes no summaries: no log volume */
 	CHECK(jp_named(job, "spec.tfReplicaSpecs.PS.template.spec.volumes",
-		       "training-logs-volume") == NULL);
+	               "training-logs-volume") == NULL);
 	json_decref(job);
 	job = JOB("type: tfjob\nimage: t\ncommand: x\ntensorboard: true\nlogdir: /data/logs\n"
-		  "data: {shared: /data}\n");
+	          "data: {shared: /data}\n");
 	if (!job)
 		return;
 	/* logs on the PVC: nothing on the node */
 	CHECK(jp_named(job, "spec.tfReplicaSpecs.Chief.template.spec.volumes",
-		       "training-logs-volume") == NULL);
+	               "training-logs-volume") == NULL);
 	json_decref(job);
 }
 
@@ -506,4 +511,16 @@ TEST(spec_build_rejects_a_bad_namespace)
 	CHECK(job == NULL);
 	CHECK_STR_CONTAINS(err.message, "\"Team_A\" is not a namespace name");
 	spec_free(s);
+}
+
+TEST(spec_build_command_list_is_shell_quoted)
+{
+	json_t *job = JOB("type: pytorchjob\nimage: p\n"
+	                  "command: [python, main.py, --name, \"it's\", --lr, 0.1, \"a b\"]\n");
+
+	if (!job)
+		return;
+	CHECK_STR_EQ(jp_str(job, PT_MASTER_C ".command[2]"),
+	             "python main.py --name 'it'\\''s' --lr 0.1 'a b'");
+	json_decref(job);
 }

@@ -23,7 +23,7 @@ struct tb {
 };
 
 static void tb_build(const char *file, int line, const char *text, const bool *served,
-		     struct tb *out)
+                     struct tb *out)
 {
 	struct job_spec *s = spec_test_parse(file, line, text, "mnist", served);
 	struct k8s_error err;
@@ -53,16 +53,16 @@ static void tb_free(struct tb *t)
 }
 
 #define TB_POD "spec.template.spec"
-#define TB_C TB_POD ".containers[0]"
+#define TB_C   TB_POD ".containers[0]"
 
 TEST(spec_tensorboard_deployment)
 {
 	struct tb t;
 
 	tb_build(__FILE__, __LINE__,
-		 "type: tfjob\nimage: t\ncommand: x\nworkers: 2\ntensorboard: true\npriority: low\n"
-		 "tolerations: [all]\nimage_pull_secrets: [regcred]\n",
-		 SERVED_ALL, &t);
+	         "type: tfjob\nimage: t\ncommand: x\nworkers: 2\ntensorboard: true\npriority: low\n"
+	         "tolerations: [all]\nimage_pull_secrets: [regcred]\n",
+	         SERVED_ALL, &t);
 	if (!t.deploy)
 		goto out;
 	CHECK_STR_EQ(jp_str(t.deploy, "apiVersion"), "apps/v1");
@@ -81,7 +81,7 @@ TEST(spec_tensorboard_deployment)
 	CHECK_STR_EQ(jp_str(t.deploy, "spec.template.metadata.labels.release"), "mnist");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".name"), "tensorboard");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".image"),
-		     "registry.cn-zhangjiakou.aliyuncs.com/acs/tensorflow:1.12.0-devel");
+	             "registry.cn-zhangjiakou.aliyuncs.com/acs/tensorflow:1.12.0-devel");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".command[0]"), "tensorboard");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".command[1]"), "--logdir");
 	/* logs on no volume: the node's hostPath, at Arena's path in the container */
@@ -89,31 +89,32 @@ TEST(spec_tensorboard_deployment)
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".command[4]"), "0.0.0.0");
 	CHECK_INT_EQ(jp_int(t.deploy, TB_C ".ports[0].containerPort"), 6006);
 	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".volumes[0].hostPath.path"),
-		     "/arena_logs/team-a/mnist");
+	             "/arena_logs/team-a/mnist");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".volumeMounts[0].mountPath"), "/output/training_logs");
 	/* the same host directory the workers write to */
 	CHECK_STR_EQ(jp_str(jp_named(t.job, "spec.tfReplicaSpecs.Worker.template.spec.volumes",
-				     "training-logs-volume"),
-			    "hostPath.path"),
-		     "/arena_logs/team-a/mnist");
+	                             "training-logs-volume"),
+	                    "hostPath.path"),
+	             "/arena_logs/team-a/mnist");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".priorityClassName"), "low");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".tolerations[0].operator"), "Exists");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".imagePullSecrets[0].name"), "regcred");
 	/* beside worker 0: no Chief in this job */
 	{
-		const json_t *term = jp(t.deploy, TB_POD ".affinity.podAffinity."
-						  "requiredDuringSchedulingIgnoredDuringExecution[0]");
+		const json_t *term =
+		    jp(t.deploy, TB_POD ".affinity.podAffinity."
+		                        "requiredDuringSchedulingIgnoredDuringExecution[0]");
 
 		CHECK_STR_EQ(jp_str(term, "topologyKey"), "kubernetes.io/hostname");
 		CHECK_STR_EQ(jp_str(term, "labelSelector.matchLabels[\"training.kubeflow.org/"
-					  "job-name\"]"),
-			     "mnist");
+		                          "job-name\"]"),
+		             "mnist");
 		CHECK_STR_EQ(jp_str(term, "labelSelector.matchLabels[\"training.kubeflow.org/"
-					  "replica-type\"]"),
-			     "worker");
+		                          "replica-type\"]"),
+		             "worker");
 		CHECK_STR_EQ(jp_str(term, "labelSelector.matchLabels[\"training.kubeflow.org/"
-					  "replica-index\"]"),
-			     "0");
+		                          "replica-index\"]"),
+		             "0");
 	}
 out:
 	tb_free(&t);
@@ -125,7 +126,7 @@ TEST(spec_tensorboard_owner_references_carry_the_uid)
 	const json_t *objs[2];
 
 	tb_build(__FILE__, __LINE__, "type: pytorchjob\nimage: p\ncommand: x\ntensorboard: true\n",
-		 SERVED_ALL, &t);
+	         SERVED_ALL, &t);
 	objs[0] = t.deploy;
 	objs[1] = t.svc;
 	for (int i = 0; i < 2; i++) {
@@ -134,7 +135,8 @@ TEST(spec_tensorboard_owner_references_carry_the_uid)
 		if (!o)
 			continue;
 		CHECK_INT_EQ(jp_size(o, "metadata.ownerReferences"), 1);
-		CHECK_STR_EQ(jp_str(o, "metadata.ownerReferences[0].apiVersion"), "kubeflow.org/v1");
+		CHECK_STR_EQ(jp_str(o, "metadata.ownerReferences[0].apiVersion"),
+		             "kubeflow.org/v1");
 		CHECK_STR_EQ(jp_str(o, "metadata.ownerReferences[0].kind"), "PyTorchJob");
 		CHECK_STR_EQ(jp_str(o, "metadata.ownerReferences[0].name"), "mnist");
 		CHECK_STR_EQ(jp_str(o, "metadata.ownerReferences[0].uid"), "7f1c-uid");
@@ -142,11 +144,12 @@ TEST(spec_tensorboard_owner_references_carry_the_uid)
 		CHECK(json_is_true(jp(o, "metadata.ownerReferences[0].blockOwnerDeletion")));
 	}
 	if (t.deploy)
-		CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".affinity.podAffinity."
-					      "requiredDuringSchedulingIgnoredDuringExecution[0]."
-					      "labelSelector.matchLabels[\"training.kubeflow.org/"
-					      "replica-type\"]"),
-			     "master");
+		CHECK_STR_EQ(jp_str(t.deploy,
+		                    TB_POD ".affinity.podAffinity."
+		                           "requiredDuringSchedulingIgnoredDuringExecution[0]."
+		                           "labelSelector.matchLabels[\"training.kubeflow.org/"
+		                           "replica-type\"]"),
+		             "master");
 	tb_free(&t);
 }
 
@@ -155,7 +158,7 @@ TEST(spec_tensorboard_service)
 	struct tb t;
 
 	tb_build(__FILE__, __LINE__, "type: mpijob\nimage: m\ncommand: x\ntensorboard: true\n",
-		 SERVED_MPI_V2, &t);
+	         SERVED_MPI_V2, &t);
 	if (!t.svc)
 		goto out;
 	CHECK_STR_EQ(jp_str(t.svc, "apiVersion"), "v1");
@@ -177,12 +180,13 @@ TEST(spec_tensorboard_service)
 	CHECK_STR_EQ(jp_str(t.svc, "spec.selector.release"), "mnist");
 	CHECK(json_equal(jp(t.svc, "spec.selector"), jp(t.deploy, "spec.selector.matchLabels")));
 	CHECK_STR_EQ(jp_str(t.svc, "metadata.ownerReferences[0].apiVersion"),
-		     "kubeflow.org/v2beta1");
+	             "kubeflow.org/v2beta1");
 	/* mpi-operator v2 labels its pods with job-role */
-	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".affinity.podAffinity."
-				      "requiredDuringSchedulingIgnoredDuringExecution[0]."
-				      "labelSelector.matchLabels[\"training.kubeflow.org/job-role\"]"),
-		     "worker");
+	CHECK_STR_EQ(jp_str(t.deploy,
+	                    TB_POD ".affinity.podAffinity."
+	                           "requiredDuringSchedulingIgnoredDuringExecution[0]."
+	                           "labelSelector.matchLabels[\"training.kubeflow.org/job-role\"]"),
+	             "worker");
 out:
 	tb_free(&t);
 }
@@ -192,10 +196,10 @@ TEST(spec_tensorboard_reads_logs_from_the_data_volume)
 	struct tb t;
 
 	tb_build(__FILE__, __LINE__,
-		 "type: tfjob\nimage: t\ncommand: x\ntensorboard: true\nlogdir: /mnt/out/logs\n"
-		 "data: {inputs: /in, results: /mnt/out}\ntensorboard_image: tensorflow/"
-		 "tensorflow:2.15.0\nimage_pull_policy: IfNotPresent\n",
-		 SERVED_ALL, &t);
+	         "type: tfjob\nimage: t\ncommand: x\ntensorboard: true\nlogdir: /mnt/out/logs\n"
+	         "data: {inputs: /in, results: /mnt/out}\ntensorboard_image: tensorflow/"
+	         "tensorflow:2.15.0\nimage_pull_policy: IfNotPresent\n",
+	         SERVED_ALL, &t);
 	if (!t.deploy)
 		goto out;
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".image"), "tensorflow/tensorflow:2.15.0");
@@ -203,22 +207,22 @@ TEST(spec_tensorboard_reads_logs_from_the_data_volume)
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".command[2]"), "/mnt/out/logs");
 	CHECK_INT_EQ(jp_size(t.deploy, TB_POD ".volumes"), 1);
 	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".volumes[0].persistentVolumeClaim.claimName"),
-		     "results");
+	             "results");
 	CHECK_STR_EQ(jp_str(t.deploy, TB_C ".volumeMounts[0].mountPath"), "/mnt/out");
 	/* a standalone Chief is the main pod */
 	CHECK_STR_EQ(jp_str(t.deploy, TB_POD ".affinity.podAffinity."
-				      "requiredDuringSchedulingIgnoredDuringExecution[0]."
-				      "labelSelector.matchLabels[\"training.kubeflow.org/"
-				      "replica-type\"]"),
-		     "chief");
+	                                     "requiredDuringSchedulingIgnoredDuringExecution[0]."
+	                                     "labelSelector.matchLabels[\"training.kubeflow.org/"
+	                                     "replica-type\"]"),
+	             "chief");
 out:
 	tb_free(&t);
 }
 
 TEST(spec_tensorboard_refusals)
 {
-	struct job_spec *s = PARSE("type: tfjob\nimage: t\ncommand: x\ntensorboard: true\n", "mnist",
-				   SERVED_ALL);
+	struct job_spec *s =
+	    PARSE("type: tfjob\nimage: t\ncommand: x\ntensorboard: true\n", "mnist", SERVED_ALL);
 	struct k8s_error err;
 	json_t *job = NULL, *d = NULL, *v = NULL, *other;
 

@@ -54,29 +54,30 @@ static char *as_json(const char *text)
 TEST(yaml_plain_scalars_resolve_like_go_yaml_v2)
 {
 	CHECK_YAML("a: true\nb: yes\nc: On\nd: n\ne: FALSE\nf: off\n",
-		   "{\"a\":true,\"b\":true,\"c\":true,\"d\":false,\"e\":false,\"f\":false}");
+	           "{\"a\":true,\"b\":true,\"c\":true,\"d\":false,\"e\":false,\"f\":false}");
 	CHECK_YAML("a: ~\nb:\nc: null\nd: Null\n", "{\"a\":null,\"b\":null,\"c\":null,\"d\":null}");
 	CHECK_YAML("a: 42\nb: -7\nc: +3\nd: 0x1F\ne: 0o17\nf: 0b101\ng: 0777\nh: 1_000\n",
-		   "{\"a\":42,\"b\":-7,\"c\":3,\"d\":31,\"e\":15,\"f\":5,\"g\":511,\"h\":1000}");
+	           "{\"a\":42,\"b\":-7,\"c\":3,\"d\":31,\"e\":15,\"f\":5,\"g\":511,\"h\":1000}");
 	CHECK_YAML("a: 1.5\nb: .5\nc: -2.25e1\n", "{\"a\":1.5,\"b\":0.5,\"c\":-22.5}");
 	/* integral floats are integers in Go's JSON */
 	CHECK_YAML("a: 2.0\nb: 1e3\nc: 08\n", "{\"a\":2,\"b\":1000,\"c\":8}");
 	CHECK_YAML("a: two\nb: 8Gi\nc: 500m\nd: 2001-12-14\ne: 1.2.3\nf: 0x\n",
-		   "{\"a\":\"two\",\"b\":\"8Gi\",\"c\":\"500m\",\"d\":\"2001-12-14\","
-		   "\"e\":\"1.2.3\",\"f\":\"0x\"}");
+	           "{\"a\":\"two\",\"b\":\"8Gi\",\"c\":\"500m\",\"d\":\"2001-12-14\","
+	           "\"e\":\"1.2.3\",\"f\":\"0x\"}");
 }
 
 TEST(yaml_quoted_and_block_scalars_stay_strings)
 {
 	CHECK_YAML("a: \"true\"\nb: '42'\nc: \"null\"\nd: |\n  x\n  y\ne: >-\n  p\n  q\n",
-		   "{\"a\":\"true\",\"b\":\"42\",\"c\":\"null\",\"d\":\"x\\ny\\n\",\"e\":\"p q\"}");
+	           "{\"a\":\"true\",\"b\":\"42\",\"c\":\"null\",\"d\":\"x\\ny\\n\",\"e\":\"p q\"}");
 }
 
 TEST(yaml_tags_are_honoured_or_refused)
 {
 	CHECK_YAML("a: !!str 42\nb: !!int \"7\"\nc: !!float 1\nd: !!bool \"yes\"\ne: ! 12\n",
-		   "{\"a\":\"42\",\"b\":7,\"c\":1,\"d\":true,\"e\":\"12\"}");
-	CHECK_YAML_ERROR("a: !!int two\n", "line 1, column 4: !!int value \"two\" is not an integer");
+	           "{\"a\":\"42\",\"b\":7,\"c\":1,\"d\":true,\"e\":\"12\"}");
+	CHECK_YAML_ERROR("a: !!int two\n",
+	                 "line 1, column 4: !!int value \"two\" is not an integer");
 	CHECK_YAML_ERROR("a: !custom x\n", "tag !custom is not supported");
 	CHECK_YAML_ERROR("a: .inf\n", "line 1, column 4: .inf has no JSON form");
 }
@@ -84,13 +85,14 @@ TEST(yaml_tags_are_honoured_or_refused)
 TEST(yaml_keys_stay_as_written)
 {
 	CHECK_YAML("on: 1\n2: b\n~: c\n", "{\"on\":1,\"2\":\"b\",\"~\":\"c\"}");
-	CHECK_YAML_ERROR("? [a, b]\n: c\n", "line 1, column 3: a mapping key must be a plain value");
+	CHECK_YAML_ERROR("? [a, b]\n: c\n",
+	                 "line 1, column 3: a mapping key must be a plain value");
 }
 
 TEST(yaml_duplicate_key_names_both_places)
 {
 	CHECK_YAML_ERROR("type: tfjob\ngpus: 1\nimage: x\ngpus: 2\n",
-			 "line 4, column 1: duplicate key \"gpus\" (first at line 2, column 1)");
+	                 "line 4, column 1: duplicate key \"gpus\" (first at line 2, column 1)");
 	CHECK_YAML_ERROR("env:\n  A: 1\n  A: 2\n", "line 3, column 3: duplicate key \"A\"");
 }
 
@@ -102,33 +104,33 @@ TEST(yaml_syntax_error_has_line_and_column)
 	CHECK_STR_CONTAINS(j, "YAML syntax error");
 	free(j);
 	CHECK_YAML_ERROR("a: b: c\n", "line 1, column 5: YAML syntax error: mapping values are not "
-				      "allowed in this context");
+	                              "allowed in this context");
 	CHECK_YAML_ERROR("a:\n\tb: 1\n", "line 2, column 1: YAML syntax error");
 }
 
 TEST(yaml_anchors_aliases_and_merge_keys)
 {
 	CHECK_YAML("base: &b {cpu: \"1\", memory: 1Gi}\nw: *b\n",
-		   "{\"base\":{\"cpu\":\"1\",\"memory\":\"1Gi\"},\"w\":{\"cpu\":\"1\",\"memory\":"
-		   "\"1Gi\"}}");
+	           "{\"base\":{\"cpu\":\"1\",\"memory\":\"1Gi\"},\"w\":{\"cpu\":\"1\",\"memory\":"
+	           "\"1Gi\"}}");
 	CHECK_YAML("base: &b {cpu: \"1\", memory: 1Gi}\nw:\n  <<: *b\n  cpu: \"2\"\n",
-		   "{\"base\":{\"cpu\":\"1\",\"memory\":\"1Gi\"},\"w\":{\"cpu\":\"2\",\"memory\":"
-		   "\"1Gi\"}}");
+	           "{\"base\":{\"cpu\":\"1\",\"memory\":\"1Gi\"},\"w\":{\"cpu\":\"2\",\"memory\":"
+	           "\"1Gi\"}}");
 	CHECK_YAML("a: &x 1\nb: &y {k: v}\nc:\n  <<: [*y, {k: w, j: z}]\n  n: *x\n",
-		   "{\"a\":1,\"b\":{\"k\":\"v\"},\"c\":{\"n\":1,\"k\":\"v\",\"j\":\"z\"}}");
+	           "{\"a\":1,\"b\":{\"k\":\"v\"},\"c\":{\"n\":1,\"k\":\"v\",\"j\":\"z\"}}");
 	CHECK_YAML_ERROR("a: *nope\n", "line 1, column 4: alias *nope refers to no anchor");
 	CHECK_YAML_ERROR("a: &x 1\nb:\n  <<: *x\n", "line 3, column 3: the merge key << needs a "
-						 "mapping");
+	                                            "mapping");
 }
 
 TEST(yaml_alias_bomb_is_an_error)
 {
 	const char *bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
-			   "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-			   "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
-			   "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-			   "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
-			   "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
+	                   "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+	                   "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+	                   "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+	                   "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+	                   "f: [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n";
 
 	CHECK_YAML_ERROR(bomb, "expands to more than 100000 nodes");
 }
@@ -140,7 +142,8 @@ TEST(yaml_documents_one_taken_empty_ones_ignored)
 	CHECK_YAML("---\na: 1\n", "{\"a\":1}");
 	CHECK_YAML("a: 1\n---\n", "{\"a\":1}");
 	CHECK_YAML("a: 1\n...\n", "{\"a\":1}");
-	CHECK_YAML_ERROR("a: 1\n---\nb: 2\n", "line 2, column 1: a second YAML document starts here");
+	CHECK_YAML_ERROR("a: 1\n---\nb: 2\n",
+	                 "line 2, column 1: a second YAML document starts here");
 }
 
 TEST(yaml_deep_nesting_is_refused)
@@ -157,7 +160,7 @@ TEST(yaml_deep_nesting_is_refused)
 TEST(yaml_positions_of_keys_values_and_items)
 {
 	struct yaml_doc *d = parse_ok("type: tfjob\nenv:\n  A: \"1\"\n  B: two\ntolerations:\n"
-				      "  - key: k\n    operator: Exists\n  - all\n");
+	                              "  - key: k\n    operator: Exists\n  - all\n");
 	const json_t *root, *env, *tol;
 	const struct yaml_node_info *i;
 

@@ -176,10 +176,13 @@ class Store:
         for fn in subscribers:
             fn(ev)
 
-    def create(self, resource, obj):
+    def create(self, resource, obj, adopt=False):
         """Stores a new object (a deep copy of obj); fills uid, resourceVersion,
-        creationTimestamp, generation. Returns the stored dict."""
-        obj = copy.deepcopy(obj)
+        creationTimestamp, generation. Returns the stored dict.
+        adopt=True stores obj itself, uncopied: for a caller that built obj for
+        the store and keeps no reference to it (bulk loading at start-up)."""
+        if not adopt:
+            obj = copy.deepcopy(obj)
         meta = obj.setdefault("metadata", {})
         key = (meta.get("namespace", ""), meta["name"])
         with self.lock:

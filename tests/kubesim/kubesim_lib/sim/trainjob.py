@@ -1,0 +1,138 @@
+"""Kubeflow Trainer (trainer.kubeflow.org/v1alpha1 TrainJob).
+
+Upstream, a TrainJob plus its (Cluster)TrainingRuntime becomes a JobSet whose
+replicated job "node" is an Indexed batch Job of numNodes pods. JobSet is not
+served here, so the JobSet layer is folded into this controller: it creates
+the Job NAME-node-0 (owned by the TrainJob, so deleting the TrainJob collects
+everything) whose pods are NAME-node-0-<index>-xxxxx with the JobSet labels
+(jobset.sigs.k8s.io/jobset-name=NAME, replicatedjob-name=node, job-index=0)
+and the trainer's container "node" built from spec.trainer (image, command,
+args, env, resourcesPerNode) plus the torch env (PET_NNODES, PET_NODE_RANK,
+PET_MASTER_ADDR, ...). The runtime named by spec.runtimeRef is not read.
+Status: jobsStatus for "node" and the TrainJob's conditions as it copies
+them from the JobSet: Complete (AllJobsCompleted, "jobset completed
+successfully") or Failed (FailedJobs, "jobset failed due to one or more job
+failures"); Suspended when spec.suspend.
+"""
+
+import copy
+
+from . import batch
+from . import util
+from .runtime import Controller
+
+API = "trainer.kubeflow.org/v1alpha1"
+RESOURCE = "trainjobs.trainer.kubeflow.org"
+NODE = "node"
+DEFAULT_IMAGE = "pytorch/pytorch:2.5.0-cuda12.4-cudnn9-runtime"
+MASTER_PORT = 29400
+
+
+def set_condition(status, ctype, cstatus, reason, message, now, generation):
+    """meta.SetStatusCondition: in place; the transition time moves only
+    when the status changes."""
+    conds = status.setdefault("conditions", [])
+    for c in conds:
+        if c.get("type") == ctype:
+            if c.get("status") != cstatus:
+                c["status"] = cstatus
+                c["lastTransitionTime"] = now
+            c["reason"], c["message"], c["observedGeneration"] = reason, message, generation
+            return
+    conds.append({"type": ctype, "status": cstatus, "observedGeneration": generation,
+                  "lastTransitionTime": now, "reason": reason, "message": message})
+
+
+class TrainJobController(Controller):
+    name = "trainer-controller-manager"
+    resources = (RESOURCE, "jobs.batch")
+
+    def observe(self, ev):
+        if ev.resource == RESOURCE:
+            if ev.type != "DELETED":
+                self.enqueue(util.key_of(ev.obj))
+            return
+        ref = util.controller_ref(ev.obj)
+        if ref and ref.get("apiVersion") == API and ref.get("kind") == "TrainJob":
+            self.enqueue((util.meta(ev.obj).get("namespace", ""), ref.get("name")))
+
+    def reconcile(self, key):
+        tj = self.rt.get(RESOURCE, *key)
+        if tj is None or util.meta(tj).get("deletionTimestamp"):
+            return
+        ns, name = key
+        m = util.meta(tj)
+        spec = tj.get("spec") or {}
+        status = copy.deepcopy(tj.get("status") or {})
+        now = util.rfc3339()
+        gen = m.get("generation", 1)
+        terminal = any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
+                       for c in status.get("conditions") or [])
+        suspended = bool(spec.get("suspend"))
+        if suspended:
+            set_condition(status, "Suspended", "True", "Suspended", "TrainJob is suspended", now, gen)
+        elif any(c.get("type") == "Suspended" and c.get("status") == "True"
+                 for c in status.get("conditions") or []):
+            set_condition(status, "Suspended", "False", "Resumed", "TrainJob is resumed", now, gen)
+        jname = "%s-%s-0" % (name, NODE)
+        job = self.rt.get("jobs.batch", ns, jname)
+        if job is not None and (util.controller_ref(job) or {}).get("uid") != m.get("uid"):
+            job = None
+        if job is None and not terminal:
+            job = self.rt.create("jobs.batch", self._job(tj, jname, suspended))
+        if job is not None:
+            jst = job.get("status") or {}
+            done = batch.is_finished(job)
+            entry = {"name": NODE, "ready": jst.get("ready", 0) or 0,
+                     "succeeded": 1 if done == "Complete" else 0,
+                     "failed": 1 if done == "Failed" else 0,
+                     "active": 0 if done else (1 if jst.get("active") else 0),
+                     "suspended": 1 if suspended and not done else 0}
+            status["jobsStatus"] = [entry]
+            if done == "Complete":
+                set_condition(status, "Complete", "True", "AllJobsCompleted",
+                              "jobset completed successfully", now, gen)
+            elif done == "Failed":
+                set_condition(status, "Failed", "True", "FailedJobs",
+                              "jobset failed due to one or more job failures", now, gen)
+        if status != (tj.get("status") or {}):
+            self.rt.set_status(RESOURCE, tj, status)
+
+    def _job(self, tj, jname, suspended):
+        m = util.meta(tj)
+        ns, name = m.get("namespace", ""), m["name"]
+        tr = (tj.get("spec") or {}).get("trainer") or {}
+        n = int(tr.get("numNodes") or 1)
+        nproc = tr.get("numProcPerNode", "auto")
+        container = {"name": NODE, "image": tr.get("image") or DEFAULT_IMAGE}
+        if tr.get("command"):
+            container["command"] = list(tr["command"])
+        if tr.get("args"):
+            container["args"] = list(tr["args"])
+        env = [dict(e) for e in tr.get("env") or []]
+        env += [{"name": "PET_NNODES", "value": str(n)},
+                {"name": "PET_NPROC_PER_NODE", "value": str(nproc)},
+                {"name": "PET_NODE_RANK", "valueFrom": {"fieldRef": {
+                    "apiVersion": "v1",
+                    "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
+                {"name": "PET_MASTER_ADDR", "value": "%s-%s-0-0.%s" % (name, NODE, name)},
+                {"name": "PET_MASTER_PORT", "value": str(MASTER_PORT)}]
+        container["env"] = env
+        container["ports"] = [{"containerPort": MASTER_PORT, "protocol": "TCP"}]
+        if tr.get("resourcesPerNode"):
+            container["resources"] = copy.deepcopy(tr["resourcesPerNode"])
+        labels = {"jobset.sigs.k8s.io/jobset-name": name,
+                  "jobset.sigs.k8s.io/replicatedjob-name": NODE,
+                  "jobset.sigs.k8s.io/replicatedjob-replicas": "1",
+                  "jobset.sigs.k8s.io/job-index": "0",
+                  "jobset.sigs.k8s.io/job-key": util.digest("jobset", ns, jname)[:40],
+                  "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
+        tmpl = {"metadata": {"labels": dict(labels),
+                             "annotations": {"jobset.sigs.k8s.io/jobset-name": name,
+                                             "jobset.sigs.k8s.io/replicatedjob-name": NODE}},
+                "spec": {"containers": [container], "restartPolicy": "OnFailure",
+                         "subdomain": name}}
+        labels.update((tj.get("spec") or {}).get("labels") or {})
+        return batch.new_job(jname, ns, tmpl, owner=tj, owner_api=API, owner_kind="TrainJob",
+                             labels=labels, completionMode="Indexed", completions=n,
+                             parallelism=n, backoffLimit=0, suspend=suspended)
