@@ -83,6 +83,11 @@ TEST(node_gpus_count_uncompleted_pods)
 	s = FX_RENDER(render_node_gpus(sb, &v));
 	CHECK_STR_EQ(s, "3/8\n");
 	free(s);
+	/* A pod on a node that stopped reporting (Unknown) still holds its GPUs. */
+	pods[0]->phase = POD_UNKNOWN;
+	CHECK_INT_EQ(render_node_gpus_allocated(&v), 3);
+	pods[1]->phase = POD_FAILED;
+	CHECK_INT_EQ(render_node_gpus_allocated(&v), 2);
 	for (int i = 0; i < 4; i++)
 		fx_pod_free(pods[i]);
 	fx_node_free(n);
