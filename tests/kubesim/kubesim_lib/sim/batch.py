@@ -169,7 +169,9 @@ class JobController(Controller):
                 completions is None and succeeded and not active):
             finish = ("Complete", "CompletionsReached", "Reached expected number of succeeded pods")
         if finish is None:
-            self._scale(job, spec, active, succeeded, failed, done_idx)
+            # podReplacementPolicy Failed: a terminating pod is not replaced yet.
+            busy = active + terminating if spec.get("podReplacementPolicy") == "Failed" else active
+            self._scale(job, spec, busy, succeeded, failed, done_idx)
             if spec.get("activeDeadlineSeconds") is not None:
                 start = util.parse_rfc3339(status["startTime"]) or time.time()
                 left = float(spec["activeDeadlineSeconds"]) - (time.time() - start) * self.rt.speed

@@ -80,9 +80,14 @@ class Placement:
         self.gpu_free, self.pods_free, self.cursor = free, pods, i
         return chosen
 
-    def any_node(self):
-        self.rr = (self.rr + 1) % max(len(self.nodes), 1)
-        return self.nodes[self.rr][0] if self.nodes else None
+    def any_node(self, gpus):
+        """A node that could hold the pod, for pods that finished long ago."""
+        for _ in range(len(self.nodes)):
+            self.rr = (self.rr + 1) % len(self.nodes)
+            name, cap, _ = self.nodes[self.rr]
+            if cap >= gpus:
+                return name
+        return None
 
 
 class Fleet:
@@ -173,7 +178,7 @@ class Fleet:
         if state in ("Pending", "Queued"):
             self.pending(pods, want_gpu)
             return
-        nodes = placement or [self.place.any_node() for _ in pods]
+        nodes = placement or [self.place.any_node(want_gpu) for _ in pods]
         for pod, node in zip(pods, nodes):
             pod["spec"]["nodeName"] = node
         if state == "Starting":
