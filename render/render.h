@@ -50,6 +50,10 @@ void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjo
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
 void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
+/* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
+ * pods' nvidia.com/gpu limits; allocated = limits of started, uncompleted pods. */
+int render_job_gpus_requested(const struct job_view *v);
+int render_job_gpus_allocated(const struct job_view *v);
 /* The TensorBoard URL + "\n"; returns false (nothing appended) when the job has none. */
 bool render_job_tensorboard_url(struct strbuf *sb, const struct job_view *v);
 /* The arenafs.io/spec annotation, else the object as YAML. */
@@ -58,7 +62,8 @@ void render_job_json(struct strbuf *sb, const struct job *job);          /* pret
 /* Index into v->pods of the main instance (chief/master/launcher/worker-0), or -1. */
 int render_job_main_pod(const struct job_view *v);
 /* Start of the job's life for st_mtime of its files: the latest of creation, start,
- * completion and condition transitions. */
+ * completion and condition transitions, and of its pods' creation, start, deletion and
+ * container transitions (status and info follow the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
 
 /* ---- instances (pods) ---- */
@@ -77,6 +82,8 @@ int render_pod_main_container(const struct pod *pod);
 /* ---- nodes ---- */
 
 void render_node_gpus(struct strbuf *sb, const struct node_view *v);    /* "3/8\n" */
+/* Σ nvidia.com/gpu limits of the node's pods that are not Succeeded, Failed or being deleted. */
+int render_node_gpus_allocated(const struct node_view *v);
 void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
 void render_node_status(struct strbuf *sb, const struct node *node);    /* Ready / NotReady */
 void render_node_ip(struct strbuf *sb, const struct node *node);

@@ -1,0 +1,101 @@
+/*
+ * cluster/context and cluster/health.
+ *
+ * context names where the mount points — server URL, context, cluster,
+ * namespace, user, how it authenticates, which kubeconfig — and never a secret:
+ * no token, key, certificate, password or exec argument (arguments may carry
+ * tokens), and a server URL loses any user:password@ it was written with.
+ *
+ * health is "ok", or "disconnected since <RFC 3339 UTC time>: <reason>" on one
+ * line (the reason is made single-line: it may be an API server's message).
+ *
+ * Pure. Tested by tests/unit/test_render_cluster.c.
+ */
+#include "render/render_internal.h"
+
+#include <string.h>
+
+#include "util/timefmt.h"
+
+/* The longest reason health shows; the whole error is in the daemon's log. */
+#define HEALTH_REASON_MAX 512
+
+static const char *str_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* The server URL without userinfo ("https://u:p@host" → "https://host"). */
+static void put_server(struct strbuf *sb, const char *url)
+{
+	const char *host = strstr(url, "://");
+	const char *at, *slash;
+
+	host = host ? host + 3 : url;
+	slash = strchr(host, '/');
+	at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
+	strbuf_append(sb, url, (size_t)(host - url));
+	strbuf_puts(sb, at ? at + 1 : host);
+}
+
+/* The kind of credential, never its value (order as k8s/creds.c uses them). */
+static const char *auth_kind(const struct k8s_config *cfg)
+{
+	if (cfg->token)
+		return cfg->client_cert_pem ? "client certificate, bearer token" : "bearer token";
+	if (cfg->token_file)
+		return cfg->client_cert_pem ? "client certificate, token file" : "token file";
+	if (cfg->exec)
+		return cfg->client_cert_pem ? "client certificate, exec plugin" : "exec plugin";
+	if (cfg->username)
+		return "basic";
+	if (cfg->client_cert_pem)
+		return "client certificate";
+	return "none";
+}
+
+void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg)
+{
+	struct strbuf server = STRBUF_INIT, auth = STRBUF_INIT;
+	struct render_table t;
+
+	put_server(&server, str_or_empty(cfg->server));
+	strbuf_puts(&auth, auth_kind(cfg));
+	if (cfg->exec && cfg->exec->command)
+		strbuf_printf(&auth, " (%s)", cfg->exec->command);
+	render_table_init(&t, 2);
+	render_table_add(&t, (const char *[]){"Server:", strbuf_str(&server)});
+	render_table_add(&t, (const char *[]){"Context:", str_or_empty(cfg->context)});
+	render_table_add(&t, (const char *[]){"Cluster:", str_or_empty(cfg->cluster)});
+	render_table_add(&t, (const char *[]){"Namespace:", str_or_empty(cfg->namespace)});
+	render_table_add(&t, (const char *[]){"User:", str_or_empty(cfg->user)});
+	render_table_add(&t, (const char *[]){"Auth:", strbuf_str(&auth)});
+	render_table_add(
+	    &t, (const char *[]){"TLSVerify:", cfg->insecure_skip_tls_verify ? "false" : "true"});
+	render_table_add(&t, (const char *[]){"Kubeconfig:", str_or_empty(cfg->source)});
+	if (!strbuf_ok(&server) || !strbuf_ok(&auth))
+		sb->oom = true;
+	render_table_render(sb, &t, "");
+	render_table_free(&t);
+	strbuf_free(&server);
+	strbuf_free(&auth);
+}
+
+void render_cluster_health(struct strbuf *sb, const struct cache_health *h)
+{
+	char when[32], reason[sizeof(h->last_error) + 1];
+
+	if (h->connected) {
+		strbuf_puts(sb, "ok\n");
+		return;
+	}
+	strbuf_puts(sb, "disconnected");
+	if (h->since > 0)
+		strbuf_printf(sb, " since %s", time_format_rfc3339(h->since, when, sizeof(when)));
+	strbuf_puts(sb, ": ");
+	/* last_error is a fixed array: never trust it to hold its NUL. */
+	memcpy(reason, h->last_error, sizeof(h->last_error));
+	reason[sizeof(h->last_error)] = '\0';
+	render_put_oneline(sb, reason[0] ? reason : "unknown reason", HEALTH_REASON_MAX);
+	strbuf_putc(sb, '\n');
+}

@@ -1,0 +1,288 @@
+/*
+ * GPU accounting and the files that show it: jobs/NAME/gpus, nodes/NAME/gpus,
+ * nodes/NAME/info (arena top node -d), cluster/top (arena top node) and
+ * cluster/gpus (its footer).
+ *
+ * The sums are Arena 0.15's (pkg/training/gpu.go, pkg/topnode/gpuexclusive.go):
+ * - a pod's GPUs: Σ nvidia.com/gpu limits of its containers (pod->gpus);
+ * - a job requested: the requestGPUsOfJobOwner annotation of its first pod that
+ *   has a positive one, else Σ over its pods;
+ * - a job allocated: Σ over its pods that have started (status.startTime) and are
+ *   not completed (Succeeded, Failed, or being deleted);
+ * - a node: total = capacity, allocated = Σ over pods bound to it that are not
+ *   completed (Arena lists them with status.phase!=Succeeded,Failed and skips the
+ *   ones being deleted), unhealthy = capacity − allocatable.
+ * A node is a GPU node when it has nvidia.com/gpu capacity (Arena asks allocatable,
+ * which would make a node whose GPUs are all unhealthy look CPU-only).
+ *
+ * Layout of cluster/top: Arena's table for a cluster of CPU and GPU nodes — CPU
+ * nodes first, then GPU nodes, each by name; the UNHEALTHY column only when a node
+ * has unhealthy GPUs — and always the footer "Allocated/Total GPUs In Cluster:"
+ * (Arena varies the header and drops the footer in one-kind clusters; one layout
+ * is easier to read by scripts). Pure; tested by tests/unit/test_render_gpus.c.
+ */
+#include "render/render_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_RULE                                                                                   \
+	"----------------------------------------------------------------------------------------" \
+	"-----------"
+
+bool render_pod_is_completed(const struct pod *pod)
+{
+	return pod->phase == POD_SUCCEEDED || pod->phase == POD_FAILED || pod->meta.deleted != 0;
+}
+
+/* A positive decimal, as Go's strconv.ParseInt reads it; 0 otherwise. */
+static int parse_positive(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v <= 0 || v > 1000000000L)
+		return 0;
+	return (int)v;
+}
+
+int render_job_gpus_requested(const struct job_view *v)
+{
+	int sum = 0;
+
+	for (size_t i = 0; i < v->n_pods; i++) {
+		int n = parse_positive(
+		    render_kv(&v->pods[i]->meta.annotations, "requestGPUsOfJobOwner"));
+
+		if (n > 0)
+			return n;
+	}
+	for (size_t i = 0; i < v->n_pods; i++)
+		sum += v->pods[i]->gpus;
+	return sum;
+}
+
+int render_job_gpus_allocated(const struct job_view *v)
+{
+	int sum = 0;
+
+	for (size_t i = 0; i < v->n_pods; i++) {
+		const struct pod *p = v->pods[i];
+
+		if (p->start_time && !render_pod_is_completed(p))
+			sum += p->gpus;
+	}
+	return sum;
+}
+
+int render_node_gpus_allocated(const struct node_view *v)
+{
+	int sum = 0;
+
+	for (size_t i = 0; i < v->n_pods; i++)
+		if (!render_pod_is_completed(v->pods[i]))
+			sum += v->pods[i]->gpus;
+	return sum;
+}
+
+static int node_unhealthy(const struct node *n)
+{
+	int u = n->gpu_capacity - n->gpu_allocatable;
+
+	return n->gpu_capacity > 0 && u > 0 ? u : 0;
+}
+
+static bool node_has_gpus(const struct node *n)
+{
+	return n->gpu_capacity > 0;
+}
+
+void render_job_gpus(struct strbuf *sb, const struct job_view *v)
+{
+	strbuf_printf(sb, "Allocated/Requested GPUs of Job: %d/%d\n", render_job_gpus_allocated(v),
+	              render_job_gpus_requested(v));
+}
+
+void render_node_gpus(struct strbuf *sb, const struct node_view *v)
+{
+	strbuf_printf(sb, "%d/%d\n", render_node_gpus_allocated(v), v->node->gpu_capacity);
+}
+
+static int pod_cmp_ns_name(const void *a, const void *b)
+{
+	const struct pod *pa = *(const struct pod *const *)a, *pb = *(const struct pod *const *)b;
+	int c = strcmp(pa->meta.namespace, pb->meta.namespace);
+
+	return c ? c : strcmp(pa->meta.name, pb->meta.name);
+}
+
+/* The "Instances:" block of a GPU node: its uncompleted pods holding GPUs, by
+ * namespace and name; nothing when there are none (as Arena). */
+static void node_info_instances(struct strbuf *sb, const struct node_view *v)
+{
+	const struct pod **pods = NULL;
+	struct render_table t;
+	size_t n = 0;
+
+	render_table_init(&t, 4);
+	if (v->n_pods) {
+		pods = malloc(v->n_pods * sizeof(*pods));
+		if (!pods) {
+			sb->oom = true;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < v->n_pods; i++)
+		if (!render_pod_is_completed(v->pods[i]) && v->pods[i]->gpus > 0)
+			pods[n++] = v->pods[i];
+	if (n == 0)
+		goto out;
+	qsort(pods, n, sizeof(*pods), pod_cmp_ns_name);
+	render_table_add(&t, (const char *[]){"NAMESPACE", "NAME", "STATUS", "GPU(Requested)"});
+	render_table_add_rule(&t);
+	for (size_t i = 0; i < n; i++) {
+		char status[128], gpus[16];
+
+		snprintf(gpus, sizeof(gpus), "%d", pods[i]->gpus);
+		render_table_add(
+		    &t, (const char *[]){pods[i]->meta.namespace, pods[i]->meta.name,
+		                         render_pod_status_word(pods[i], status, sizeof(status)),
+		                         gpus});
+	}
+	strbuf_puts(sb, "Instances:\n");
+	render_table_render(sb, &t, "  ");
+out:
+	render_table_free(&t);
+	free(pods);
+}
+
+void render_node_info(struct strbuf *sb, const struct node_view *v)
+{
+	const struct node *n = v->node;
+	bool gpu = node_has_gpus(n);
+
+	strbuf_printf(sb, "Name:    %s\n", n->meta.name);
+	strbuf_printf(sb, "Status:  %s\n", render_node_status_word(n));
+	strbuf_printf(sb, "Role:    %s\n", n->roles[0] ? n->roles : "<none>");
+	strbuf_printf(sb, "Type:    %s\n", gpu ? "GPUExclusive" : "Normal");
+	strbuf_printf(sb, "Address: %s\n", n->internal_ip[0] ? n->internal_ip : RENDER_NA);
+	strbuf_puts(sb, "Description:\n");
+	if (!gpu) {
+		strbuf_puts(sb, "  This node has none gpu devices\n");
+		return;
+	}
+	strbuf_puts(sb,
+	            "  1.This node is enabled gpu exclusive mode.\n"
+	            "  2.Pods can request resource 'nvidia.com/gpu' to use gpu exclusive feature "
+	            "on this node\n");
+	node_info_instances(sb, v);
+	strbuf_puts(sb, "GPU Summary:\n");
+	strbuf_printf(sb, "  Total GPUs:     %d\n", n->gpu_capacity);
+	strbuf_printf(sb, "  Allocated GPUs: %d\n", render_node_gpus_allocated(v));
+	strbuf_printf(sb, "  Unhealthy GPUs: %d\n", node_unhealthy(n));
+}
+
+struct cluster_sums {
+	long long total, allocated, unhealthy;
+};
+
+static struct cluster_sums cluster_sum(const struct node_view *nodes, size_t n)
+{
+	struct cluster_sums s = {0, 0, 0};
+
+	for (size_t i = 0; i < n; i++) {
+		if (!node_has_gpus(nodes[i].node))
+			continue;
+		s.total += nodes[i].node->gpu_capacity;
+		s.allocated += render_node_gpus_allocated(&nodes[i]);
+		s.unhealthy += node_unhealthy(nodes[i].node);
+	}
+	return s;
+}
+
+static double percent(long long part, long long total)
+{
+	return total ? (double)part / (double)total * 100.0 : 0.0;
+}
+
+/* CPU nodes first, then GPU nodes (Arena prints its node processors in that order),
+ * each by name. */
+static int view_cmp_top(const void *a, const void *b)
+{
+	const struct node *na = ((const struct node_view *const *)a)[0]->node;
+	const struct node *nb = ((const struct node_view *const *)b)[0]->node;
+
+	if (node_has_gpus(na) != node_has_gpus(nb))
+		return node_has_gpus(na) ? 1 : -1;
+	return strcmp(na->meta.name, nb->meta.name);
+}
+
+static void top_rows(struct render_table *t, const struct node_view *const *order, size_t n,
+                     bool unhealthy_col)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct node *node = order[i]->node;
+		bool gpu = node_has_gpus(node);
+		char total[16], alloc[16], unhealthy[16];
+
+		snprintf(total, sizeof(total), "%d", gpu ? node->gpu_capacity : 0);
+		snprintf(alloc, sizeof(alloc), "%d",
+		         gpu ? render_node_gpus_allocated(order[i]) : 0);
+		snprintf(unhealthy, sizeof(unhealthy), "%d", node_unhealthy(node));
+		render_table_add(
+		    t, (const char *[]){
+		           node->meta.name, node->internal_ip[0] ? node->internal_ip : RENDER_NA,
+		           node->roles[0] ? node->roles : "<none>", render_node_status_word(node),
+		           total, alloc, unhealthy_col ? unhealthy : NULL});
+	}
+}
+
+void render_cluster_top(struct strbuf *sb, const struct node_view *nodes, size_t n)
+{
+	const struct node_view **order = NULL;
+	struct cluster_sums s = cluster_sum(nodes, n);
+	bool unhealthy_col = s.unhealthy > 0;
+	struct render_table t;
+
+	render_table_init(&t, unhealthy_col ? 7 : 6);
+	if (n) {
+		order = malloc(n * sizeof(*order));
+		if (!order) {
+			sb->oom = true;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &nodes[i];
+	if (n)
+		qsort(order, n, sizeof(*order), view_cmp_top);
+	render_table_add(&t, (const char *[]){"NAME", "IPADDRESS", "ROLE", "STATUS", "GPU(Total)",
+	                                      "GPU(Allocated)", "UNHEALTHY"});
+	top_rows(&t, order, n, unhealthy_col);
+	render_table_render(sb, &t, "");
+	strbuf_puts(sb, TOP_RULE "\n");
+	strbuf_printf(sb, "Allocated/Total GPUs In Cluster:\n%lld/%lld (%.1f%%)\n", s.allocated,
+	              s.total, percent(s.allocated, s.total));
+	if (s.unhealthy)
+		strbuf_printf(sb, "Unhealthy/Total GPUs In Cluster:\n%lld/%lld (%.1f%%)\n",
+		              s.unhealthy, s.total, percent(s.unhealthy, s.total));
+out:
+	render_table_free(&t);
+	free(order);
+}
+
+void render_cluster_gpus(struct strbuf *sb, const struct node_view *nodes, size_t n)
+{
+	struct cluster_sums s = cluster_sum(nodes, n);
+
+	strbuf_printf(sb, "Allocated/Total GPUs In Cluster: %lld/%lld (%.1f%%)\n", s.allocated,
+	              s.total, percent(s.allocated, s.total));
+	if (s.unhealthy)
+		strbuf_printf(sb, "Unhealthy/Total GPUs In Cluster: %lld/%lld (%.1f%%)\n",
+		              s.unhealthy, s.total, percent(s.unhealthy, s.total));
+}

@@ -1,0 +1,266 @@
+/*
+ * jobs/NAME/info: `arena get NAME` (pkg/training/get.go printSingleJobHelper),
+ * laid out as Arena prints it — the aligned header, the Instances table, the
+ * Tensorboard block — plus one block Arena lacks, in its style: "Pending
+ * Instances:", why each Pending pod waits (the scheduler's message, the waiting
+ * container's reason), which SPEC.md puts in info because a pending pod's log is
+ * empty.
+ *
+ * Values, and where they depart from Arena 0.15 (docs/tree.md says the same):
+ * - Duration: from status.startTime (MPI and TrainJob: creation, as Arena times
+ *   MPI) to completionTime, or to the final condition's transition, or to now;
+ *   0s before it starts. Printed as Arena's short form (618s → "10m").
+ * - CreateTime is metadata.creationTimestamp (Arena printed startTime under that
+ *   name, 1970 for a job not started). EndTime: when it ended, "N/A" before
+ *   (Arena leaves it blank). Times are UTC, "2006-01-02 15:04:05".
+ * - Instances by name (the API server's order, which Arena showed); AGE is each
+ *   pod's own (Arena's instance "age": pending time while Pending, else running
+ *   time — its text table repeated the job's duration); IS_CHIEF marks the main
+ *   instance (pods.c); NODE is N/A while the pod is Pending.
+ * - No trailing blanks ("available on: " loses its space).
+ *
+ * Pure: every age comes from v->now. Tested by tests/unit/test_render_job_info.c.
+ */
+#include "render/render_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t render_job_start(const struct job_view *v)
+{
+	const struct job *job = v->job;
+
+	if (job->start_time)
+		return job->start_time;
+	if (job->kind == JOB_MPIJOB || job->kind == JOB_MPIJOB_V2 || job->kind == JOB_TRAINJOB)
+		return job->meta.created;
+	return 0;
+}
+
+static int64_t latest_finish_of_pods(const struct job_view *v)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < v->n_pods; i++)
+		for (size_t c = 0; c < v->pods[i]->n_containers; c++) {
+			const struct container_state *st = &v->pods[i]->containers[c].state;
+
+			if (st->kind == CONTAINER_TERMINATED && st->finished > t)
+				t = st->finished;
+		}
+	return t;
+}
+
+int64_t render_job_end(const struct job_view *v)
+{
+	const char *status = render_job_status_word(v);
+	const struct job *job = v->job;
+	int64_t t = 0;
+
+	if (strcmp(status, "SUCCEEDED") != 0 && strcmp(status, "FAILED") != 0)
+		return 0;
+	if (job->completion_time)
+		return job->completion_time;
+	for (size_t i = 0; i < job->n_conditions; i++) {
+		const struct job_condition *c = &job->conditions[i];
+
+		if (c->status &&
+		    (strcmp(c->type, "Succeeded") == 0 || strcmp(c->type, "Failed") == 0 ||
+		     strcmp(c->type, "Complete") == 0) &&
+		    c->last_transition > t)
+			t = c->last_transition;
+	}
+	/* MPI from its launcher pod alone: when that pod's containers ended. */
+	return t ? t : latest_finish_of_pods(v);
+}
+
+static int64_t job_duration(const struct job_view *v)
+{
+	int64_t start = render_job_start(v), end;
+
+	if (!start)
+		return 0;
+	end = render_job_end(v);
+	return (end ? end : v->now) - start;
+}
+
+/* Arena's instance age (pkg/apis/utils GetDurationOfPod): how long a Pending pod has
+ * waited; else how long its containers ran, from the first start to the last finish
+ * (to now while it runs or has not finished). */
+static int64_t pod_age(const struct pod *p, int64_t now)
+{
+	int64_t start = 0, end = 0;
+
+	if (p->phase == POD_PENDING)
+		return p->meta.created ? now - p->meta.created : 0;
+	if (p->phase == POD_UNKNOWN)
+		return 0;
+	for (size_t i = 0; i < p->n_init_containers + p->n_containers; i++) {
+		const struct container_state *st =
+		    i < p->n_init_containers ? &p->init_containers[i].state
+		                             : &p->containers[i - p->n_init_containers].state;
+
+		if (st->kind != CONTAINER_RUNNING && st->kind != CONTAINER_TERMINATED)
+			continue;
+		if (st->started && (!start || st->started < start))
+			start = st->started;
+		if (st->kind == CONTAINER_TERMINATED && st->finished > end)
+			end = st->finished;
+	}
+	if (!start)
+		start = p->start_time ? p->start_time : p->meta.created;
+	if (p->phase == POD_RUNNING || !end)
+		return now - start;
+	return end - start;
+}
+
+static void info_header(struct strbuf *sb, const struct job_view *v)
+{
+	const struct job *job = v->job;
+	char duration[32], created[32], ended[32];
+	int64_t end = render_job_end(v);
+	struct render_table t;
+
+	render_table_init(&t, 2);
+	render_table_add(&t, (const char *[]){"Name:", job->meta.name});
+	render_table_add(&t, (const char *[]){"Status:", render_job_status_word(v)});
+	render_table_add(&t, (const char *[]){"Namespace:", job->meta.namespace});
+	render_table_add(&t,
+	                 (const char *[]){"Priority:", job->priority_class[0] ? job->priority_class
+	                                                                      : RENDER_NA});
+	render_table_add(&t, (const char *[]){"Trainer:", kinds_info(job->kind)->trainer});
+	render_table_add(
+	    &t, (const char *[]){"Duration:", render_short_duration(job_duration(v), duration,
+	                                                            sizeof(duration))});
+	render_table_add(
+	    &t, (const char *[]){"CreateTime:",
+	                         render_time_or_na(job->meta.created, created, sizeof(created))});
+	render_table_add(
+	    &t, (const char *[]){"EndTime:", render_time_or_na(end, ended, sizeof(ended))});
+	render_table_render(sb, &t, "");
+	render_table_free(&t);
+}
+
+static int pod_cmp_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct pod *const *)a)->meta.name,
+	              (*(const struct pod *const *)b)->meta.name);
+}
+
+static void info_instances(struct strbuf *sb, const struct job_view *v, const struct pod **pods,
+                           const struct pod *chief)
+{
+	struct render_table t;
+
+	render_table_init(&t, 6);
+	render_table_add(
+	    &t, (const char *[]){"NAME", "STATUS", "AGE", "IS_CHIEF", "GPU(Requested)", "NODE"});
+	render_table_add_rule(&t);
+	for (size_t i = 0; i < v->n_pods; i++) {
+		const struct pod *p = pods[i];
+		char status[128], age[32], gpus[16];
+		bool pending = p->phase == POD_PENDING || !p->node_name[0];
+
+		snprintf(gpus, sizeof(gpus), "%d", p->gpus);
+		render_table_add(
+		    &t,
+		    (const char *[]){
+		        p->meta.name, render_pod_status_word(p, status, sizeof(status)),
+		        render_short_duration(pod_age(p, v->now), age, sizeof(age)),
+		        p == chief ? "true" : "false", gpus, pending ? RENDER_NA : p->node_name});
+	}
+	strbuf_puts(sb, "\nInstances:\n");
+	render_table_render(sb, &t, "  ");
+	render_table_free(&t);
+}
+
+/* Why a Pending pod waits: the scheduler's verdict, else the first waiting init
+ * container or container with a reason, else the pod's own reason. */
+static void pending_reason(const struct pod *p, const char **reason, const char **message)
+{
+	*reason = NULL;
+	*message = "";
+	if (p->unschedulable[0]) {
+		*reason = "Unschedulable";
+		*message = p->unschedulable;
+		return;
+	}
+	for (size_t i = 0; i < p->n_init_containers + p->n_containers; i++) {
+		const struct container_state *st =
+		    i < p->n_init_containers ? &p->init_containers[i].state
+		                             : &p->containers[i - p->n_init_containers].state;
+
+		if (st->kind == CONTAINER_WAITING && st->reason[0] &&
+		    strcmp(st->reason, "PodInitializing") != 0) {
+			*reason = st->reason;
+			*message = st->message;
+			return;
+		}
+	}
+	if (p->reason[0]) {
+		*reason = p->reason;
+		*message = p->message;
+	}
+}
+
+static void info_pending(struct strbuf *sb, const struct job_view *v, const struct pod **pods)
+{
+	struct render_table t;
+
+	render_table_init(&t, 3);
+	render_table_add(&t, (const char *[]){"NAME", "REASON", "MESSAGE"});
+	render_table_add_rule(&t);
+	for (size_t i = 0; i < v->n_pods; i++) {
+		const char *reason, *message;
+		char status[128];
+
+		if (pods[i]->phase != POD_PENDING || pods[i]->meta.deleted)
+			continue;
+		pending_reason(pods[i], &reason, &message);
+		if (!reason)
+			reason = render_pod_status_word(pods[i], status, sizeof(status));
+		render_table_add(&t, (const char *[]){pods[i]->meta.name, reason, message});
+	}
+	if (t.nrows > 2) {
+		strbuf_puts(sb, "\nPending Instances:\n");
+		render_table_render(sb, &t, "  ");
+	} else if (t.oom) {
+		sb->oom = true;
+	}
+	render_table_free(&t);
+}
+
+static void info_tensorboard(struct strbuf *sb, const struct job_view *v)
+{
+	struct strbuf url = STRBUF_INIT;
+
+	if (render_job_tensorboard_url(&url, v)) {
+		strbuf_puts(sb, "\nTensorboard:\n  Your tensorboard will be available on:\n  ");
+		strbuf_append(sb, url.buf, url.len);
+	}
+	if (!strbuf_ok(&url))
+		sb->oom = true;
+	strbuf_free(&url);
+}
+
+void render_job_info(struct strbuf *sb, const struct job_view *v)
+{
+	const struct pod **pods = NULL;
+	int main_pod = render_job_main_pod(v);
+
+	if (v->n_pods) {
+		pods = malloc(v->n_pods * sizeof(*pods));
+		if (!pods) {
+			sb->oom = true;
+			return;
+		}
+		memcpy(pods, v->pods, v->n_pods * sizeof(*pods));
+		qsort(pods, v->n_pods, sizeof(*pods), pod_cmp_name);
+	}
+	info_header(sb, v);
+	info_instances(sb, v, pods, main_pod >= 0 ? v->pods[main_pod] : NULL);
+	info_pending(sb, v, pods);
+	info_tensorboard(sb, v);
+	free(pods);
+}

@@ -1,0 +1,217 @@
+/*
+ * Status words: a job's (Arena's mapping — the ONE function behind jobs/NAME/status,
+ * info, and anything else that shows a job's status) and a pod's (kubectl's STATUS
+ * column, which Arena shows for instances).
+ *
+ * Job status, from Arena 0.15 (pkg/training/trainer_*.go, get_advanced.go):
+ * - training-operator kinds (TFJob, PyTorchJob, XGBoostJob, PaddleJob, JAXJob):
+ *   the first condition that is True in the order Succeeded → SUCCEEDED,
+ *   Failed → FAILED, Running → RUNNING, Queuing → QUEUING; else PENDING. (The
+ *   order is a priority, not the list order: a job keeps Running=False next to
+ *   Succeeded=True, and a restarted one may list Failed before Running.)
+ * - MPIJob (v1 and v2beta1): Arena reads the launcher — the job's own final word
+ *   first (Succeeded/Failed conditions, where Arena read launcherStatus), then the
+ *   launcher pod (the newest one: a v2beta1 launcher Job may retry): none or
+ *   Pending → PENDING, Succeeded → SUCCEEDED, Failed → FAILED, else RUNNING.
+ * - TrainJob (Arena has none): Complete → SUCCEEDED, Failed → FAILED; Suspended
+ *   → PENDING (as Arena shows a suspended TFJob); else RUNNING once a pod runs or
+ *   has finished, PENDING before.
+ * - every kind: RUNNING becomes PENDING while any of its pods is Pending (Arena's
+ *   GetJobRealStatus, which turned a half-scheduled gang job into PENDING).
+ *
+ * Pure; no clock. Tested by tests/unit/test_render_status.c.
+ */
+#include "render/render_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool job_condition_true(const struct job *job, const char *type)
+{
+	for (size_t i = 0; i < job->n_conditions; i++)
+		if (job->conditions[i].status && job->conditions[i].type &&
+		    strcmp(job->conditions[i].type, type) == 0)
+			return true;
+	return false;
+}
+
+static bool pod_is_launcher(const struct pod *p)
+{
+	return strcmp(p->replica_type, "launcher") == 0 || strcmp(p->job_role, "launcher") == 0;
+}
+
+/* The newest launcher pod, or NULL. */
+static const struct pod *mpi_launcher(const struct job_view *v)
+{
+	const struct pod *best = NULL;
+
+	for (size_t i = 0; i < v->n_pods; i++) {
+		const struct pod *p = v->pods[i];
+
+		if (!pod_is_launcher(p))
+			continue;
+		if (!best || p->meta.created > best->meta.created ||
+		    (p->meta.created == best->meta.created &&
+		     strcmp(p->meta.name, best->meta.name) > 0))
+			best = p;
+	}
+	return best;
+}
+
+static const char *mpi_status(const struct job_view *v)
+{
+	const struct pod *launcher;
+
+	if (job_condition_true(v->job, "Succeeded"))
+		return "SUCCEEDED";
+	if (job_condition_true(v->job, "Failed"))
+		return "FAILED";
+	launcher = mpi_launcher(v);
+	if (!launcher || launcher->phase == POD_PENDING)
+		return "PENDING";
+	if (launcher->phase == POD_SUCCEEDED)
+		return "SUCCEEDED";
+	if (launcher->phase == POD_FAILED)
+		return "FAILED";
+	return "RUNNING";
+}
+
+static const char *trainjob_status(const struct job_view *v)
+{
+	if (job_condition_true(v->job, "Complete"))
+		return "SUCCEEDED";
+	if (job_condition_true(v->job, "Failed"))
+		return "FAILED";
+	if (job_condition_true(v->job, "Suspended"))
+		return "PENDING";
+	for (size_t i = 0; i < v->n_pods; i++)
+		if (v->pods[i]->phase == POD_RUNNING || v->pods[i]->phase == POD_SUCCEEDED)
+			return "RUNNING";
+	return "PENDING";
+}
+
+static const char *operator_status(const struct job_view *v)
+{
+	if (job_condition_true(v->job, "Succeeded"))
+		return "SUCCEEDED";
+	if (job_condition_true(v->job, "Failed"))
+		return "FAILED";
+	if (job_condition_true(v->job, "Running"))
+		return "RUNNING";
+	if (job_condition_true(v->job, "Queuing"))
+		return "QUEUING";
+	return "PENDING";
+}
+
+const char *render_job_status_word(const struct job_view *v)
+{
+	const char *word;
+
+	switch (v->job->kind) {
+	case JOB_MPIJOB:
+	case JOB_MPIJOB_V2:
+		word = mpi_status(v);
+		break;
+	case JOB_TRAINJOB:
+		word = trainjob_status(v);
+		break;
+	default:
+		word = operator_status(v);
+		break;
+	}
+	if (strcmp(word, "RUNNING") == 0)
+		for (size_t i = 0; i < v->n_pods; i++)
+			if (v->pods[i]->phase == POD_PENDING)
+				return "PENDING";
+	return word;
+}
+
+void render_job_status(struct strbuf *sb, const struct job_view *v)
+{
+	strbuf_puts(sb, render_job_status_word(v));
+	strbuf_putc(sb, '\n');
+}
+
+static const char *pod_phase_name(enum pod_phase phase)
+{
+	switch (phase) {
+	case POD_PENDING:
+		return "Pending";
+	case POD_RUNNING:
+		return "Running";
+	case POD_SUCCEEDED:
+		return "Succeeded";
+	case POD_FAILED:
+		return "Failed";
+	default:
+		return "Unknown";
+	}
+}
+
+/* The init containers' part of kubectl's STATUS; true when one is still at work. */
+static bool init_status(const struct pod *pod, char *buf, size_t size)
+{
+	for (size_t i = 0; i < pod->n_init_containers; i++) {
+		const struct container_state *st = &pod->init_containers[i].state;
+
+		/* kubectl walks status.initContainerStatuses: an unreported one is absent. */
+		if (st->kind == CONTAINER_NONE)
+			continue;
+		if (st->kind == CONTAINER_TERMINATED && st->exit_code == 0)
+			continue;
+		if (st->kind == CONTAINER_TERMINATED && st->reason[0])
+			snprintf(buf, size, "Init:%s", st->reason);
+		else if (st->kind == CONTAINER_TERMINATED)
+			snprintf(buf, size, "Init:ExitCode:%d", st->exit_code);
+		else if (st->kind == CONTAINER_WAITING && st->reason[0] &&
+		         strcmp(st->reason, "PodInitializing") != 0)
+			snprintf(buf, size, "Init:%s", st->reason);
+		else
+			snprintf(buf, size, "Init:%zu/%zu", i, pod->n_init_containers);
+		return true;
+	}
+	return false;
+}
+
+/* The containers' part: the first container (in spec order) that waits or ended
+ * with a reason names the status, as kubectl's reverse walk leaves it. */
+static void containers_status(const struct pod *pod, char *buf, size_t size)
+{
+	bool has_running = false;
+
+	for (size_t i = pod->n_containers; i-- > 0;) {
+		const struct container *c = &pod->containers[i];
+		const struct container_state *st = &c->state;
+
+		if (st->kind == CONTAINER_WAITING && st->reason[0])
+			snprintf(buf, size, "%s", st->reason);
+		else if (st->kind == CONTAINER_TERMINATED && st->reason[0])
+			snprintf(buf, size, "%s", st->reason);
+		else if (st->kind == CONTAINER_TERMINATED)
+			snprintf(buf, size, "ExitCode:%d", st->exit_code);
+		else if (c->ready && st->kind == CONTAINER_RUNNING)
+			has_running = true;
+	}
+	/* A sidecar still running keeps a pod whose main container completed Running. */
+	if (has_running && strcmp(buf, "Completed") == 0)
+		snprintf(buf, size, "Running");
+}
+
+const char *render_pod_status_word(const struct pod *pod, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", pod->reason[0] ? pod->reason : pod_phase_name(pod->phase));
+	if (!init_status(pod, buf, size))
+		containers_status(pod, buf, size);
+	if (pod->meta.deleted)
+		snprintf(buf, size, "%s",
+		         strcmp(pod->reason, "NodeLost") == 0 ? "Unknown" : "Terminating");
+	return buf;
+}
+
+void render_pod_status(struct strbuf *sb, const struct pod *pod)
+{
+	char buf[128];
+
+	render_put_oneline(sb, render_pod_status_word(pod, buf, sizeof(buf)), 0);
+	strbuf_putc(sb, '\n');
+}

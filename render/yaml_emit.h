@@ -1,0 +1,26 @@
+/*
+ * JSON → YAML text, for spec.yaml of jobs arenafs did not create. The layout is
+ * kubectl's (`kubectl get -o yaml`, which is go-yaml v2 through sigs.k8s.io/yaml):
+ * block style, two-space indent, sequences at their key's column, keys sorted.
+ *
+ * The text reads back as the same JSON under YAML 1.1 resolution (PyYAML's
+ * safe_load, go-yaml v2, render/yaml_parse.c): strings that would read as
+ * something else (numbers, booleans, null, yes/no/on/off/y/n, timestamps,
+ * ".inf", "<<", "=") are double-quoted, as are strings with characters YAML
+ * cannot hold raw; multi-line strings are literal blocks (|, |-, |+) when that
+ * keeps them exact, else double-quoted with escapes; empty maps and lists are
+ * {} and []; reals keep their shortest exact form and always read as floats.
+ *
+ * Pure: no I/O. Used by render/job_files.c; tested by test_render_yaml_emit.c.
+ */
+#ifndef ARENAFS_RENDER_YAML_EMIT_H
+#define ARENAFS_RENDER_YAML_EMIT_H
+
+#include <jansson.h>
+
+#include "util/strbuf.h"
+
+/* Appends v as one YAML document (no "---"), ending in a newline. */
+void render_yaml_emit(struct strbuf *sb, const json_t *v);
+
+#endif

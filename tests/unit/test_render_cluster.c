@@ -1,0 +1,97 @@
+/* Tests render/cluster.c (context without secrets, health) and render/readme.c. */
+#include "render/render.h"
+#include "tests/unit/harness.h"
+#include "tests/unit/objects_fixture.h"
+
+#include <stdlib.h>
+
+TEST(cluster_context_names_no_secret)
+{
+	struct k8s_exec_config exec = {0};
+	struct k8s_config cfg = {0};
+	char *s;
+
+	cfg.source = "/home/u/.kube/config";
+	cfg.context = "kind-dev";
+	cfg.cluster = "kind-dev";
+	cfg.user = "kind-admin";
+	cfg.namespace = "team-a";
+	cfg.server = "https://admin:s3cret@10.0.0.1:6443";
+	cfg.token = "TOKEN-VALUE";
+	cfg.client_key_pem = "-----BEGIN PRIVATE KEY-----";
+	s = FX_RENDER(render_cluster_context(sb, &cfg));
+	CHECK_STR_EQ(s, "Server:      https://10.0.0.1:6443\n"
+	                "Context:     kind-dev\n"
+	                "Cluster:     kind-dev\n"
+	                "Namespace:   team-a\n"
+	                "User:        kind-admin\n"
+	                "Auth:        bearer token\n"
+	                "TLSVerify:   true\n"
+	                "Kubeconfig:  /home/u/.kube/config\n");
+	CHECK(!strstr(s, "s3cret") && !strstr(s, "TOKEN") && !strstr(s, "PRIVATE"));
+	free(s);
+	/* An exec plugin: its command, never its arguments. */
+	cfg.token = NULL;
+	cfg.server = "https://k8s.example.com";
+	cfg.insecure_skip_tls_verify = true;
+	exec.command = "aws";
+	exec.args = (char *[]){"--token=abc"};
+	exec.n_args = 1;
+	cfg.exec = &exec;
+	s = FX_RENDER(render_cluster_context(sb, &cfg));
+	CHECK_STR_CONTAINS(s, "Server:      https://k8s.example.com\n");
+	CHECK_STR_CONTAINS(s, "Auth:        exec plugin (aws)\n");
+	CHECK_STR_CONTAINS(s, "TLSVerify:   false\n");
+	CHECK(!strstr(s, "abc"));
+	free(s);
+	/* In-cluster: empty names stay empty, nothing is NULL-dereferenced. */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.source = "in-cluster";
+	cfg.token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+	s = FX_RENDER(render_cluster_context(sb, &cfg));
+	CHECK_STR_CONTAINS(s, "Server:\nContext:\n");
+	CHECK_STR_CONTAINS(s, "Auth:        token file\n");
+	free(s);
+}
+
+TEST(cluster_health)
+{
+	struct cache_health h = {true, FX_T0, ""};
+	char *s;
+
+	s = FX_RENDER(render_cluster_health(sb, &h));
+	CHECK_STR_EQ(s, "ok\n");
+	free(s);
+	h.connected = false;
+	snprintf(h.last_error, sizeof(h.last_error),
+	         "connect to 10.0.0.1:6443:\nconnection refused");
+	s = FX_RENDER(render_cluster_health(sb, &h));
+	CHECK_STR_EQ(s, "disconnected since 2026-12-02T10:00:00Z: connect to 10.0.0.1:6443: "
+	                "connection refused\n");
+	free(s);
+	/* A reason filling the array without its NUL is cut at the array. */
+	memset(h.last_error, 'x', sizeof(h.last_error));
+	h.since = 0;
+	s = FX_RENDER(render_cluster_health(sb, &h));
+	CHECK(strncmp(s, "disconnected: xxx", 17) == 0);
+	CHECK(strlen(s) < sizeof(h.last_error) + 20);
+	CHECK(s[strlen(s) - 1] == '\n');
+	free(s);
+	h.last_error[0] = '\0';
+	s = FX_RENDER(render_cluster_health(sb, &h));
+	CHECK_STR_EQ(s, "disconnected: unknown reason\n");
+	free(s);
+}
+
+TEST(readme_is_static_and_explains_submit)
+{
+	char *a = FX_RENDER(render_readme(sb)), *b = FX_RENDER(render_readme(sb));
+
+	CHECK_STR_EQ(a, b);
+	CHECK_STR_CONTAINS(a, "cp mnist.yaml submit/");
+	CHECK_STR_CONTAINS(a, "type: tfjob");
+	CHECK_STR_CONTAINS(a, "jobs/NAME/status");
+	CHECK(a[strlen(a) - 1] == '\n');
+	free(a);
+	free(b);
+}
