@@ -25,7 +25,7 @@
 #define WATCH_MIN_HEALTHY_MS     1000
 /* Reconnect backoff: doubles from the initial value up to the cap, each wait picked
  * at random in [half, full] so that many clients do not come back in step. */
-#define WATCH_BACKOFF_INITIAL_MS 500
+#define WATCH_BACKOFF_INITIAL_MS 250
 #define WATCH_BACKOFF_MAX_MS     30000
 /* kubectl pages lists by 500. */
 #define LIST_PAGE_LIMIT          500
