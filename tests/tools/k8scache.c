@@ -9,7 +9,8 @@
  * answers each with one JSON line ({"dump": ...}, {"health": ...}, {"stats": ...}).
  * With changes=1 every change the cache reports is printed as {"change": ...} as it
  * happens. Options: kubeconfig= context= namespace= (as the daemon's), changes=1,
- * events=0 (leave events out of dumps).
+ * events=0 (leave events out of dumps), discover=0 (no discovery: no job kinds, and
+ * start-up errors come from the cache's first lists).
  *
  * A start-up failure prints "error: ENAME: message" on stderr and exits 1.
  */
@@ -31,6 +32,7 @@
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool print_changes;
 static bool dump_events = true;
+static bool discover = true;
 
 static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
@@ -268,6 +270,8 @@ static bool parse_option(struct k8s_config_options *o, const char *arg)
 		o->namespace = eq + 1;
 	else if (strncmp(arg, "changes=", 8) == 0)
 		print_changes = strcmp(eq + 1, "1") == 0;
+	else if (strncmp(arg, "discover=", 9) == 0)
+		discover = strcmp(eq + 1, "0") != 0;
 	else if (strncmp(arg, "events=", 7) == 0)
 		dump_events = strcmp(eq + 1, "0") != 0;
 	else
@@ -300,7 +304,7 @@ int main(int argc, char **argv)
 		i++;
 	if (i != argc - 1 || (strcmp(argv[i], "once") != 0 && strcmp(argv[i], "serve") != 0)) {
 		fprintf(stderr, "usage: k8scache [kubeconfig=P] [context=C] [namespace=N] "
-				"[changes=1] [events=0] once|serve\n");
+				"[changes=1] [events=0] [discover=0] once|serve\n");
 		return 2;
 	}
 	mode = argv[i];
@@ -312,7 +316,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = now_ms();
-	if ((rc = kinds_discover(client, opts.served, &err)) != 0) {
+	if (discover && (rc = kinds_discover(client, opts.served, &err)) != 0) {
 		status = fail(&err, rc);
 		goto out;
 	}
