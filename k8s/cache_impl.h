@@ -102,6 +102,9 @@ struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_
 /* Health bookkeeping (c->lock held): recomputes c->health from the reflectors. */
 void cache_health_update_locked(struct k8s_cache *c);
 
+/* Returns memory freed after big lists to the system (glibc's malloc_trim). */
+void cache_trim_memory(void);
+
 /* Hands a store change to the callback and releases it (no lock held). Namespace
  * changes also start or stop per-namespace reflectors. */
 void cache_deliver(struct k8s_cache *c, struct store_change *ch);

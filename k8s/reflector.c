@@ -556,6 +556,7 @@ static void *reflector_main(void *arg)
 			}
 			need_list = false;
 			r->failures = 0;
+			cache_trim_memory();
 		}
 		res = reflector_watch(r, &err);
 		switch (res) {

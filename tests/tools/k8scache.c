@@ -15,10 +15,12 @@
  * A start-up failure prints "error: ENAME: message" on stderr and exits 1.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -214,6 +216,9 @@ static json_t *dump_stats(struct k8s_cache *c, int64_t sync_ms)
 {
 	size_t strings, bytes;
 	json_t *counts = json_object();
+	struct rusage ru;
+	struct mallinfo2 mi;
+	json_int_t cpu_ms;
 
 	intern_stats(&strings, &bytes);
 	cache_read_lock(c);
@@ -225,10 +230,15 @@ static json_t *dump_stats(struct k8s_cache *c, int64_t sync_ms)
 		json_object_set_new(counts, OBJECT_NAMES[t], json_integer((json_int_t)n));
 	}
 	cache_read_unlock(c);
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "sync_ms", (json_int_t)sync_ms, "rss_kb",
-			 (json_int_t)proc_status_kb("VmRSS"), "peak_rss_kb",
-			 (json_int_t)proc_status_kb("VmHWM"), "intern_strings",
-			 (json_int_t)strings, "intern_bytes", (json_int_t)bytes, "counts", counts);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu_ms = (json_int_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	mi = mallinfo2();
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "sync_ms", (json_int_t)sync_ms,
+			 "cpu_ms", cpu_ms, "rss_kb", (json_int_t)proc_status_kb("VmRSS"),
+			 "peak_rss_kb", (json_int_t)proc_status_kb("VmHWM"), "heap_used_kb",
+			 (json_int_t)(mi.uordblks / 1024), "intern_strings", (json_int_t)strings,
+			 "intern_bytes", (json_int_t)bytes, "counts", counts);
 }
 
 static json_t *dump_all(struct k8s_cache *c)
