@@ -136,6 +136,10 @@ class Request:
         raw = self.body()
         if not raw.strip():
             return None
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if ctype == "application/vnd.kubernetes.protobuf" or raw[:4] == b"k8s\x00":
+            from .protobuf import decode_request
+            return decode_request(raw)
         try:
             return json.loads(raw)
         except ValueError as e:
@@ -407,9 +411,9 @@ class Sim:
             if not self.discovery.handle(req):
                 self.api.handle(req)
         except ApiError as e:
+            if req._body is None:
+                req.body()      # drained: the connection stays usable for the next request
             headers = {"Retry-After": "1"} if e.code in (429, 503) else None
-            if e.code in (429, 503, 500) and req.stat_key is None:
-                pass
             h.send_error_status(e, headers)
 
     def authenticate(self, h):
