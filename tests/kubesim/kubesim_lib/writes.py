@@ -224,6 +224,13 @@ class Writes:
         res = rt.res
         store = self.store
         dry = self._dry_run(req)
+        if verb == "update" and rt.sub != "scale":
+            body = req.json_body()
+            name = ((body or {}).get("metadata") or {}).get("name") if isinstance(body, dict) \
+                else None
+            if isinstance(body, dict) and name != rt.name:
+                raise ApiError(400, "BadRequest", "the name of the object (%s) does not match "
+                               "the name on the URL (%s)" % (name, rt.name))
         with store.lock:
             old = store.get(res.key, rt.namespace, rt.name)
             if old is None:
