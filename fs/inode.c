@@ -250,7 +250,6 @@ static void inode_destroy(struct inode_table *t, struct fs_inode *in)
 	fs_text_put(in->text);
 	fs_node_clear(&in->node);
 	pthread_mutex_destroy(&in->lock);
-	pthread_cond_destroy(&in->cond);
 	free(in->name);
 	free(in->objkey);
 	free(in);
@@ -298,7 +297,6 @@ static struct fs_inode *inode_alloc(void)
 		return NULL;
 	in->node = (struct fs_node)FS_NODE_INIT;
 	pthread_mutex_init(&in->lock, NULL);
-	pthread_cond_init(&in->cond, NULL);
 	return in;
 }
 
@@ -495,6 +493,16 @@ struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent
 		in->pins++;
 	pthread_mutex_unlock(&t->lock);
 	return in;
+}
+
+bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in)
+{
+	bool mapped;
+
+	pthread_mutex_lock(&t->lock);
+	mapped = in->mapped;
+	pthread_mutex_unlock(&t->lock);
+	return mapped;
 }
 
 void inode_table_unmap(struct inode_table *t, struct fs_inode *in)

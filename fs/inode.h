@@ -60,7 +60,6 @@ struct fs_inode {
 
 	/* guarded by lock */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;         /* logs: signalled on append (logfile.c) */
 	struct fs_text *text;        /* last rendered text, NULL before the first render */
 	uint64_t text_gen;           /* cache generation the text was rendered at */
 	int64_t mtime;               /* when the text last changed (Unix seconds) */
@@ -69,7 +68,13 @@ struct fs_inode {
 	uint64_t reported_size;      /* st_size last sent to the kernel */
 	bool reported;               /* reported_size is set */
 	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */
+	bool extra_known;            /* has_extra was set */
 	struct fs_log *log;          /* log files' state, NULL before the first open */
+
+	/* guarded by the notifier's mutex (notify.c): log growth notices */
+	uint64_t log_seq;            /* appends reported */
+	uint64_t log_sent;           /* appends the kernel has been told of */
+	bool log_queued;
 };
 
 struct inode_table;
@@ -97,6 +102,7 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 /* The mapped child of parent called name, pinned, or NULL. */
 struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent,
 				  const char *name);
+bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in);
 /* Makes in unreachable by name (its path now means something else or nothing). */
 void inode_table_unmap(struct inode_table *t, struct fs_inode *in);
 

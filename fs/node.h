@@ -69,10 +69,11 @@ struct fs_node {
 	char *pod;
 	char *node;                  /* nodes/NAME */
 	char *container;             /* logs */
-	char *identity;              /* "" for static places */
+	char *uid;                   /* the uid of the job, pod or node the place is about */
+	char *identity;              /* "" for static places; the uid, or a container instance */
 };
 
-#define FS_NODE_INIT {FS_NONE, -1, 0, NULL, NULL, NULL, NULL, NULL, NULL}
+#define FS_NODE_INIT {FS_NONE, -1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 
 void fs_node_clear(struct fs_node *n);
 /* Deep copy; returns -ENOMEM (dst cleared) on failure. */
