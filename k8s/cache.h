@@ -96,7 +96,12 @@ size_t cache_services_of_job(struct k8s_cache *c, const char *ns, const char *jo
 size_t cache_events_for(struct k8s_cache *c, const char *ns, const char *name,
 			const struct event ***out);
 
-/* Bumped on every applied change; lets the tree know a rendered text may be stale. */
+/* Every object of a type (struct job/pod/node/service/event/k8s_namespace, by type),
+ * sorted by namespace and name: for dumps, tools and whole-cluster files. */
+size_t cache_objects(struct k8s_cache *c, enum cache_object_type type, const void ***out);
+
+/* Bumped on every applied change (and when the health changes); lets the tree know a
+ * rendered text may be stale. */
 uint64_t cache_generation(struct k8s_cache *c);
 
 struct cache_health {

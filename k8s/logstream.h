@@ -12,6 +12,14 @@
  * answers leave an empty log with the reason kept for logstream_status().
  *
  * Thread-safe. Reads never wait for the network: they return what is buffered.
+ *
+ * Decisions (docs/k8s-cache.md): every request asks timestamps=true and the
+ * timestamps are cut off before the bytes are stored, so that a resumed stream
+ * (sinceTime) can drop the lines it repeats. A stream whose container has no log
+ * yet (204 unscheduled, 400 waiting to start / ContainerCreating) ends at once,
+ * empty and done, with the API's reason in logstream_status(); it is not retried:
+ * once the container runs it has a container ID, which is a new key, so the
+ * caller simply opens the log again with the new ID.
  */
 #ifndef ARENAFS_K8S_LOGSTREAM_H
 #define ARENAFS_K8S_LOGSTREAM_H
@@ -25,7 +33,13 @@
 
 struct logstream;
 
-/* Called from the stream's thread after bytes were appended (new_size = total). */
+/* Bytes of a log kept in memory (the newest); the whole log lives in an unlinked
+ * file under $TMPDIR once it is larger (k8s/logbuf.h). */
+#define LOGSTREAM_MEMORY_MAX (256u << 10)
+
+/* Called from the stream's thread after bytes were appended (new_size = total), and
+ * once more when the stream is done. It must not block, and must not call
+ * logstream_release() (which waits for the stream's thread). */
 typedef void (*logstream_append_fn)(void *arg, uint64_t new_size);
 
 struct logstream_key {

@@ -7,6 +7,12 @@
  * never NULL unless the comment says so ("" when absent). Objects are immutable
  * once published in the cache: a change replaces the object, so a reader holding
  * the cache's read lock sees one consistent version.
+ *
+ * Memory: a decoded object is one allocation (struct, arrays, strings), and the
+ * strings that repeat across objects (namespaces, label keys and values, images,
+ * node and owner names) are shared, reference-counted copies (objpack.h). So only
+ * the *_free() functions may free a decoded object, and they only free decoded
+ * ones: an object built by hand (tests of render/) is the builder's to free.
  */
 #ifndef ARENAFS_K8S_OBJECTS_H
 #define ARENAFS_K8S_OBJECTS_H
@@ -89,7 +95,8 @@ struct job {
 	                                pod templates' priorityClassName, else "" */
 	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */
 	char *raw_json;              /* the whole object as the API server sent it (compact
-	                                JSON), for job.json and spec.yaml */
+	                                JSON), for job.json and spec.yaml; without
+	                                metadata.managedFields, as kubectl get -o json */
 };
 
 /* ---- pods ---- */
@@ -190,6 +197,13 @@ struct event {
 	int64_t last_seen;           /* lastTimestamp, else first_seen */
 };
 
+/* ---- namespaces (added for the cache's per-namespace watches) ---- */
+
+struct k8s_namespace {
+	struct obj_meta meta;
+	char *phase;                 /* status.phase: Active, Terminating */
+};
+
 /*
  * Decoding from the API server's JSON (objects_decode.c). Each returns a new
  * object the caller owns, or NULL when obj is not a valid object of that kind.
@@ -200,11 +214,13 @@ struct pod *pod_decode(json_t *obj);
 struct node *node_decode(json_t *obj);
 struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
+struct k8s_namespace *namespace_decode(json_t *obj);
 
 void job_free(struct job *j);
 void pod_free(struct pod *p);
 void node_free(struct node *n);
 void service_free(struct service *s);
 void event_free(struct event *e);
+void namespace_free(struct k8s_namespace *n);
 
 #endif

@@ -3,7 +3,8 @@ through build/tools/k8sget: credentials of every kind, the API server's errors a
 user sees them (errno name + message), retries, deadlines and outages.
 
 kubesim is started here by its command-line interface (tests/kubesim/kubesim --dir D
---tls --port 0), which writes D/kubeconfig, D/url and D/ready.
+--tls --port 0), which writes D/kubeconfig, D/url and D/ready; $ARENAFS_KUBESIM names
+another executable with the same interface.
 """
 import base64
 import json
@@ -24,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.environ.get("ARENAFS_TOOLS", os.path.join(ROOT, "build", "tools"))
 K8SGET = os.path.join(TOOLS, "k8sget")
-KUBESIM = os.path.join(ROOT, "tests", "kubesim", "kubesim")
+KUBESIM = os.environ.get("ARENAFS_KUBESIM", os.path.join(ROOT, "tests", "kubesim", "kubesim"))
 PLUGIN = os.path.join(ROOT, "tests", "fixtures", "kubeconfig", "plugins", "exec-token-file.sh")
 
 pytestmark = [

@@ -56,27 +56,41 @@ def now_rfc3339():
 class Entry:
     """A stored object version; the JSON text is computed once, on first need."""
 
-    __slots__ = ("obj", "rv", "_json")
+    __slots__ = ("obj", "rv", "_json", "_item")
 
     def __init__(self, obj, rv):
         self.obj = obj
         self.rv = rv
         self._json = None
+        self._item = None
 
     def json_bytes(self):
         if self._json is None:
             self._json = json.dumps(self.obj, separators=(",", ":")).encode()
         return self._json
 
+    def item_bytes(self):
+        """The JSON as an item of a core list: without kind and apiVersion."""
+        if self._item is None:
+            if "kind" in self.obj or "apiVersion" in self.obj:
+                self._item = json.dumps({k: v for k, v in self.obj.items()
+                                         if k not in ("kind", "apiVersion")},
+                                        separators=(",", ":")).encode()
+            else:
+                self._item = self.json_bytes()
+        return self._item
+
 
 class Event:
-    __slots__ = ("rv", "resource", "type", "entry")
+    __slots__ = ("rv", "resource", "type", "entry", "prev")
 
-    def __init__(self, rv, resource, type_, entry):
+    def __init__(self, rv, resource, type_, entry, prev=None):
         self.rv = rv
         self.resource = resource
         self.type = type_           # ADDED | MODIFIED | DELETED
         self.entry = entry          # the new version; for DELETED the last state
+        self.prev = prev            # the Entry this write replaced (None for ADDED): watches
+                                    # with selectors and reads at an older resourceVersion
 
 
 class Watcher:
@@ -153,26 +167,57 @@ class Store:
                 keys = sorted(k for k in table if k[0] == namespace)
             return [table[k] for k in keys], self.rv
 
+    def list_at(self, resource, namespace, rv):
+        """(entries sorted by namespace/name) as they were at resourceVersion
+        rv: the current state with the newer history undone. Raises ApiError
+        410 when rv is older than what history keeps."""
+        with self.lock:
+            if rv >= self.rv:
+                return self.list(resource, namespace)[0]
+            if rv < self.compacted:
+                raise ApiError(410, "Expired", "too old resource version: %d (%d)"
+                               % (rv, self.compacted))
+            table = dict(self.objects.get(resource, {}))
+            for ev in reversed(self.history):
+                if ev.rv <= rv:
+                    break
+                if ev.resource != resource:
+                    continue
+                m = ev.entry.obj.get("metadata", {})
+                key = (m.get("namespace", ""), m.get("name"))
+                if ev.type == "ADDED" or ev.prev is None:
+                    table.pop(key, None)
+                else:
+                    table[key] = ev.prev
+        if namespace is None:
+            keys = sorted(table)
+        else:
+            keys = sorted(k for k in table if k[0] == namespace)
+        return [table[k] for k in keys]
+
     # ---- writing ----
 
     def _next_rv(self):
         self.rv += 1
         return self.rv
 
-    def _publish(self, resource, type_, entry):
-        ev = Event(entry.rv, resource, type_, entry)
+    def _publish(self, resource, type_, entry, prev=None):
+        ev = Event(entry.rv, resource, type_, entry, prev)
         self.history.append(ev)
         while len(self.history) > self.HISTORY_MAX:
             old = self.history.popleft()
             self.compacted = max(self.compacted, old.rv)
+        # Watchers are fed under the lock (push only appends), so a watcher's
+        # queue always holds every event up to self.rv: a bookmark taken under
+        # the lock with an empty queue cannot run ahead of an event.
+        for w in self.watchers:
+            if w.matches(ev):
+                w.push(ev)
         return ev
 
     def _notify(self, ev):
         with self.lock:
-            watchers = [w for w in self.watchers if w.matches(ev)]
             subscribers = list(self.subscribers)
-        for w in watchers:
-            w.push(ev)
         for fn in subscribers:
             fn(ev)
 
@@ -233,7 +278,7 @@ class Store:
             meta["resourceVersion"] = str(rv)
             entry = Entry(obj, rv)
             table[key] = entry
-            ev = self._publish(resource, "MODIFIED", entry)
+            ev = self._publish(resource, "MODIFIED", entry, old)
         self._notify(ev)
         return obj
 
@@ -262,7 +307,7 @@ class Store:
             rv = self._next_rv()
             obj["metadata"]["resourceVersion"] = str(rv)
             entry = Entry(obj, rv)
-            ev = self._publish(resource, "DELETED", entry)
+            ev = self._publish(resource, "DELETED", entry, old)
         self._notify(ev)
         return obj
 

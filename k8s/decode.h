@@ -1,0 +1,38 @@
+/*
+ * Helpers shared by the object decoders (objects_decode.c, job_decode.c): reading
+ * JSON fields with the API's defaults, metadata, resource quantities.
+ *
+ * Private to those two files. Strings returned borrow from the JSON.
+ */
+#ifndef ARENAFS_K8S_DECODE_H
+#define ARENAFS_K8S_DECODE_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "k8s/objects.h"
+#include "k8s/objpack.h"
+
+/* A GPU count above this is not a count but a typo or an attack ("1e9"). */
+#define GPU_COUNT_MAX 4096
+
+/* obj[key] as a string, "" when absent or not a string. Cast: the temporary
+ * structs hold it in char * fields until pack_str() copies it. */
+char *dec_str(const json_t *obj, const char *key);
+/* obj[key] as a string, NULL when absent. */
+char *dec_str_or_null(const json_t *obj, const char *key);
+int64_t dec_time(const json_t *obj, const char *key);
+/* obj[key] as an int, def when absent or not an integer. */
+int dec_int(const json_t *obj, const char *key, int def);
+/* A quantity that must be a whole number ("2", or 2): its value; 0 for anything
+ * else ("500m", "1.5", "2Ki", negative, over GPU_COUNT_MAX). */
+int dec_count_quantity(const json_t *q);
+/* resources.limits["nvidia.com/gpu"] of a container. */
+int dec_container_gpus(const json_t *container);
+
+/* metadata of obj into m (strings borrowed, arrays on s). -1 when there is no name. */
+int dec_meta(struct scratch *s, const json_t *obj, struct obj_meta *m);
+void meta_layout(struct obj_meta *m, struct packer *pk);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * Training jobs (every kind of kinds.h) → struct job: conditions, replica specs
+ * with their GPUs and images, replica statuses, times, priority, the spec
+ * annotation and a compact dump of the object for job.json.
+ *
+ * The training-operator kinds share one shape (spec.<kind>ReplicaSpecs,
+ * spec.runPolicy, status.replicaStatuses); TrainJob has spec.trainer and
+ * status.jobsStatus instead (reference/kubernetes-api.md §9). No I/O, no locks.
+ */
+#include "k8s/decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TRAINJOB_REPLICA_TYPE "Node" /* what the tree calls TrainJob's one replica */
+
+static const json_t *first_container(const json_t *template)
+{
+	return json_array_get(json_object_get(json_object_get(template, "spec"), "containers"), 0);
+}
+
+static int template_gpus(const json_t *template)
+{
+	const json_t *c;
+	size_t i;
+	int sum = 0;
+
+	json_array_foreach(json_object_get(json_object_get(template, "spec"), "containers"), i, c)
+		sum += dec_container_gpus(c);
+	return sum;
+}
+
+static int dec_conditions(struct scratch *s, const json_t *status, struct job *j)
+{
+	const json_t *conds = json_object_get(status, "conditions");
+	const json_t *c;
+	size_t i, n = 0;
+
+	if (!json_is_array(conds) || json_array_size(conds) == 0)
+		return 0;
+	j->conditions = scratch_alloc(s, json_array_size(conds) * sizeof(struct job_condition));
+	if (!j->conditions)
+		return -1;
+	json_array_foreach(conds, i, c) {
+		struct job_condition *jc = &j->conditions[n];
+
+		if (!json_is_object(c) || !*dec_str(c, "type"))
+			continue;
+		jc->type = dec_str(c, "type");
+		jc->status = strcmp(dec_str(c, "status"), "True") == 0;
+		jc->reason = dec_str(c, "reason");
+		jc->message = dec_str(c, "message");
+		jc->last_transition = dec_time(c, "lastTransitionTime");
+		if (!jc->last_transition)
+			jc->last_transition = dec_time(c, "lastUpdateTime");
+		n++;
+	}
+	j->n_conditions = n;
+	return 0;
+}
+
+/* spec.<replica_field>: {"Worker": {replicas, template}, ...} in the object's order. */
+static int dec_replica_specs(struct scratch *s, const json_t *specs, const json_t *status,
+			     struct job *j)
+{
+	const json_t *statuses = json_object_get(status, "replicaStatuses");
+	const char *type;
+	json_t *rs;
+	size_t n = 0;
+
+	if (!json_is_object(specs) || json_object_size(specs) == 0)
+		return 0;
+	j->replicas = scratch_alloc(s, json_object_size(specs) * sizeof(struct job_replica));
+	if (!j->replicas)
+		return -1;
+	json_object_foreach((json_t *)specs, type, rs) {
+		struct job_replica *r = &j->replicas[n];
+		const json_t *tpl = json_object_get(rs, "template");
+		const json_t *st = json_object_get(statuses, type);
+
+		if (!json_is_object(rs))
+			continue;
+		r->type = (char *)type;
+		r->replicas = dec_int(rs, "replicas", 1);
+		r->gpus = template_gpus(tpl);
+		r->image = dec_str(first_container(tpl), "image");
+		r->active = dec_int(st, "active", 0);
+		r->succeeded = dec_int(st, "succeeded", 0);
+		r->failed = dec_int(st, "failed", 0);
+		n++;
+	}
+	j->n_replicas = n;
+	return 0;
+}
+
+/* TrainJob: one replica, the trainer's nodes; status from its JobSet's jobs. */
+static int dec_trainer(struct scratch *s, const json_t *spec, const json_t *status, struct job *j)
+{
+	const json_t *trainer = json_object_get(spec, "trainer");
+	const json_t *res = json_object_get(trainer, "resourcesPerNode");
+	const json_t *js;
+	struct job_replica *r;
+	size_t i;
+
+	if (!json_is_object(trainer))
+		return 0;
+	r = j->replicas = scratch_alloc(s, sizeof(struct job_replica));
+	if (!r)
+		return -1;
+	j->n_replicas = 1;
+	r->type = TRAINJOB_REPLICA_TYPE;
+	r->replicas = dec_int(trainer, "numNodes", 1);
+	r->gpus = dec_count_quantity(json_object_get(json_object_get(res, "limits"), "nvidia.com/gpu"));
+	r->image = dec_str(trainer, "image");
+	json_array_foreach(json_object_get(status, "jobsStatus"), i, js) {
+		r->active += dec_int(js, "active", 0);
+		r->succeeded += dec_int(js, "succeeded", 0);
+		r->failed += dec_int(js, "failed", 0);
+	}
+	return 0;
+}
+
+/* runPolicy.schedulingPolicy.priorityClass, else the first template's class. */
+static char *dec_priority(const json_t *spec, const struct job_kind_info *ki)
+{
+	const json_t *sp = json_object_get(json_object_get(spec, "runPolicy"), "schedulingPolicy");
+	const char *type;
+	json_t *rs;
+	char *pc = dec_str(sp, "priorityClass");
+
+	if (*pc || !ki->replica_field)
+		return pc;
+	json_object_foreach(json_object_get(spec, ki->replica_field), type, rs) {
+		pc = dec_str(json_object_get(json_object_get(rs, "template"), "spec"),
+			     "priorityClassName");
+		if (*pc)
+			return pc;
+	}
+	return "";
+}
+
+/*
+ * The object as compact JSON, without metadata.managedFields: the server's
+ * bookkeeping of who set which field, often half the object, which `kubectl get
+ * -o json` hides too (--show-managed-fields=false).
+ */
+static char *dump_without_managed_fields(struct scratch *s, json_t *obj)
+{
+	json_t *md = json_object_get(obj, "metadata");
+	json_t *top = NULL, *md2 = NULL;
+	char *text, *out = NULL;
+
+	if (json_object_get(md, "managedFields")) {
+		top = json_copy(obj);  /* shallow: shares the children */
+		md2 = json_copy(md);
+		if (!top || !md2 || json_object_del(md2, "managedFields") ||
+		    json_object_set(top, "metadata", md2))
+			goto out;
+		obj = top;
+	}
+	text = json_dumps(obj, JSON_COMPACT);
+	if (text) {
+		out = scratch_strdup(s, text);
+		free(text);
+	}
+out:
+	json_decref(md2);
+	json_decref(top);
+	if (!out)
+		s->oom = true;
+	return out;
+}
+
+static void job_layout(void *obj, struct packer *pk)
+{
+	struct job *j = obj;
+
+	meta_layout(&j->meta, pk);
+	pack_array(pk, (void **)&j->conditions, j->n_conditions, sizeof(struct job_condition));
+	pack_array(pk, (void **)&j->replicas, j->n_replicas, sizeof(struct job_replica));
+	pack_str(pk, &j->api_version, true);
+	pack_str(pk, &j->priority_class, true);
+	pack_str(pk, &j->raw_json, false);
+	for (size_t i = 0; i < j->n_conditions; i++) {
+		pack_str(pk, &j->conditions[i].type, true);
+		pack_str(pk, &j->conditions[i].reason, true);
+		pack_str(pk, &j->conditions[i].message, false);
+	}
+	for (size_t i = 0; i < j->n_replicas; i++) {
+		pack_str(pk, &j->replicas[i].type, true);
+		pack_str(pk, &j->replicas[i].image, true);
+	}
+	/* spec_annotation is not a field of its own: it points at the annotation's value
+	 * (set after packing), so it is neither copied nor released here. */
+}
+
+struct job *job_decode(json_t *obj, enum job_kind kind)
+{
+	const struct job_kind_info *ki = kinds_info(kind);
+	struct scratch s = SCRATCH_INIT;
+	const json_t *spec = json_object_get(obj, "spec");
+	const json_t *status = json_object_get(obj, "status");
+	const char *obj_kind = json_string_value(json_object_get(obj, "kind"));
+	struct job tmp;
+	struct job *j = NULL;
+	int rc;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (!ki || (obj_kind && strcmp(obj_kind, ki->kind_name) != 0) ||
+	    dec_meta(&s, obj, &tmp.meta))
+		goto out;
+	tmp.kind = kind;
+	tmp.api_version = dec_str(obj, "apiVersion");
+	tmp.start_time = dec_time(status, "startTime");
+	tmp.completion_time = dec_time(status, "completionTime");
+	tmp.priority_class = dec_priority(spec, ki);
+	rc = dec_conditions(&s, status, &tmp);
+	if (!rc)
+		rc = ki->replica_field
+			     ? dec_replica_specs(&s, json_object_get(spec, ki->replica_field), status, &tmp)
+			     : dec_trainer(&s, spec, status, &tmp);
+	if (rc)
+		goto out;
+	tmp.raw_json = dump_without_managed_fields(&s, obj);
+	if (s.oom)
+		goto out;
+	j = pack_object(&tmp, sizeof(tmp), job_layout);
+	if (j)
+		j->spec_annotation = (char *)kv_get(&j->meta.annotations, "arenafs.io/spec");
+out:
+	scratch_free(&s);
+	return j;
+}
+
+void job_free(struct job *j)
+{
+	pack_free(j, job_layout);
+}

@@ -1,0 +1,620 @@
+/*
+ * One reflector: the thread that keeps one kind of object (in one namespace, or
+ * cluster-wide) in the store, as client-go's reflector does (reference/
+ * kubernetes-api.md §3):
+ *
+ *   LIST in pages of 500, then WATCH from the list's resourceVersion with
+ *   bookmarks and a random 5–10 min timeoutSeconds; a clean end re-watches from
+ *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event) lists
+ *   again and sweeps what the new list lacks; any other failure waits a capped,
+ *   jittered, doubling backoff, probes the server with a one-item list, and
+ *   re-watches.
+ *
+ * The first list is a consistent read (no resourceVersion): client-go's
+ * resourceVersion=0 would be served from the API server's watch cache, which
+ * ignores limit, so 50,000 pods would come in one answer of hundreds of MiB.
+ *
+ * Watch events are applied from the stream callback (the client's transport
+ * thread); lists from this thread. Called by cache.c only.
+ */
+#include "k8s/cache_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "k8s/status.h"
+#include "k8s/streamget.h"
+#include "k8s/urlpath.h"
+#include "k8s/watchparse.h"
+#include "util/strbuf.h"
+
+enum watch_stop { STOP_NONE, STOP_GONE, STOP_ERROR_EVENT, STOP_PARSE };
+
+/* What one watch came to. */
+enum watch_result { WATCH_REWATCH, WATCH_RELIST, WATCH_FAILED, WATCH_IDLE, WATCH_CANCELLED };
+
+struct watch_run {
+	struct reflector *r;
+	struct watch_parser parser;
+	enum watch_stop stop;
+	struct k8s_error err;        /* ERROR event or parse error */
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *type_plural(const struct reflector *r)
+{
+	switch (r->type) {
+	case CACHE_JOB:
+		return kinds_info((enum job_kind)r->kind)->plural;
+	case CACHE_POD:
+		return "pods";
+	case CACHE_NODE:
+		return "nodes";
+	case CACHE_SERVICE:
+		return "services";
+	case CACHE_EVENT:
+		return "events";
+	case CACHE_NAMESPACE:
+		return "namespaces";
+	}
+	return "?";
+}
+
+static bool type_namespaced(enum cache_object_type t)
+{
+	return t != CACHE_NODE && t != CACHE_NAMESPACE;
+}
+
+static int collection_path(const struct reflector *r, struct strbuf *sb, struct k8s_error *err)
+{
+	char api[128];
+
+	if (r->type == CACHE_JOB) {
+		const struct job_kind_info *ki = kinds_info((enum job_kind)r->kind);
+
+		snprintf(api, sizeof(api), "/apis/%s/%s", ki->group, ki->version);
+	} else {
+		snprintf(api, sizeof(api), "/api/v1");
+	}
+	return urlpath_resource(sb, api, r->ns[0] ? r->ns : NULL, type_plural(r), NULL, NULL, err);
+}
+
+static void *decode(const struct reflector *r, json_t *obj)
+{
+	switch (r->type) {
+	case CACHE_JOB:
+		return job_decode(obj, (enum job_kind)r->kind);
+	case CACHE_POD:
+		return pod_decode(obj);
+	case CACHE_NODE:
+		return node_decode(obj);
+	case CACHE_SERVICE:
+		return service_decode(obj);
+	case CACHE_EVENT:
+		return event_decode(obj);
+	case CACHE_NAMESPACE:
+		return namespace_decode(obj);
+	}
+	return NULL;
+}
+
+static bool cancelled(struct reflector *r)
+{
+	return atomic_load(&r->cancel);
+}
+
+/* ---- health ---- */
+
+static void set_state(struct reflector *r, enum reflector_state s, const char *verb,
+		      const struct k8s_error *err)
+{
+	struct k8s_cache *c = r->cache;
+
+	pthread_mutex_lock(&c->lock);
+	if (r->state != REFLECTOR_GONE || s == REFLECTOR_GONE) {
+		r->state = s;
+		/* a long message is cut: health shows its start */
+		if (s == REFLECTOR_FAILED && err &&
+		    snprintf(r->last_error, sizeof(r->last_error), "%s %s: %s", verb, r->what,
+			     err->message) < 0)
+			r->last_error[0] = '\0';
+		else if (s != REFLECTOR_FAILED)
+			r->last_error[0] = '\0';
+		cache_health_update_locked(c);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Cheap: only takes the lock when the state changes. */
+static void mark_ok(struct reflector *r)
+{
+	enum reflector_state s;
+
+	pthread_mutex_lock(&r->cache->lock);
+	s = r->state;
+	pthread_mutex_unlock(&r->cache->lock);
+	if (s != REFLECTOR_OK && s != REFLECTOR_STARTING && s != REFLECTOR_GONE)
+		set_state(r, REFLECTOR_OK, NULL, NULL);
+}
+
+/* Sleeps the backoff for the current failure count; false when cancelled. */
+static bool backoff_wait(struct reflector *r)
+{
+	struct k8s_cache *c = r->cache;
+	int64_t delay = WATCH_BACKOFF_INITIAL_MS;
+	struct timespec until;
+
+	for (int i = 1; i < r->failures && delay < WATCH_BACKOFF_MAX_MS; i++)
+		delay *= 2;
+	if (delay > WATCH_BACKOFF_MAX_MS)
+		delay = WATCH_BACKOFF_MAX_MS;
+	delay = delay / 2 + rand_r(&r->seed) % (delay / 2 + 1);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += delay / 1000;
+	until.tv_nsec += (delay % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&c->lock);
+	while (!c->stopping && !cancelled(r))
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&c->lock);
+	return !cancelled(r);
+}
+
+static int get_json(struct reflector *r, const char *path, json_t **out, struct k8s_error *err)
+{
+	return k8s_stream_get_json(r->cache->client, path, &r->cancel, LIST_BODY_MAX, out, err);
+}
+
+/* ---- LIST ---- */
+
+static void apply_put(struct reflector *r, void *obj)
+{
+	struct store_change ch;
+
+	if (store_put(r->cache->store, r->type, obj, r->epoch, &ch) == 1)
+		cache_deliver(r->cache, &ch);
+}
+
+static void copy_rv(struct reflector *r, const json_t *obj)
+{
+	const char *rv = json_string_value(
+		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+
+	if (rv && *rv && strlen(rv) < sizeof(r->rv))
+		memcpy(r->rv, rv, strlen(rv) + 1);
+}
+
+static int list_page(struct reflector *r, const char *cont, json_t **root, struct k8s_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	char limit[16];
+	int rc = collection_path(r, &path, err);
+
+	if (rc == 0) {
+		snprintf(limit, sizeof(limit), "%d", LIST_PAGE_LIMIT);
+		urlpath_add_query(&path, "limit", limit);
+		if (cont)
+			urlpath_add_query(&path, "continue", cont);
+		rc = strbuf_ok(&path) ? get_json(r, strbuf_str(&path), root, err)
+				      : k8s_error_set(err, ENOMEM, "out of memory");
+	}
+	strbuf_free(&path);
+	return rc;
+}
+
+/* Lists everything into the store and sweeps what the list lacks. */
+static int reflector_list(struct reflector *r, struct k8s_error *err)
+{
+	struct k8s_cache *c = r->cache;
+	struct store_change *gone = NULL;
+	char *cont = NULL;
+	size_t n;
+	int rc;
+
+	r->epoch = atomic_fetch_add(&c->epochs, 1) + 1;
+	for (;;) {
+		json_t *root = NULL, *items, *item;
+		const char *next;
+		size_t i;
+
+		rc = list_page(r, cont, &root, err);
+		if (rc == -ESTALE && cont) {
+			/* the continue token expired (410 Expired): start the list again */
+			free(cont);
+			cont = NULL;
+			r->epoch = atomic_fetch_add(&c->epochs, 1) + 1;
+			continue;
+		}
+		if (rc)
+			goto out;
+		items = json_object_get(root, "items");
+		json_array_foreach(items, i, item) {
+			void *obj = decode(r, item);
+
+			if (obj)
+				apply_put(r, obj);
+		}
+		copy_rv(r, root);
+		next = json_string_value(json_object_get(json_object_get(root, "metadata"),
+							 "continue"));
+		free(cont);
+		cont = next && *next ? strdup(next) : NULL;
+		json_decref(root);
+		if (next && *next && !cont) {
+			rc = k8s_error_set(err, ENOMEM, "out of memory");
+			goto out;
+		}
+		mark_ok(r);
+		if (!cont)
+			break;
+		if (cancelled(r)) {
+			rc = k8s_error_set(err, ECANCELED, "cancelled");
+			goto out;
+		}
+	}
+	n = store_sweep(c->store, r->type, r->kind,
+			type_namespaced(r->type) && r->ns[0] ? r->ns : NULL, r->epoch, &gone);
+	for (size_t i = 0; i < n; i++)
+		cache_deliver(c, &gone[i]);
+	free(gone);
+out:
+	free(cont);
+	return rc;
+}
+
+/* ---- WATCH ---- */
+
+static int on_event(void *arg, const struct watch_event *ev)
+{
+	struct watch_run *w = arg;
+	struct reflector *r = w->r;
+	const json_t *md = json_object_get(ev->object, "metadata");
+	struct store_change ch;
+	void *obj;
+
+	switch (ev->type) {
+	case WATCH_ADDED:
+	case WATCH_MODIFIED:
+		obj = decode(r, ev->object);
+		if (obj)
+			apply_put(r, obj);
+		break;
+	case WATCH_DELETED: {
+		const char *ns = json_string_value(json_object_get(md, "namespace"));
+		const char *name = json_string_value(json_object_get(md, "name"));
+
+		if (name && store_remove(r->cache->store, r->type, r->kind, ns ? ns : "", name,
+					 &ch) == 1)
+			cache_deliver(r->cache, &ch);
+		break;
+	}
+	case WATCH_BOOKMARK:
+		break;
+	case WATCH_ERROR:
+		if (watch_event_is_gone(ev)) {
+			w->stop = STOP_GONE;
+		} else {
+			w->stop = STOP_ERROR_EVENT;
+			k8s_status_from_json(ev->object, 0, &w->err);
+		}
+		return 1;
+	}
+	copy_rv(r, ev->object);
+	if (r->watch_events++ == 0)
+		mark_ok(r);
+	return 0;
+}
+
+static int on_watch_data(void *arg, const char *data, size_t len)
+{
+	struct watch_run *w = arg;
+	int rc = watchparse_feed(&w->parser, data, len, on_event, w, &w->err);
+
+	if (rc < 0)
+		w->stop = STOP_PARSE;
+	return rc != 0;
+}
+
+static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *err)
+{
+	struct watch_run w = {.r = r};
+	struct strbuf path = STRBUF_INIT;
+	struct k8s_stream_request req = {NULL, NULL, on_watch_data, &w, &r->cancel, NULL};
+	char timeout[16];
+	int64_t started;
+	int rc;
+
+	k8s_error_clear(&w.err);
+	rc = collection_path(r, &path, err);
+	if (rc)
+		return WATCH_FAILED;
+	snprintf(timeout, sizeof(timeout), "%d",
+		 WATCH_TIMEOUT_MIN_S + rand_r(&r->seed) % (WATCH_TIMEOUT_MAX_S - WATCH_TIMEOUT_MIN_S + 1));
+	urlpath_add_query(&path, "watch", "true");
+	urlpath_add_query(&path, "resourceVersion", r->rv);
+	urlpath_add_query(&path, "allowWatchBookmarks", "true");
+	urlpath_add_query(&path, "timeoutSeconds", timeout);
+	if (!strbuf_ok(&path)) {
+		strbuf_free(&path);
+		k8s_error_set(err, ENOMEM, "out of memory");
+		return WATCH_FAILED;
+	}
+	req.path = strbuf_str(&path);
+	watchparse_init(&w.parser, 0);
+	r->watch_events = 0;
+	started = mono_ms();
+	rc = k8s_stream_run(r->cache->client, &req, err);
+	if (rc == 0 && watchparse_finish(&w.parser, on_event, &w, &w.err) < 0)
+		w.stop = w.stop == STOP_NONE ? STOP_PARSE : w.stop;
+	watchparse_free(&w.parser);
+	strbuf_free(&path);
+
+	if (cancelled(r))
+		return WATCH_CANCELLED;
+	if (w.stop == STOP_GONE || rc == -ESTALE)
+		return WATCH_RELIST;
+	if (w.stop == STOP_ERROR_EVENT || w.stop == STOP_PARSE) {
+		*err = w.err;
+		return WATCH_FAILED;
+	}
+	if (rc == -ETIMEDOUT)
+		return WATCH_IDLE;
+	if (rc)
+		return WATCH_FAILED;
+	if (r->watch_events == 0 && mono_ms() - started < WATCH_MIN_HEALTHY_MS) {
+		k8s_error_set(err, EIO, "the server closed the watch after %lld ms without an event",
+			      (long long)(mono_ms() - started));
+		return WATCH_FAILED;
+	}
+	return WATCH_REWATCH;
+}
+
+/* After a failure: does the server answer a one-item list? */
+static int reflector_probe(struct reflector *r, struct k8s_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	json_t *root = NULL;
+	int rc = collection_path(r, &path, err);
+
+	if (rc == 0) {
+		urlpath_add_query(&path, "limit", "1");
+		rc = strbuf_ok(&path) ? get_json(r, strbuf_str(&path), &root, err)
+				      : k8s_error_set(err, ENOMEM, "out of memory");
+	}
+	json_decref(root);
+	strbuf_free(&path);
+	return rc;
+}
+
+/* ---- the thread ---- */
+
+static bool retryable_at_start(const struct k8s_error *err)
+{
+	return err->code == 429 || err->code >= 500;
+}
+
+/* Cluster-wide listing is forbidden: one reflector per namespace instead
+ * (cache.h), for the namespaces the cache knows, else the configured one. The
+ * names are copied out of the store first: c->lock is never held while waiting
+ * for the store's lock (readers may ask for health while holding it). */
+static void switch_to_namespaces(struct reflector *r)
+{
+	struct k8s_cache *c = r->cache;
+	const char **names = NULL;
+	char **copies = NULL;
+	size_t n = 0, have = 0;
+	bool listed;
+
+	pthread_mutex_lock(&c->lock);
+	c->per_namespace[r->type][r->kind + 1] = true;
+	listed = c->namespaces_listed;
+	pthread_mutex_unlock(&c->lock);
+	if (listed) {
+		store_read_lock(c->store);
+		n = store_namespace_names(c->store, &names);
+		copies = n ? calloc(n, sizeof(*copies)) : NULL;
+		for (size_t i = 0; copies && i < n; i++)
+			if ((copies[have] = strdup(names[i])))
+				have++;
+		store_read_unlock(c->store);
+		free(names);
+	}
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < have; i++)
+		reflector_spawn_locked(c, r->type, r->kind, copies[i]);
+	if (!have)
+		reflector_spawn_locked(c, r->type, r->kind, c->config_ns);
+	pthread_mutex_unlock(&c->lock);
+	for (size_t i = 0; i < have; i++)
+		free(copies[i]);
+	free(copies);
+}
+
+static void first_list_done(struct reflector *r, const struct k8s_error *err)
+{
+	struct k8s_cache *c = r->cache;
+
+	pthread_mutex_lock(&c->lock);
+	if (err) {
+		r->first_err = *err;
+		k8s_error_prefix(&r->first_err, "cannot list %s: ", r->what);
+	}
+	if (!r->first_list_done) {
+		r->first_list_done = true;
+		c->pending_first_lists--;
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * The first list. Returns true to go on watching; false when the reflector is done
+ * (forbidden, not served, replaced, or a start-up failure cache_start reports).
+ */
+static bool reflector_first_list(struct reflector *r)
+{
+	struct k8s_error err;
+	bool started;
+	int rc;
+
+	for (int attempt = 1;; attempt++) {
+		k8s_error_clear(&err);
+		rc = reflector_list(r, &err);
+		if (rc == 0 || cancelled(r) || attempt >= START_LIST_ATTEMPTS ||
+		    !retryable_at_start(&err))
+			break;
+		r->failures = attempt;
+		if (!backoff_wait(r))
+			break;
+	}
+	r->failures = 0;
+	if (rc == 0) {
+		set_state(r, REFLECTOR_OK, NULL, NULL);
+		first_list_done(r, NULL);
+		return true;
+	}
+	if (cancelled(r)) {
+		first_list_done(r, NULL);
+		return false;
+	}
+	if (err.code == 403 && type_namespaced(r->type) && !r->ns[0]) {
+		switch_to_namespaces(r);
+		set_state(r, REFLECTOR_GONE, NULL, NULL);
+		first_list_done(r, NULL);
+		return false;
+	}
+	if (err.code == 403 || (err.code == 404 && r->type == CACHE_JOB)) {
+		/* not ours to see (nodes/ stays empty), or the CRD went away */
+		set_state(r, REFLECTOR_GONE, NULL, NULL);
+		first_list_done(r, NULL);
+		return false;
+	}
+	pthread_mutex_lock(&r->cache->lock);
+	started = r->cache->started;
+	pthread_mutex_unlock(&r->cache->lock);
+	if (!started) {
+		set_state(r, REFLECTOR_FAILED, "list", &err);
+		first_list_done(r, &err);
+		return false;
+	}
+	/* started later (a new namespace): keep trying like any broken list */
+	set_state(r, REFLECTOR_FAILED, "list", &err);
+	first_list_done(r, NULL);
+	r->failures = 1;
+	return true;
+}
+
+static void *reflector_main(void *arg)
+{
+	struct reflector *r = arg;
+	bool need_list = false;
+	struct k8s_error err;
+
+	if (!reflector_first_list(r))
+		return NULL;
+	need_list = r->failures > 0;
+	while (!cancelled(r)) {
+		enum watch_result res;
+
+		k8s_error_clear(&err);
+		if (r->failures) {
+			/* after a failure: wait, then make sure the server answers */
+			if (!backoff_wait(r))
+				break;
+			if (reflector_probe(r, &err) != 0) {
+				if (cancelled(r))
+					break;
+				set_state(r, REFLECTOR_FAILED, "watch", &err);
+				r->failures++;
+				continue;
+			}
+			mark_ok(r);
+		}
+		if (need_list) {
+			if (reflector_list(r, &err) != 0) {
+				if (cancelled(r))
+					break;
+				set_state(r, REFLECTOR_FAILED, "list", &err);
+				r->failures++;
+				continue;
+			}
+			need_list = false;
+			r->failures = 0;
+		}
+		res = reflector_watch(r, &err);
+		switch (res) {
+		case WATCH_CANCELLED:
+			break;
+		case WATCH_REWATCH:
+			r->failures = 0;
+			break;
+		case WATCH_RELIST:
+			r->failures = 0;
+			need_list = true;
+			break;
+		case WATCH_IDLE:
+			/* silence is not yet an outage: the probe decides */
+			r->failures = r->watch_events ? 1 : r->failures + 1;
+			break;
+		case WATCH_FAILED:
+			set_state(r, REFLECTOR_FAILED, "watch", &err);
+			r->failures = r->watch_events ? 1 : r->failures + 1;
+			break;
+		}
+	}
+	return NULL;
+}
+
+struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_type type,
+					 int kind, const char *ns)
+{
+	struct reflector *r, **tail;
+
+	if (c->stopping)
+		return NULL;
+	if (strlen(ns) >= CACHE_NS_MAX)
+		return NULL;
+	for (r = c->reflectors; r; r = r->next)
+		if (r->type == type && r->kind == kind && strcmp(r->ns, ns) == 0 &&
+		    r->state != REFLECTOR_GONE)
+			return r;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->cache = c;
+	r->type = type;
+	r->kind = type == CACHE_JOB ? kind : -1;
+	memcpy(r->ns, ns, strlen(ns) + 1);
+	snprintf(r->what, sizeof(r->what), "%s%s%s", type_plural(r), *ns ? " in " : "", ns);
+	atomic_init(&r->cancel, false);
+	r->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)r;
+	r->state = REFLECTOR_STARTING;
+	for (tail = &c->reflectors; *tail; tail = &(*tail)->next)
+		;
+	*tail = r;
+	c->pending_first_lists++;
+	if (pthread_create(&r->thread, NULL, reflector_main, r) != 0) {
+		r->state = REFLECTOR_GONE;
+		r->first_list_done = true;
+		c->pending_first_lists--;
+		k8s_error_set(&r->first_err, EAGAIN, "cannot list %s: cannot start a thread",
+			      r->what);
+		return NULL;
+	}
+	r->joinable = true;
+	return r;
+}

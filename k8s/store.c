@@ -1,0 +1,811 @@
+/*
+ * The cache's tables and indexes (see store.h).
+ *
+ * One chained hash table of entries per object type, keyed by kind, namespace
+ * and name. Indexes are hash tables of buckets keyed by a (namespace, value)
+ * pair, each bucket an intrusive doubly-linked list of entries, so that linking,
+ * unlinking and "everything in this bucket" cost O(1) and O(bucket). Buckets
+ * that empty are freed, so the "namespaces with jobs" list is the job index's
+ * bucket list.
+ */
+#include "k8s/store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_SLOTS_MIN 256 /* tables double when they hold more entries than slots */
+
+enum index_id { IX_POD_JOB, IX_POD_NODE, IX_SERVICE_RELEASE, IX_EVENT_INVOLVED, IX_JOB_NS, IX_COUNT };
+
+#define TYPE_COUNT (CACHE_NAMESPACE + 1)
+#define LINKS_PER_ENTRY 2
+
+struct entry;
+
+struct bucket {
+	struct bucket *hnext;
+	uint32_t hash;
+	size_t n;
+	struct entry *head;
+	size_t ns_len;               /* key = ns '\0' value '\0' */
+	char key[];
+};
+
+struct link {
+	struct entry *prev, *next;
+	struct bucket *b;            /* NULL: not in this index */
+};
+
+struct entry {
+	struct entry *hnext;
+	uint32_t hash;
+	uint32_t epoch;
+	int type, kind;
+	void *obj;
+	struct link links[LINKS_PER_ENTRY];
+};
+
+struct etable {
+	struct entry **slots;
+	size_t nslots, count;
+};
+
+struct btable {
+	struct bucket **slots;
+	size_t nslots, count;
+};
+
+struct store {
+	pthread_rwlock_t lock;
+	uint64_t generation;         /* written under the write lock, read atomically */
+	struct etable tables[TYPE_COUNT];
+	struct btable indexes[IX_COUNT];
+};
+
+static const struct obj_meta *meta_of(const void *obj)
+{
+	return obj; /* every object struct starts with its obj_meta */
+}
+
+static uint32_t hash_bytes(uint32_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t hash_key(int kind, const char *ns, const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	h = hash_bytes(h, (const char *)&kind, sizeof(kind));
+	h = hash_bytes(h, ns, strlen(ns) + 1);
+	return hash_bytes(h, name, strlen(name));
+}
+
+/* ---- entry tables ---- */
+
+static void etable_grow(struct etable *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : TABLE_SLOTS_MIN;
+	struct entry **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return; /* longer chains, still correct */
+	for (size_t i = 0; i < t->nslots; i++) {
+		struct entry *e = t->slots[i], *next;
+
+		for (; e; e = next) {
+			next = e->hnext;
+			e->hnext = slots[e->hash & (n - 1)];
+			slots[e->hash & (n - 1)] = e;
+		}
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+}
+
+static struct entry **etable_find(struct etable *t, int kind, const char *ns, const char *name,
+				  uint32_t hash)
+{
+	struct entry **pp;
+
+	if (!t->nslots)
+		return NULL;
+	for (pp = &t->slots[hash & (t->nslots - 1)]; *pp; pp = &(*pp)->hnext) {
+		const struct obj_meta *m = meta_of((*pp)->obj);
+
+		if ((*pp)->hash == hash && (*pp)->kind == kind && strcmp(m->name, name) == 0 &&
+		    strcmp(m->namespace, ns) == 0)
+			return pp;
+	}
+	return NULL;
+}
+
+static struct entry *etable_get(struct etable *t, int kind, const char *ns, const char *name)
+{
+	struct entry **pp = etable_find(t, kind, ns, name, hash_key(kind, ns, name));
+
+	return pp ? *pp : NULL;
+}
+
+/* ---- index buckets ---- */
+
+static uint32_t hash_pair(const char *a, const char *b)
+{
+	uint32_t h = hash_bytes(2166136261u, a, strlen(a) + 1);
+
+	return hash_bytes(h, b, strlen(b));
+}
+
+static struct bucket *bucket_find(struct btable *t, const char *ns, const char *val)
+{
+	uint32_t h = hash_pair(ns, val);
+	struct bucket *b;
+
+	if (!t->nslots)
+		return NULL;
+	for (b = t->slots[h & (t->nslots - 1)]; b; b = b->hnext)
+		if (b->hash == h && strcmp(b->key, ns) == 0 && strcmp(b->key + b->ns_len + 1, val) == 0)
+			return b;
+	return NULL;
+}
+
+static void btable_grow(struct btable *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : TABLE_SLOTS_MIN;
+	struct bucket **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return;
+	for (size_t i = 0; i < t->nslots; i++) {
+		struct bucket *b = t->slots[i], *next;
+
+		for (; b; b = next) {
+			next = b->hnext;
+			b->hnext = slots[b->hash & (n - 1)];
+			slots[b->hash & (n - 1)] = b;
+		}
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+}
+
+static struct bucket *bucket_get_or_add(struct btable *t, const char *ns, const char *val)
+{
+	struct bucket *b = bucket_find(t, ns, val);
+	size_t nl, vl;
+
+	if (b)
+		return b;
+	if (t->count >= t->nslots)
+		btable_grow(t);
+	if (!t->nslots)
+		return NULL;
+	nl = strlen(ns);
+	vl = strlen(val);
+	b = calloc(1, sizeof(*b) + nl + vl + 2);
+	if (!b)
+		return NULL;
+	b->hash = hash_pair(ns, val);
+	b->ns_len = nl;
+	memcpy(b->key, ns, nl + 1);
+	memcpy(b->key + nl + 1, val, vl + 1);
+	b->hnext = t->slots[b->hash & (t->nslots - 1)];
+	t->slots[b->hash & (t->nslots - 1)] = b;
+	t->count++;
+	return b;
+}
+
+static void bucket_drop(struct btable *t, struct bucket *b)
+{
+	struct bucket **pp = &t->slots[b->hash & (t->nslots - 1)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == b) {
+			*pp = b->hnext;
+			t->count--;
+			free(b);
+			return;
+		}
+	}
+}
+
+/* ---- which indexes an object is in ---- */
+
+struct index_key {
+	enum index_id ix;
+	const char *ns, *val;        /* val NULL: not indexed */
+};
+
+static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PER_ENTRY])
+{
+	const struct obj_meta *m = meta_of(obj);
+
+	for (int i = 0; i < LINKS_PER_ENTRY; i++)
+		keys[i] = (struct index_key){IX_COUNT, NULL, NULL};
+	switch (type) {
+	case CACHE_POD: {
+		const struct pod *p = obj;
+
+		if (p->job_name && *p->job_name)
+			keys[0] = (struct index_key){IX_POD_JOB, m->namespace, p->job_name};
+		if (*p->node_name)
+			keys[1] = (struct index_key){IX_POD_NODE, "", p->node_name};
+		break;
+	}
+	case CACHE_SERVICE: {
+		const char *rel = kv_get(&m->labels, "release");
+
+		if (rel && *rel)
+			keys[0] = (struct index_key){IX_SERVICE_RELEASE, m->namespace, rel};
+		break;
+	}
+	case CACHE_EVENT: {
+		const struct event *e = obj;
+
+		if (*e->involved_name)
+			keys[0] = (struct index_key){IX_EVENT_INVOLVED, m->namespace, e->involved_name};
+		break;
+	}
+	case CACHE_JOB:
+		keys[0] = (struct index_key){IX_JOB_NS, m->namespace, ""};
+		break;
+	default:
+		break;
+	}
+}
+
+static void entry_link(struct store *st, struct entry *e)
+{
+	struct index_key keys[LINKS_PER_ENTRY];
+
+	index_keys(e->type, e->obj, keys);
+	for (int i = 0; i < LINKS_PER_ENTRY; i++) {
+		struct link *l = &e->links[i];
+		struct bucket *b;
+
+		l->b = NULL;
+		if (!keys[i].val)
+			continue;
+		b = bucket_get_or_add(&st->indexes[keys[i].ix], keys[i].ns, keys[i].val);
+		if (!b)
+			continue; /* out of memory: the object is only missing from this index */
+		l->b = b;
+		l->prev = NULL;
+		l->next = b->head;
+		if (b->head)
+			b->head->links[i].prev = e;
+		b->head = e;
+		b->n++;
+	}
+}
+
+static void entry_unlink(struct store *st, struct entry *e)
+{
+	struct index_key keys[LINKS_PER_ENTRY];
+
+	index_keys(e->type, e->obj, keys);
+	for (int i = 0; i < LINKS_PER_ENTRY; i++) {
+		struct link *l = &e->links[i];
+		struct bucket *b = l->b;
+
+		if (!b)
+			continue;
+		if (l->prev)
+			l->prev->links[i].next = l->next;
+		else
+			b->head = l->next;
+		if (l->next)
+			l->next->links[i].prev = l->prev;
+		l->b = NULL;
+		if (--b->n == 0)
+			bucket_drop(&st->indexes[keys[i].ix], b);
+	}
+}
+
+/* ---- life ---- */
+
+struct store *store_new(void)
+{
+	struct store *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	if (pthread_rwlock_init(&st->lock, NULL) != 0) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void store_object_free(enum cache_object_type type, void *obj)
+{
+	switch (type) {
+	case CACHE_JOB:
+		job_free(obj);
+		break;
+	case CACHE_POD:
+		pod_free(obj);
+		break;
+	case CACHE_NODE:
+		node_free(obj);
+		break;
+	case CACHE_SERVICE:
+		service_free(obj);
+		break;
+	case CACHE_EVENT:
+		event_free(obj);
+		break;
+	case CACHE_NAMESPACE:
+		namespace_free(obj);
+		break;
+	}
+}
+
+void store_free(struct store *st)
+{
+	if (!st)
+		return;
+	for (int t = 0; t < TYPE_COUNT; t++) {
+		struct etable *tab = &st->tables[t];
+
+		for (size_t i = 0; i < tab->nslots; i++) {
+			struct entry *e = tab->slots[i], *next;
+
+			for (; e; e = next) {
+				next = e->hnext;
+				store_object_free((enum cache_object_type)t, e->obj);
+				free(e);
+			}
+		}
+		free(tab->slots);
+	}
+	for (int x = 0; x < IX_COUNT; x++) {
+		struct btable *bt = &st->indexes[x];
+
+		for (size_t i = 0; i < bt->nslots; i++) {
+			struct bucket *b = bt->slots[i], *next;
+
+			for (; b; b = next) {
+				next = b->hnext;
+				free(b);
+			}
+		}
+		free(bt->slots);
+	}
+	pthread_rwlock_destroy(&st->lock);
+	free(st);
+}
+
+void store_read_lock(struct store *st)
+{
+	pthread_rwlock_rdlock(&st->lock);
+}
+
+void store_read_unlock(struct store *st)
+{
+	pthread_rwlock_unlock(&st->lock);
+}
+
+uint64_t store_generation(struct store *st)
+{
+	return __atomic_load_n(&st->generation, __ATOMIC_ACQUIRE);
+}
+
+static void bump(struct store *st)
+{
+	__atomic_add_fetch(&st->generation, 1, __ATOMIC_RELEASE);
+}
+
+void store_bump(struct store *st)
+{
+	bump(st);
+}
+
+/* ---- writes ---- */
+
+static int kind_of(int type, const void *obj)
+{
+	return type == CACHE_JOB ? (int)((const struct job *)obj)->kind : -1;
+}
+
+static void fill_change(struct store_change *ch, int type, enum cache_change_type what,
+			const void *now, void *old)
+{
+	const struct obj_meta *m = meta_of(now);
+
+	memset(ch, 0, sizeof(*ch));
+	ch->type = (enum cache_object_type)type;
+	ch->old = old;
+	ch->change.object = ch->type;
+	ch->change.type = what;
+	ch->change.namespace = m->namespace;
+	ch->change.name = m->name;
+	ch->change.job_kind = -1;
+	ch->change.node_name = "";
+	ch->change.old_node_name = "";
+	switch (type) {
+	case CACHE_JOB:
+		ch->change.job_kind = (int)((const struct job *)now)->kind;
+		ch->change.job_name = m->name;
+		break;
+	case CACHE_POD: {
+		const struct pod *p = now;
+
+		ch->change.job_kind = p->job_kind;
+		ch->change.job_name = p->job_name;
+		ch->change.node_name = p->node_name;
+		ch->change.old_node_name = old ? ((const struct pod *)old)->node_name : "";
+		break;
+	}
+	case CACHE_SERVICE:
+		ch->change.job_name = kv_get(&m->labels, "release");
+		break;
+	case CACHE_EVENT:
+		ch->change.job_name = ((const struct event *)now)->involved_name;
+		break;
+	default:
+		break;
+	}
+}
+
+int store_put(struct store *st, enum cache_object_type type, void *obj, uint32_t epoch,
+	      struct store_change *ch)
+{
+	const struct obj_meta *m = meta_of(obj);
+	int kind = kind_of(type, obj);
+	uint32_t hash = hash_key(kind, m->namespace, m->name);
+	struct etable *t = &st->tables[type];
+	struct entry *fresh = calloc(1, sizeof(*fresh)), **pp, *e;
+	void *old;
+
+	if (!fresh) {
+		store_object_free(type, obj);
+		return -ENOMEM;
+	}
+	pthread_rwlock_wrlock(&st->lock);
+	pp = etable_find(t, kind, m->namespace, m->name, hash);
+	if (pp) {
+		e = *pp;
+		e->epoch = epoch;
+		if (strcmp(meta_of(e->obj)->resource_version, m->resource_version) == 0) {
+			pthread_rwlock_unlock(&st->lock);
+			free(fresh);
+			store_object_free(type, obj);
+			return 0;
+		}
+		old = e->obj;
+		entry_unlink(st, e);
+		e->obj = obj;
+		entry_link(st, e);
+		bump(st);
+		pthread_rwlock_unlock(&st->lock);
+		free(fresh);
+		fill_change(ch, type, CACHE_MODIFIED, obj, old);
+		return 1;
+	}
+	if (t->count >= t->nslots)
+		etable_grow(t);
+	if (!t->nslots) {
+		pthread_rwlock_unlock(&st->lock);
+		free(fresh);
+		store_object_free(type, obj);
+		return -ENOMEM;
+	}
+	e = fresh;
+	e->hash = hash;
+	e->epoch = epoch;
+	e->type = type;
+	e->kind = kind;
+	e->obj = obj;
+	e->hnext = t->slots[hash & (t->nslots - 1)];
+	t->slots[hash & (t->nslots - 1)] = e;
+	t->count++;
+	entry_link(st, e);
+	bump(st);
+	pthread_rwlock_unlock(&st->lock);
+	fill_change(ch, type, CACHE_ADDED, obj, NULL);
+	return 1;
+}
+
+/* Takes e out of its table and indexes; the caller holds the write lock. */
+static void entry_remove(struct store *st, struct entry **pp)
+{
+	struct entry *e = *pp;
+
+	entry_unlink(st, e);
+	*pp = e->hnext;
+	st->tables[e->type].count--;
+}
+
+int store_remove(struct store *st, enum cache_object_type type, int kind, const char *ns,
+		 const char *name, struct store_change *ch)
+{
+	struct entry **pp, *e;
+
+	if (type != CACHE_JOB)
+		kind = -1;
+	pthread_rwlock_wrlock(&st->lock);
+	pp = etable_find(&st->tables[type], kind, ns, name, hash_key(kind, ns, name));
+	if (!pp) {
+		pthread_rwlock_unlock(&st->lock);
+		return 0;
+	}
+	e = *pp;
+	entry_remove(st, pp);
+	bump(st);
+	pthread_rwlock_unlock(&st->lock);
+	fill_change(ch, type, CACHE_DELETED, e->obj, e->obj);
+	free(e);
+	return 1;
+}
+
+size_t store_sweep(struct store *st, enum cache_object_type type, int kind, const char *ns,
+		   uint32_t epoch, struct store_change **out)
+{
+	struct etable *t = &st->tables[type];
+	struct store_change *chs = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (type != CACHE_JOB)
+		kind = -1;
+	pthread_rwlock_wrlock(&st->lock);
+	for (size_t i = 0; i < t->nslots; i++) {
+		struct entry **pp = &t->slots[i];
+
+		while (*pp) {
+			struct entry *e = *pp;
+
+			if (e->kind != kind || e->epoch == epoch ||
+			    (ns && strcmp(meta_of(e->obj)->namespace, ns) != 0)) {
+				pp = &e->hnext;
+				continue;
+			}
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				struct store_change *nc = realloc(chs, ncap * sizeof(*nc));
+
+				if (!nc)
+					goto out; /* the rest is swept at the next relist */
+				chs = nc;
+				cap = ncap;
+			}
+			entry_remove(st, pp);
+			fill_change(&chs[n++], type, CACHE_DELETED, e->obj, e->obj);
+			free(e);
+		}
+	}
+out:
+	if (n)
+		bump(st);
+	pthread_rwlock_unlock(&st->lock);
+	*out = chs;
+	return n;
+}
+
+void store_change_release(struct store_change *ch)
+{
+	if (ch->old)
+		store_object_free(ch->type, ch->old);
+	ch->old = NULL;
+}
+
+/* ---- lookups ---- */
+
+static int cmp_meta(const void *a, const void *b)
+{
+	const struct obj_meta *x = meta_of(*(void *const *)a), *y = meta_of(*(void *const *)b);
+	int c = strcmp(x->namespace, y->namespace);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
+	int c = strcmp(x->meta.name, y->meta.name);
+
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct event *x = *(const struct event *const *)a, *y = *(const struct event *const *)b;
+
+	if (x->first_seen != y->first_seen)
+		return x->first_seen < y->first_seen ? -1 : 1;
+	return strcmp(x->meta.name, y->meta.name);
+}
+
+typedef bool (*entry_filter_fn)(const void *obj, const void *arg);
+
+/* The objects of a bucket's list (those filter accepts), sorted. */
+static size_t collect_bucket(const struct bucket *b, int slot, entry_filter_fn filter,
+			     const void *arg, int (*cmp)(const void *, const void *),
+			     const void ***out)
+{
+	const void **arr;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!b || !b->n)
+		return 0;
+	arr = malloc(b->n * sizeof(*arr));
+	if (!arr)
+		return 0;
+	for (const struct entry *e = b->head; e; e = e->links[slot].next)
+		if (!filter || filter(e->obj, arg))
+			arr[n++] = e->obj;
+	if (!n) {
+		free(arr);
+		return 0;
+	}
+	qsort(arr, n, sizeof(*arr), cmp);
+	*out = arr;
+	return n;
+}
+
+static size_t collect_table(const struct etable *t, int (*cmp)(const void *, const void *),
+			    const void ***out)
+{
+	const void **arr;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!t->count)
+		return 0;
+	arr = malloc(t->count * sizeof(*arr));
+	if (!arr)
+		return 0;
+	for (size_t i = 0; i < t->nslots; i++)
+		for (const struct entry *e = t->slots[i]; e; e = e->hnext)
+			arr[n++] = e->obj;
+	qsort(arr, n, sizeof(*arr), cmp);
+	*out = arr;
+	return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t store_namespaces(struct store *st, const char *config_ns, const char ***out)
+{
+	const struct btable *bt = &st->indexes[IX_JOB_NS];
+	const char **arr = malloc((bt->count + 1) * sizeof(*arr));
+	size_t n = 0;
+
+	*out = NULL;
+	if (!arr)
+		return 0;
+	arr[n++] = config_ns;
+	for (size_t i = 0; i < bt->nslots; i++)
+		for (const struct bucket *b = bt->slots[i]; b; b = b->hnext)
+			if (strcmp(b->key, config_ns) != 0)
+				arr[n++] = b->key;
+	qsort(arr + 1, n - 1, sizeof(*arr), cmp_str);
+	*out = arr;
+	return n;
+}
+
+size_t store_jobs(struct store *st, const char *ns, const struct job ***out)
+{
+	return collect_bucket(bucket_find(&st->indexes[IX_JOB_NS], ns, ""), 0, NULL, NULL, cmp_job,
+			      (const void ***)out);
+}
+
+const struct job *store_find_job(struct store *st, const char *ns, enum job_kind kind,
+				 const char *name)
+{
+	struct entry *e = etable_get(&st->tables[CACHE_JOB], (int)kind, ns, name);
+
+	return e ? e->obj : NULL;
+}
+
+static bool same_mpi(int a, int b)
+{
+	/* v1 and v2beta1 are one CRD name: a cluster serves one of them */
+	return (a == JOB_MPIJOB || a == JOB_MPIJOB_V2) && (b == JOB_MPIJOB || b == JOB_MPIJOB_V2);
+}
+
+struct job_match {
+	const struct job *job;
+	bool name_unique;            /* exactly one kind has a job of this name here */
+};
+
+static bool pod_matches_job(const void *obj, const void *arg)
+{
+	const struct pod *p = obj;
+	const struct job_match *jm = arg;
+
+	if (p->job_kind < 0)
+		return jm->name_unique;
+	return p->job_kind == (int)jm->job->kind || same_mpi(p->job_kind, (int)jm->job->kind);
+}
+
+size_t store_pods_of_job(struct store *st, const struct job *job, const struct pod ***out)
+{
+	struct job_match jm = {job, false};
+	int kinds = 0;
+
+	for (int k = 0; k < JOB_KIND_COUNT; k++)
+		if (store_find_job(st, job->meta.namespace, (enum job_kind)k, job->meta.name))
+			kinds++;
+	jm.name_unique = kinds == 1;
+	return collect_bucket(bucket_find(&st->indexes[IX_POD_JOB], job->meta.namespace,
+					  job->meta.name),
+			      0, pod_matches_job, &jm, cmp_meta, (const void ***)out);
+}
+
+const struct pod *store_find_pod(struct store *st, const char *ns, const char *name)
+{
+	struct entry *e = etable_get(&st->tables[CACHE_POD], -1, ns, name);
+
+	return e ? e->obj : NULL;
+}
+
+size_t store_pods_on_node(struct store *st, const char *node, const struct pod ***out)
+{
+	return collect_bucket(bucket_find(&st->indexes[IX_POD_NODE], "", node), 1, NULL, NULL,
+			      cmp_meta, (const void ***)out);
+}
+
+size_t store_nodes(struct store *st, const struct node ***out)
+{
+	return collect_table(&st->tables[CACHE_NODE], cmp_meta, (const void ***)out);
+}
+
+const struct node *store_find_node(struct store *st, const char *name)
+{
+	struct entry *e = etable_get(&st->tables[CACHE_NODE], -1, "", name);
+
+	return e ? e->obj : NULL;
+}
+
+size_t store_services_of_job(struct store *st, const char *ns, const char *job,
+			     const struct service ***out)
+{
+	return collect_bucket(bucket_find(&st->indexes[IX_SERVICE_RELEASE], ns, job), 0, NULL, NULL,
+			      cmp_meta, (const void ***)out);
+}
+
+size_t store_events_for(struct store *st, const char *ns, const char *name,
+			const struct event ***out)
+{
+	return collect_bucket(bucket_find(&st->indexes[IX_EVENT_INVOLVED], ns, name), 0, NULL, NULL,
+			      cmp_event, (const void ***)out);
+}
+
+size_t store_namespace_names(struct store *st, const char ***out)
+{
+	const struct k8s_namespace **objs;
+	size_t n = collect_table(&st->tables[CACHE_NAMESPACE], cmp_meta, (const void ***)&objs);
+	const char **names;
+
+	*out = NULL;
+	if (!n)
+		return 0;
+	/* the array of objects becomes the array of their names, in place */
+	names = (const char **)objs;
+	for (size_t i = 0; i < n; i++)
+		names[i] = objs[i]->meta.name;
+	*out = names;
+	return n;
+}
+
+size_t store_objects(struct store *st, enum cache_object_type type, const void ***out)
+{
+	return collect_table(&st->tables[type], cmp_meta, out);
+}
+
+size_t store_count(struct store *st, enum cache_object_type type)
+{
+	return st->tables[type].count;
+}

@@ -1,0 +1,248 @@
+"""The kinds kubesim serves: one table that discovery, routing, admission,
+field selectors and Table printing all read.
+
+A Resource is what the apiserver knows of a kind: its group/version, plural,
+singular, Kind and list Kind, whether it is namespaced, the verbs and short
+names discovery advertises, its subresources, the field labels its field
+selectors accept and how its names are validated. The store names it
+`plural` (core) or `plural.group`, as kubectl does.
+
+Which resources exist depends on the CLI: `--mpi-v2beta1` serves MPIJobs as
+kubeflow.org/v2beta1 (mpi-operator) instead of v1 (training-operator), and
+`--no-kinds` removes kinds (a cluster without that CRD installed).
+"""
+
+ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+STATUS_VERBS = ["get", "patch", "update"]
+
+# Field labels every kind accepts (apimachinery's DefaultClusterScopedAttr /
+# DefaultNamespaceScopedAttr).
+BASE_FIELDS = ("metadata.name", "metadata.namespace")
+
+
+def _path(obj, dotted):
+    cur = obj
+    for part in dotted.split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(part)
+    return cur
+
+
+def _str(v):
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _pod_ips(obj):
+    ips = (obj.get("status") or {}).get("podIPs") or []
+    return ",".join(p.get("ip", "") for p in ips)
+
+
+def _source(obj):
+    src = obj.get("source") or {}
+    return src.get("component", "") or obj.get("reportingComponent", "")
+
+
+# Field label -> how to read its value. Values are compared as strings, the
+# way the apiserver's GetAttrs fields.Set holds them.
+FIELD_GETTERS = {
+    "pods": {
+        "spec.nodeName": lambda o: _str(_path(o, "spec.nodeName")),
+        "spec.restartPolicy": lambda o: _str(_path(o, "spec.restartPolicy")),
+        "spec.schedulerName": lambda o: _str(_path(o, "spec.schedulerName")),
+        "spec.serviceAccountName": lambda o: _str(_path(o, "spec.serviceAccountName")),
+        "spec.hostNetwork": lambda o: _str(bool(_path(o, "spec.hostNetwork"))),
+        "status.phase": lambda o: _str(_path(o, "status.phase")),
+        "status.podIP": lambda o: _str(_path(o, "status.podIP")),
+        "status.podIPs": _pod_ips,
+        "status.nominatedNodeName": lambda o: _str(_path(o, "status.nominatedNodeName")),
+    },
+    "nodes": {
+        "spec.unschedulable": lambda o: _str(bool(_path(o, "spec.unschedulable"))),
+    },
+    "events": {
+        "involvedObject.kind": lambda o: _str(_path(o, "involvedObject.kind")),
+        "involvedObject.namespace": lambda o: _str(_path(o, "involvedObject.namespace")),
+        "involvedObject.name": lambda o: _str(_path(o, "involvedObject.name")),
+        "involvedObject.uid": lambda o: _str(_path(o, "involvedObject.uid")),
+        "involvedObject.apiVersion": lambda o: _str(_path(o, "involvedObject.apiVersion")),
+        "involvedObject.resourceVersion": lambda o: _str(_path(o, "involvedObject.resourceVersion")),
+        "involvedObject.fieldPath": lambda o: _str(_path(o, "involvedObject.fieldPath")),
+        "reason": lambda o: _str(o.get("reason")),
+        "reportingComponent": lambda o: _str(o.get("reportingComponent")),
+        "source": _source,
+        "type": lambda o: _str(o.get("type")),
+    },
+    "namespaces": {
+        "status.phase": lambda o: _str(_path(o, "status.phase")),
+    },
+    "secrets": {
+        "type": lambda o: _str(o.get("type")),
+    },
+    "replicasets.apps": {
+        "status.replicas": lambda o: _str(_path(o, "status.replicas") or 0),
+    },
+    "jobs.batch": {
+        "status.successful": lambda o: _str(_path(o, "status.succeeded") or 0),
+    },
+}
+
+
+class Resource:
+    def __init__(self, group, version, plural, kind, namespaced=True, short=(),
+                 verbs=ALL_VERBS, subresources=("status",), categories=(), singular=None,
+                 names="subdomain", crd=False, printer=None):
+        self.group = group
+        self.version = version
+        self.plural = plural
+        self.kind = kind
+        self.list_kind = kind + "List"
+        self.namespaced = namespaced
+        self.short = list(short)
+        self.verbs = list(verbs)
+        self.subresources = tuple(subresources)
+        self.categories = list(categories)
+        self.singular = singular or kind.lower()
+        self.names = names          # subdomain | label1123 | label1035
+        self.crd = crd              # a custom resource: list items carry kind/apiVersion
+        self.printer = printer      # name of the Table printer (tables.py)
+        self.key = plural + "." + group if group else plural
+        self.api_version = group + "/" + version if group else version
+        self.fields = FIELD_GETTERS.get(self.key, {})
+
+    @property
+    def group_kind(self):
+        """`TFJob.kubeflow.org` (or `Pod` for core), as Invalid messages name kinds."""
+        return self.kind + "." + self.group if self.group else self.kind
+
+    def qualified(self):
+        """`tfjobs.kubeflow.org` (or `pods`): as NotFound/AlreadyExists messages say."""
+        return self.key
+
+    def field_value(self, obj, label):
+        """The value of a field label for obj, or None when the kind does not
+        support that label."""
+        if label == "metadata.name":
+            return (obj.get("metadata") or {}).get("name", "")
+        if label == "metadata.namespace":
+            if not self.namespaced:
+                return None if label not in BASE_FIELDS else ""
+            return (obj.get("metadata") or {}).get("namespace", "")
+        fn = self.fields.get(label)
+        return fn(obj) if fn is not None else None
+
+    def supports_field(self, label):
+        return label in BASE_FIELDS or label in self.fields
+
+    def discovery_entries(self):
+        """The APIResourceList entries: the resource, then its subresources."""
+        e = {"name": self.plural, "singularName": self.singular, "namespaced": self.namespaced,
+             "kind": self.kind, "verbs": self.verbs}
+        if self.short:
+            e["shortNames"] = self.short
+        if self.categories:
+            e["categories"] = self.categories
+        out = [e]
+        for sub in self.subresources:
+            kind, verbs, gv = SUBRESOURCE_KINDS.get(sub, (None, STATUS_VERBS, None))
+            s = {"name": self.plural + "/" + sub, "singularName": "",
+                 "namespaced": self.namespaced, "kind": kind or self.kind, "verbs": verbs}
+            if gv:
+                s["group"], s["version"] = gv
+            out.append(s)
+        return out
+
+
+SUBRESOURCE_KINDS = {
+    "status": (None, STATUS_VERBS, None),
+    "log": ("Pod", ["get"], None),
+    "binding": ("Binding", ["create"], None),
+    "eviction": ("Eviction", ["create"], ("policy", "v1")),
+    "scale": ("Scale", ["get", "patch", "update"], ("autoscaling", "v1")),
+}
+
+
+KUBEFLOW_KINDS = (
+    ("tfjobs", "TFJob"), ("pytorchjobs", "PyTorchJob"), ("mpijobs", "MPIJob"),
+    ("xgboostjobs", "XGBoostJob"), ("paddlejobs", "PaddleJob"), ("jaxjobs", "JAXJob"),
+)
+
+
+def build(mpi_v2beta1=False, no_kinds=()):
+    """The served resources, in discovery order."""
+    R = Resource
+    res = [
+        R("", "v1", "namespaces", "Namespace", namespaced=False, short=["ns"],
+          verbs=["create", "delete", "get", "list", "patch", "update", "watch"],
+          subresources=("status",), names="label1123", printer="namespaces"),
+        R("", "v1", "nodes", "Node", namespaced=False, short=["no"], printer="nodes"),
+        R("", "v1", "pods", "Pod", short=["po"], categories=["all"],
+          subresources=("binding", "eviction", "log", "status"), printer="pods"),
+        R("", "v1", "services", "Service", short=["svc"], categories=["all"],
+          verbs=["create", "delete", "deletecollection", "get", "list", "patch", "update",
+                 "watch"], names="label1035", printer="services"),
+        R("", "v1", "events", "Event", short=["ev"], subresources=(), printer="events"),
+        R("", "v1", "configmaps", "ConfigMap", short=["cm"], subresources=(),
+          printer="configmaps"),
+        R("", "v1", "secrets", "Secret", subresources=(), printer="secrets"),
+        R("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", short=["pvc"],
+          printer="pvcs"),
+        R("", "v1", "serviceaccounts", "ServiceAccount", short=["sa"], subresources=(),
+          printer="serviceaccounts"),
+        R("apps", "v1", "deployments", "Deployment", short=["deploy"], categories=["all"],
+          subresources=("scale", "status"), printer="deployments"),
+        R("apps", "v1", "replicasets", "ReplicaSet", short=["rs"], categories=["all"],
+          subresources=("scale", "status"), printer="replicasets"),
+        R("batch", "v1", "jobs", "Job", categories=["all"], printer="jobs"),
+    ]
+    for plural, kind in KUBEFLOW_KINDS:
+        if plural == "mpijobs" and mpi_v2beta1:
+            continue
+        res.append(R("kubeflow.org", "v1", plural, kind, crd=True, names="label1035",
+                     printer="kubeflow"))
+    if mpi_v2beta1:
+        res.append(R("kubeflow.org", "v2beta1", "mpijobs", "MPIJob", crd=True,
+                     printer="kubeflow"))
+    res.append(R("trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", crd=True,
+                 printer="kubeflow"))
+    res.append(R("trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "TrainingRuntime",
+                 crd=True, subresources=()))
+    res.append(R("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
+                 "ClusterTrainingRuntime", namespaced=False, crd=True, subresources=()))
+    drop = set(no_kinds)
+    return [r for r in res if r.plural not in drop and r.key not in drop]
+
+
+class Registry:
+    """Lookups over the served resources."""
+
+    def __init__(self, resources):
+        self.resources = resources
+        self.by_path = {(r.group, r.version, r.plural): r for r in resources}
+        self.by_key = {r.key: r for r in resources}
+        self.by_kind = {}
+        for r in resources:
+            self.by_kind.setdefault((r.api_version, r.kind), r)
+
+    def lookup(self, group, version, plural):
+        return self.by_path.get((group, version, plural))
+
+    def get(self, key):
+        return self.by_key.get(key)
+
+    def groups(self):
+        """[(group, [versions])] for the named groups, in first-seen order."""
+        out = {}
+        for r in self.resources:
+            if r.group:
+                vs = out.setdefault(r.group, [])
+                if r.version not in vs:
+                    vs.append(r.version)
+        return list(out.items())
+
+    def in_version(self, group, version):
+        return [r for r in self.resources if r.group == group and r.version == version]

@@ -1,0 +1,506 @@
+"""kubesim's HTTP side: listener, connections, authentication, faults and
+stats, and the dispatch of each request to discovery, the resource API or
+pod logs.
+
+HTTP/1.1 with keep-alive; responses carry Content-Length, streams (watch,
+log follow) are chunked and flushed per event or line. One thread per
+connection (daemon threads). The listener is our own accept loop, not
+socketserver's, so a `down_seconds` fault can close it (clients then get
+"connection refused"), cut every open connection, and listen again on the
+same port.
+
+Authentication: a bearer token (admin, viewer) or, over TLS, a client
+certificate signed by kubesim's CA (its CN is the user). Over TLS a request
+without credentials is 401 (anonymous auth is off); a wrong token is 401
+always. Over plain HTTP (no --tls) a request without credentials is served
+as admin, as the old insecure port was: kubectl sends no credentials over
+http:// at all (clientcmd loads them for TLS transports only). Authorization: the admin
+and certificate users may do everything; the viewer may get/list/watch in
+namespace default and read discovery.
+
+Control endpoints under /_sim/ need no credentials and are not counted.
+"""
+
+import collections
+import json
+import socket
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler
+
+from .store import ApiError
+
+READ_VERBS = ("get", "list", "watch")
+
+
+class Faults:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        self.fail_next = 0
+        self.fail_code = 500
+        self.delay_ms = 0
+
+    def take_failure(self):
+        with self.lock:
+            if self.fail_next > 0:
+                self.fail_next -= 1
+                return self.fail_code
+        return None
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        with self.lock:
+            self.total = 0
+            self.requests = collections.Counter()
+            self.bytes = 0
+
+    def count(self, key):
+        with self.lock:
+            self.total += 1
+            self.requests[key] += 1
+
+    def sent(self, n):
+        with self.lock:
+            self.bytes += n
+
+
+FAILURE_REASONS = {
+    400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+    405: "MethodNotAllowed", 409: "Conflict", 410: "Expired", 422: "Invalid",
+    429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout",
+}
+
+
+class User:
+    def __init__(self, name, admin):
+        self.name = name
+        self.admin = admin
+
+
+def parse_bool(v):
+    """strconv.ParseBool, as the apiserver reads query booleans."""
+    if v is None:
+        return False
+    if v in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if v in ("0", "f", "F", "false", "FALSE", "False", ""):
+        return False
+    raise ApiError(400, "BadRequest", 'strconv.ParseBool: parsing "%s": invalid syntax' % v)
+
+
+class Request:
+    """One API request as the handlers see it."""
+
+    def __init__(self, handler, method, path, query):
+        self.h = handler
+        self.method = method
+        self.path = path
+        self.query = query           # name -> last value
+        self.headers = handler.headers
+        self.user = None
+        self._body = None
+        self.stat_key = None
+
+    def q(self, name, default=None):
+        return self.query.get(name, default)
+
+    def qbool(self, name):
+        return parse_bool(self.query.get(name))
+
+    def qint(self, name, default=None):
+        v = self.query.get(name)
+        if v is None or v == "":
+            return default
+        try:
+            return int(v)
+        except ValueError:
+            raise ApiError(400, "BadRequest", 'strconv.ParseInt: parsing "%s": invalid syntax' % v)
+
+    def body(self):
+        if self._body is None:
+            self._body = self.h.read_body()
+        return self._body
+
+    def json_body(self):
+        raw = self.body()
+        if not raw.strip():
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError as e:
+            raise ApiError(400, "BadRequest", "the object provided is unrecognized (must be of "
+                           "type Unknown): couldn't get version/kind; json parse error: %s" % e)
+
+    def wants_table(self):
+        acc = self.headers.get("Accept", "")
+        for part in acc.split(","):
+            params = [p.strip() for p in part.split(";")]
+            if "as=Table" in params:
+                return True
+        return False
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kubesim"
+    sys_version = ""
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def setup(self):
+        super().setup()
+        self.server.track(self.connection, True)
+
+    def finish(self):
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def _dispatch(self):
+        self.counted = False
+        try:
+            self.server.sim.handle(self)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
+            self.close_connection = True
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _dispatch
+
+    # ---- request body ----
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = []
+            while True:
+                line = self.rfile.readline()
+                n = int(line.split(b";")[0].strip() or b"0", 16)
+                if n == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                out.append(self.rfile.read(n))
+                self.rfile.readline()
+            return b"".join(out)
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    # ---- responses ----
+
+    def _out(self, data):
+        self.wfile.write(data)
+        if self.counted:
+            self.server.sim.stats.sent(len(data))
+
+    def _head(self, code, ctype, length=None, headers=None, chunked=False):
+        lines = ["HTTP/1.1 %d %s" % (code, self.responses.get(code, ("",))[0]),
+                 "Content-Type: " + ctype,
+                 "Date: " + self.date_time_string(),
+                 "Audit-Id: %032x" % id(self), "Cache-Control: no-cache, private"]
+        if chunked:
+            lines.append("Transfer-Encoding: chunked")
+        elif length is not None:
+            lines.append("Content-Length: %d" % length)
+        for k, v in (headers or {}).items():
+            lines.append("%s: %s" % (k, v))
+        self._out(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+
+    def send_bytes(self, code, body, ctype="application/json", headers=None):
+        self._head(code, ctype, len(body), headers)
+        if self.command != "HEAD":
+            self._out(body)
+        self.wfile.flush()
+
+    def send_json(self, code, obj, headers=None):
+        self.send_bytes(code, json.dumps(obj, separators=(",", ":")).encode(), headers=headers)
+
+    def send_error_status(self, err, headers=None):
+        self.send_json(err.code, err.status(), headers)
+
+    def start_stream(self, ctype="application/json", headers=None):
+        self._head(200, ctype, headers=headers, chunked=True)
+        self.wfile.flush()
+
+    def chunk(self, data):
+        if data:
+            self._out(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+
+    def end_stream(self):
+        self._out(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+class Listener:
+    """The accept loop, its connections, and being down for a while."""
+
+    def __init__(self, sim, host, port, ssl_ctx):
+        self.sim = sim
+        self.host = host
+        self.port = port
+        self.ssl_ctx = ssl_ctx
+        self.lock = threading.Lock()
+        self.conns = set()
+        self.sock = None
+        self.stopping = False
+        self.generation = 0
+
+    def start(self):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((self.host, self.port))
+        s.listen(256)
+        self.port = s.getsockname()[1]
+        with self.lock:
+            self.sock = s
+            self.generation += 1
+        threading.Thread(target=self._accept, args=(s,), daemon=True,
+                         name="kubesim-accept").start()
+        return self.port
+
+    def _accept(self, s):
+        while True:
+            try:
+                conn, addr = s.accept()
+            except OSError:
+                return
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._serve, args=(conn, addr), daemon=True).start()
+
+    def _serve(self, conn, addr):
+        try:
+            if self.ssl_ctx is not None:
+                conn.settimeout(30)
+                conn = self.ssl_ctx.wrap_socket(conn, server_side=True)
+                conn.settimeout(None)
+            Handler(conn, addr, self)
+        except (OSError, ssl.SSLError, ValueError):
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def track(self, conn, add):
+        with self.lock:
+            if add:
+                self.conns.add(conn)
+            else:
+                self.conns.discard(conn)
+
+    def close(self):
+        """Stops listening and cuts every connection."""
+        with self.lock:
+            s, self.sock = self.sock, None
+            conns = list(self.conns)
+        if s is not None:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def down(self, seconds):
+        self.close()
+        self.sim.store.drop_watches()
+        self.sim.end_streams()
+
+        def back():
+            time.sleep(seconds)
+            if self.stopping:
+                return
+            for _ in range(100):
+                try:
+                    self.start()
+                    return
+                except OSError:
+                    time.sleep(0.1)
+            print("kubesim: could not listen again on port %d" % self.port, file=sys.stderr)
+        threading.Thread(target=back, daemon=True).start()
+
+    def stop(self):
+        self.stopping = True
+        self.close()
+
+
+class Sim:
+    """The server: what a request meets before the resource handlers."""
+
+    def __init__(self, store, logs, registry, tokens, cert_users=(), bookmark_seconds=60.0):
+        from .api import Api
+        from .discovery import Discovery
+        from .podlog import PodLogs
+        self.store = store
+        self.logs = logs
+        self.registry = registry
+        self.tokens = tokens            # token -> User
+        self.cert_users = {u.name: u for u in cert_users}
+        self.insecure_user = User("system:admin", True)
+        self.faults = Faults()
+        self.stats = Stats()
+        self.bookmark_seconds = bookmark_seconds
+        self.streams_epoch = 0          # bumped to end every open log stream
+        self.listener = None
+        self.api = Api(self)
+        self.discovery = Discovery(self)
+        self.podlogs = PodLogs(self)
+
+    def serve(self, host, port, ssl_ctx=None):
+        self.listener = Listener(self, host, port, ssl_ctx)
+        return self.listener.start()
+
+    def stop(self):
+        if self.listener is not None:
+            self.listener.stop()
+        self.store.drop_watches()
+        self.end_streams()
+
+    def end_streams(self):
+        self.streams_epoch += 1
+        with self.logs.cond:
+            self.logs.cond.notify_all()
+
+    # ---- one request ----
+
+    def handle(self, h):
+        url = urllib.parse.urlsplit(h.path)
+        path = urllib.parse.unquote(url.path)
+        query = {}
+        for k, v in urllib.parse.parse_qsl(url.query, keep_blank_values=True):
+            query[k] = v
+        if path.startswith("/_sim/"):
+            return self.control(h, path)
+        h.counted = True
+        req = Request(h, h.command, path, query)
+        try:
+            delay = self.faults.delay_ms
+            if delay:
+                time.sleep(delay / 1000.0)
+            code = self.faults.take_failure()
+            if code is not None:
+                self.stats.count("fault " + h.command)
+                req.body()
+                raise ApiError(code, FAILURE_REASONS.get(code, "InternalError"),
+                               "kubesim: injected failure (HTTP %d)" % code)
+            req.user = self.authenticate(h)
+            if req.user is None:
+                self.stats.count("unauthorized")
+                req.body()
+                raise ApiError(401, "Unauthorized", "Unauthorized")
+            if not self.discovery.handle(req):
+                self.api.handle(req)
+        except ApiError as e:
+            headers = {"Retry-After": "1"} if e.code in (429, 503) else None
+            if e.code in (429, 503, 500) and req.stat_key is None:
+                pass
+            h.send_error_status(e, headers)
+
+    def authenticate(self, h):
+        if isinstance(h.connection, ssl.SSLSocket):
+            try:
+                cert = h.connection.getpeercert()
+            except (ValueError, OSError):
+                cert = None
+            if cert:
+                for rdn in cert.get("subject", ()):
+                    for k, v in rdn:
+                        if k == "commonName" and v in self.cert_users:
+                            return self.cert_users[v]
+        auth = h.headers.get("Authorization", "")
+        if auth.lower().startswith("bearer "):
+            return self.tokens.get(auth[7:].strip())
+        if auth:
+            return None
+        if not isinstance(h.connection, ssl.SSLSocket):
+            # Plain HTTP is the old apiserver's insecure port: kubectl (clientcmd)
+            # sends no credentials over it at all, so none means admin there.
+            return self.insecure_user
+        return None
+
+    def authorize(self, req, verb, res, namespace, name=None, sub=None):
+        """Raises 403 Forbidden (the RBAC authorizer's message) unless allowed."""
+        u = req.user
+        if u.admin:
+            return
+        if verb in READ_VERBS and namespace == "default":
+            return
+        resource = res.plural + ("/" + sub if sub else "")
+        if namespace:
+            where = 'in the namespace "%s"' % namespace
+        else:
+            where = "at the cluster scope"
+        msg = 'User "%s" cannot %s resource "%s" in API group "%s" %s' % (
+            u.name, verb, resource, res.group, where)
+        qual = res.plural + ("." + res.group if res.group else "")
+        details = {"kind": res.plural}
+        if res.group:
+            details["group"] = res.group
+        if name:
+            details = {"name": name, **details}
+            raise ApiError(403, "Forbidden", '%s "%s" is forbidden: %s' % (qual, name, msg), details)
+        raise ApiError(403, "Forbidden", "%s is forbidden: %s" % (qual, msg), details)
+
+    # ---- /_sim/ ----
+
+    def control(self, h, path):
+        try:
+            if path == "/_sim/stats" and h.command == "GET":
+                with self.stats.lock:
+                    body = {"total": self.stats.total, "requests": dict(self.stats.requests),
+                            "watches": self.store.open_watches(), "bytes": self.stats.bytes,
+                            "resourceVersion": self.store.current_rv()}
+                return h.send_json(200, body)
+            if path == "/_sim/fault" and h.command == "POST":
+                raw = h.read_body()
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    return h.send_json(400, {"error": "body is not JSON"})
+                return self.fault(h, body)
+            h.send_json(404, {"error": "unknown control endpoint %s %s" % (h.command, path)})
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def fault(self, h, body):
+        known = {"fail_next", "code", "drop_watches", "delay_ms", "compact", "down_seconds",
+                 "reset"}
+        unknown = sorted(set(body) - known)
+        if unknown:
+            return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
+        if body.get("reset"):
+            with self.faults.lock:
+                self.faults.reset()
+            self.stats.reset()
+        if "fail_next" in body:
+            with self.faults.lock:
+                self.faults.fail_next = int(body["fail_next"])
+                self.faults.fail_code = int(body.get("code", 500))
+        if "delay_ms" in body:
+            self.faults.delay_ms = int(body["delay_ms"])
+        if body.get("compact"):
+            self.store.compact()
+        if body.get("drop_watches"):
+            self.store.drop_watches()
+            self.end_streams()
+        down = body.get("down_seconds")
+        h.send_json(200, {"ok": True, "resourceVersion": self.store.current_rv()})
+        if down:
+            h.close_connection = True
+            self.listener.down(float(down))

@@ -1,0 +1,168 @@
+"""kubectl 1.32 against kubesim: what it prints for get (table, wide, json),
+api-resources, create -f with default validation, get -w, logs, logs -f and
+delete. Where kubectl and kubesim disagree, kubesim is wrong."""
+
+import subprocess
+import threading
+
+import pytest
+
+from helpers import wait_until
+
+SPEED = "20"
+
+
+def tfjob_yaml(name, workers=2, run_seconds=20, exit_code=0, image="tensorflow/tensorflow:2.15.0",
+               extra_spec=""):
+    return """apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: %s
+spec:%s
+  tfReplicaSpecs:
+    Worker:
+      replicas: %d
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: %s
+            env:
+            - name: SIM_RUN_SECONDS
+              value: "%s"
+            - name: SIM_EXIT_CODE
+              value: "%d"
+""" % (name, extra_spec, workers, image, run_seconds, exit_code)
+
+
+@pytest.fixture(scope="module")
+def c(kubesim_module):
+    return kubesim_module("--nodes", "3", "--gpus", "4", "--cpu-nodes", "1", "--speed", SPEED,
+                          "--seed", "3")
+
+
+def rows(out):
+    """Table output as lists of columns (split on 2+ spaces)."""
+    import re
+    return [re.split(r"\s{2,}", line.strip()) for line in out.strip().splitlines()]
+
+
+def test_get_nodes_table_and_wide(c):
+    out = c.kubectl("get", "nodes").stdout
+    r = rows(out)
+    assert r[0] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"], out
+    names = [x[0] for x in r[1:]]
+    assert names == ["cpu-node-0", "node-0", "node-1", "node-2"], out
+    assert all(x[1] == "Ready" and x[2] == "worker" and x[4] == "v1.32.0" for x in r[1:]), out
+    wide = rows(c.kubectl("get", "nodes", "-o", "wide").stdout)
+    assert wide[0] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP",
+                       "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"], wide
+    assert wide[1][5].startswith("10.0."), wide
+
+
+def test_get_nodes_json_has_gpu_capacity(c):
+    d = c.kubectl_json("get", "nodes")
+    assert d["kind"] == "List" or d["kind"] == "NodeList"
+    by = {n["metadata"]["name"]: n for n in d["items"]}
+    assert by["node-0"]["status"]["capacity"]["nvidia.com/gpu"] == "4"
+    assert "nvidia.com/gpu" not in by["cpu-node-0"]["status"]["capacity"]
+    assert all(n["kind"] == "Node" and n["apiVersion"] == "v1" for n in d["items"])
+
+
+def test_api_resources_lists_the_kubeflow_kinds(c):
+    out = c.kubectl("api-resources", "--api-group", "kubeflow.org").stdout
+    r = rows(out)
+    assert r[0] == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"], out
+    kinds = sorted((x[0], x[-1]) for x in r[1:])
+    assert kinds == [("jaxjobs", "JAXJob"), ("mpijobs", "MPIJob"), ("paddlejobs", "PaddleJob"),
+                     ("pytorchjobs", "PyTorchJob"), ("tfjobs", "TFJob"),
+                     ("xgboostjobs", "XGBoostJob")], out
+    core = rows(c.kubectl("api-resources", "--api-group", "").stdout)
+    assert ["pods", "po", "v1", "true", "Pod"] in core, core
+    assert ["nodes", "no", "v1", "false", "Node"] in core, core
+
+
+def test_create_f_with_default_validation_then_watch_states(c, tmp_path):
+    f = tmp_path / "tf.yaml"
+    f.write_text(tfjob_yaml("watched", run_seconds=40))
+    out = c.kubectl("create", "-f", str(f))
+    assert out.stdout == "tfjob.kubeflow.org/watched created\n", out
+    proc = subprocess.Popen(["kubectl", "--kubeconfig", c.kubeconfig, "--cache-dir", c.cache_dir,
+                             "get", "tfjob", "watched", "-w"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    states = []
+    timer = threading.Timer(60, proc.kill)
+    timer.start()
+    try:
+        header = proc.stdout.readline()
+        assert header.split() == ["NAME", "STATE", "AGE"], header
+        for line in proc.stdout:
+            states.append(line.split()[1])
+            if states[-1] == "Succeeded":
+                break
+    finally:
+        timer.cancel()
+        proc.kill()
+        proc.wait()
+    assert states[-1] == "Succeeded", states
+    assert "Running" in states or states[0] == "Created", states
+    job = c.kubectl_json("get", "tfjob", "watched")
+    assert [x["type"] for x in job["status"]["conditions"]] == ["Created", "Running", "Succeeded"]
+    assert job["status"]["replicaStatuses"] == {"Worker": {"succeeded": 2}}
+
+
+def test_get_pods_table_and_logs(c, tmp_path):
+    f = tmp_path / "tf.yaml"
+    f.write_text(tfjob_yaml("logged", workers=1, run_seconds=20))
+    c.kubectl("create", "-f", str(f))
+    wait_until(lambda: "Completed" in c.kubectl("get", "pod", "logged-worker-0").stdout,
+               60, "logged-worker-0 Completed")
+    r = rows(c.kubectl("get", "pods", "-l", "training.kubeflow.org/job-name=logged").stdout)
+    assert r[0] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"], r
+    assert r[1][:4] == ["logged-worker-0", "0/1", "Completed", "0"], r
+    logs = c.kubectl("logs", "logged-worker-0").stdout.splitlines()
+    assert logs[0].startswith("epoch 1 step "), logs[:3]
+    assert logs[-1].startswith("training finished after "), logs[-3:]
+    tail = c.kubectl("logs", "logged-worker-0", "--tail", "2").stdout.splitlines()
+    assert tail == logs[-2:]
+    ts = c.kubectl("logs", "logged-worker-0", "--tail", "1", "--timestamps").stdout
+    stamp, line = ts.rstrip("\n").split(" ", 1)
+    assert stamp.endswith("Z") and "T" in stamp and line == logs[-1], ts
+
+
+def test_logs_follow_ends_when_the_container_ends(c, tmp_path):
+    f = tmp_path / "tf.yaml"
+    f.write_text(tfjob_yaml("followed", workers=1, run_seconds=60))
+    c.kubectl("create", "-f", str(f))
+    wait_until(lambda: "Running" in c.kubectl("get", "pod", "followed-worker-0").stdout,
+               60, "followed-worker-0 Running")
+    out = c.kubectl("logs", "-f", "followed-worker-0", timeout=60).stdout.splitlines()
+    assert out[-1].startswith("training finished after "), out[-3:]
+    assert out == c.kubectl("logs", "followed-worker-0").stdout.splitlines()
+
+
+def test_delete_waits_until_gone_and_collects_dependents(c, tmp_path):
+    f = tmp_path / "tf.yaml"
+    f.write_text(tfjob_yaml("doomed", workers=2, run_seconds=600))
+    c.kubectl("create", "-f", str(f))
+    wait_until(lambda: c.kubectl("get", "pods", "-l", "training.kubeflow.org/job-name=doomed",
+                                 "-o", "name").stdout.count("pod/") == 2, 60, "two pods")
+    out = c.kubectl("delete", "tfjob", "doomed", timeout=60)
+    assert out.stdout == 'tfjob.kubeflow.org "doomed" deleted\n', out
+    gone = c.kubectl("get", "tfjob", "doomed", check=False)
+    assert gone.returncode == 1
+    assert gone.stderr == 'Error from server (NotFound): tfjobs.kubeflow.org "doomed" not found\n'
+    wait_until(lambda: c.kubectl("get", "pods,services", "-l",
+                                 "training.kubeflow.org/job-name=doomed", "-o", "name").stdout == "",
+               60, "the job's pods and services collected")
+
+
+def test_get_json_of_one_pod_and_a_list(c):
+    pods = c.kubectl_json("get", "pods", "-A")
+    for p in pods["items"]:
+        assert p["kind"] == "Pod" and p["apiVersion"] == "v1"
+    assert pods["items"], "the cluster has pods"
+    ns = c.kubectl_json("get", "namespace", "default")
+    assert ns["status"]["phase"] == "Active"
+    assert ns["metadata"]["labels"] == {"kubernetes.io/metadata.name": "default"}
