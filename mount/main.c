@@ -19,6 +19,7 @@
 #define FUSE_USE_VERSION 314
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -104,9 +105,48 @@ static void startup_sink(int priority, const char *msg)
 	fprintf(stderr, "arenafs: %s\n", msg);
 }
 
+/* libfuse writes some messages in pieces ("unknown option(s): `" ... "'\n"): they are
+ * joined into lines here, so that each reaches fs_log whole. */
 static void fuse_log_to_fs(enum fuse_log_level level, const char *fmt, va_list ap)
 {
-	fs_vlog((int)level, fmt, ap);
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static char line[2048];
+	static size_t len;
+	size_t n;
+
+	pthread_mutex_lock(&mu);
+	vsnprintf(line + len, sizeof(line) - len, fmt, ap);
+	n = strlen(line + len);
+	len += n;
+	if (len > 0 && (line[len - 1] == '\n' || len >= sizeof(line) - 1)) {
+		fs_log((int)level, "%s", line);
+		len = 0;
+		line[0] = '\0';
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/*
+ * fuse_session_unmount() of a mount already detached (umount -l, fusermount3 -u -z
+ * while a file was open): libfuse must still free its state, but as root it prints
+ * "failed to unmount: Invalid argument" with fprintf(stderr), which says nothing a
+ * user needs. stderr points at /dev/null meanwhile.
+ */
+static void unmount_quietly(struct fuse_session *se)
+{
+	int saved = dup(STDERR_FILENO);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (saved < 0 || null < 0 || dup2(null, STDERR_FILENO) < 0) {
+		fuse_session_unmount(se);
+	} else {
+		fuse_session_unmount(se);
+		dup2(saved, STDERR_FILENO);
+	}
+	if (null >= 0)
+		close(null);
+	if (saved >= 0)
+		close(saved);
 }
 
 /* Reports a start-up failure: to stderr in the foreground, else to the parent. */
@@ -194,17 +234,19 @@ static int serve(struct daemon_state *d)
 
 static void stop(struct daemon_state *d)
 {
+	bool detached;
+
 	serving = 0;
 	signal_session = NULL;
-	/* detached already (umount -l): unmounting again would only fail loudly */
-	if (d->mounted && !watch_mounted(d->watch))
-		d->mounted = false;
+	detached = d->mounted && !watch_mounted(d->watch);
 	watch_stop(d->watch);
 	/* the notifier writes to the session's fd: it must be gone before the fd is */
 	if (d->fs)
 		fs_stop(d->fs);
 	if (d->se) {
-		if (d->mounted)
+		if (detached)
+			unmount_quietly(d->se);
+		else if (d->mounted)
 			fuse_session_unmount(d->se);
 		fuse_session_destroy(d->se);
 	}
@@ -229,6 +271,8 @@ int main(int argc, char **argv)
 	fuse_set_log_func(fuse_log_to_fs);
 	ret = options_parse(argc, argv, &d.opts);
 	if (ret != 0) {
+		if (ret < 0 && startup_error[0])
+			fprintf(stderr, "arenafs: %s\n", startup_error);
 		options_free(&d.opts);
 		return ret > 0 ? 0 : 1;
 	}

@@ -99,12 +99,14 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	if (o->cmd.show_help) {
 		print_usage(argv[0]);
 		printf("FUSE options:\n");
+		fflush(stdout);
 		fuse_cmdline_help();
 		fuse_lowlevel_help();
 		return 1;
 	}
 	if (o->cmd.show_version) {
 		printf("arenafs version %s\n", ARENAFS_VERSION);
+		fflush(stdout);         /* fusermount3 --version writes to the same stdout next */
 		fuse_lowlevel_version();
 		return 1;
 	}
