@@ -340,25 +340,30 @@ def _uuid():
     return str(uuid.uuid4())
 
 
-# ---- the training-operator's validating webhook (v1.9) ----
+# ---- the training-operator's validating webhooks (v1.9, pkg/webhooks) ----
 
+# kind -> (replica specs field, framework container, valid replica types or
+# None for any, replica types that must have exactly 1 replica). MPIJob v1
+# has no webhook in v1.9.
 FRAMEWORK = {
-    "TFJob": ("tfReplicaSpecs", "tensorflow", ("Chief", "Master")),
-    "PyTorchJob": ("pytorchReplicaSpecs", "pytorch", ("Master",)),
-    "MPIJob": ("mpiReplicaSpecs", "mpi", ("Launcher",)),
-    "XGBoostJob": ("xgbReplicaSpecs", "xgboost", ("Master",)),
-    "PaddleJob": ("paddleReplicaSpecs", "paddle", ("Master",)),
-    "JAXJob": ("jaxReplicaSpecs", "jax", ()),
+    "TFJob": ("tfReplicaSpecs", "tensorflow", None, ()),
+    "PyTorchJob": ("pytorchReplicaSpecs", "pytorch", ("Master", "Worker"), ("Master",)),
+    "XGBoostJob": ("xgbReplicaSpecs", "xgboost", ("Master", "Worker"), ("Master",)),
+    "PaddleJob": ("paddleReplicaSpecs", "paddle", ("Master", "Worker"), ()),
+    "JAXJob": ("jaxReplicaSpecs", "jax", ("Worker",), ()),
 }
 
 
 def webhook_validate(res, obj):
     """Denies what training-operator's webhook denies, as the apiserver reports
-    a webhook denial: 403 `admission webhook "..." denied the request: ...`."""
+    a webhook denial with a plain error (controller-runtime's Denied: 403):
+    `admission webhook "validator.tfjob.training-operator.kubeflow.org" denied
+    the request: ...`. Replica types are checked in sorted order (Go's map
+    order is random; sorted keeps the text stable)."""
     kind = res.kind
-    if kind not in FRAMEWORK:
+    if kind not in FRAMEWORK or res.version != "v1":
         return
-    field_name, container, singletons = FRAMEWORK[kind]
+    field_name, container, valid, singletons = FRAMEWORK[kind]
     name = obj["metadata"]["name"]
     errs = []
     n_errs = name_errors(name, "label1035")
@@ -366,27 +371,34 @@ def webhook_validate(res, obj):
         errs.append("metadata.name: %s" % invalid_value(name, "should match: " + ",".join(n_errs)))
     specs = (obj.get("spec") or {}).get(field_name)
     path = "spec.%s" % field_name
-    if not specs:
+    if specs is None:
         errs.append("%s: Required value: must be required" % path)
-    else:
-        for rtype, rs in specs.items():
-            tpl = ((rs or {}).get("template") or {}).get("spec") or {}
-            cs = tpl.get("containers") or []
-            if not cs:
-                errs.append("%s[%s].template.spec.containers: Required value: must be specified"
-                            % (path, rtype))
-                continue
-            for i, c in enumerate(cs):
-                if not c.get("image"):
-                    errs.append("%s[%s].template.spec.containers[%d].image: Required value: must "
-                                "be required" % (path, rtype, i))
-            if kind != "MPIJob" and not any(c.get("name") == container for c in cs):
-                errs.append("%s[%s].template.spec.containers: Required value: There is no "
-                            "container named %s in %s" % (path, rtype, container, rtype))
-            if rtype in singletons and (rs or {}).get("replicas", 1) not in (None, 1):
-                errs.append("%s[%s].replicas: Forbidden: must be 1" % (path, rtype))
+    specs = specs or {}
+    for rtype in sorted(specs):
+        rs = specs[rtype] or {}
+        if valid is not None and rtype not in valid:
+            errs.append('%s[%s]: Unsupported value: "%s": supported values: %s'
+                        % (path, rtype, rtype, ", ".join('"%s"' % v for v in valid)))
+        tpl = (rs.get("template") or {}).get("spec") or {}
+        cs = tpl.get("containers") or []
+        if not cs:
+            errs.append("%s[%s].template.spec.containers: Required value: must be specified"
+                        % (path, rtype))
+        for i, c in enumerate(cs):
+            if not c.get("image"):
+                errs.append("%s[%s].template.spec.containers[%d].image: Required value: must "
+                            "be required" % (path, rtype, i))
+        if not any(c.get("name") == container for c in cs):
+            errs.append("%s[%s].template.spec.containers: Required value: must have at least "
+                        "one container with name %s" % (path, rtype, container))
+        if rtype in singletons and rs.get("replicas") != 1:
+            errs.append("%s[%s].replicas: Forbidden: must be 1" % (path, rtype))
+    if kind == "TFJob" and sum(1 for t in specs if t in ("Chief", "Master")) > 1:
+        errs.append("%s: Forbidden: must not have more than 1 Chief or Master role" % path)
+    if kind == "XGBoostJob" and "Master" not in specs:
+        errs.append("%s[Master]: Required value: must be present" % path)
     if errs:
         msg = errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
-        hook = "validate.%s.kubeflow.org" % kind.lower()
+        hook = "validator.%s.training-operator.kubeflow.org" % kind.lower()
         raise ApiError(403, "Forbidden",
                        'admission webhook "%s" denied the request: %s' % (hook, msg))

@@ -407,9 +407,9 @@ class Sim:
             if not self.discovery.handle(req):
                 self.api.handle(req)
         except ApiError as e:
+            if req._body is None:
+                req.body()      # drained: the connection stays usable for the next request
             headers = {"Retry-After": "1"} if e.code in (429, 503) else None
-            if e.code in (429, 503, 500) and req.stat_key is None:
-                pass
             h.send_error_status(e, headers)
 
     def authenticate(self, h):
