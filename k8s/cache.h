@@ -49,7 +49,8 @@ struct cache_change {
 /*
  * Called by the reflector thread after each applied change (and once per object
  * changed by a relist), outside the lock. Must not block or call back into the
- * cache for long: queue the work.
+ * cache for long: queue the work. It is called for the first lists' ADDED too
+ * (during cache_start), and for watch events on the client's transport thread.
  */
 typedef void (*cache_change_fn)(void *arg, const struct cache_change *change);
 
