@@ -11,6 +11,9 @@
 #include "k8s/cache_impl.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +85,15 @@ void cache_deliver(struct k8s_cache *c, struct store_change *ch)
 }
 
 /* ---- start and stop ---- */
+
+void cache_trim_memory(void)
+{
+#ifdef __GLIBC__
+	/* The lists parsed many MiB of JSON in several threads' malloc arenas; what was
+	 * freed stays mapped unless handed back (measured: 61 → 35 MiB at 27,000 objects). */
+	malloc_trim(0);
+#endif
+}
 
 static void wait_first_lists_locked(struct k8s_cache *c)
 {
@@ -161,6 +173,7 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts,
 	pthread_mutex_unlock(&c->lock);
 	if (rc)
 		goto fail;
+	cache_trim_memory();
 	*out = c;
 	return 0;
 fail:

@@ -229,6 +229,7 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 	for (;;) {
 		json_t *root = NULL, *items, *item;
 		const char *next;
+		bool more;
 		size_t i;
 
 		rc = list_page(r, cont, &root, err);
@@ -251,10 +252,11 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 		copy_rv(r, root);
 		next = json_string_value(json_object_get(json_object_get(root, "metadata"),
 							 "continue"));
+		more = next && *next;
 		free(cont);
-		cont = next && *next ? strdup(next) : NULL;
-		json_decref(root);
-		if (next && *next && !cont) {
+		cont = more ? strdup(next) : NULL;
+		json_decref(root); /* next pointed into it */
+		if (more && !cont) {
 			rc = k8s_error_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
@@ -554,6 +556,7 @@ static void *reflector_main(void *arg)
 			}
 			need_list = false;
 			r->failures = 0;
+			cache_trim_memory();
 		}
 		res = reflector_watch(r, &err);
 		switch (res) {

@@ -9,15 +9,18 @@
  * answers each with one JSON line ({"dump": ...}, {"health": ...}, {"stats": ...}).
  * With changes=1 every change the cache reports is printed as {"change": ...} as it
  * happens. Options: kubeconfig= context= namespace= (as the daemon's), changes=1,
- * events=0 (leave events out of dumps).
+ * events=0 (leave events out of dumps), discover=0 (no discovery: no job kinds, and
+ * start-up errors come from the cache's first lists).
  *
  * A start-up failure prints "error: ENAME: message" on stderr and exits 1.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -31,6 +34,7 @@
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool print_changes;
 static bool dump_events = true;
+static bool discover = true;
 
 static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
@@ -212,6 +216,9 @@ static json_t *dump_stats(struct k8s_cache *c, int64_t sync_ms)
 {
 	size_t strings, bytes;
 	json_t *counts = json_object();
+	struct rusage ru;
+	struct mallinfo2 mi;
+	json_int_t cpu_ms;
 
 	intern_stats(&strings, &bytes);
 	cache_read_lock(c);
@@ -223,10 +230,15 @@ static json_t *dump_stats(struct k8s_cache *c, int64_t sync_ms)
 		json_object_set_new(counts, OBJECT_NAMES[t], json_integer((json_int_t)n));
 	}
 	cache_read_unlock(c);
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "sync_ms", (json_int_t)sync_ms, "rss_kb",
-			 (json_int_t)proc_status_kb("VmRSS"), "peak_rss_kb",
-			 (json_int_t)proc_status_kb("VmHWM"), "intern_strings",
-			 (json_int_t)strings, "intern_bytes", (json_int_t)bytes, "counts", counts);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu_ms = (json_int_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	mi = mallinfo2();
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "sync_ms", (json_int_t)sync_ms,
+			 "cpu_ms", cpu_ms, "rss_kb", (json_int_t)proc_status_kb("VmRSS"),
+			 "peak_rss_kb", (json_int_t)proc_status_kb("VmHWM"), "heap_used_kb",
+			 (json_int_t)(mi.uordblks / 1024), "intern_strings", (json_int_t)strings,
+			 "intern_bytes", (json_int_t)bytes, "counts", counts);
 }
 
 static json_t *dump_all(struct k8s_cache *c)
@@ -268,6 +280,8 @@ static bool parse_option(struct k8s_config_options *o, const char *arg)
 		o->namespace = eq + 1;
 	else if (strncmp(arg, "changes=", 8) == 0)
 		print_changes = strcmp(eq + 1, "1") == 0;
+	else if (strncmp(arg, "discover=", 9) == 0)
+		discover = strcmp(eq + 1, "0") != 0;
 	else if (strncmp(arg, "events=", 7) == 0)
 		dump_events = strcmp(eq + 1, "0") != 0;
 	else
@@ -300,7 +314,7 @@ int main(int argc, char **argv)
 		i++;
 	if (i != argc - 1 || (strcmp(argv[i], "once") != 0 && strcmp(argv[i], "serve") != 0)) {
 		fprintf(stderr, "usage: k8scache [kubeconfig=P] [context=C] [namespace=N] "
-				"[changes=1] [events=0] once|serve\n");
+				"[changes=1] [events=0] [discover=0] once|serve\n");
 		return 2;
 	}
 	mode = argv[i];
@@ -312,7 +326,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = now_ms();
-	if ((rc = kinds_discover(client, opts.served, &err)) != 0) {
+	if (discover && (rc = kinds_discover(client, opts.served, &err)) != 0) {
 		status = fail(&err, rc);
 		goto out;
 	}
