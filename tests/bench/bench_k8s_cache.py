@@ -14,7 +14,6 @@ Prints one JSON line. Numbers, not assertions: run it when changing the cache.
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile

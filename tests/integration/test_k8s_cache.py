@@ -6,7 +6,6 @@ only its namespace, and start-up failures say why.
 """
 import json
 import os
-import subprocess
 import time
 
 import pytest
@@ -18,7 +17,6 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(K8SCACHE), reason="build/tools/k8scache not built (make unit)"),
 ]
 
-PHASE_OF_STATE = {0: None, 1: "waiting", 2: "running", 3: "terminated"}
 
 
 def kubectl_state(c, context=None):
@@ -77,6 +75,22 @@ def cluster(kubesim):
     return kubesim("--nodes", "2", "--gpus", "4", "--jobs", "6", "--speed", "10")
 
 
+@pytest.fixture
+def cache_tool():
+    """Starts k8scache serve processes; at the end each must quit cleanly (exit 0,
+    no sanitizer report: make test-asan runs these tools built with ASan)."""
+    started = []
+
+    def start(*args, **kw):
+        t = CacheTool(*args, **kw)
+        started.append(t)
+        return t
+    yield start
+    for t in started:
+        rc, err = t.stop()
+        assert rc == 0 and "Sanitizer" not in err, "k8scache exited %d: %s" % (rc, err)
+
+
 def tfjob(name, namespace="default", workers=2, run_seconds=30):
     env = [{"name": "SIM_RUN_SECONDS", "value": str(run_seconds)}]
     tpl = {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
@@ -91,122 +105,107 @@ def create(c, obj, context=None):
     c.kubectl("create", "-f", "-", "--validate=false", input=json.dumps(obj), context=context)
 
 
-def test_first_list_matches_kubectl(cluster):
-    tool = CacheTool(cluster.kubeconfig)
+def test_first_list_matches_kubectl(cluster, cache_tool):
+    tool = cache_tool(cluster.kubeconfig)
+    counts = tool.ready["counts"]
+    assert counts["node"] == 2 and counts["job"] >= 6, counts
+    converge(cluster, tool, "the first list")
+    dump = tool.dump()
+    # pods are matched to their jobs by the operator's labels and owners
+    pods = {(p["namespace"], p["name"]): p for p in dump["pods"]}
+    for job in dump["jobs"]:
+        labelled = cluster.kubectl_json("get", "pods", "-n", job["namespace"], "-l",
+                                        "training.kubeflow.org/job-name=" + job["name"])
+        want = sorted(i["metadata"]["name"] for i in labelled["items"])
+        assert sorted(job["pods"]) == want, (job["name"], job["pods"], want)
+        for name in job["pods"]:
+            assert pods[(job["namespace"], name)]["job"] == job["name"]
+    # pods on nodes add up
+    assert sum(n["pods"] for n in dump["nodes"]) == sum(1 for p in dump["pods"] if p["node"])
+    assert dump["health"]["connected"] is True, dump["health"]
+    assert dump["namespaces"][0] == "default", dump["namespaces"]
+
+
+def test_changes_arrive(cluster, cache_tool):
+    tool = cache_tool(cluster.kubeconfig)
+    create(cluster, tfjob("fresh"))
+    wait_for("the job's ADDED", lambda: tool.changes_matching(object="job", name="fresh",
+                                                               type="ADDED"))
+    wait_for("its pods", lambda: len(tool.changes_matching(object="pod", job_name="fresh")) >= 2)
+    job = wait_for("the job with 2 pods in the dump",
+                   lambda: [j for j in tool.dump()["jobs"]
+                            if j["name"] == "fresh" and len(j["pods"]) == 2])
+    assert sorted(job[0]["pods"]) == ["fresh-worker-0", "fresh-worker-1"], job
+    # a pod's change names its node, before and after scheduling
+    bound = wait_for("a pod bound to a node",
+                     lambda: [c for c in tool.changes_matching(object="pod", job_name="fresh")
+                              if c["node"] and c["old_node"] == ""
+                              and c["type"] == "MODIFIED"])
+    assert bound[0]["node"].startswith("node-"), bound[0]
+    cluster.kubectl("delete", "tfjob", "fresh", "--wait=false")
+    wait_for("the job's DELETED", lambda: tool.changes_matching(object="job", name="fresh",
+                                                                 type="DELETED"))
+    converge(cluster, tool, "after the deletion")
+
+
+def test_relist_after_compaction_notices_deletion_while_not_watching(cluster, cache_tool):
+    tool = cache_tool(cluster.kubeconfig)
+    converge(cluster, tool, "the first list")
+    victim = sorted(p["name"] for p in tool.dump()["pods"] if p["namespace"] == "default")[0]
+    time.sleep(1.5)  # the watches are past their first second: a drop is a clean end
+    # While the cache sleeps its watches are dropped, the pod goes (no watch
+    # exists to tell), and the history is compacted past the cache's
+    # resourceVersion: only a relist (410, then the sweep) can tell the cache.
+    lists_before = cluster.stats()["requests"].get("list pods", 0)
+    tool.pause()
     try:
-        counts = tool.ready["counts"]
-        assert counts["node"] == 2 and counts["job"] >= 6, counts
-        converge(cluster, tool, "the first list")
-        dump = tool.dump()
-        # pods are matched to their jobs by the operator's labels and owners
-        pods = {(p["namespace"], p["name"]): p for p in dump["pods"]}
-        for job in dump["jobs"]:
-            labelled = cluster.kubectl_json("get", "pods", "-n", job["namespace"], "-l",
-                                            "training.kubeflow.org/job-name=" + job["name"])
-            want = sorted(i["metadata"]["name"] for i in labelled["items"])
-            assert sorted(job["pods"]) == want, (job["name"], job["pods"], want)
-            for name in job["pods"]:
-                assert pods[(job["namespace"], name)]["job"] == job["name"]
-        # pods on nodes add up
-        assert sum(n["pods"] for n in dump["nodes"]) == sum(1 for p in dump["pods"] if p["node"])
-        assert dump["health"]["connected"] is True, dump["health"]
-        assert dump["namespaces"][0] == "default", dump["namespaces"]
+        cluster.fault(drop_watches=True)
+        cluster.kubectl("delete", "pod", victim, "--grace-period=0", "--force",
+                        "--wait=false")
+        wait_for("the pod gone in kubesim", lambda: victim not in cluster.kubectl(
+            "get", "pods", "-o", "name").stdout)
+        cluster.fault(compact=True)
     finally:
-        tool.stop()
+        tool.resume()
+    wait_for("the deletion noticed", lambda: tool.changes_matching(
+        object="pod", name=victim, type="DELETED"))
+    converge(cluster, tool, "after the relist")
+    assert victim not in [p["name"] for p in tool.dump()["pods"]]
+    assert cluster.stats()["requests"].get("list pods", 0) > lists_before
 
 
-def test_changes_arrive(cluster):
-    tool = CacheTool(cluster.kubeconfig)
-    try:
-        create(cluster, tfjob("fresh"))
-        wait_for("the job's ADDED", lambda: tool.changes_matching(object="job", name="fresh",
-                                                                   type="ADDED"))
-        wait_for("its pods", lambda: len(tool.changes_matching(object="pod", job_name="fresh")) >= 2)
-        job = wait_for("the job with 2 pods in the dump",
-                       lambda: [j for j in tool.dump()["jobs"]
-                                if j["name"] == "fresh" and len(j["pods"]) == 2])
-        assert sorted(job[0]["pods"]) == ["fresh-worker-0", "fresh-worker-1"], job
-        # a pod's change names its node, before and after scheduling
-        bound = wait_for("a pod bound to a node",
-                         lambda: [c for c in tool.changes_matching(object="pod", job_name="fresh")
-                                  if c["node"] and c["old_node"] == ""
-                                  and c["type"] == "MODIFIED"])
-        assert bound[0]["node"].startswith("node-"), bound[0]
-        cluster.kubectl("delete", "tfjob", "fresh", "--wait=false")
-        wait_for("the job's DELETED", lambda: tool.changes_matching(object="job", name="fresh",
-                                                                     type="DELETED"))
-        converge(cluster, tool, "after the deletion")
-    finally:
-        tool.stop()
+def test_outage_loses_nothing_and_shows_in_health(cluster, cache_tool):
+    tool = cache_tool(cluster.kubeconfig)
+    converge(cluster, tool, "the first list")
+    # the operator creates this job's pods while the API server is away
+    create(cluster, tfjob("during-outage", workers=3))
+    cluster.fault(down_seconds=5)
+    h = wait_for("health disconnected", lambda: (lambda h: h if not h["connected"] else None)(
+        tool.health()), timeout=30)
+    assert h["last_error"].startswith(("watch ", "list ")), h
+    assert h["since"] > 0, h
+    wait_for("health ok again", lambda: tool.health()["connected"], timeout=90)
+    assert tool.health()["last_error"] == ""
+    converge(cluster, tool, "after the outage")
+    job = [j for j in tool.dump()["jobs"] if j["name"] == "during-outage"]
+    assert job and len(job[0]["pods"]) == 3, job
 
 
-def test_relist_after_compaction_notices_deletion_while_not_watching(cluster):
-    tool = CacheTool(cluster.kubeconfig)
-    try:
-        converge(cluster, tool, "the first list")
-        victim = sorted(p["name"] for p in tool.dump()["pods"] if p["namespace"] == "default")[0]
-        time.sleep(1.5)  # the watches are past their first second: a drop is a clean end
-        # While the cache sleeps its watches are dropped, the pod goes (no watch
-        # exists to tell), and the history is compacted past the cache's
-        # resourceVersion: only a relist (410, then the sweep) can tell the cache.
-        lists_before = cluster.stats()["requests"].get("list pods", 0)
-        tool.pause()
-        try:
-            cluster.fault(drop_watches=True)
-            cluster.kubectl("delete", "pod", victim, "--grace-period=0", "--force",
-                            "--wait=false")
-            wait_for("the pod gone in kubesim", lambda: victim not in cluster.kubectl(
-                "get", "pods", "-o", "name").stdout)
-            cluster.fault(compact=True)
-        finally:
-            tool.resume()
-        wait_for("the deletion noticed", lambda: tool.changes_matching(
-            object="pod", name=victim, type="DELETED"))
-        converge(cluster, tool, "after the relist")
-        assert victim not in [p["name"] for p in tool.dump()["pods"]]
-        assert cluster.stats()["requests"].get("list pods", 0) > lists_before
-    finally:
-        tool.stop()
-
-
-def test_outage_loses_nothing_and_shows_in_health(cluster):
-    tool = CacheTool(cluster.kubeconfig)
-    try:
-        converge(cluster, tool, "the first list")
-        # the operator creates this job's pods while the API server is away
-        create(cluster, tfjob("during-outage", workers=3))
-        cluster.fault(down_seconds=5)
-        h = wait_for("health disconnected", lambda: (lambda h: h if not h["connected"] else None)(
-            tool.health()), timeout=30)
-        assert h["last_error"].startswith(("watch ", "list ")), h
-        assert h["since"] > 0, h
-        wait_for("health ok again", lambda: tool.health()["connected"], timeout=90)
-        assert tool.health()["last_error"] == ""
-        converge(cluster, tool, "after the outage")
-        job = [j for j in tool.dump()["jobs"] if j["name"] == "during-outage"]
-        assert job and len(job[0]["pods"]) == 3, job
-    finally:
-        tool.stop()
-
-
-def test_viewer_sees_only_default(cluster):
+def test_viewer_sees_only_default(cluster, cache_tool):
     create(cluster, tfjob("elsewhere", namespace="team-a"))
     create(cluster, tfjob("here"))
-    tool = CacheTool(cluster.kubeconfig, context="viewer")
-    try:
-        dump = tool.dump()
-        assert dump["namespaces"] == ["default"], dump["namespaces"]
-        assert {p["namespace"] for p in dump["pods"]} <= {"default"}
-        assert {j["namespace"] for j in dump["jobs"]} == {"default"}
-        assert "here" in [j["name"] for j in dump["jobs"]]
-        assert dump["nodes"] == []  # nodes are cluster-scoped: forbidden to the viewer
-        assert dump["health"]["connected"] is True, dump["health"]
-        want = {(i["metadata"]["namespace"], i["metadata"]["name"])
-                for i in cluster.kubectl_json("get", "pods", "-n", "default")["items"]}
-        wait_for("the viewer's pods", lambda: {(p["namespace"], p["name"])
-                                               for p in tool.dump()["pods"]} == want, timeout=30)
-    finally:
-        tool.stop()
+    tool = cache_tool(cluster.kubeconfig, context="viewer")
+    dump = tool.dump()
+    assert dump["namespaces"] == ["default"], dump["namespaces"]
+    assert {p["namespace"] for p in dump["pods"]} <= {"default"}
+    assert {j["namespace"] for j in dump["jobs"]} == {"default"}
+    assert "here" in [j["name"] for j in dump["jobs"]]
+    assert dump["nodes"] == []  # nodes are cluster-scoped: forbidden to the viewer
+    assert dump["health"]["connected"] is True, dump["health"]
+    want = {(i["metadata"]["namespace"], i["metadata"]["name"])
+            for i in cluster.kubectl_json("get", "pods", "-n", "default")["items"]}
+    wait_for("the viewer's pods", lambda: {(p["namespace"], p["name"])
+                                           for p in tool.dump()["pods"]} == want, timeout=30)
 
 
 def test_start_fails_with_the_reason(cluster, tmp_path):
@@ -227,8 +226,8 @@ def test_start_fails_with_the_reason(cluster, tmp_path):
     assert err.startswith("error: EIO: cannot list ") and "cannot reach" in err, err
 
 
-def test_stop_is_prompt_while_watching(cluster):
-    tool = CacheTool(cluster.kubeconfig)
+def test_stop_is_prompt_while_watching(cluster, cache_tool):
+    tool = cache_tool(cluster.kubeconfig)
     time.sleep(1)
     rc, err = tool.stop()
     assert rc == 0, err

@@ -27,7 +27,7 @@
 #include "k8s/urlpath.h"
 #include "util/strbuf.h"
 
-#define READ_CHUNK (256u << 10)
+#define READ_CHUNK  (256u << 10)
 #define READERS_MAX 16
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,8 +69,7 @@ static long peak_rss_kb(void)
 
 /* The container's current ID and whether it has terminated, from the pod. */
 static int current_instance(struct k8s_client *c, const char *ns, const char *pod,
-			    const char *container, char **id, bool *finished,
-			    struct k8s_error *err)
+                            const char *container, char **id, bool *finished, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	json_t *obj = NULL, *cs;
@@ -84,7 +83,9 @@ static int current_instance(struct k8s_client *c, const char *ns, const char *po
 	strbuf_free(&path);
 	if (rc)
 		return rc;
-	json_array_foreach(json_object_get(json_object_get(obj, "status"), "containerStatuses"), i, cs) {
+	json_array_foreach(json_object_get(json_object_get(obj, "status"), "containerStatuses"), i,
+	                   cs)
+	{
 		const char *n = json_string_value(json_object_get(cs, "name"));
 		const char *cid = json_string_value(json_object_get(cs, "containerID"));
 
@@ -137,8 +138,9 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (i != argc - 2 || readers < 1 || readers > READERS_MAX) {
-		fprintf(stderr, "usage: logfollow [kubeconfig=P] [context=C] [namespace=N] [id=ID] "
-				"[previous=1] [finished=1] [readers=N] [max_seconds=S] POD CONTAINER\n");
+		fprintf(stderr,
+		        "usage: logfollow [kubeconfig=P] [context=C] [namespace=N] [id=ID] "
+		        "[previous=1] [finished=1] [readers=N] [max_seconds=S] POD CONTAINER\n");
 		return 2;
 	}
 	k8s_error_clear(&err);
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 		bool term;
 
 		if ((rc = current_instance(client, cfg->namespace, argv[i], argv[i + 1], &id, &term,
-					   &err)) != 0)
+		                           &err)) != 0)
 			goto fail;
 		if (!finished_set)
 			finished = term;
@@ -182,7 +184,7 @@ int main(int argc, char **argv)
 			}
 			if (n < 0) {
 				fprintf(stderr, "read at %llu: %s\n", (unsigned long long)off[r],
-					strerror((int)-n));
+				        strerror((int)-n));
 				status_code = 1;
 				done = true;
 			}
@@ -208,16 +210,16 @@ int main(int argc, char **argv)
 	for (int r = 1; r < readers; r++)
 		if (off[r] != off[0]) {
 			fprintf(stderr, "reader %d read %llu bytes, reader 0 %llu\n", r,
-				(unsigned long long)off[r], (unsigned long long)off[0]);
+			        (unsigned long long)off[r], (unsigned long long)off[0]);
 			status_code = 1;
 		}
 	logstream_status(ls[0], status, sizeof(status));
 	fprintf(stderr, "bytes=%llu seconds=%.3f peak_rss_kb=%ld status=%s\n",
-		(unsigned long long)off[0], now_s() - t0, peak_rss_kb(), status);
+	        (unsigned long long)off[0], now_s() - t0, peak_rss_kb(), status);
 	goto out;
 fail:
 	fprintf(stderr, "error: %s: %s\n", strerrorname_np(-rc) ? strerrorname_np(-rc) : "?",
-		err.message);
+	        err.message);
 	status_code = 1;
 out:
 	for (int r = 0; r < readers; r++)
