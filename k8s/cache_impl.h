@@ -25,7 +25,7 @@
 #define WATCH_MIN_HEALTHY_MS     1000
 /* Reconnect backoff: doubles from the initial value up to the cap, each wait picked
  * at random in [half, full] so that many clients do not come back in step. */
-#define WATCH_BACKOFF_INITIAL_MS 500
+#define WATCH_BACKOFF_INITIAL_MS 250
 #define WATCH_BACKOFF_MAX_MS     30000
 /* kubectl pages lists by 500. */
 #define LIST_PAGE_LIMIT          500
@@ -101,6 +101,9 @@ struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_
 
 /* Health bookkeeping (c->lock held): recomputes c->health from the reflectors. */
 void cache_health_update_locked(struct k8s_cache *c);
+
+/* Returns memory freed after big lists to the system (glibc's malloc_trim). */
+void cache_trim_memory(void);
 
 /* Hands a store change to the callback and releases it (no lock held). Namespace
  * changes also start or stop per-namespace reflectors. */

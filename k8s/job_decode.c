@@ -26,7 +26,7 @@ static int template_gpus(const json_t *template)
 	int sum = 0;
 
 	json_array_foreach(json_object_get(json_object_get(template, "spec"), "containers"), i, c)
-		sum += dec_container_gpus(c);
+	    sum += dec_container_gpus(c);
 	return sum;
 }
 
@@ -41,7 +41,8 @@ static int dec_conditions(struct scratch *s, const json_t *status, struct job *j
 	j->conditions = scratch_alloc(s, json_array_size(conds) * sizeof(struct job_condition));
 	if (!j->conditions)
 		return -1;
-	json_array_foreach(conds, i, c) {
+	json_array_foreach(conds, i, c)
+	{
 		struct job_condition *jc = &j->conditions[n];
 
 		if (!json_is_object(c) || !*dec_str(c, "type"))
@@ -61,7 +62,7 @@ static int dec_conditions(struct scratch *s, const json_t *status, struct job *j
 
 /* spec.<replica_field>: {"Worker": {replicas, template}, ...} in the object's order. */
 static int dec_replica_specs(struct scratch *s, const json_t *specs, const json_t *status,
-			     struct job *j)
+                             struct job *j)
 {
 	const json_t *statuses = json_object_get(status, "replicaStatuses");
 	const char *type;
@@ -73,7 +74,8 @@ static int dec_replica_specs(struct scratch *s, const json_t *specs, const json_
 	j->replicas = scratch_alloc(s, json_object_size(specs) * sizeof(struct job_replica));
 	if (!j->replicas)
 		return -1;
-	json_object_foreach((json_t *)specs, type, rs) {
+	json_object_foreach((json_t *)specs, type, rs)
+	{
 		struct job_replica *r = &j->replicas[n];
 		const json_t *tpl = json_object_get(rs, "template");
 		const json_t *st = json_object_get(statuses, type);
@@ -110,9 +112,11 @@ static int dec_trainer(struct scratch *s, const json_t *spec, const json_t *stat
 	j->n_replicas = 1;
 	r->type = TRAINJOB_REPLICA_TYPE;
 	r->replicas = dec_int(trainer, "numNodes", 1);
-	r->gpus = dec_count_quantity(json_object_get(json_object_get(res, "limits"), "nvidia.com/gpu"));
+	r->gpus =
+	    dec_count_quantity(json_object_get(json_object_get(res, "limits"), "nvidia.com/gpu"));
 	r->image = dec_str(trainer, "image");
-	json_array_foreach(json_object_get(status, "jobsStatus"), i, js) {
+	json_array_foreach(json_object_get(status, "jobsStatus"), i, js)
+	{
 		r->active += dec_int(js, "active", 0);
 		r->succeeded += dec_int(js, "succeeded", 0);
 		r->failed += dec_int(js, "failed", 0);
@@ -130,9 +134,10 @@ static char *dec_priority(const json_t *spec, const struct job_kind_info *ki)
 
 	if (*pc || !ki->replica_field)
 		return pc;
-	json_object_foreach(json_object_get(spec, ki->replica_field), type, rs) {
+	json_object_foreach(json_object_get(spec, ki->replica_field), type, rs)
+	{
 		pc = dec_str(json_object_get(json_object_get(rs, "template"), "spec"),
-			     "priorityClassName");
+		             "priorityClassName");
 		if (*pc)
 			return pc;
 	}
@@ -151,7 +156,7 @@ static char *dump_without_managed_fields(struct scratch *s, json_t *obj)
 	char *text, *out = NULL;
 
 	if (json_object_get(md, "managedFields")) {
-		top = json_copy(obj);  /* shallow: shares the children */
+		top = json_copy(obj); /* shallow: shares the children */
 		md2 = json_copy(md);
 		if (!top || !md2 || json_object_del(md2, "managedFields") ||
 		    json_object_set(top, "metadata", md2))
@@ -217,8 +222,9 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 	rc = dec_conditions(&s, status, &tmp);
 	if (!rc)
 		rc = ki->replica_field
-			     ? dec_replica_specs(&s, json_object_get(spec, ki->replica_field), status, &tmp)
-			     : dec_trainer(&s, spec, status, &tmp);
+		         ? dec_replica_specs(&s, json_object_get(spec, ki->replica_field), status,
+		                             &tmp)
+		         : dec_trainer(&s, spec, status, &tmp);
 	if (rc)
 		goto out;
 	tmp.raw_json = dump_without_managed_fields(&s, obj);

@@ -70,8 +70,8 @@ static int write_all(int fd, const char *data, size_t len, uint64_t off)
 }
 
 /* The ring's bytes, oldest first, in at most two pieces. */
-static void ring_pieces(const struct logbuf *b, size_t from, size_t n, const char **p1,
-			size_t *n1, const char **p2, size_t *n2)
+static void ring_pieces(const struct logbuf *b, size_t from, size_t n, const char **p1, size_t *n1,
+                        const char **p2, size_t *n2)
 {
 	size_t at = (b->ring_start + from) % b->cap;
 

@@ -82,7 +82,7 @@ static int hold_add(struct loglines *l, const char *data, size_t len)
 /* A line begins with timestamp ts (NULL: it has none). Decides whether it is a
  * repeat of what was received before the break. */
 static void line_begins(struct loglines *l, const struct logts *ts, const char *text,
-			size_t text_len)
+                        size_t text_len)
 {
 	l->skipping = false;
 	l->skip_bytes = 0;
@@ -139,7 +139,7 @@ static int flush_hold(struct loglines *l, loglines_out_fn out, void *arg)
 
 /* Text of the current line (after its timestamp), up to and maybe including '\n'. */
 static int line_text(struct loglines *l, const char *data, size_t len, bool ends,
-		     loglines_out_fn out, void *arg)
+                     loglines_out_fn out, void *arg)
 {
 	int rc = 0;
 
@@ -175,8 +175,7 @@ done:
 	return rc;
 }
 
-int loglines_feed(struct loglines *l, const char *data, size_t len, loglines_out_fn out,
-		  void *arg)
+int loglines_feed(struct loglines *l, const char *data, size_t len, loglines_out_fn out, void *arg)
 {
 	while (len) {
 		int rc;

@@ -35,14 +35,19 @@
 #define LOGSTREAM_BACKOFF_INITIAL_MS 250
 #define LOGSTREAM_BACKOFF_MAX_MS     10000
 /* A non-follow read (finished or previous instance) that keeps breaking gives up. */
-#define LOGSTREAM_ONCE_ATTEMPTS      5
-#define POD_BODY_MAX                 (8u << 20)
+#define LOGSTREAM_ONCE_ATTEMPTS 5
+#define POD_BODY_MAX            (8u << 20)
 
 enum ls_mode { MODE_FOLLOW, MODE_ONCE, MODE_PREVIOUS };
 
 /* What the pod says about our container instance. */
-enum instance_state { INSTANCE_RUNNING, INSTANCE_TERMINATED, INSTANCE_RESTARTED, INSTANCE_GONE,
-		      INSTANCE_UNKNOWN };
+enum instance_state {
+	INSTANCE_RUNNING,
+	INSTANCE_TERMINATED,
+	INSTANCE_RESTARTED,
+	INSTANCE_GONE,
+	INSTANCE_UNKNOWN
+};
 
 struct ls_callback {
 	struct ls_callback *next;
@@ -51,16 +56,16 @@ struct ls_callback {
 };
 
 struct logstream {
-	struct logstream *next;      /* registry */
-	int refs;                    /* registry_lock */
+	struct logstream *next; /* registry */
+	int refs;               /* registry_lock */
 	struct k8s_client *client;
 	char *ns, *pod, *container, *container_id;
 	bool previous, finished;
-	char *base_path;             /* /api/v1/namespaces/NS/pods/POD/log?container=C */
+	char *base_path; /* /api/v1/namespaces/NS/pods/POD/log?container=C */
 
 	pthread_t thread;
 	atomic_bool cancel;
-	pthread_mutex_t wait_lock;   /* backoff sleeps, woken by release */
+	pthread_mutex_t wait_lock; /* backoff sleeps, woken by release */
 	pthread_cond_t wait_cond;
 
 	pthread_mutex_t lock;
@@ -74,8 +79,8 @@ struct logstream {
 
 	/* the thread's own */
 	struct loglines lines;
-	struct strbuf staged;        /* text of one chunk, appended under one lock */
-	bool got_data;               /* the current request delivered text */
+	struct strbuf staged; /* text of one chunk, appended under one lock */
+	bool got_data;        /* the current request delivered text */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,15 +92,16 @@ static const char *str_or_empty(const char *s)
 }
 
 static bool same_key(const struct logstream *ls, struct k8s_client *c,
-		     const struct logstream_key *k)
+                     const struct logstream_key *k)
 {
-	return ls->client == c && ls->previous == k->previous && strcmp(ls->ns, k->namespace) == 0 &&
-	       strcmp(ls->pod, k->pod) == 0 && strcmp(ls->container, k->container) == 0 &&
+	return ls->client == c && ls->previous == k->previous &&
+	       strcmp(ls->ns, k->namespace) == 0 && strcmp(ls->pod, k->pod) == 0 &&
+	       strcmp(ls->container, k->container) == 0 &&
 	       strcmp(ls->container_id, str_or_empty(k->container_id)) == 0;
 }
 
 static void set_status(struct logstream *ls, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void set_status(struct logstream *ls, const char *fmt, ...)
 {
@@ -153,7 +159,7 @@ static void commit(struct logstream *ls)
 	ls->mtime = (int64_t)time(NULL);
 	if (rc && !ls->status[0])
 		snprintf(ls->status, sizeof(ls->status),
-			 "older lines are lost: cannot keep them in $TMPDIR: %s", strerror(-rc));
+		         "older lines are lost: cannot keep them in $TMPDIR: %s", strerror(-rc));
 	pthread_mutex_unlock(&ls->lock);
 	strbuf_reset(&ls->staged);
 	notify(ls, size);
@@ -194,7 +200,7 @@ static int build_base_path(struct logstream *ls, struct k8s_error *err)
 }
 
 static int run_request(struct logstream *ls, enum ls_mode mode, int *http_status,
-		       struct k8s_error *err)
+                       struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct k8s_stream_request req = {NULL, "text/plain", on_data, ls, &ls->cancel, http_status};
@@ -222,14 +228,15 @@ static int run_request(struct logstream *ls, enum ls_mode mode, int *http_status
 static const json_t *container_status(const json_t *pod, const char *name)
 {
 	static const char *const LISTS[] = {"containerStatuses", "initContainerStatuses",
-					    "ephemeralContainerStatuses"};
+	                                    "ephemeralContainerStatuses"};
 	const json_t *status = json_object_get(pod, "status");
 
 	for (size_t i = 0; i < sizeof(LISTS) / sizeof(LISTS[0]); i++) {
 		const json_t *cs;
 		size_t j;
 
-		json_array_foreach(json_object_get(status, LISTS[i]), j, cs) {
+		json_array_foreach(json_object_get(status, LISTS[i]), j, cs)
+		{
 			const char *n = json_string_value(json_object_get(cs, "name"));
 
 			if (n && strcmp(n, name) == 0)
@@ -252,7 +259,7 @@ static enum instance_state instance_check(struct logstream *ls)
 
 	if (rc == 0)
 		rc = k8s_stream_get_json(ls->client, strbuf_str(&path), &ls->cancel, POD_BODY_MAX,
-					 &pod, &err);
+		                         &pod, &err);
 	strbuf_free(&path);
 	if (rc == -ENOENT)
 		return INSTANCE_GONE;
@@ -279,9 +286,9 @@ out:
 /* The API's answers that mean "no log (yet)" rather than failure. */
 static bool not_started_yet(const struct k8s_error *err)
 {
-	return err->code == 400 &&
-	       (strstr(err->message, "is waiting to start") || strstr(err->message, "ContainerCreating") ||
-		strstr(err->message, "PodInitializing"));
+	return err->code == 400 && (strstr(err->message, "is waiting to start") ||
+	                            strstr(err->message, "ContainerCreating") ||
+	                            strstr(err->message, "PodInitializing"));
 }
 
 static bool wait_ms(struct logstream *ls, int64_t ms)
@@ -426,7 +433,7 @@ static void logstream_destroy(struct logstream *ls)
 }
 
 static struct logstream *logstream_new(struct k8s_client *c, const struct logstream_key *k,
-				       struct k8s_error *err)
+                                       struct k8s_error *err)
 {
 	struct logstream *ls = calloc(1, sizeof(*ls));
 
@@ -462,8 +469,8 @@ static struct logstream *logstream_new(struct k8s_client *c, const struct logstr
 }
 
 int logstream_open(struct k8s_client *c, const struct logstream_key *key,
-		   logstream_append_fn on_append, void *arg, struct logstream **out,
-		   struct k8s_error *err)
+                   logstream_append_fn on_append, void *arg, struct logstream **out,
+                   struct k8s_error *err)
 {
 	struct ls_callback *cb = calloc(1, sizeof(*cb));
 	struct logstream *ls;

@@ -40,7 +40,7 @@ struct watch_run {
 	struct reflector *r;
 	struct watch_parser parser;
 	enum watch_stop stop;
-	struct k8s_error err;        /* ERROR event or parse error */
+	struct k8s_error err; /* ERROR event or parse error */
 };
 
 static int64_t mono_ms(void)
@@ -116,7 +116,7 @@ static bool cancelled(struct reflector *r)
 /* ---- health ---- */
 
 static void set_state(struct reflector *r, enum reflector_state s, const char *verb,
-		      const struct k8s_error *err)
+                      const struct k8s_error *err)
 {
 	struct k8s_cache *c = r->cache;
 
@@ -126,7 +126,7 @@ static void set_state(struct reflector *r, enum reflector_state s, const char *v
 		/* a long message is cut: health shows its start */
 		if (s == REFLECTOR_FAILED && err &&
 		    snprintf(r->last_error, sizeof(r->last_error), "%s %s: %s", verb, r->what,
-			     err->message) < 0)
+		             err->message) < 0)
 			r->last_error[0] = '\0';
 		else if (s != REFLECTOR_FAILED)
 			r->last_error[0] = '\0';
@@ -191,8 +191,8 @@ static void apply_put(struct reflector *r, void *obj)
 
 static void copy_rv(struct reflector *r, const json_t *obj)
 {
-	const char *rv = json_string_value(
-		json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+	const char *rv =
+	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
 
 	if (rv && *rv && strlen(rv) < sizeof(r->rv))
 		memcpy(r->rv, rv, strlen(rv) + 1);
@@ -210,7 +210,7 @@ static int list_page(struct reflector *r, const char *cont, json_t **root, struc
 		if (cont)
 			urlpath_add_query(&path, "continue", cont);
 		rc = strbuf_ok(&path) ? get_json(r, strbuf_str(&path), root, err)
-				      : k8s_error_set(err, ENOMEM, "out of memory");
+		                      : k8s_error_set(err, ENOMEM, "out of memory");
 	}
 	strbuf_free(&path);
 	return rc;
@@ -229,6 +229,7 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 	for (;;) {
 		json_t *root = NULL, *items, *item;
 		const char *next;
+		bool more;
 		size_t i;
 
 		rc = list_page(r, cont, &root, err);
@@ -242,19 +243,21 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 		if (rc)
 			goto out;
 		items = json_object_get(root, "items");
-		json_array_foreach(items, i, item) {
+		json_array_foreach(items, i, item)
+		{
 			void *obj = decode(r, item);
 
 			if (obj)
 				apply_put(r, obj);
 		}
 		copy_rv(r, root);
-		next = json_string_value(json_object_get(json_object_get(root, "metadata"),
-							 "continue"));
+		next = json_string_value(
+		    json_object_get(json_object_get(root, "metadata"), "continue"));
+		more = next && *next;
 		free(cont);
-		cont = next && *next ? strdup(next) : NULL;
-		json_decref(root);
-		if (next && *next && !cont) {
+		cont = more ? strdup(next) : NULL;
+		json_decref(root); /* next pointed into it */
+		if (more && !cont) {
 			rc = k8s_error_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
@@ -267,7 +270,7 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 		}
 	}
 	n = store_sweep(c->store, r->type, r->kind,
-			type_namespaced(r->type) && r->ns[0] ? r->ns : NULL, r->epoch, &gone);
+	                type_namespaced(r->type) && r->ns[0] ? r->ns : NULL, r->epoch, &gone);
 	for (size_t i = 0; i < n; i++)
 		cache_deliver(c, &gone[i]);
 	free(gone);
@@ -297,8 +300,8 @@ static int on_event(void *arg, const struct watch_event *ev)
 		const char *ns = json_string_value(json_object_get(md, "namespace"));
 		const char *name = json_string_value(json_object_get(md, "name"));
 
-		if (name && store_remove(r->cache->store, r->type, r->kind, ns ? ns : "", name,
-					 &ch) == 1)
+		if (name &&
+		    store_remove(r->cache->store, r->type, r->kind, ns ? ns : "", name, &ch) == 1)
 			cache_deliver(r->cache, &ch);
 		break;
 	}
@@ -343,7 +346,8 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	if (rc)
 		return WATCH_FAILED;
 	snprintf(timeout, sizeof(timeout), "%d",
-		 WATCH_TIMEOUT_MIN_S + rand_r(&r->seed) % (WATCH_TIMEOUT_MAX_S - WATCH_TIMEOUT_MIN_S + 1));
+	         WATCH_TIMEOUT_MIN_S +
+	             rand_r(&r->seed) % (WATCH_TIMEOUT_MAX_S - WATCH_TIMEOUT_MIN_S + 1));
 	urlpath_add_query(&path, "watch", "true");
 	urlpath_add_query(&path, "resourceVersion", r->rv);
 	urlpath_add_query(&path, "allowWatchBookmarks", "true");
@@ -376,8 +380,9 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	if (rc)
 		return WATCH_FAILED;
 	if (r->watch_events == 0 && mono_ms() - started < WATCH_MIN_HEALTHY_MS) {
-		k8s_error_set(err, EIO, "the server closed the watch after %lld ms without an event",
-			      (long long)(mono_ms() - started));
+		k8s_error_set(err, EIO,
+		              "the server closed the watch after %lld ms without an event",
+		              (long long)(mono_ms() - started));
 		return WATCH_FAILED;
 	}
 	return WATCH_REWATCH;
@@ -393,7 +398,7 @@ static int reflector_probe(struct reflector *r, struct k8s_error *err)
 	if (rc == 0) {
 		urlpath_add_query(&path, "limit", "1");
 		rc = strbuf_ok(&path) ? get_json(r, strbuf_str(&path), &root, err)
-				      : k8s_error_set(err, ENOMEM, "out of memory");
+		                      : k8s_error_set(err, ENOMEM, "out of memory");
 	}
 	json_decref(root);
 	strbuf_free(&path);
@@ -554,6 +559,7 @@ static void *reflector_main(void *arg)
 			}
 			need_list = false;
 			r->failures = 0;
+			cache_trim_memory();
 		}
 		res = reflector_watch(r, &err);
 		switch (res) {
@@ -579,8 +585,8 @@ static void *reflector_main(void *arg)
 	return NULL;
 }
 
-struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_type type,
-					 int kind, const char *ns)
+struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_type type, int kind,
+                                         const char *ns)
 {
 	struct reflector *r, **tail;
 
@@ -612,7 +618,7 @@ struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_
 		r->first_list_done = true;
 		c->pending_first_lists--;
 		k8s_error_set(&r->first_err, EAGAIN, "cannot list %s: cannot start a thread",
-			      r->what);
+		              r->what);
 		return NULL;
 	}
 	r->joinable = true;

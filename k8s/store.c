@@ -1,5 +1,6 @@
 /*
- * The cache's tables and indexes (see store.h).
+ * The cache's tables, indexes and writes (see store.h); the lookups are in
+ * store_query.c.
  *
  * One chained hash table of entries per object type, keyed by kind, namespace
  * and name. Indexes are hash tables of buckets keyed by a (namespace, value)
@@ -8,66 +9,12 @@
  * that empty are freed, so the "namespaces with jobs" list is the job index's
  * bucket list.
  */
-#include "k8s/store.h"
+#include "k8s/store_impl.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TABLE_SLOTS_MIN 256 /* tables double when they hold more entries than slots */
-
-enum index_id { IX_POD_JOB, IX_POD_NODE, IX_SERVICE_RELEASE, IX_EVENT_INVOLVED, IX_JOB_NS, IX_COUNT };
-
-#define TYPE_COUNT (CACHE_NAMESPACE + 1)
-#define LINKS_PER_ENTRY 2
-
-struct entry;
-
-struct bucket {
-	struct bucket *hnext;
-	uint32_t hash;
-	size_t n;
-	struct entry *head;
-	size_t ns_len;               /* key = ns '\0' value '\0' */
-	char key[];
-};
-
-struct link {
-	struct entry *prev, *next;
-	struct bucket *b;            /* NULL: not in this index */
-};
-
-struct entry {
-	struct entry *hnext;
-	uint32_t hash;
-	uint32_t epoch;
-	int type, kind;
-	void *obj;
-	struct link links[LINKS_PER_ENTRY];
-};
-
-struct etable {
-	struct entry **slots;
-	size_t nslots, count;
-};
-
-struct btable {
-	struct bucket **slots;
-	size_t nslots, count;
-};
-
-struct store {
-	pthread_rwlock_t lock;
-	uint64_t generation;         /* written under the write lock, read atomically */
-	struct etable tables[TYPE_COUNT];
-	struct btable indexes[IX_COUNT];
-};
-
-static const struct obj_meta *meta_of(const void *obj)
-{
-	return obj; /* every object struct starts with its obj_meta */
-}
 
 static uint32_t hash_bytes(uint32_t h, const char *s, size_t n)
 {
@@ -109,7 +56,7 @@ static void etable_grow(struct etable *t)
 }
 
 static struct entry **etable_find(struct etable *t, int kind, const char *ns, const char *name,
-				  uint32_t hash)
+                                  uint32_t hash)
 {
 	struct entry **pp;
 
@@ -125,7 +72,7 @@ static struct entry **etable_find(struct etable *t, int kind, const char *ns, co
 	return NULL;
 }
 
-static struct entry *etable_get(struct etable *t, int kind, const char *ns, const char *name)
+struct entry *store_entry_get(struct etable *t, int kind, const char *ns, const char *name)
 {
 	struct entry **pp = etable_find(t, kind, ns, name, hash_key(kind, ns, name));
 
@@ -141,7 +88,7 @@ static uint32_t hash_pair(const char *a, const char *b)
 	return hash_bytes(h, b, strlen(b));
 }
 
-static struct bucket *bucket_find(struct btable *t, const char *ns, const char *val)
+struct bucket *store_bucket_find(struct btable *t, const char *ns, const char *val)
 {
 	uint32_t h = hash_pair(ns, val);
 	struct bucket *b;
@@ -149,7 +96,8 @@ static struct bucket *bucket_find(struct btable *t, const char *ns, const char *
 	if (!t->nslots)
 		return NULL;
 	for (b = t->slots[h & (t->nslots - 1)]; b; b = b->hnext)
-		if (b->hash == h && strcmp(b->key, ns) == 0 && strcmp(b->key + b->ns_len + 1, val) == 0)
+		if (b->hash == h && strcmp(b->key, ns) == 0 &&
+		    strcmp(b->key + b->ns_len + 1, val) == 0)
 			return b;
 	return NULL;
 }
@@ -177,7 +125,7 @@ static void btable_grow(struct btable *t)
 
 static struct bucket *bucket_get_or_add(struct btable *t, const char *ns, const char *val)
 {
-	struct bucket *b = bucket_find(t, ns, val);
+	struct bucket *b = store_bucket_find(t, ns, val);
 	size_t nl, vl;
 
 	if (b)
@@ -219,7 +167,7 @@ static void bucket_drop(struct btable *t, struct bucket *b)
 
 struct index_key {
 	enum index_id ix;
-	const char *ns, *val;        /* val NULL: not indexed */
+	const char *ns, *val; /* val NULL: not indexed */
 };
 
 static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PER_ENTRY])
@@ -249,7 +197,8 @@ static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PE
 		const struct event *e = obj;
 
 		if (*e->involved_name)
-			keys[0] = (struct index_key){IX_EVENT_INVOLVED, m->namespace, e->involved_name};
+			keys[0] =
+			    (struct index_key){IX_EVENT_INVOLVED, m->namespace, e->involved_name};
 		break;
 	}
 	case CACHE_JOB:
@@ -415,7 +364,7 @@ static int kind_of(int type, const void *obj)
 }
 
 static void fill_change(struct store_change *ch, int type, enum cache_change_type what,
-			const void *now, void *old)
+                        const void *now, void *old)
 {
 	const struct obj_meta *m = meta_of(now);
 
@@ -455,7 +404,7 @@ static void fill_change(struct store_change *ch, int type, enum cache_change_typ
 }
 
 int store_put(struct store *st, enum cache_object_type type, void *obj, uint32_t epoch,
-	      struct store_change *ch)
+              struct store_change *ch)
 {
 	const struct obj_meta *m = meta_of(obj);
 	int kind = kind_of(type, obj);
@@ -524,7 +473,7 @@ static void entry_remove(struct store *st, struct entry **pp)
 }
 
 int store_remove(struct store *st, enum cache_object_type type, int kind, const char *ns,
-		 const char *name, struct store_change *ch)
+                 const char *name, struct store_change *ch)
 {
 	struct entry **pp, *e;
 
@@ -546,7 +495,7 @@ int store_remove(struct store *st, enum cache_object_type type, int kind, const 
 }
 
 size_t store_sweep(struct store *st, enum cache_object_type type, int kind, const char *ns,
-		   uint32_t epoch, struct store_change **out)
+                   uint32_t epoch, struct store_change **out)
 {
 	struct etable *t = &st->tables[type];
 	struct store_change *chs = NULL;
@@ -594,218 +543,4 @@ void store_change_release(struct store_change *ch)
 	if (ch->old)
 		store_object_free(ch->type, ch->old);
 	ch->old = NULL;
-}
-
-/* ---- lookups ---- */
-
-static int cmp_meta(const void *a, const void *b)
-{
-	const struct obj_meta *x = meta_of(*(void *const *)a), *y = meta_of(*(void *const *)b);
-	int c = strcmp(x->namespace, y->namespace);
-
-	return c ? c : strcmp(x->name, y->name);
-}
-
-static int cmp_job(const void *a, const void *b)
-{
-	const struct job *x = *(const struct job *const *)a, *y = *(const struct job *const *)b;
-	int c = strcmp(x->meta.name, y->meta.name);
-
-	return c ? c : (int)x->kind - (int)y->kind;
-}
-
-static int cmp_event(const void *a, const void *b)
-{
-	const struct event *x = *(const struct event *const *)a, *y = *(const struct event *const *)b;
-
-	if (x->first_seen != y->first_seen)
-		return x->first_seen < y->first_seen ? -1 : 1;
-	return strcmp(x->meta.name, y->meta.name);
-}
-
-typedef bool (*entry_filter_fn)(const void *obj, const void *arg);
-
-/* The objects of a bucket's list (those filter accepts), sorted. */
-static size_t collect_bucket(const struct bucket *b, int slot, entry_filter_fn filter,
-			     const void *arg, int (*cmp)(const void *, const void *),
-			     const void ***out)
-{
-	const void **arr;
-	size_t n = 0;
-
-	*out = NULL;
-	if (!b || !b->n)
-		return 0;
-	arr = malloc(b->n * sizeof(*arr));
-	if (!arr)
-		return 0;
-	for (const struct entry *e = b->head; e; e = e->links[slot].next)
-		if (!filter || filter(e->obj, arg))
-			arr[n++] = e->obj;
-	if (!n) {
-		free(arr);
-		return 0;
-	}
-	qsort(arr, n, sizeof(*arr), cmp);
-	*out = arr;
-	return n;
-}
-
-static size_t collect_table(const struct etable *t, int (*cmp)(const void *, const void *),
-			    const void ***out)
-{
-	const void **arr;
-	size_t n = 0;
-
-	*out = NULL;
-	if (!t->count)
-		return 0;
-	arr = malloc(t->count * sizeof(*arr));
-	if (!arr)
-		return 0;
-	for (size_t i = 0; i < t->nslots; i++)
-		for (const struct entry *e = t->slots[i]; e; e = e->hnext)
-			arr[n++] = e->obj;
-	qsort(arr, n, sizeof(*arr), cmp);
-	*out = arr;
-	return n;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-size_t store_namespaces(struct store *st, const char *config_ns, const char ***out)
-{
-	const struct btable *bt = &st->indexes[IX_JOB_NS];
-	const char **arr = malloc((bt->count + 1) * sizeof(*arr));
-	size_t n = 0;
-
-	*out = NULL;
-	if (!arr)
-		return 0;
-	arr[n++] = config_ns;
-	for (size_t i = 0; i < bt->nslots; i++)
-		for (const struct bucket *b = bt->slots[i]; b; b = b->hnext)
-			if (strcmp(b->key, config_ns) != 0)
-				arr[n++] = b->key;
-	qsort(arr + 1, n - 1, sizeof(*arr), cmp_str);
-	*out = arr;
-	return n;
-}
-
-size_t store_jobs(struct store *st, const char *ns, const struct job ***out)
-{
-	return collect_bucket(bucket_find(&st->indexes[IX_JOB_NS], ns, ""), 0, NULL, NULL, cmp_job,
-			      (const void ***)out);
-}
-
-const struct job *store_find_job(struct store *st, const char *ns, enum job_kind kind,
-				 const char *name)
-{
-	struct entry *e = etable_get(&st->tables[CACHE_JOB], (int)kind, ns, name);
-
-	return e ? e->obj : NULL;
-}
-
-static bool same_mpi(int a, int b)
-{
-	/* v1 and v2beta1 are one CRD name: a cluster serves one of them */
-	return (a == JOB_MPIJOB || a == JOB_MPIJOB_V2) && (b == JOB_MPIJOB || b == JOB_MPIJOB_V2);
-}
-
-struct job_match {
-	const struct job *job;
-	bool name_unique;            /* exactly one kind has a job of this name here */
-};
-
-static bool pod_matches_job(const void *obj, const void *arg)
-{
-	const struct pod *p = obj;
-	const struct job_match *jm = arg;
-
-	if (p->job_kind < 0)
-		return jm->name_unique;
-	return p->job_kind == (int)jm->job->kind || same_mpi(p->job_kind, (int)jm->job->kind);
-}
-
-size_t store_pods_of_job(struct store *st, const struct job *job, const struct pod ***out)
-{
-	struct job_match jm = {job, false};
-	int kinds = 0;
-
-	for (int k = 0; k < JOB_KIND_COUNT; k++)
-		if (store_find_job(st, job->meta.namespace, (enum job_kind)k, job->meta.name))
-			kinds++;
-	jm.name_unique = kinds == 1;
-	return collect_bucket(bucket_find(&st->indexes[IX_POD_JOB], job->meta.namespace,
-					  job->meta.name),
-			      0, pod_matches_job, &jm, cmp_meta, (const void ***)out);
-}
-
-const struct pod *store_find_pod(struct store *st, const char *ns, const char *name)
-{
-	struct entry *e = etable_get(&st->tables[CACHE_POD], -1, ns, name);
-
-	return e ? e->obj : NULL;
-}
-
-size_t store_pods_on_node(struct store *st, const char *node, const struct pod ***out)
-{
-	return collect_bucket(bucket_find(&st->indexes[IX_POD_NODE], "", node), 1, NULL, NULL,
-			      cmp_meta, (const void ***)out);
-}
-
-size_t store_nodes(struct store *st, const struct node ***out)
-{
-	return collect_table(&st->tables[CACHE_NODE], cmp_meta, (const void ***)out);
-}
-
-const struct node *store_find_node(struct store *st, const char *name)
-{
-	struct entry *e = etable_get(&st->tables[CACHE_NODE], -1, "", name);
-
-	return e ? e->obj : NULL;
-}
-
-size_t store_services_of_job(struct store *st, const char *ns, const char *job,
-			     const struct service ***out)
-{
-	return collect_bucket(bucket_find(&st->indexes[IX_SERVICE_RELEASE], ns, job), 0, NULL, NULL,
-			      cmp_meta, (const void ***)out);
-}
-
-size_t store_events_for(struct store *st, const char *ns, const char *name,
-			const struct event ***out)
-{
-	return collect_bucket(bucket_find(&st->indexes[IX_EVENT_INVOLVED], ns, name), 0, NULL, NULL,
-			      cmp_event, (const void ***)out);
-}
-
-size_t store_namespace_names(struct store *st, const char ***out)
-{
-	const struct k8s_namespace **objs;
-	size_t n = collect_table(&st->tables[CACHE_NAMESPACE], cmp_meta, (const void ***)&objs);
-	const char **names;
-
-	*out = NULL;
-	if (!n)
-		return 0;
-	/* the array of objects becomes the array of their names, in place */
-	names = (const char **)objs;
-	for (size_t i = 0; i < n; i++)
-		names[i] = objs[i]->meta.name;
-	*out = names;
-	return n;
-}
-
-size_t store_objects(struct store *st, enum cache_object_type type, const void ***out)
-{
-	return collect_table(&st->tables[type], cmp_meta, out);
-}
-
-size_t store_count(struct store *st, enum cache_object_type type)
-{
-	return st->tables[type].count;
 }

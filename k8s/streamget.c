@@ -27,7 +27,7 @@ static int acc_data(void *arg, const char *data, size_t len)
 }
 
 int k8s_stream_get_json(struct k8s_client *c, const char *path, atomic_bool *cancel, size_t max,
-			json_t **out, struct k8s_error *err)
+                        json_t **out, struct k8s_error *err)
 {
 	struct body_acc acc = {STRBUF_INIT, max, false};
 	struct k8s_stream_request req = {path, NULL, acc_data, &acc, cancel, NULL};
@@ -38,7 +38,7 @@ int k8s_stream_get_json(struct k8s_client *c, const char *path, atomic_bool *can
 	rc = k8s_stream_run(c, &req, err);
 	if (rc == -ECANCELED && acc.too_big)
 		rc = k8s_error_set(err, EFBIG, "the answer to GET %s is larger than %zu MiB", path,
-				   max >> 20);
+		                   max >> 20);
 	else if (rc == -ECANCELED && !(cancel && atomic_load(cancel)))
 		rc = k8s_error_set(err, ENOMEM, "out of memory reading GET %s", path);
 	if (rc == 0) {
@@ -46,8 +46,9 @@ int k8s_stream_get_json(struct k8s_client *c, const char *path, atomic_bool *can
 		if (!*out || !json_is_object(*out)) {
 			json_decref(*out);
 			*out = NULL;
-			rc = k8s_error_set(err, EPROTO, "the answer to GET %s is not a JSON object: %s",
-					   path, jerr.text);
+			rc = k8s_error_set(err, EPROTO,
+			                   "the answer to GET %s is not a JSON object: %s", path,
+			                   jerr.text);
 		}
 	}
 	strbuf_free(&acc.sb);

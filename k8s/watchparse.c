@@ -13,8 +13,8 @@
 #include <string.h>
 
 static const char *const TYPE_NAMES[] = {
-	[WATCH_ADDED] = "ADDED",       [WATCH_MODIFIED] = "MODIFIED", [WATCH_DELETED] = "DELETED",
-	[WATCH_BOOKMARK] = "BOOKMARK", [WATCH_ERROR] = "ERROR",
+    [WATCH_ADDED] = "ADDED",       [WATCH_MODIFIED] = "MODIFIED", [WATCH_DELETED] = "DELETED",
+    [WATCH_BOOKMARK] = "BOOKMARK", [WATCH_ERROR] = "ERROR",
 };
 
 #define SNIPPET_MAX 80 /* bytes of a bad line quoted in the error message */
@@ -75,7 +75,7 @@ static int parse_type(const char *s, enum watch_event_type *out)
 
 /* Decodes one line and hands it to fn. */
 static int deliver_line(struct watch_parser *p, const char *line, size_t len, watch_event_fn fn,
-			void *arg, struct k8s_error *err)
+                        void *arg, struct k8s_error *err)
 {
 	json_error_t jerr;
 	json_t *root, *object;
@@ -90,7 +90,7 @@ static int deliver_line(struct watch_parser *p, const char *line, size_t len, wa
 	if (!root) {
 		snippet(line, len, snip, sizeof(snip));
 		return k8s_error_set(err, EPROTO, "watch stream: not JSON (%s at column %d): %s",
-				     jerr.text, jerr.column, snip);
+		                     jerr.text, jerr.column, snip);
 	}
 	type = json_string_value(json_object_get(root, "type"));
 	object = json_object_get(root, "object");
@@ -107,15 +107,15 @@ static int deliver_line(struct watch_parser *p, const char *line, size_t len, wa
 }
 
 static int append_partial(struct watch_parser *p, const char *data, size_t len,
-			  struct k8s_error *err)
+                          struct k8s_error *err)
 {
 	size_t need = p->len + len;
 	char *nb;
 
 	if (need > p->max_line)
 		return k8s_error_set(err, E2BIG,
-				     "watch stream: an event is longer than %zu bytes (the limit)",
-				     p->max_line);
+		                     "watch stream: an event is longer than %zu bytes (the limit)",
+		                     p->max_line);
 	if (need > p->cap) {
 		size_t cap = p->cap ? p->cap : 4096;
 
@@ -135,7 +135,7 @@ static int append_partial(struct watch_parser *p, const char *data, size_t len,
 }
 
 int watchparse_feed(struct watch_parser *p, const char *data, size_t len, watch_event_fn fn,
-		    void *arg, struct k8s_error *err)
+                    void *arg, struct k8s_error *err)
 {
 	size_t pos = 0;
 	int rc;
@@ -160,10 +160,11 @@ int watchparse_feed(struct watch_parser *p, const char *data, size_t len, watch_
 				return rc;
 		} else {
 			if (seg > p->max_line)
-				return k8s_error_set(err, E2BIG,
-						     "watch stream: an event is longer than %zu bytes "
-						     "(the limit)",
-						     p->max_line);
+				return k8s_error_set(
+				    err, E2BIG,
+				    "watch stream: an event is longer than %zu bytes "
+				    "(the limit)",
+				    p->max_line);
 			rc = deliver_line(p, data + pos, seg, fn, arg, err);
 			if (rc)
 				return rc;

@@ -9,15 +9,18 @@
  * answers each with one JSON line ({"dump": ...}, {"health": ...}, {"stats": ...}).
  * With changes=1 every change the cache reports is printed as {"change": ...} as it
  * happens. Options: kubeconfig= context= namespace= (as the daemon's), changes=1,
- * events=0 (leave events out of dumps).
+ * events=0 (leave events out of dumps), discover=0 (no discovery: no job kinds, and
+ * start-up errors come from the cache's first lists).
  *
  * A start-up failure prints "error: ENAME: message" on stderr and exits 1.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -31,6 +34,7 @@
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool print_changes;
 static bool dump_events = true;
+static bool discover = true;
 
 static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
@@ -79,11 +83,11 @@ static void on_change(void *arg, const struct cache_change *ch)
 	(void)arg;
 	if (!print_changes)
 		return;
-	emit("change", json_pack("{s:s,s:s,s:s,s:s,s:i,s:s?,s:s?,s:s?}", "type",
-				 CHANGE_NAMES[ch->type], "object", OBJECT_NAMES[ch->object],
-				 "namespace", ch->namespace, "name", ch->name, "job_kind",
-				 ch->job_kind, "job_name", ch->job_name, "node", ch->node_name,
-				 "old_node", ch->old_node_name));
+	emit("change",
+	     json_pack("{s:s,s:s,s:s,s:s,s:i,s:s?,s:s?,s:s?}", "type", CHANGE_NAMES[ch->type],
+	               "object", OBJECT_NAMES[ch->object], "namespace", ch->namespace, "name",
+	               ch->name, "job_kind", ch->job_kind, "job_name", ch->job_name, "node",
+	               ch->node_name, "old_node", ch->old_node_name));
 }
 
 static const char *job_status(const struct job *j)
@@ -101,7 +105,7 @@ static json_t *dump_health(struct k8s_cache *c)
 
 	cache_get_health(c, &h);
 	return json_pack("{s:b,s:I,s:s}", "connected", h.connected, "since", (json_int_t)h.since,
-			 "last_error", h.last_error);
+	                 "last_error", h.last_error);
 }
 
 static json_t *dump_pods(struct k8s_cache *c)
@@ -116,16 +120,16 @@ static json_t *dump_pods(struct k8s_cache *c)
 
 		for (size_t k = 0; k < p->n_containers; k++)
 			json_array_append_new(cs, json_pack("{s:s,s:i,s:i,s:s}", "name",
-							    p->containers[k].name, "state",
-							    p->containers[k].state.kind, "restarts",
-							    p->containers[k].restart_count, "id",
-							    p->containers[k].container_id));
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:s?,s:i,s:s,s:b,s:o}",
-						     "namespace", p->meta.namespace, "name",
-						     p->meta.name, "phase", PHASES[p->phase], "node",
-						     p->node_name, "job", p->job_name, "job_kind",
-						     p->job_kind, "rv", p->meta.resource_version,
-						     "deleting", p->meta.deleted != 0, "containers", cs));
+			                                    p->containers[k].name, "state",
+			                                    p->containers[k].state.kind, "restarts",
+			                                    p->containers[k].restart_count, "id",
+			                                    p->containers[k].container_id));
+		json_array_append_new(
+		    arr, json_pack("{s:s,s:s,s:s,s:s,s:s?,s:i,s:s,s:b,s:o}", "namespace",
+		                   p->meta.namespace, "name", p->meta.name, "phase",
+		                   PHASES[p->phase], "node", p->node_name, "job", p->job_name,
+		                   "job_kind", p->job_kind, "rv", p->meta.resource_version,
+		                   "deleting", p->meta.deleted != 0, "containers", cs));
 	}
 	free(objs);
 	return arr;
@@ -146,11 +150,11 @@ static json_t *dump_jobs(struct k8s_cache *c)
 		for (size_t k = 0; k < np; k++)
 			json_array_append_new(pn, json_string(pods[k]->meta.name));
 		free(pods);
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "namespace",
-						     j->meta.namespace, "name", j->meta.name, "type",
-						     kinds_info(j->kind)->type, "status",
-						     job_status(j), "rv", j->meta.resource_version,
-						     "pods", pn));
+		json_array_append_new(arr,
+		                      json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "namespace",
+		                                j->meta.namespace, "name", j->meta.name, "type",
+		                                kinds_info(j->kind)->type, "status", job_status(j),
+		                                "rv", j->meta.resource_version, "pods", pn));
 	}
 	free(objs);
 	return arr;
@@ -168,12 +172,11 @@ static json_t *dump_nodes(struct k8s_cache *c)
 		size_t np = cache_pods_on_node(c, nd->meta.name, &pods);
 
 		free(pods);
-		json_array_append_new(arr, json_pack("{s:s,s:b,s:b,s:s,s:i,s:i,s:s,s:i}", "name",
-						     nd->meta.name, "ready", nd->ready,
-						     "unschedulable", nd->unschedulable, "roles",
-						     nd->roles, "gpu_capacity", nd->gpu_capacity,
-						     "gpu_allocatable", nd->gpu_allocatable, "ip",
-						     nd->internal_ip, "pods", (int)np));
+		json_array_append_new(
+		    arr, json_pack("{s:s,s:b,s:b,s:s,s:i,s:i,s:s,s:i}", "name", nd->meta.name,
+		                   "ready", nd->ready, "unschedulable", nd->unschedulable, "roles",
+		                   nd->roles, "gpu_capacity", nd->gpu_capacity, "gpu_allocatable",
+		                   nd->gpu_allocatable, "ip", nd->internal_ip, "pods", (int)np));
 	}
 	free(nodes);
 	return arr;
@@ -188,7 +191,7 @@ static json_t *dump_simple(struct k8s_cache *c, enum cache_object_type type)
 	for (size_t i = 0; i < n; i++) {
 		const struct obj_meta *m = objs[i];
 		json_t *o = json_pack("{s:s,s:s,s:s}", "namespace", m->namespace, "name", m->name,
-				      "rv", m->resource_version);
+		                      "rv", m->resource_version);
 
 		if (type == CACHE_SERVICE) {
 			const struct service *s = objs[i];
@@ -212,6 +215,9 @@ static json_t *dump_stats(struct k8s_cache *c, int64_t sync_ms)
 {
 	size_t strings, bytes;
 	json_t *counts = json_object();
+	struct rusage ru;
+	struct mallinfo2 mi;
+	json_int_t cpu_ms;
 
 	intern_stats(&strings, &bytes);
 	cache_read_lock(c);
@@ -223,10 +229,15 @@ static json_t *dump_stats(struct k8s_cache *c, int64_t sync_ms)
 		json_object_set_new(counts, OBJECT_NAMES[t], json_integer((json_int_t)n));
 	}
 	cache_read_unlock(c);
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:o}", "sync_ms", (json_int_t)sync_ms, "rss_kb",
-			 (json_int_t)proc_status_kb("VmRSS"), "peak_rss_kb",
-			 (json_int_t)proc_status_kb("VmHWM"), "intern_strings",
-			 (json_int_t)strings, "intern_bytes", (json_int_t)bytes, "counts", counts);
+	getrusage(RUSAGE_SELF, &ru);
+	cpu_ms = (json_int_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	mi = mallinfo2();
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "sync_ms", (json_int_t)sync_ms,
+	                 "cpu_ms", cpu_ms, "rss_kb", (json_int_t)proc_status_kb("VmRSS"),
+	                 "peak_rss_kb", (json_int_t)proc_status_kb("VmHWM"), "heap_used_kb",
+	                 (json_int_t)(mi.uordblks / 1024), "intern_strings", (json_int_t)strings,
+	                 "intern_bytes", (json_int_t)bytes, "counts", counts);
 }
 
 static json_t *dump_all(struct k8s_cache *c)
@@ -268,6 +279,8 @@ static bool parse_option(struct k8s_config_options *o, const char *arg)
 		o->namespace = eq + 1;
 	else if (strncmp(arg, "changes=", 8) == 0)
 		print_changes = strcmp(eq + 1, "1") == 0;
+	else if (strncmp(arg, "discover=", 9) == 0)
+		discover = strcmp(eq + 1, "0") != 0;
 	else if (strncmp(arg, "events=", 7) == 0)
 		dump_events = strcmp(eq + 1, "0") != 0;
 	else
@@ -300,7 +313,7 @@ int main(int argc, char **argv)
 		i++;
 	if (i != argc - 1 || (strcmp(argv[i], "once") != 0 && strcmp(argv[i], "serve") != 0)) {
 		fprintf(stderr, "usage: k8scache [kubeconfig=P] [context=C] [namespace=N] "
-				"[changes=1] [events=0] once|serve\n");
+		                "[changes=1] [events=0] [discover=0] once|serve\n");
 		return 2;
 	}
 	mode = argv[i];
@@ -312,7 +325,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = now_ms();
-	if ((rc = kinds_discover(client, opts.served, &err)) != 0) {
+	if (discover && (rc = kinds_discover(client, opts.served, &err)) != 0) {
 		status = fail(&err, rc);
 		goto out;
 	}

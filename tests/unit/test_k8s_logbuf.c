@@ -67,13 +67,14 @@ TEST(logbuf_large_log_spills_and_reads_back_everywhere)
 		size_t exp = want < total - o ? want : total - o;
 
 		if (n != (ssize_t)exp) {
-			harness_fail(__FILE__, __LINE__, "read at %llu: %zd", (unsigned long long)o, n);
+			harness_fail(__FILE__, __LINE__, "read at %llu: %zd", (unsigned long long)o,
+			             n);
 			continue;
 		}
 		for (ssize_t i = 0; i < n; i++)
 			if (out[i] != byte_at(o + (uint64_t)i) && bad++ < 3)
 				harness_fail(__FILE__, __LINE__, "read at %llu byte %zd differs",
-					     (unsigned long long)o, i);
+				             (unsigned long long)o, i);
 	}
 	CHECK_INT_EQ(bad, 0);
 	logbuf_free(&b);

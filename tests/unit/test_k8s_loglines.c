@@ -16,7 +16,7 @@ struct line {
 	const char *ts;
 	int64_t sec;
 	int32_t nsec;
-	char *text;                  /* incl. '\n' */
+	char *text; /* incl. '\n' */
 };
 
 #define NLINES 24
@@ -30,11 +30,10 @@ static bool made;
 static void make_lines(void)
 {
 	static char ts[NLINES][40];
-	static const int32_t nsecs[NLINES] = {0,         5,         500000000, 500000000, 999999999,
-					      0,         123456789, 123456789, 200000000, 300000000,
-					      1,         2,         3,         4,         400000000,
-					      0,         10,        20,        30,        40,
-					      50,        60,        60,        999000000};
+	static const int32_t nsecs[NLINES] = {
+	    0,         5,         500000000, 500000000, 999999999, 0,  123456789, 123456789,
+	    200000000, 300000000, 1,         2,         3,         4,  400000000, 0,
+	    10,        20,        30,        40,        50,        60, 60,        999000000};
 
 	if (made)
 		return;
@@ -53,7 +52,7 @@ static void make_lines(void)
 				frac[--n] = '\0';
 		}
 		snprintf(ts[i], sizeof(ts[i]), "2026-01-01T00:00:%02d%sZ", (int)(sec - 1767225600),
-			 frac);
+		         frac);
 		if (i == 13) {
 			for (int k = 0; k < 100 * 1024; k++)
 				strbuf_putc(&t, (char)('a' + k % 26));
@@ -81,7 +80,8 @@ static void server_stream(const char *since, bool round_to_second, struct strbuf
 			s.nsec = 0;
 	}
 	for (int i = 0; i < NLINES; i++) {
-		if (since && (lines[i].sec < s.sec || (lines[i].sec == s.sec && lines[i].nsec < s.nsec)))
+		if (since &&
+		    (lines[i].sec < s.sec || (lines[i].sec == s.sec && lines[i].nsec < s.nsec)))
 			continue;
 		strbuf_printf(out, "%s ", lines[i].ts);
 		strbuf_puts(out, lines[i].text);
@@ -95,7 +95,7 @@ static int collect(void *arg, const char *data, size_t len)
 }
 
 static int feed_chunks(struct loglines *l, const char *data, size_t len, size_t chunk,
-		       struct strbuf *out)
+                       struct strbuf *out)
 {
 	for (size_t off = 0; off < len; off += chunk) {
 		size_t n = len - off < chunk ? len - off : chunk;
@@ -124,8 +124,8 @@ static bool run_break(size_t cut, bool round, size_t chunk)
 	ok = out.len == expected.len && memcmp(out.buf, expected.buf, out.len) == 0;
 	if (!ok)
 		harness_fail(__FILE__, __LINE__,
-			     "break at %zu (round %d, chunk %zu): %zu bytes out, %zu expected", cut,
-			     round, chunk, out.len, expected.len);
+		             "break at %zu (round %d, chunk %zu): %zu bytes out, %zu expected", cut,
+		             round, chunk, out.len, expected.len);
 	loglines_free(&l);
 	strbuf_free(&first);
 	strbuf_free(&second);

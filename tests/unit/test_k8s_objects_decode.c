@@ -96,7 +96,8 @@ TEST(objects_tfjob_with_conditions_replicas_and_spec)
 	CHECK(strstr(job->raw_json, "managedFields") == NULL);
 	CHECK(strstr(job->raw_json, "\"tfReplicaSpecs\":{\"PS\"") != NULL);
 	CHECK(strstr(job->raw_json, "last-applied-configuration") != NULL);
-	CHECK(strstr(job->raw_json, "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"TFJob\",") == job->raw_json);
+	CHECK(strstr(job->raw_json, "{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"TFJob\",") ==
+	      job->raw_json);
 	json_t *back = json_loads(job->raw_json, 0, NULL);
 	CHECK(back != NULL);
 	CHECK_STR_EQ(json_string_value(json_object_get(back, "kind")), "TFJob");
@@ -137,7 +138,7 @@ TEST(objects_pytorchjob_succeeded_defaults_and_odd_gpu_quantity)
 	CHECK_INT_EQ(job->replicas[0].gpus, 2);     /* a JSON number is accepted too */
 	CHECK_INT_EQ(job->replicas[0].succeeded, 1);
 	CHECK_INT_EQ(job->replicas[1].replicas, 3);
-	CHECK_INT_EQ(job->replicas[1].gpus, 0);     /* "500m" is not a GPU count */
+	CHECK_INT_EQ(job->replicas[1].gpus, 0); /* "500m" is not a GPU count */
 	CHECK_INT_EQ(job->completion_time, T("2026-03-01T09:30:00Z"));
 	CHECK_STR_EQ(job->priority_class, "batch"); /* from the template */
 	CHECK(job->spec_annotation == NULL);
@@ -253,7 +254,7 @@ TEST(objects_running_worker_pod)
 	CHECK_STR_EQ(p->meta.owners[0].kind, "TFJob");
 	CHECK(p->meta.owners[0].controller);
 	CHECK_STR_EQ(kv_get(&p->meta.annotations, "kubectl.kubernetes.io/default-container"),
-		     "tensorflow");
+	             "tensorflow");
 	CHECK(kv_get(&p->meta.annotations, "cni.projectcalico.org/podIP") == NULL);
 	CHECK_INT_EQ(p->n_containers, 1);
 	CHECK_INT_EQ(p->n_init_containers, 0);
@@ -264,8 +265,9 @@ TEST(objects_running_worker_pod)
 	CHECK_INT_EQ(c->gpus, 1);
 	CHECK(c->ready);
 	CHECK_INT_EQ(c->restart_count, 0);
-	CHECK_STR_EQ(c->container_id,
-		     "containerd://5a1f0e6c3b2d4e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f");
+	CHECK_STR_EQ(
+	    c->container_id,
+	    "containerd://5a1f0e6c3b2d4e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f");
 	CHECK_INT_EQ(c->state.kind, CONTAINER_RUNNING);
 	CHECK_INT_EQ(c->state.started, T("2026-03-02T10:14:40Z"));
 	CHECK_INT_EQ(c->last_state.kind, CONTAINER_NONE);
@@ -281,7 +283,8 @@ TEST(objects_unschedulable_pod)
 	CHECK_INT_EQ(p->phase, POD_PENDING);
 	CHECK_STR_EQ(p->node_name, "");
 	CHECK_STR_EQ(p->pod_ip, "");
-	CHECK_STR_CONTAINS(p->unschedulable, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu");
+	CHECK_STR_CONTAINS(p->unschedulable,
+	                   "0/3 nodes are available: 3 Insufficient nvidia.com/gpu");
 	CHECK_INT_EQ(p->gpus, 4);
 	CHECK_INT_EQ(p->start_time, 0);
 	/* no status for the container yet */
@@ -305,8 +308,9 @@ TEST(objects_pod_with_init_containers)
 	CHECK_STR_EQ(p->init_containers[0].state.reason, "Completed");
 	CHECK_INT_EQ(p->init_containers[0].state.exit_code, 0);
 	CHECK_INT_EQ(p->init_containers[0].state.finished, T("2026-03-02T11:00:05Z"));
-	CHECK_STR_EQ(p->init_containers[0].state.container_id,
-		     "containerd://aaaa000000000000000000000000000000000000000000000000000000000001");
+	CHECK_STR_EQ(
+	    p->init_containers[0].state.container_id,
+	    "containerd://aaaa000000000000000000000000000000000000000000000000000000000001");
 	CHECK_INT_EQ(p->init_containers[1].state.kind, CONTAINER_RUNNING);
 	CHECK_INT_EQ(p->n_containers, 2);
 	CHECK_INT_EQ(p->containers[0].state.kind, CONTAINER_WAITING);
@@ -336,10 +340,12 @@ TEST(objects_restarted_container_keeps_last_state)
 	CHECK_STR_EQ(c->last_state.reason, "OOMKilled");
 	CHECK_STR_EQ(c->last_state.message, "memory limit exceeded");
 	CHECK_INT_EQ(c->last_state.started, T("2026-03-02T12:03:00Z"));
-	CHECK_STR_EQ(c->last_state.container_id,
-		     "containerd://bbbb000000000000000000000000000000000000000000000000000000000002");
-	CHECK_STR_EQ(c->container_id,
-		     "containerd://bbbb000000000000000000000000000000000000000000000000000000000003");
+	CHECK_STR_EQ(
+	    c->last_state.container_id,
+	    "containerd://bbbb000000000000000000000000000000000000000000000000000000000002");
+	CHECK_STR_EQ(
+	    c->container_id,
+	    "containerd://bbbb000000000000000000000000000000000000000000000000000000000003");
 	pod_free(p);
 }
 

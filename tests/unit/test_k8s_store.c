@@ -9,7 +9,7 @@
 #include "k8s/store.h"
 
 static struct pod *mkpod(const char *ns, const char *name, const char *rv, const char *node,
-			 const char *job, const char *operator_name)
+                         const char *job, const char *operator_name)
 {
 	json_t *labels = json_object();
 	json_t *o;
@@ -19,10 +19,10 @@ static struct pod *mkpod(const char *ns, const char *name, const char *rv, const
 		json_object_set_new(labels, "training.kubeflow.org/job-name", json_string(job));
 	if (operator_name)
 		json_object_set_new(labels, "training.kubeflow.org/operator-name",
-				    json_string(operator_name));
+		                    json_string(operator_name));
 	o = json_pack("{s:{s:s,s:s,s:s,s:o},s:{s:s},s:{s:s}}", "metadata", "name", name,
-		      "namespace", ns, "resourceVersion", rv, "labels", labels, "spec", "nodeName",
-		      node ? node : "", "status", "phase", "Running");
+	              "namespace", ns, "resourceVersion", rv, "labels", labels, "spec", "nodeName",
+	              node ? node : "", "status", "phase", "Running");
 	p = pod_decode(o);
 	json_decref(o);
 	return p;
@@ -37,14 +37,13 @@ static struct job *mkjob(const char *ns, const char *name, const char *rv, enum 
 
 	snprintf(api, sizeof(api), "%s/%s", ki->group, ki->version);
 	o = json_pack("{s:s,s:s,s:{s:s,s:s,s:s}}", "apiVersion", api, "kind", ki->kind_name,
-		      "metadata", "name", name, "namespace", ns, "resourceVersion", rv);
+	              "metadata", "name", name, "namespace", ns, "resourceVersion", rv);
 	j = job_decode(o, kind);
 	json_decref(o);
 	return j;
 }
 
-static void put(struct store *st, enum cache_object_type type, void *obj, uint32_t epoch,
-		int want)
+static void put(struct store *st, enum cache_object_type type, void *obj, uint32_t epoch, int want)
 {
 	struct store_change ch;
 	int rc = store_put(st, type, obj, epoch, &ch);
@@ -64,7 +63,7 @@ static const char *names(const void **objs, size_t n)
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && len < sizeof(buf) - 80; i++)
 		len += snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? "," : "",
-				((const struct obj_meta *)objs[i])->name);
+		                ((const struct obj_meta *)objs[i])->name);
 	free(objs);
 	return buf;
 }
@@ -75,7 +74,8 @@ TEST(store_put_replace_and_same_version)
 	struct store_change ch;
 	uint64_t g0 = store_generation(st);
 
-	CHECK_INT_EQ(store_put(st, CACHE_POD, mkpod("default", "a", "1", "n1", "j", NULL), 1, &ch), 1);
+	CHECK_INT_EQ(store_put(st, CACHE_POD, mkpod("default", "a", "1", "n1", "j", NULL), 1, &ch),
+	             1);
 	CHECK_INT_EQ(ch.change.type, CACHE_ADDED);
 	CHECK_STR_EQ(ch.change.name, "a");
 	CHECK_STR_EQ(ch.change.node_name, "n1");
@@ -89,7 +89,8 @@ TEST(store_put_replace_and_same_version)
 	put(st, CACHE_POD, mkpod("default", "a", "1", "n1", "j", NULL), 2, 0);
 	CHECK(store_generation(st) == g0 + 1);
 
-	CHECK_INT_EQ(store_put(st, CACHE_POD, mkpod("default", "a", "5", "n2", "j", NULL), 2, &ch), 1);
+	CHECK_INT_EQ(store_put(st, CACHE_POD, mkpod("default", "a", "5", "n2", "j", NULL), 2, &ch),
+	             1);
 	CHECK_INT_EQ(ch.change.type, CACHE_MODIFIED);
 	CHECK_STR_EQ(ch.change.node_name, "n2");
 	CHECK_STR_EQ(ch.change.old_node_name, "n1");
@@ -153,12 +154,16 @@ TEST(store_pods_of_job_by_kind_and_by_unique_name)
 	put(st, CACHE_JOB, mkjob("default", "mnist", "1", JOB_TFJOB), 1, 1);
 	put(st, CACHE_JOB, mkjob("default", "same", "2", JOB_TFJOB), 1, 1);
 	put(st, CACHE_JOB, mkjob("default", "same", "3", JOB_PYTORCHJOB), 1, 1);
-	put(st, CACHE_POD, mkpod("default", "mnist-worker-0", "4", "n", "mnist", "tfjob-controller"), 1, 1);
+	put(st, CACHE_POD,
+	    mkpod("default", "mnist-worker-0", "4", "n", "mnist", "tfjob-controller"), 1, 1);
 	put(st, CACHE_POD, mkpod("default", "mnist-worker-1", "5", "n", "mnist", NULL), 1, 1);
 	/* a PyTorchJob's pod of the same name must not be the TFJob's */
-	put(st, CACHE_POD, mkpod("default", "mnist-master-0", "6", "n", "mnist", "pytorchjob-controller"), 1, 1);
-	put(st, CACHE_POD, mkpod("team", "mnist-worker-0", "7", "n", "mnist", "tfjob-controller"), 1, 1);
-	put(st, CACHE_POD, mkpod("default", "same-worker-0", "8", "n", "same", "tfjob-controller"), 1, 1);
+	put(st, CACHE_POD,
+	    mkpod("default", "mnist-master-0", "6", "n", "mnist", "pytorchjob-controller"), 1, 1);
+	put(st, CACHE_POD, mkpod("team", "mnist-worker-0", "7", "n", "mnist", "tfjob-controller"),
+	    1, 1);
+	put(st, CACHE_POD, mkpod("default", "same-worker-0", "8", "n", "same", "tfjob-controller"),
+	    1, 1);
 	put(st, CACHE_POD, mkpod("default", "same-worker-1", "9", "n", "same", NULL), 1, 1);
 
 	store_read_lock(st);
@@ -265,7 +270,7 @@ TEST(store_sweep_removes_what_the_relist_did_not_return)
 	store_read_lock(st);
 	CHECK(store_find_pod(st, "a", "keep") != NULL);
 	CHECK(store_find_pod(st, "a", "gone") == NULL);
-	CHECK(store_find_pod(st, "b", "other-ns") != NULL); /* another scope */
+	CHECK(store_find_pod(st, "b", "other-ns") != NULL);        /* another scope */
 	CHECK(store_find_job(st, "a", JOB_TFJOB, "gone") != NULL); /* another type */
 	store_read_unlock(st);
 
@@ -296,26 +301,27 @@ TEST(store_services_by_release_and_events_by_involved)
 	json_t *o;
 
 	o = json_pack("{s:{s:s,s:s,s:s,s:{s:s}},s:{s:s}}", "metadata", "name", "mnist-tb",
-		      "namespace", "default", "resourceVersion", "1", "labels", "release", "mnist",
-		      "spec", "type", "NodePort");
+	              "namespace", "default", "resourceVersion", "1", "labels", "release", "mnist",
+	              "spec", "type", "NodePort");
 	CHECK_INT_EQ(store_put(st, CACHE_SERVICE, service_decode(o), 1, &ch), 1);
 	CHECK_STR_EQ(ch.change.job_name, "mnist");
 	store_change_release(&ch);
 	json_decref(o);
 	o = json_pack("{s:{s:s,s:s,s:s}}", "metadata", "name", "plain", "namespace", "default",
-		      "resourceVersion", "2");
+	              "resourceVersion", "2");
 	put(st, CACHE_SERVICE, service_decode(o), 1, 1);
 	json_decref(o);
-	const char *times[] = {"2026-01-01T00:00:03Z", "2026-01-01T00:00:01Z", "2026-01-01T00:00:02Z"};
+	const char *times[] = {"2026-01-01T00:00:03Z", "2026-01-01T00:00:01Z",
+	                       "2026-01-01T00:00:02Z"};
 	for (int i = 0; i < 3; i++) {
 		char name[16], rv[16];
 
 		snprintf(name, sizeof(name), "ev%d", i);
 		snprintf(rv, sizeof(rv), "%d", 10 + i);
 		o = json_pack("{s:{s:s,s:s,s:s},s:{s:s,s:s},s:s}", "metadata", "name", name,
-			      "namespace", "default", "resourceVersion", rv, "involvedObject", "kind",
-			      "Pod", "name", i == 2 ? "other" : "mnist-worker-0", "firstTimestamp",
-			      times[i]);
+		              "namespace", "default", "resourceVersion", rv, "involvedObject",
+		              "kind", "Pod", "name", i == 2 ? "other" : "mnist-worker-0",
+		              "firstTimestamp", times[i]);
 		put(st, CACHE_EVENT, event_decode(o), 1, 1);
 		json_decref(o);
 	}
@@ -344,7 +350,8 @@ TEST(store_many_objects_survive_growth)
 		snprintf(name, sizeof(name), "pod-%d", i);
 		snprintf(node, sizeof(node), "node-%d", i % 50);
 		snprintf(job, sizeof(job), "job-%d", i % 500);
-		put(st, CACHE_POD, mkpod("default", name, "1", node, job, "tfjob-controller"), 1, 1);
+		put(st, CACHE_POD, mkpod("default", name, "1", node, job, "tfjob-controller"), 1,
+		    1);
 	}
 	put(st, CACHE_JOB, mkjob("default", "job-7", "1", JOB_TFJOB), 1, 1);
 	store_read_lock(st);

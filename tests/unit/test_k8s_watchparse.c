@@ -13,24 +13,24 @@
 /* Five events as the API server writes them; the pod's message holds an escaped
  * "\r\n" and a '}' inside a string, which must not end anything. */
 static const char STREAM[] =
-	"{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
-	"{\"name\":\"mnist-worker-0\",\"namespace\":\"default\",\"resourceVersion\":\"11\"},"
-	"\"status\":{\"message\":\"line one\\r\\nline two }\"}}}\n"
-	"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
-	"{\"name\":\"mnist-worker-0\",\"namespace\":\"default\",\"resourceVersion\":\"12\"}}}\n"
-	"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
-	"{\"resourceVersion\":\"15\"}}}\n"
-	"{\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
-	"{\"name\":\"mnist-worker-0\",\"namespace\":\"default\",\"resourceVersion\":\"16\"}}}\n"
-	"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
-	"\"status\":\"Failure\",\"message\":\"too old resource version: 123 (456)\","
-	"\"reason\":\"Expired\",\"code\":410}}\n";
+    "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+    "{\"name\":\"mnist-worker-0\",\"namespace\":\"default\",\"resourceVersion\":\"11\"},"
+    "\"status\":{\"message\":\"line one\\r\\nline two }\"}}}\n"
+    "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+    "{\"name\":\"mnist-worker-0\",\"namespace\":\"default\",\"resourceVersion\":\"12\"}}}\n"
+    "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+    "{\"resourceVersion\":\"15\"}}}\n"
+    "{\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+    "{\"name\":\"mnist-worker-0\",\"namespace\":\"default\",\"resourceVersion\":\"16\"}}}\n"
+    "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+    "\"status\":\"Failure\",\"message\":\"too old resource version: 123 (456)\","
+    "\"reason\":\"Expired\",\"code\":410}}\n";
 
 static const char EXPECTED[] = "ADDED mnist-worker-0 11 msg=line one\r\nline two }\n"
-			       "MODIFIED mnist-worker-0 12\n"
-			       "BOOKMARK  15\n"
-			       "DELETED mnist-worker-0 16\n"
-			       "ERROR gone\n";
+                               "MODIFIED mnist-worker-0 12\n"
+                               "BOOKMARK  15\n"
+                               "DELETED mnist-worker-0 16\n"
+                               "ERROR gone\n";
 
 static int record(void *arg, const struct watch_event *ev)
 {
@@ -39,7 +39,7 @@ static int record(void *arg, const struct watch_event *ev)
 	const char *name = json_string_value(json_object_get(meta, "name"));
 	const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
 	const char *msg =
-		json_string_value(json_object_get(json_object_get(ev->object, "status"), "message"));
+	    json_string_value(json_object_get(json_object_get(ev->object, "status"), "message"));
 
 	strbuf_puts(sb, watch_event_type_name(ev->type));
 	if (ev->type == WATCH_ERROR) {
@@ -55,7 +55,7 @@ static int record(void *arg, const struct watch_event *ev)
 
 /* Feeds STREAM cut at the given offsets (sorted, ending with len). */
 static int feed_cuts(const char *data, size_t len, const size_t *cuts, size_t ncuts,
-		     struct strbuf *out, struct k8s_error *err)
+                     struct strbuf *out, struct k8s_error *err)
 {
 	struct watch_parser p;
 	size_t from = 0;
@@ -97,7 +97,7 @@ TEST(watchparse_split_at_every_byte_boundary)
 		if (rc != 0 || strcmp(strbuf_str(&out), EXPECTED) != 0) {
 			if (bad++ < 3)
 				harness_fail(__FILE__, __LINE__, "cut at %zu: rc %d, got:\n%s", cut,
-					     rc, strbuf_str(&out));
+				             rc, strbuf_str(&out));
 		}
 		strbuf_free(&out);
 	}
@@ -119,8 +119,8 @@ TEST(watchparse_split_at_every_pair_of_boundaries)
 
 			if (rc != 0 || strcmp(strbuf_str(&out), EXPECTED) != 0)
 				if (bad++ < 3)
-					harness_fail(__FILE__, __LINE__, "cuts %zu,%zu: rc %d", a, b,
-						     rc);
+					harness_fail(__FILE__, __LINE__, "cuts %zu,%zu: rc %d", a,
+					             b, rc);
 			strbuf_free(&out);
 		}
 	}
@@ -145,8 +145,8 @@ TEST(watchparse_one_byte_at_a_time)
 TEST(watchparse_crlf_and_blank_lines_are_whitespace)
 {
 	const char *s = "\r\n{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\","
-			"\"resourceVersion\":\"1\"}}}\r\n\n  \n{\"type\":\"BOOKMARK\",\"object\":"
-			"{\"metadata\":{\"resourceVersion\":\"2\"}}}\r\n";
+	                "\"resourceVersion\":\"1\"}}}\r\n\n  \n{\"type\":\"BOOKMARK\",\"object\":"
+	                "{\"metadata\":{\"resourceVersion\":\"2\"}}}\r\n";
 	struct strbuf out = STRBUF_INIT;
 	struct k8s_error err;
 
@@ -158,7 +158,7 @@ TEST(watchparse_crlf_and_blank_lines_are_whitespace)
 TEST(watchparse_last_event_without_newline_is_delivered_at_finish)
 {
 	const char *s = "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"b\","
-			"\"resourceVersion\":\"9\"}}}";
+	                "\"resourceVersion\":\"9\"}}}";
 	struct strbuf out = STRBUF_INIT;
 	struct k8s_error err;
 
@@ -169,9 +169,10 @@ TEST(watchparse_last_event_without_newline_is_delivered_at_finish)
 
 TEST(watchparse_error_other_than_410_is_not_gone)
 {
-	const char *s = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":500,"
-			"\"reason\":\"InternalError\",\"message\":\"etcd\"}}\n"
-			"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"reason\":\"Expired\"}}\n";
+	const char *s =
+	    "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":500,"
+	    "\"reason\":\"InternalError\",\"message\":\"etcd\"}}\n"
+	    "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"reason\":\"Expired\"}}\n";
 	struct strbuf out = STRBUF_INIT;
 	struct k8s_error err;
 
@@ -183,12 +184,12 @@ TEST(watchparse_error_other_than_410_is_not_gone)
 TEST(watchparse_garbage_is_a_protocol_error)
 {
 	const char *cases[] = {
-		"<html>502 Bad Gateway</html>\n",
-		"{\"type\":\"ADDED\"}\n",                          /* no object */
-		"{\"type\":\"RENAMED\",\"object\":{}}\n",          /* unknown type */
-		"{\"type\":\"ADDED\",\"object\":\"pod\"}\n",       /* object not an object */
-		"[1,2,3]\n",
-		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{}}\n", /* truncated JSON */
+	    "<html>502 Bad Gateway</html>\n",
+	    "{\"type\":\"ADDED\"}\n",                    /* no object */
+	    "{\"type\":\"RENAMED\",\"object\":{}}\n",    /* unknown type */
+	    "{\"type\":\"ADDED\",\"object\":\"pod\"}\n", /* object not an object */
+	    "[1,2,3]\n",
+	    "{\"type\":\"ADDED\",\"object\":{\"metadata\":{}}\n", /* truncated JSON */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -198,7 +199,7 @@ TEST(watchparse_garbage_is_a_protocol_error)
 
 		if (rc != -EPROTO)
 			harness_fail(__FILE__, __LINE__, "case %zu (%s): rc %d, want -EPROTO", i,
-				     cases[i], rc);
+			             cases[i], rc);
 		else
 			CHECK_STR_CONTAINS(err.message, "watch stream");
 		CHECK_STR_EQ(strbuf_str(&out), "");
@@ -209,7 +210,7 @@ TEST(watchparse_garbage_is_a_protocol_error)
 TEST(watchparse_events_before_garbage_are_delivered)
 {
 	const char *s = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\","
-			"\"resourceVersion\":\"1\"}}}\nnot json\n";
+	                "\"resourceVersion\":\"1\"}}}\nnot json\n";
 	struct strbuf out = STRBUF_INIT;
 	struct k8s_error err;
 
@@ -261,7 +262,8 @@ TEST(watchparse_huge_line_is_refused)
 /* A line exactly at the limit is still fine. */
 TEST(watchparse_line_at_the_limit_is_accepted)
 {
-	const char *ev = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"7\"}}}";
+	const char *ev =
+	    "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"7\"}}}";
 	size_t n = strlen(ev);
 	struct watch_parser p;
 	struct strbuf out = STRBUF_INIT;
@@ -291,8 +293,8 @@ TEST(watchparse_callback_can_stop_the_feed)
 	int calls = 0;
 
 	watchparse_init(&p, 0);
-	CHECK_INT_EQ(watchparse_feed(&p, STREAM, sizeof(STREAM) - 1, stop_after_first, &calls, &err),
-		     42);
+	CHECK_INT_EQ(
+	    watchparse_feed(&p, STREAM, sizeof(STREAM) - 1, stop_after_first, &calls, &err), 42);
 	CHECK_INT_EQ(calls, 1);
 	watchparse_free(&p);
 }

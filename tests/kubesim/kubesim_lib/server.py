@@ -136,6 +136,10 @@ class Request:
         raw = self.body()
         if not raw.strip():
             return None
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if ctype == "application/vnd.kubernetes.protobuf" or raw[:4] == b"k8s\x00":
+            from .protobuf import decode_request
+            return decode_request(raw)
         try:
             return json.loads(raw)
         except ValueError as e:

@@ -109,9 +109,10 @@ class Writes:
         if not isinstance(obj, dict):
             raise ApiError(400, "BadRequest", "the object provided is unrecognized (must be of "
                            "type %s)" % res.kind)
-        if not obj.get("kind"):
-            raise ApiError(400, "BadRequest", "Object 'Kind' is missing in '%s'"
-                           % json.dumps(obj, separators=(",", ":")))
+        # The endpoint's group/version/kind is the decoder's default: a body
+        # without them (the python client's models) is that kind.
+        obj.setdefault("kind", res.kind)
+        obj.setdefault("apiVersion", res.api_version)
         if obj.get("apiVersion") != res.api_version:
             raise ApiError(400, "BadRequest", "the API version in the data (%s) does not match "
                            "the expected API version (%s)" % (obj.get("apiVersion"),
@@ -223,6 +224,13 @@ class Writes:
         res = rt.res
         store = self.store
         dry = self._dry_run(req)
+        if verb == "update" and rt.sub != "scale":
+            body = req.json_body()
+            name = ((body or {}).get("metadata") or {}).get("name") if isinstance(body, dict) \
+                else None
+            if isinstance(body, dict) and name != rt.name:
+                raise ApiError(400, "BadRequest", "the name of the object (%s) does not match "
+                               "the name on the URL (%s)" % (name, rt.name))
         with store.lock:
             old = store.get(res.key, rt.namespace, rt.name)
             if old is None:

@@ -13,7 +13,7 @@ defaulting, and then live through the controllers like any other:
     horovod-mnist  MPIJob (v1, or v2beta1 with --mpi-v2beta1), 2 workers
     llm-pretrain   TrainJob on 2 nodes
     research/gan   a TFJob in a second namespace
-    mnist-v1       a TFJob that succeeded an hour ago
+    mnist-v1       a TFJob that succeeded hours ago
 """
 
 from . import util
@@ -91,7 +91,7 @@ def populate_demo(store, logs, opts, nodes):
                                                  "labels": {"kubernetes.io/metadata.name": "research"}},
                                     "spec": {"finalizers": ["kubernetes"]},
                                     "status": {"phase": "Active"}})
-    # A job that finished an hour ago, made the way --jobs makes its fleet.
+    # A job that finished hours ago, made the way --jobs makes its fleet.
     old = Fleet(opts, nodes)
     old.job(0, name="mnist-v1", state="Succeeded")
     old.store_into(store, logs)

@@ -154,7 +154,12 @@ def image_ref(image):
 
 
 def image_size(image):
-    return 20_000_000 + stable_int("size", image) % 3_000_000_000
+    """A plausible compressed size: GBs for framework/CUDA images, MBs else."""
+    big = any(w in image for w in ("tensorflow", "pytorch", "torch", "cuda", "nvidia", "horovod",
+                                   "mpi", "jax", "paddle", "xgboost"))
+    if big:
+        return 2_000_000_000 + stable_int("size", image) % 6_000_000_000
+    return 2_000_000 + stable_int("size", image) % 200_000_000
 
 
 def default_pull_policy(image):

@@ -1,0 +1,143 @@
+/*
+ * struct fs (fs.h): creating it, wiring the cache's change hook and the session,
+ * the mtimes of the listings, and the orderly stop.
+ *
+ * Called by mount/main.c in the order fs.h gives.
+ */
+#include "fs/fs_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void fs_options_default(struct fs_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->attr_timeout = FS_ATTR_TIMEOUT_DEFAULT;
+	o->entry_timeout = FS_ENTRY_TIMEOUT_DEFAULT;
+	o->static_timeout = FS_STATIC_TIMEOUT_DEFAULT;
+	o->log_wait_ms = FS_LOG_WAIT_MS_DEFAULT;
+}
+
+int64_t fs_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+static void on_inode_free(struct fs_inode *in)
+{
+	logfile_free(in);
+}
+
+int fs_new(const struct fs_options *opts, struct fs **out)
+{
+	struct fs *fs = calloc(1, sizeof(*fs));
+
+	*out = NULL;
+	if (!fs)
+		return -ENOMEM;
+	fs->opts = *opts;
+	fs->inodes = inode_table_new(on_inode_free);
+	if (!fs->inodes || notify_new(fs, &fs->notifier) < 0) {
+		inode_table_free(fs->inodes);
+		free(fs);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&fs->listing_lock, NULL);
+	fs->started = fs_now();
+	fs->nodes_mtime = fs->namespaces_mtime = fs->started;
+	fs->uid = getuid();
+	fs->gid = getgid();
+	fs->namespace = "default";
+	*out = fs;
+	return 0;
+}
+
+void fs_cache_hook(struct fs *fs, struct cache_options *co)
+{
+	co->on_change = notify_cache_change;
+	co->arg = fs;
+}
+
+void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache,
+	       const struct k8s_config *cfg, const bool served[JOB_KIND_COUNT])
+{
+	fs->client = client;
+	fs->cache = cache;
+	fs->cfg = cfg;
+	fs->namespace = cfg->namespace;
+	memcpy(fs->served, served, sizeof(fs->served));
+}
+
+void fs_set_submit_ops(struct fs *fs, const struct fs_submit_ops *ops)
+{
+	fs->submit = ops;
+}
+
+void fs_set_session(struct fs *fs, struct fuse_session *se)
+{
+	fs->se = se;
+}
+
+void fs_stop(struct fs *fs)
+{
+	notify_stop(fs->notifier);
+	logfile_stop_all(fs);
+}
+
+void fs_free(struct fs *fs)
+{
+	if (!fs)
+		return;
+	notify_free(fs->notifier);
+	logfile_stop_all(fs);
+	inode_table_free(fs->inodes);
+	pthread_mutex_destroy(&fs->listing_lock);
+	free(fs);
+}
+
+/* ---- listing mtimes ---- */
+
+int64_t fs_listing_mtime(struct fs *fs, enum fs_type type, const char *ns)
+{
+	int64_t t = fs->started;
+
+	pthread_mutex_lock(&fs->listing_lock);
+	if (type == FS_NODES_DIR)
+		t = fs->nodes_mtime;
+	else if (type == FS_NAMESPACES_DIR)
+		t = fs->namespaces_mtime;
+	else if (type == FS_JOBS_DIR && ns)
+		for (size_t i = 0; i < fs->n_jobs_mtime; i++)
+			if (strcmp(fs->jobs_mtime[i].ns, ns) == 0)
+				t = fs->jobs_mtime[i].mtime;
+	pthread_mutex_unlock(&fs->listing_lock);
+	return t;
+}
+
+void fs_listing_touch(struct fs *fs, enum fs_type type, const char *ns, int64_t when)
+{
+	size_t i;
+
+	pthread_mutex_lock(&fs->listing_lock);
+	if (type == FS_NODES_DIR) {
+		fs->nodes_mtime = when;
+	} else if (type == FS_NAMESPACES_DIR) {
+		fs->namespaces_mtime = when;
+	} else if (type == FS_JOBS_DIR && ns && strlen(ns) < sizeof(fs->jobs_mtime[0].ns)) {
+		for (i = 0; i < fs->n_jobs_mtime; i++)
+			if (strcmp(fs->jobs_mtime[i].ns, ns) == 0)
+				break;
+		if (i == fs->n_jobs_mtime && i < FS_LISTING_NS_MAX) {
+			strcpy(fs->jobs_mtime[i].ns, ns);
+			fs->n_jobs_mtime++;
+			/* a new namespace with jobs shows up in namespaces/ too */
+			fs->namespaces_mtime = when;
+		}
+		if (i < fs->n_jobs_mtime)
+			fs->jobs_mtime[i].mtime = when;
+	}
+	pthread_mutex_unlock(&fs->listing_lock);
+}

@@ -1,0 +1,64 @@
+/*
+ * fs/: the tree of SPEC.md §2 on libfuse's low-level API. mount/ creates one
+ * struct fs, hands its change hook to cache_start(), attaches the cache, and runs
+ * a FUSE session with fs_lowlevel_ops() and the fs as userdata.
+ *
+ * Order of use (mount/main.c):
+ *   fs_new → fs_cache_hook (into cache_options) → cache_start → fs_attach →
+ *   fuse_session_new(fs_lowlevel_ops(), fs) → fs_set_session → mount → loop →
+ *   fs_stop → unmount → fuse_session_destroy → cache_stop → fs_free.
+ * The notifier thread starts in the FUSE init callback (after any daemonizing
+ * fork) and stops in fs_stop.
+ */
+#ifndef ARENAFS_FS_FS_H
+#define ARENAFS_FS_FS_H
+
+#define FUSE_USE_VERSION 314
+
+#include <stdbool.h>
+
+#include <fuse_lowlevel.h>
+
+#include "k8s/cache.h"
+#include "k8s/client.h"
+#include "k8s/config.h"
+#include "k8s/kinds.h"
+
+/* Defaults of struct fs_options (the man page docs/arenafs.1 documents them). */
+#define FS_ATTR_TIMEOUT_DEFAULT 1.0      /* files: a safety net behind the notifier */
+#define FS_ENTRY_TIMEOUT_DEFAULT 1.0     /* names that come and go: jobs, pods, nodes */
+#define FS_STATIC_TIMEOUT_DEFAULT 60.0   /* the fixed skeleton: README, cluster/, jobs/, ... */
+#define FS_LOG_WAIT_MS_DEFAULT 2000      /* open() of a log waits this long for its first bytes */
+
+struct fs_options {
+	double attr_timeout;
+	double entry_timeout;
+	double static_timeout;
+	int log_wait_ms;
+	bool readonly;               /* no submitting or deleting: EROFS */
+	bool allow_other;            /* then only the mounting uid may change anything */
+};
+
+struct fs;
+struct fs_submit_ops;            /* submit.h: submit/ and rmdir of jobs/NAME (issue 5) */
+
+void fs_options_default(struct fs_options *o);
+
+int fs_new(const struct fs_options *opts, struct fs **out);
+/* Sets co->on_change and co->arg so that cache changes reach the notifier. */
+void fs_cache_hook(struct fs *fs, struct cache_options *co);
+/* The cluster the tree shows; all must outlive the fs. */
+void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache,
+	       const struct k8s_config *cfg, const bool served[JOB_KIND_COUNT]);
+/* The operations submit/ is served with; NULL (the default) refuses writes with EROFS. */
+void fs_set_submit_ops(struct fs *fs, const struct fs_submit_ops *ops);
+
+const struct fuse_lowlevel_ops *fs_lowlevel_ops(void);
+void fs_set_session(struct fs *fs, struct fuse_session *se);
+
+/* After the session loop returned, before unmounting: stops the notifier and
+ * closes every log stream, so the cache and client can be freed next. */
+void fs_stop(struct fs *fs);
+void fs_free(struct fs *fs);
+
+#endif

@@ -1,0 +1,598 @@
+/*
+ * The inode table (inode.h): three chained hash maps under one mutex — by inode
+ * number, by (parent, name), and object key → list of inodes — and the
+ * lookup-count/pin lifetime rules FUSE's forget protocol needs.
+ *
+ * Pure bookkeeping: no FUSE, no cache. Called by the FUSE operations (ops.c), the
+ * notifier (notify.c) and the log files (logfile.c). Tested by
+ * tests/unit/test_fs_inode.c.
+ */
+#include "fs/inode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INODE_ROOT_ID 1            /* FUSE_ROOT_ID */
+#define INODE_BUCKETS_MIN 1024
+
+struct objlist {
+	char *key;
+	struct fs_inode *head;
+	struct objlist *next;
+};
+
+struct inode_table {
+	pthread_mutex_t lock;
+	void (*on_free)(struct fs_inode *in);
+	uint64_t next_ino;
+	size_t count;
+	struct fs_inode **by_ino;      /* chains through ino_next */
+	struct fs_inode **by_key;      /* chains through key_next (mapped inodes only) */
+	size_t nbuckets;               /* of both maps */
+	struct objlist **by_obj;
+	size_t nobj_buckets;
+	size_t nobj;
+	struct fs_inode *root;
+};
+
+struct fs_text *fs_text_new(const char *data, size_t len)
+{
+	struct fs_text *t = malloc(sizeof(*t) + len + 1);
+
+	if (!t)
+		return NULL;
+	atomic_init(&t->refs, 1);
+	t->len = len;
+	if (len)
+		memcpy(t->data, data, len);
+	t->data[len] = '\0';
+	return t;
+}
+
+struct fs_text *fs_text_get(struct fs_text *t)
+{
+	if (t)
+		atomic_fetch_add(&t->refs, 1);
+	return t;
+}
+
+void fs_text_put(struct fs_text *t)
+{
+	if (t && atomic_fetch_sub(&t->refs, 1) == 1)
+		free(t);
+}
+
+/* FNV-1a: names are short, and an even spread matters more than speed here. */
+static uint64_t hash_bytes(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static size_t key_bucket(const struct inode_table *t, uint64_t parent, const char *name)
+{
+	uint64_t h = 14695981039346656037ULL ^ parent;
+
+	return hash_bytes(h * 1099511628211ULL, name) % t->nbuckets;
+}
+
+static size_t ino_bucket(const struct inode_table *t, uint64_t ino)
+{
+	return (ino * 11400714819323198485ULL >> 20) % t->nbuckets;
+}
+
+static size_t obj_bucket(const struct inode_table *t, const char *key)
+{
+	return hash_bytes(14695981039346656037ULL, key) % t->nobj_buckets;
+}
+
+static uint64_t parent_ino(const struct fs_inode *in)
+{
+	return in->parent ? in->parent->ino : 0;
+}
+
+/* Doubles both maps when they hold more inodes than buckets; on ENOMEM keeps the old
+ * (chains just grow longer). */
+static void grow_maps(struct inode_table *t)
+{
+	size_t n = t->nbuckets * 2;
+	struct fs_inode **by_ino = calloc(n, sizeof(*by_ino));
+	struct fs_inode **by_key = calloc(n, sizeof(*by_key));
+
+	if (!by_ino || !by_key) {
+		free(by_ino);
+		free(by_key);
+		return;
+	}
+	for (size_t b = 0; b < t->nbuckets; b++) {
+		struct fs_inode *in, *next;
+
+		for (in = t->by_ino[b]; in; in = next) {
+			size_t nb = (in->ino * 11400714819323198485ULL >> 20) % n;
+
+			next = in->ino_next;
+			in->ino_next = by_ino[nb];
+			by_ino[nb] = in;
+		}
+		for (in = t->by_key[b]; in; in = next) {
+			uint64_t h = 14695981039346656037ULL ^ parent_ino(in);
+			size_t nb = hash_bytes(h * 1099511628211ULL, in->name) % n;
+
+			next = in->key_next;
+			in->key_next = by_key[nb];
+			by_key[nb] = in;
+		}
+	}
+	free(t->by_ino);
+	free(t->by_key);
+	t->by_ino = by_ino;
+	t->by_key = by_key;
+	t->nbuckets = n;
+}
+
+static void grow_obj(struct inode_table *t)
+{
+	size_t n = t->nobj_buckets * 2;
+	struct objlist **by_obj = calloc(n, sizeof(*by_obj));
+
+	if (!by_obj)
+		return;
+	for (size_t b = 0; b < t->nobj_buckets; b++) {
+		struct objlist *o, *next;
+
+		for (o = t->by_obj[b]; o; o = next) {
+			size_t nb = hash_bytes(14695981039346656037ULL, o->key) % n;
+
+			next = o->next;
+			o->next = by_obj[nb];
+			by_obj[nb] = o;
+		}
+	}
+	free(t->by_obj);
+	t->by_obj = by_obj;
+	t->nobj_buckets = n;
+}
+
+static struct objlist *obj_find(struct inode_table *t, const char *key, struct objlist ***slot)
+{
+	struct objlist **p = &t->by_obj[obj_bucket(t, key)];
+
+	for (; *p; p = &(*p)->next)
+		if (strcmp((*p)->key, key) == 0)
+			break;
+	if (slot)
+		*slot = p;
+	return *p;
+}
+
+static int obj_add(struct inode_table *t, struct fs_inode *in)
+{
+	struct objlist *o = obj_find(t, in->objkey, NULL);
+
+	if (!o) {
+		if (t->nobj >= t->nobj_buckets)
+			grow_obj(t);
+		o = calloc(1, sizeof(*o));
+		if (!o || !(o->key = strdup(in->objkey))) {
+			free(o);
+			return -ENOMEM;
+		}
+		size_t b = obj_bucket(t, o->key);
+		o->next = t->by_obj[b];
+		t->by_obj[b] = o;
+		t->nobj++;
+	}
+	in->obj_prev = NULL;
+	in->obj_next = o->head;
+	if (o->head)
+		o->head->obj_prev = in;
+	o->head = in;
+	return 0;
+}
+
+static void obj_remove(struct inode_table *t, struct fs_inode *in)
+{
+	struct objlist **slot, *o;
+
+	if (!in->objkey)
+		return;
+	o = obj_find(t, in->objkey, &slot);
+	if (!o)
+		return;
+	if (in->obj_prev)
+		in->obj_prev->obj_next = in->obj_next;
+	else
+		o->head = in->obj_next;
+	if (in->obj_next)
+		in->obj_next->obj_prev = in->obj_prev;
+	in->obj_prev = in->obj_next = NULL;
+	if (!o->head) {
+		*slot = o->next;
+		free(o->key);
+		free(o);
+		t->nobj--;
+	}
+}
+
+static void key_unlink(struct inode_table *t, struct fs_inode *in)
+{
+	struct fs_inode **p;
+
+	if (!in->mapped)
+		return;
+	for (p = &t->by_key[key_bucket(t, parent_ino(in), in->name)]; *p; p = &(*p)->key_next)
+		if (*p == in) {
+			*p = in->key_next;
+			break;
+		}
+	in->key_next = NULL;
+	in->mapped = false;
+}
+
+static void ino_unlink(struct inode_table *t, struct fs_inode *in)
+{
+	struct fs_inode **p;
+
+	for (p = &t->by_ino[ino_bucket(t, in->ino)]; *p; p = &(*p)->ino_next)
+		if (*p == in) {
+			*p = in->ino_next;
+			break;
+		}
+	in->ino_next = NULL;
+}
+
+static void inode_destroy(struct inode_table *t, struct fs_inode *in)
+{
+	if (t->on_free)
+		t->on_free(in);
+	fs_text_put(in->text);
+	fs_node_clear(&in->node);
+	pthread_mutex_destroy(&in->lock);
+	free(in->name);
+	free(in->objkey);
+	free(in);
+}
+
+/*
+ * Frees in if nothing holds it any more, then its parent if that was the last thing
+ * holding it, and so on up. Called with the table locked; the inodes are destroyed
+ * after it is unlocked (on_free may take other locks), so they are collected in *dead.
+ */
+static void maybe_free(struct inode_table *t, struct fs_inode *in, struct fs_inode **dead)
+{
+	while (in && in != t->root && in->nlookup == 0 && in->pins == 0) {
+		struct fs_inode *parent = in->parent;
+
+		key_unlink(t, in);
+		ino_unlink(t, in);
+		obj_remove(t, in);
+		t->count--;
+		in->parent = NULL;
+		in->ino_next = *dead;   /* reuse the chain link: it is out of every map */
+		*dead = in;
+		if (!parent)
+			break;
+		parent->pins--;
+		in = parent;
+	}
+}
+
+static void destroy_dead(struct inode_table *t, struct fs_inode *dead)
+{
+	while (dead) {
+		struct fs_inode *next = dead->ino_next;
+
+		inode_destroy(t, dead);
+		dead = next;
+	}
+}
+
+static struct fs_inode *inode_alloc(void)
+{
+	struct fs_inode *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->node = (struct fs_node)FS_NODE_INIT;
+	pthread_mutex_init(&in->lock, NULL);
+	return in;
+}
+
+struct inode_table *inode_table_new(void (*on_free)(struct fs_inode *in))
+{
+	struct inode_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	pthread_mutex_init(&t->lock, NULL);
+	t->on_free = on_free;
+	t->nbuckets = INODE_BUCKETS_MIN;
+	t->nobj_buckets = INODE_BUCKETS_MIN;
+	t->by_ino = calloc(t->nbuckets, sizeof(*t->by_ino));
+	t->by_key = calloc(t->nbuckets, sizeof(*t->by_key));
+	t->by_obj = calloc(t->nobj_buckets, sizeof(*t->by_obj));
+	t->root = inode_alloc();
+	if (!t->by_ino || !t->by_key || !t->by_obj || !t->root ||
+	    !(t->root->name = strdup("")) || !(t->root->node.identity = strdup("")))
+		goto fail;
+	t->root->ino = INODE_ROOT_ID;
+	t->root->node.type = FS_ROOT;
+	t->root->nlookup = 1;
+	t->by_ino[ino_bucket(t, INODE_ROOT_ID)] = t->root;
+	t->next_ino = INODE_ROOT_ID + 1;
+	t->count = 1;
+	return t;
+fail:
+	if (t->root)
+		inode_destroy(t, t->root);
+	free(t->by_ino);
+	free(t->by_key);
+	free(t->by_obj);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+	return NULL;
+}
+
+void inode_table_free(struct inode_table *t)
+{
+	if (!t)
+		return;
+	for (size_t b = 0; b < t->nbuckets; b++) {
+		struct fs_inode *in = t->by_ino[b], *next;
+
+		for (; in; in = next) {
+			next = in->ino_next;
+			inode_destroy(t, in);
+		}
+	}
+	for (size_t b = 0; b < t->nobj_buckets; b++) {
+		struct objlist *o = t->by_obj[b], *next;
+
+		for (; o; o = next) {
+			next = o->next;
+			free(o->key);
+			free(o);
+		}
+	}
+	free(t->by_ino);
+	free(t->by_key);
+	free(t->by_obj);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+struct fs_inode *inode_table_root(struct inode_table *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->root->pins++;
+	pthread_mutex_unlock(&t->lock);
+	return t->root;
+}
+
+struct fs_inode *inode_table_get(struct inode_table *t, uint64_t ino)
+{
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	for (in = t->by_ino[ino_bucket(t, ino)]; in; in = in->ino_next)
+		if (in->ino == ino)
+			break;
+	if (in)
+		in->pins++;
+	pthread_mutex_unlock(&t->lock);
+	return in;
+}
+
+void inode_table_pin(struct inode_table *t, struct fs_inode *in)
+{
+	pthread_mutex_lock(&t->lock);
+	in->pins++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void inode_table_put(struct inode_table *t, struct fs_inode *in)
+{
+	struct fs_inode *dead = NULL;
+
+	if (!in)
+		return;
+	pthread_mutex_lock(&t->lock);
+	in->pins--;
+	maybe_free(t, in, &dead);
+	pthread_mutex_unlock(&t->lock);
+	destroy_dead(t, dead);
+}
+
+static struct fs_inode *find_mapped(struct inode_table *t, struct fs_inode *parent,
+				    const char *name)
+{
+	struct fs_inode *in = t->by_key[key_bucket(t, parent->ino, name)];
+
+	for (; in; in = in->key_next)
+		if (in->parent == parent && strcmp(in->name, name) == 0)
+			return in;
+	return NULL;
+}
+
+static bool same_object(const struct fs_node *a, const struct fs_node *b)
+{
+	return a->type == b->type &&
+	       strcmp(a->identity ? a->identity : "", b->identity ? b->identity : "") == 0;
+}
+
+struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *parent,
+				   const char *name, struct fs_node *node, const char *objkey)
+{
+	struct fs_inode *in, *old, *dead = NULL;
+
+	pthread_mutex_lock(&t->lock);
+	old = find_mapped(t, parent, name);
+	if (old && same_object(&old->node, node)) {
+		old->pins++;
+		pthread_mutex_unlock(&t->lock);
+		return old;
+	}
+	pthread_mutex_unlock(&t->lock);
+
+	/* Allocate outside the lock; another thread may map the same child meanwhile. */
+	in = inode_alloc();
+	if (!in || !(in->name = strdup(name)) || (objkey && !(in->objkey = strdup(objkey)))) {
+		if (in)
+			inode_destroy(t, in);
+		return NULL;
+	}
+
+	pthread_mutex_lock(&t->lock);
+	old = find_mapped(t, parent, name);
+	if (old && same_object(&old->node, node)) {
+		old->pins++;
+		pthread_mutex_unlock(&t->lock);
+		inode_destroy(t, in);
+		return old;
+	}
+	if (in->objkey && obj_add(t, in) < 0) {
+		pthread_mutex_unlock(&t->lock);
+		inode_destroy(t, in);
+		return NULL;
+	}
+	if (old) {
+		key_unlink(t, old);
+		maybe_free(t, old, &dead);
+	}
+	in->node = *node;
+	*node = (struct fs_node)FS_NODE_INIT;
+	in->ino = t->next_ino++;
+	in->parent = parent;
+	parent->pins++;
+	in->pins = 1;
+	if (t->count >= t->nbuckets)
+		grow_maps(t);
+	size_t b = key_bucket(t, parent->ino, name);
+	in->key_next = t->by_key[b];
+	t->by_key[b] = in;
+	in->mapped = true;
+	b = ino_bucket(t, in->ino);
+	in->ino_next = t->by_ino[b];
+	t->by_ino[b] = in;
+	t->count++;
+	pthread_mutex_unlock(&t->lock);
+	destroy_dead(t, dead);
+	return in;
+}
+
+struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent,
+				  const char *name)
+{
+	struct fs_inode *in;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_mapped(t, parent, name);
+	if (in)
+		in->pins++;
+	pthread_mutex_unlock(&t->lock);
+	return in;
+}
+
+bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in)
+{
+	bool mapped;
+
+	pthread_mutex_lock(&t->lock);
+	mapped = in->mapped;
+	pthread_mutex_unlock(&t->lock);
+	return mapped;
+}
+
+void inode_table_unmap(struct inode_table *t, struct fs_inode *in)
+{
+	pthread_mutex_lock(&t->lock);
+	key_unlink(t, in);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void inode_table_ref(struct inode_table *t, struct fs_inode *in, uint64_t n)
+{
+	pthread_mutex_lock(&t->lock);
+	in->nlookup += n;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void inode_table_forget(struct inode_table *t, uint64_t ino, uint64_t n)
+{
+	struct fs_inode *in, *dead = NULL;
+
+	if (ino == INODE_ROOT_ID)
+		return;
+	pthread_mutex_lock(&t->lock);
+	for (in = t->by_ino[ino_bucket(t, ino)]; in; in = in->ino_next)
+		if (in->ino == ino)
+			break;
+	if (in) {
+		in->nlookup = n >= in->nlookup ? 0 : in->nlookup - n;
+		maybe_free(t, in, &dead);
+	}
+	pthread_mutex_unlock(&t->lock);
+	destroy_dead(t, dead);
+}
+
+/* Appends in (pinned) to a growing array; false on ENOMEM. */
+static bool collect(struct fs_inode ***arr, size_t *n, size_t *cap, struct fs_inode *in)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct fs_inode **na = realloc(*arr, nc * sizeof(*na));
+
+		if (!na)
+			return false;
+		*arr = na;
+		*cap = nc;
+	}
+	in->pins++;
+	(*arr)[(*n)++] = in;
+	return true;
+}
+
+size_t inode_table_by_object(struct inode_table *t, const char *objkey, struct fs_inode ***out)
+{
+	struct fs_inode **arr = NULL;
+	size_t n = 0, cap = 0;
+	struct objlist *o;
+
+	pthread_mutex_lock(&t->lock);
+	o = obj_find(t, objkey, NULL);
+	for (struct fs_inode *in = o ? o->head : NULL; in; in = in->obj_next)
+		if (!collect(&arr, &n, &cap, in))
+			break;
+	pthread_mutex_unlock(&t->lock);
+	*out = arr;
+	return n;
+}
+
+size_t inode_table_by_type(struct inode_table *t, const bool want[FS_TYPE_COUNT],
+			   struct fs_inode ***out)
+{
+	struct fs_inode **arr = NULL;
+	size_t n = 0, cap = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (size_t b = 0; b < t->nbuckets; b++)
+		for (struct fs_inode *in = t->by_ino[b]; in; in = in->ino_next)
+			if (want[in->node.type] && !collect(&arr, &n, &cap, in))
+				goto out;
+out:
+	pthread_mutex_unlock(&t->lock);
+	*out = arr;
+	return n;
+}
+
+size_t inode_table_count(struct inode_table *t)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->count;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}

@@ -1,0 +1,123 @@
+/*
+ * The inode table: the kernel's inode numbers and what they stand for.
+ *
+ * An inode is found by (parent inode, name) and carries the node it shows. The
+ * same path keeps its inode while the object behind it lives (same identity, see
+ * node.h); when a lookup finds another identity at a path (a re-created job, a
+ * restarted container), the old inode is unmapped — it lives on for the kernel
+ * until forgotten — and a new one is made. Inode numbers are never reused.
+ *
+ * Lifetime: the kernel's lookup count (nlookup, FUSE's lookup/forget protocol)
+ * plus pins taken by code that holds an inode for a while (a request, an open
+ * log stream, the notifier). An inode is freed when both are zero; a child pins
+ * its parent. The root (ino 1) is never freed.
+ *
+ * Each inode may be registered under an object key ("job/NS/KIND/NAME",
+ * "pod/NS/NAME", "node/NAME", "cluster"): the notifier finds the inodes a cache
+ * change affects there, without scanning the table.
+ *
+ * Locks: the table's mutex guards the maps, nlookup, pins and mapped; it is never
+ * held while calling out. inode->lock guards the content fields (marked below);
+ * it may be held while taking the cache's read lock, never the other way round.
+ */
+#ifndef ARENAFS_FS_INODE_H
+#define ARENAFS_FS_INODE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fs/node.h"
+
+/* An immutable rendered text, shared by the inode and the open handles. */
+struct fs_text {
+	atomic_uint refs;
+	size_t len;
+	char data[];
+};
+
+/* A new text holding a copy of data (NUL-terminated too), refs = 1; NULL on ENOMEM. */
+struct fs_text *fs_text_new(const char *data, size_t len);
+struct fs_text *fs_text_get(struct fs_text *t);
+void fs_text_put(struct fs_text *t);
+
+struct fs_log;                   /* logfile.c */
+
+struct fs_inode {
+	uint64_t ino;
+	struct fs_inode *parent;     /* pinned by this inode; NULL for the root */
+	char *name;                  /* its name in parent ("" for the root) */
+	char *objkey;                /* object key it is registered under, or NULL */
+	struct fs_node node;         /* immutable after creation */
+
+	/* guarded by the table's mutex */
+	uint64_t nlookup;
+	unsigned pins;
+	bool mapped;                 /* reachable by (parent, name) */
+	struct fs_inode *ino_next, *key_next, *obj_prev, *obj_next;
+
+	/* guarded by lock */
+	pthread_mutex_t lock;
+	struct fs_text *text;        /* last rendered text, NULL before the first render */
+	uint64_t text_gen;           /* cache generation the text was rendered at */
+	int64_t mtime;               /* when the text last changed (Unix seconds) */
+	uint64_t version;            /* bumped whenever the text changes */
+	uint64_t kernel_version;     /* version whose pages the kernel may cache; 0: none */
+	uint64_t reported_size;      /* st_size last sent to the kernel */
+	bool reported;               /* reported_size is set */
+	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */
+	bool extra_known;            /* has_extra was set */
+	struct fs_log *log;          /* log files' state, NULL before the first open */
+
+	/* guarded by the notifier's mutex (notify.c): log growth notices */
+	uint64_t log_seq;            /* appends reported */
+	uint64_t log_sent;           /* appends the kernel has been told of */
+	bool log_queued;
+};
+
+struct inode_table;
+
+/* on_free (may be NULL) is called for every inode freed, before its memory goes. */
+struct inode_table *inode_table_new(void (*on_free)(struct fs_inode *in));
+/* Frees every inode (at unmount, when the kernel can no longer use them). */
+void inode_table_free(struct inode_table *t);
+
+/* The root inode (ino 1), pinned. */
+struct fs_inode *inode_table_root(struct inode_table *t);
+/* The inode with that number, pinned, or NULL. */
+struct fs_inode *inode_table_get(struct inode_table *t, uint64_t ino);
+void inode_table_pin(struct inode_table *t, struct fs_inode *in);
+void inode_table_put(struct inode_table *t, struct fs_inode *in);
+
+/*
+ * The child of parent called name standing for node, pinned. A mapped child with
+ * the same identity is returned as it is (node is left to the caller); one with
+ * another identity is unmapped and a new inode made, taking node's strings
+ * (node is cleared). objkey (may be NULL) is copied. NULL on ENOMEM.
+ */
+struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *parent,
+				   const char *name, struct fs_node *node, const char *objkey);
+/* The mapped child of parent called name, pinned, or NULL. */
+struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent,
+				  const char *name);
+bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in);
+/* Makes in unreachable by name (its path now means something else or nothing). */
+void inode_table_unmap(struct inode_table *t, struct fs_inode *in);
+
+/* The kernel learned of in n more times (a lookup or readdirplus reply). */
+void inode_table_ref(struct inode_table *t, struct fs_inode *in, uint64_t n);
+/* The kernel forgets n lookups of ino. Unknown inode numbers are ignored. */
+void inode_table_forget(struct inode_table *t, uint64_t ino, uint64_t n);
+
+/* Pinned inodes registered under objkey; *out is malloc'd (caller frees the array and
+ * puts each inode). Returns the count; 0 with *out NULL when none or on ENOMEM. */
+size_t inode_table_by_object(struct inode_table *t, const char *objkey, struct fs_inode ***out);
+/* Pinned inodes whose node type satisfies want[type]; as above. */
+size_t inode_table_by_type(struct inode_table *t, const bool want[FS_TYPE_COUNT],
+			   struct fs_inode ***out);
+/* Inodes in the table (for statfs and tests). */
+size_t inode_table_count(struct inode_table *t);
+
+#endif

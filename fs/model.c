@@ -1,0 +1,622 @@
+/*
+ * The path model: which names each directory of SPEC.md §2's tree holds, and what
+ * each name stands for, checked against the cache. Lookups, listings and the
+ * notifier's revalidation all go through model_lookup(), so a name exists in a
+ * listing exactly when it can be looked up.
+ *
+ * Order: jobs/ newest first (naming.c); everything else by name (strcmp, so
+ * README comes before cluster/).
+ *
+ * Called under the cache's read lock; knows no FUSE and no file formats (render/
+ * decides whether a job has a TensorBoard).
+ */
+#include "fs/fs_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/naming.h"
+
+struct fixed {
+	const char *name;
+	enum fs_type type;
+};
+
+/* Each list is in listing order (by name). */
+static const struct fixed ROOT_NAMES[] = {
+	{"README", FS_README},         {"cluster", FS_CLUSTER_DIR}, {"jobs", FS_JOBS_DIR},
+	{"namespaces", FS_NAMESPACES_DIR}, {"nodes", FS_NODES_DIR},   {"submit", FS_SUBMIT_DIR},
+};
+static const struct fixed CLUSTER_NAMES[] = {
+	{"context", FS_CLUSTER_CONTEXT},
+	{"gpus", FS_CLUSTER_GPUS},
+	{"health", FS_CLUSTER_HEALTH},
+	{"top", FS_CLUSTER_TOP},
+};
+static const struct fixed JOB_NAMES[] = {
+	{"events", FS_JOB_EVENTS},  {"gpus", FS_JOB_GPUS},
+	{"info", FS_JOB_INFO},      {"instances", FS_INSTANCES_DIR},
+	{"job.json", FS_JOB_JSON},  {"logs", FS_JOB_LOGS},
+	{"spec.yaml", FS_JOB_SPEC}, {"status", FS_JOB_STATUS},
+	{"tensorboard_url", FS_JOB_TENSORBOARD}, {"type", FS_JOB_TYPE},
+};
+static const struct fixed POD_NAMES[] = {
+	{"gpus", FS_POD_GPUS}, {"ip", FS_POD_IP},         {"logs", FS_POD_LOGS},
+	{"logs.previous", FS_POD_LOGS_PREVIOUS},          {"node", FS_POD_NODE},
+	{"status", FS_POD_STATUS},
+};
+static const struct fixed NODE_NAMES[] = {
+	{"gpus", FS_NODE_GPUS}, {"info", FS_NODE_INFO},     {"ip", FS_NODE_IP},
+	{"role", FS_NODE_ROLE}, {"status", FS_NODE_STATUS},
+};
+static const struct fixed NS_NAMES[] = {
+	{"jobs", FS_JOBS_DIR},
+};
+
+#define FIXED(a) a, sizeof(a) / sizeof(a[0])
+
+static enum fs_type fixed_type(const struct fixed *f, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f[i].name, name) == 0)
+			return f[i].type;
+	return FS_NONE;
+}
+
+/* ---- the objects a node stands for ---- */
+
+static bool same_uid(const struct obj_meta *m, const char *uid)
+{
+	return uid && strcmp(m->uid, uid) == 0;
+}
+
+const struct job *model_job(struct fs *fs, const struct fs_node *node)
+{
+	const struct job *job;
+
+	if (!node->ns || !node->job || node->kind < 0)
+		return NULL;
+	job = cache_find_job(fs->cache, node->ns, node->kind, node->job);
+	/* Pod places hold the pod's uid: their job is only checked to exist. */
+	if (job && node->type < FS_POD_DIR && !same_uid(&job->meta, node->uid))
+		return NULL;
+	return job;
+}
+
+const struct pod *model_pod(struct fs *fs, const struct fs_node *node)
+{
+	const struct pod *pod;
+
+	if (!node->ns || !node->pod)
+		return NULL;
+	pod = cache_find_pod(fs->cache, node->ns, node->pod);
+	if (pod && node->type >= FS_POD_DIR && node->type <= FS_POD_LOGS_PREVIOUS &&
+	    !same_uid(&pod->meta, node->uid))
+		return NULL;
+	return pod;
+}
+
+const struct node *model_node(struct fs *fs, const struct fs_node *node)
+{
+	const struct node *n;
+
+	if (!node->node)
+		return NULL;
+	n = cache_find_node(fs->cache, node->node);
+	return n && same_uid(&n->meta, node->uid) ? n : NULL;
+}
+
+/* ---- building nodes ---- */
+
+static int set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? strdup(value) : NULL;
+	return value && !*field ? -ENOMEM : 0;
+}
+
+/* A child of parent: the same names (ns, job, pod, node, uid), another type. */
+static int child_of(const struct fs_node *parent, enum fs_type type, struct fs_node *out)
+{
+	int ret = fs_node_copy(out, parent);
+
+	if (ret)
+		return ret;
+	out->type = type;
+	out->restarts = 0;
+	return set_str(&out->identity, parent->identity ? parent->identity : "");
+}
+
+static int static_node(enum fs_type type, const char *ns, struct fs_node *out)
+{
+	*out = (struct fs_node)FS_NODE_INIT;
+	out->type = type;
+	if (set_str(&out->identity, "") || set_str(&out->ns, ns)) {
+		fs_node_clear(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int job_node(const struct job *job, struct fs_node *out)
+{
+	*out = (struct fs_node)FS_NODE_INIT;
+	out->type = FS_JOB_DIR;
+	out->kind = job->kind;
+	if (set_str(&out->ns, job->meta.namespace) || set_str(&out->job, job->meta.name) ||
+	    set_str(&out->uid, job->meta.uid) || set_str(&out->identity, job->meta.uid)) {
+		fs_node_clear(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pod_node(const struct fs_node *instances, const struct pod *pod, struct fs_node *out)
+{
+	int ret = child_of(instances, FS_POD_DIR, out);
+
+	if (!ret && (set_str(&out->pod, pod->meta.name) || set_str(&out->uid, pod->meta.uid) ||
+		     set_str(&out->identity, pod->meta.uid)))
+		ret = -ENOMEM;
+	if (ret)
+		fs_node_clear(out);
+	return ret;
+}
+
+static int k8s_node_node(const struct node *n, struct fs_node *out)
+{
+	*out = (struct fs_node)FS_NODE_INIT;
+	out->type = FS_NODE_DIR;
+	if (set_str(&out->node, n->meta.name) || set_str(&out->uid, n->meta.uid) ||
+	    set_str(&out->identity, n->meta.uid)) {
+		fs_node_clear(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A log place: the pod's main container, one inode per container instance
+ * (restartCount), so that a restart makes a new file. A pod without containers
+ * (or a job without a main pod) gets an empty log named after the parent alone.
+ */
+static int log_node(const struct fs_node *parent, enum fs_type type, const struct pod *pod,
+		    struct fs_node *out)
+{
+	const struct container *c = NULL;
+	char id[512];
+	int ret, ci;
+
+	ret = child_of(parent, type, out);
+	if (ret)
+		return ret;
+	ci = pod ? render_pod_main_container(pod) : -1;
+	if (ci >= 0)
+		c = &pod->containers[ci];
+	if (!c) {
+		snprintf(id, sizeof(id), "%s/none", parent->uid ? parent->uid : "");
+	} else {
+		out->restarts = c->restart_count;
+		snprintf(id, sizeof(id), "%s/%s/%s%d", pod->meta.uid, c->name,
+			 type == FS_POD_LOGS_PREVIOUS ? "prev" : "", c->restart_count);
+		if (set_str(&out->pod, pod->meta.name) || set_str(&out->container, c->name))
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = set_str(&out->identity, id);
+	if (ret)
+		fs_node_clear(out);
+	return ret;
+}
+
+/* ---- the conditional names ---- */
+
+static bool job_has_tensorboard(struct fs *fs, const struct job *job)
+{
+	struct fs_job_view jv;
+	struct strbuf sb = STRBUF_INIT;
+	bool has;
+
+	if (view_job(fs, job, VIEW_SERVICES | VIEW_NODES, &jv))
+		return false;
+	has = render_job_tensorboard_url(&sb, &jv.v);
+	strbuf_free(&sb);
+	view_job_free(&jv);
+	return has;
+}
+
+static bool pod_has_previous(const struct pod *pod)
+{
+	int ci = render_pod_main_container(pod);
+	const struct container *c = ci >= 0 ? &pod->containers[ci] : NULL;
+
+	return c && (c->restart_count > 0 || c->last_state.kind == CONTAINER_TERMINATED);
+}
+
+static const struct pod *job_main_pod(struct fs *fs, const struct job *job)
+{
+	struct fs_job_view jv;
+	const struct pod *pod = NULL;
+	int i;
+
+	if (view_job(fs, job, VIEW_PODS, &jv))
+		return NULL;
+	i = render_job_main_pod(&jv.v);
+	if (i >= 0)
+		pod = jv.v.pods[i];
+	view_job_free(&jv);
+	return pod;
+}
+
+static const struct pod *pod_of_job(struct fs *fs, const struct job *job, const char *name)
+{
+	const struct pod **pods = NULL, *found = NULL;
+	size_t n = cache_pods_of_job(fs->cache, job, &pods);
+
+	for (size_t i = 0; i < n && !found; i++)
+		if (strcmp(pods[i]->meta.name, name) == 0)
+			found = pods[i];
+	free(pods);
+	return found;
+}
+
+struct find_arg {
+	struct fs *fs;
+	const char *ns;
+};
+
+static const struct job *find_job(void *arg, int kind, const char *name)
+{
+	struct find_arg *a = arg;
+
+	return a->fs->served[kind] ? cache_find_job(a->fs->cache, a->ns, kind, name) : NULL;
+}
+
+static bool is_other_namespace(struct fs *fs, const char *name)
+{
+	const char **names = NULL;
+	size_t n;
+	bool found = false;
+
+	if (strcmp(name, fs->namespace) == 0)
+		return false;
+	n = cache_namespaces(fs->cache, &names);
+	for (size_t i = 0; i < n && !found; i++)
+		found = strcmp(names[i], name) == 0;
+	free(names);
+	return found;
+}
+
+/* ---- lookup ---- */
+
+int model_lookup(struct fs *fs, const struct fs_node *parent, const char *name,
+		 struct fs_node *out)
+{
+	const struct job *job;
+	const struct pod *pod;
+	const struct node *kn;
+	enum fs_type t;
+
+	*out = (struct fs_node)FS_NODE_INIT;
+	switch (parent->type) {
+	case FS_ROOT:
+		t = fixed_type(FIXED(ROOT_NAMES), name);
+		return t ? static_node(t, t == FS_JOBS_DIR ? fs->namespace : NULL, out) : -ENOENT;
+	case FS_CLUSTER_DIR:
+		t = fixed_type(FIXED(CLUSTER_NAMES), name);
+		return t ? static_node(t, NULL, out) : -ENOENT;
+	case FS_JOBS_DIR: {
+		struct find_arg a = {fs, parent->ns};
+
+		job = naming_find_job(name, find_job, &a);
+		return job ? job_node(job, out) : -ENOENT;
+	}
+	case FS_JOB_DIR:
+		t = fixed_type(FIXED(JOB_NAMES), name);
+		if (!t || !(job = model_job(fs, parent)))
+			return -ENOENT;
+		if (t == FS_JOB_TENSORBOARD && !job_has_tensorboard(fs, job))
+			return -ENOENT;
+		if (t == FS_JOB_LOGS)
+			return log_node(parent, t, job_main_pod(fs, job), out);
+		return child_of(parent, t, out);
+	case FS_INSTANCES_DIR:
+		if (!(job = model_job(fs, parent)) || !(pod = pod_of_job(fs, job, name)))
+			return -ENOENT;
+		return pod_node(parent, pod, out);
+	case FS_POD_DIR:
+		t = fixed_type(FIXED(POD_NAMES), name);
+		if (!t || !(pod = model_pod(fs, parent)))
+			return -ENOENT;
+		if (t == FS_POD_LOGS_PREVIOUS && !pod_has_previous(pod))
+			return -ENOENT;
+		if (t == FS_POD_LOGS || t == FS_POD_LOGS_PREVIOUS)
+			return log_node(parent, t, pod, out);
+		return child_of(parent, t, out);
+	case FS_NODES_DIR:
+		kn = cache_find_node(fs->cache, name);
+		return kn ? k8s_node_node(kn, out) : -ENOENT;
+	case FS_NODE_DIR:
+		t = fixed_type(FIXED(NODE_NAMES), name);
+		if (!t || !model_node(fs, parent))
+			return -ENOENT;
+		return child_of(parent, t, out);
+	case FS_NAMESPACES_DIR:
+		return is_other_namespace(fs, name) ? static_node(FS_NS_DIR, name, out) : -ENOENT;
+	case FS_NS_DIR:
+		t = fixed_type(FIXED(NS_NAMES), name);
+		return t && is_other_namespace(fs, parent->ns) ? static_node(t, parent->ns, out)
+							      : -ENOENT;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* ---- listings ---- */
+
+struct list_builder {
+	struct model_entry *e;
+	size_t n, cap;
+	int err;
+};
+
+/* Takes node (cleared on success and failure). */
+static void list_add(struct list_builder *b, const char *name, struct fs_node *node)
+{
+	if (b->err)
+		goto drop;
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 16;
+		struct model_entry *ne = realloc(b->e, nc * sizeof(*ne));
+
+		if (!ne)
+			goto oom;
+		b->e = ne;
+		b->cap = nc;
+	}
+	b->e[b->n].name = strdup(name);
+	if (!b->e[b->n].name)
+		goto oom;
+	b->e[b->n].node = *node;
+	*node = (struct fs_node)FS_NODE_INIT;
+	b->n++;
+	return;
+oom:
+	b->err = -ENOMEM;
+drop:
+	fs_node_clear(node);
+}
+
+/* The fixed names of a directory that exist now, through model_lookup. */
+static void list_fixed(struct fs *fs, const struct fs_node *dir, const struct fixed *f, size_t n,
+		       struct list_builder *b)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fs_node child;
+		int ret = model_lookup(fs, dir, f[i].name, &child);
+
+		if (ret == 0)
+			list_add(b, f[i].name, &child);
+		else if (ret != -ENOENT)
+			b->err = ret;
+	}
+}
+
+static void list_jobs(struct fs *fs, const char *ns, struct list_builder *b)
+{
+	const struct job **jobs = NULL;
+	struct fs_job_name *names = NULL;
+	size_t n = cache_jobs(fs->cache, ns, &jobs), kept = 0;
+
+	if (n && !jobs) {
+		b->err = -ENOMEM;
+		return;
+	}
+	/* Kinds not served cannot be in the cache; drop them anyway so that listing and
+	 * lookup (find_job) agree. */
+	for (size_t i = 0; i < n; i++)
+		if (fs->served[jobs[i]->kind])
+			jobs[kept++] = jobs[i];
+	if (naming_list_jobs((const struct job *const *)jobs, kept, &names) < 0) {
+		b->err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		struct fs_node node;
+
+		if (job_node(names[i].job, &node) < 0) {
+			b->err = -ENOMEM;
+			break;
+		}
+		list_add(b, names[i].display, &node);
+	}
+out:
+	naming_free(names, kept);
+	free(jobs);
+}
+
+static int pod_by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct pod *const *)a)->meta.name,
+		      (*(const struct pod *const *)b)->meta.name);
+}
+
+static void list_pods(struct fs *fs, const struct fs_node *dir, struct list_builder *b)
+{
+	const struct job *job = model_job(fs, dir);
+	const struct pod **pods = NULL;
+	size_t n;
+
+	if (!job) {
+		b->err = -ENOENT;
+		return;
+	}
+	n = cache_pods_of_job(fs->cache, job, &pods);
+	if (n > 1)
+		qsort(pods, n, sizeof(*pods), pod_by_name);
+	for (size_t i = 0; i < n && !b->err; i++) {
+		struct fs_node node;
+
+		if (pod_node(dir, pods[i], &node) < 0)
+			b->err = -ENOMEM;
+		else
+			list_add(b, pods[i]->meta.name, &node);
+	}
+	free(pods);
+}
+
+static int node_by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct node *const *)a)->meta.name,
+		      (*(const struct node *const *)b)->meta.name);
+}
+
+static void list_nodes(struct fs *fs, struct list_builder *b)
+{
+	const struct node **nodes = NULL;
+	size_t n = cache_nodes(fs->cache, &nodes);
+
+	if (n > 1)
+		qsort(nodes, n, sizeof(*nodes), node_by_name);
+	for (size_t i = 0; i < n && !b->err; i++) {
+		struct fs_node node;
+
+		if (k8s_node_node(nodes[i], &node) < 0)
+			b->err = -ENOMEM;
+		else
+			list_add(b, nodes[i]->meta.name, &node);
+	}
+	free(nodes);
+}
+
+static int str_by_value(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void list_namespaces(struct fs *fs, struct list_builder *b)
+{
+	const char **names = NULL;
+	size_t n = cache_namespaces(fs->cache, &names);
+
+	if (n > 1)
+		qsort(names, n, sizeof(*names), str_by_value);
+	for (size_t i = 0; i < n && !b->err; i++) {
+		struct fs_node node;
+
+		if (strcmp(names[i], fs->namespace) == 0)
+			continue;
+		if (static_node(FS_NS_DIR, names[i], &node) < 0)
+			b->err = -ENOMEM;
+		else
+			list_add(b, names[i], &node);
+	}
+	free(names);
+}
+
+int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n)
+{
+	struct list_builder b = {NULL, 0, 0, 0};
+
+	switch (dir->type) {
+	case FS_ROOT:
+		list_fixed(fs, dir, FIXED(ROOT_NAMES), &b);
+		break;
+	case FS_CLUSTER_DIR:
+		list_fixed(fs, dir, FIXED(CLUSTER_NAMES), &b);
+		break;
+	case FS_JOBS_DIR:
+		list_jobs(fs, dir->ns, &b);
+		break;
+	case FS_JOB_DIR:
+		if (!model_job(fs, dir))
+			b.err = -ENOENT;
+		else
+			list_fixed(fs, dir, FIXED(JOB_NAMES), &b);
+		break;
+	case FS_INSTANCES_DIR:
+		list_pods(fs, dir, &b);
+		break;
+	case FS_POD_DIR:
+		if (!model_pod(fs, dir))
+			b.err = -ENOENT;
+		else
+			list_fixed(fs, dir, FIXED(POD_NAMES), &b);
+		break;
+	case FS_NODES_DIR:
+		list_nodes(fs, &b);
+		break;
+	case FS_NODE_DIR:
+		if (!model_node(fs, dir))
+			b.err = -ENOENT;
+		else
+			list_fixed(fs, dir, FIXED(NODE_NAMES), &b);
+		break;
+	case FS_NAMESPACES_DIR:
+		list_namespaces(fs, &b);
+		break;
+	case FS_NS_DIR:
+		list_fixed(fs, dir, FIXED(NS_NAMES), &b);
+		break;
+	case FS_SUBMIT_DIR:
+		break;
+	default:
+		b.err = -ENOTDIR;
+	}
+	if (b.err) {
+		model_free(b.e, b.n);
+		*out = NULL;
+		*n = 0;
+		return b.err;
+	}
+	*out = b.e;
+	*n = b.n;
+	return 0;
+}
+
+void model_free(struct model_entry *e, size_t n)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].name);
+		fs_node_clear(&e[i].node);
+	}
+	free(e);
+}
+
+void model_objkey(const struct fs_node *node, char *buf, size_t size)
+{
+	switch (node->type) {
+	case FS_JOB_DIR ... FS_INSTANCES_DIR:
+		snprintf(buf, size, "job/%s/%d/%s", node->ns, node->kind, node->job);
+		break;
+	case FS_POD_DIR ... FS_POD_LOGS_PREVIOUS:
+		snprintf(buf, size, "pod/%s/%s", node->ns, node->pod);
+		break;
+	case FS_NODE_DIR ... FS_NODE_ROLE:
+		snprintf(buf, size, "node/%s", node->node);
+		break;
+	case FS_CLUSTER_GPUS:
+	case FS_CLUSTER_TOP:
+		snprintf(buf, size, "cluster");
+		break;
+	case FS_CLUSTER_HEALTH:
+		snprintf(buf, size, "health");
+		break;
+	case FS_JOBS_DIR:
+		snprintf(buf, size, "jobs/%s", node->ns);
+		break;
+	case FS_NODES_DIR:
+		snprintf(buf, size, "nodes");
+		break;
+	case FS_NAMESPACES_DIR:
+	case FS_NS_DIR:
+		snprintf(buf, size, "namespaces");
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}

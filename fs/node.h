@@ -1,0 +1,113 @@
+/*
+ * What an inode of the tree is: its type (the place in SPEC.md §2's tree) and the
+ * Kubernetes names that say which object it shows. Plain data, shared by the
+ * inode table (inode.c), the path model (model.c), the renderer glue
+ * (content.c), the log files (logfile.c) and the FUSE operations (ops.c).
+ *
+ * A node says nothing about content: content.c turns a node into text, model.c
+ * turns (parent node, name) into a child node, checking against the cache.
+ */
+#ifndef ARENAFS_FS_NODE_H
+#define ARENAFS_FS_NODE_H
+
+#include <stdbool.h>
+
+enum fs_type {
+	FS_NONE = 0,
+	FS_ROOT,
+	FS_README,
+	FS_CLUSTER_DIR,
+	FS_CLUSTER_CONTEXT,
+	FS_CLUSTER_HEALTH,
+	FS_CLUSTER_GPUS,
+	FS_CLUSTER_TOP,
+	FS_JOBS_DIR,          /* jobs/ or namespaces/NS/jobs/: ns set */
+	FS_JOB_DIR,           /* ns, kind, job */
+	FS_JOB_STATUS,
+	FS_JOB_TYPE,
+	FS_JOB_INFO,
+	FS_JOB_LOGS,          /* + pod, container: the main instance's main container */
+	FS_JOB_TENSORBOARD,
+	FS_JOB_EVENTS,
+	FS_JOB_GPUS,
+	FS_JOB_SPEC,
+	FS_JOB_JSON,
+	FS_INSTANCES_DIR,
+	FS_POD_DIR,           /* ns, kind, job, pod */
+	FS_POD_STATUS,
+	FS_POD_NODE,
+	FS_POD_IP,
+	FS_POD_GPUS,
+	FS_POD_LOGS,          /* + container */
+	FS_POD_LOGS_PREVIOUS, /* + container */
+	FS_NODES_DIR,
+	FS_NODE_DIR,          /* node */
+	FS_NODE_GPUS,
+	FS_NODE_INFO,
+	FS_NODE_STATUS,
+	FS_NODE_IP,
+	FS_NODE_ROLE,
+	FS_SUBMIT_DIR,        /* submit/: its subtree belongs to the submit ops (fs.h) */
+	FS_SUBMIT_ENTRY,      /* anything below submit/, described by the submit ops */
+	FS_NAMESPACES_DIR,
+	FS_NS_DIR,            /* namespaces/NS/: ns set */
+	FS_TYPE_COUNT
+};
+
+/*
+ * Strings are owned (malloc'd) and NULL when the type does not use them.
+ * identity tells two objects of the same path apart (the job's or pod's uid, a
+ * container instance): a lookup that finds another identity at a path gives it a
+ * new inode, which is how `tail -F` notices a restarted container.
+ */
+struct fs_node {
+	enum fs_type type;
+	int kind;                    /* enum job_kind of job nodes, else -1 */
+	int restarts;                /* logs: the container's restartCount it stands for */
+	char *ns;
+	char *job;                   /* the job's Kubernetes name (not the display name) */
+	char *pod;
+	char *node;                  /* nodes/NAME */
+	char *container;             /* logs */
+	char *uid;                   /* the uid of the job, pod or node the place is about */
+	char *identity;              /* "" for static places; the uid, or a container instance */
+};
+
+#define FS_NODE_INIT {FS_NONE, -1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+
+void fs_node_clear(struct fs_node *n);
+/* Deep copy; returns -ENOMEM (dst cleared) on failure. */
+int fs_node_copy(struct fs_node *dst, const struct fs_node *src);
+
+static inline bool fs_type_is_dir(enum fs_type t)
+{
+	switch (t) {
+	case FS_ROOT:
+	case FS_CLUSTER_DIR:
+	case FS_JOBS_DIR:
+	case FS_JOB_DIR:
+	case FS_INSTANCES_DIR:
+	case FS_POD_DIR:
+	case FS_NODES_DIR:
+	case FS_NODE_DIR:
+	case FS_SUBMIT_DIR:
+	case FS_NAMESPACES_DIR:
+	case FS_NS_DIR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static inline bool fs_type_is_log(enum fs_type t)
+{
+	return t == FS_JOB_LOGS || t == FS_POD_LOGS || t == FS_POD_LOGS_PREVIOUS;
+}
+
+/* Files whose text holds ages or durations, so it changes with the clock alone. */
+static inline bool fs_type_is_volatile(enum fs_type t)
+{
+	return t == FS_JOB_INFO || t == FS_JOB_EVENTS;
+}
+
+#endif

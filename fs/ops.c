@@ -1,0 +1,645 @@
+/*
+ * The FUSE low-level operations of the tree: lookup/forget, getattr, open/read/
+ * release, statfs, access, and the writes (refused with EROFS, or passed to the
+ * submit operations for submit/ and rmdir of jobs/NAME, see submit.h).
+ * Directory listing is in dirs.c.
+ *
+ * What the kernel is asked to cache, and for how long, is content.c's choice;
+ * at open this file decides between the page cache and direct I/O:
+ * - a small file whose text is the one the kernel last cached opens with
+ *   keep_cache (`cat jobs/NAME/status for every job` then costs no read requests);
+ * - one whose text changed since opens without, so the kernel drops its pages;
+ * - one whose text no longer has the size last reported, or that shows ages,
+ *   opens with direct_io, so a stale st_size can neither cut nor pad it;
+ * - logs open with direct_io: they grow while open. Never nonseekable (tail
+ *   seeks), never flushed (noflush: nothing to write back).
+ * xattr operations are left out on purpose: the kernel then stops asking
+ * (ENOSYS once disables them), which keeps `ls -l` at one request per entry.
+ */
+#include "fs/fs_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "fs/submit.h"
+
+#define OPS_NAME_MAX 255
+#define SUBMIT_OP(fs, op) ((fs)->submit && (fs)->submit->op)
+
+static struct fs *req_fs(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static struct fs_handle *fi_handle(struct fuse_file_info *fi)
+{
+	return (struct fs_handle *)(uintptr_t)fi->fh;
+}
+
+/* May this request change anything? 0, or the errno to answer. */
+static int may_write(struct fs *fs, fuse_req_t req)
+{
+	if (fs->opts.readonly)
+		return EROFS;
+	if (fs->opts.allow_other && fuse_req_ctx(req)->uid != fs->uid)
+		return EACCES;
+	return 0;
+}
+
+static void ops_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct fs *fs = userdata;
+
+	/* Content comes from the cluster: the kernel must not write back, and must ask
+	 * again when size or mtime changed (auto_inval_data, on by default). */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	if (conn->capable & FUSE_CAP_READDIRPLUS)
+		conn->want |= FUSE_CAP_READDIRPLUS;
+	/* Threads started before the daemonizing fork would not exist in the child:
+	 * the notifier starts here, in the process that serves. */
+	notify_start(fs->notifier, fs->se);
+}
+
+static void set_extra(struct fs *fs, struct fs_inode *in)
+{
+	const char *name = in->node.type == FS_JOB_DIR ? "tensorboard_url" : "logs.previous";
+	struct fs_node child;
+	bool known, has;
+
+	pthread_mutex_lock(&in->lock);
+	known = in->extra_known;
+	pthread_mutex_unlock(&in->lock);
+	if (known)
+		return;
+	cache_read_lock(fs->cache);
+	has = model_lookup(fs, &in->node, name, &child) == 0;
+	cache_read_unlock(fs->cache);
+	if (has)
+		fs_node_clear(&child);
+	pthread_mutex_lock(&in->lock);
+	if (!in->extra_known) {
+		in->has_extra = has;
+		in->extra_known = true;
+	}
+	pthread_mutex_unlock(&in->lock);
+}
+
+int ops_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *e)
+{
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	ret = content_stat(fs, in, &e->attr);
+	if (ret)
+		return ret;
+	if (in->node.type == FS_JOB_DIR || in->node.type == FS_POD_DIR)
+		set_extra(fs, in);
+	e->ino = in->ino;
+	e->generation = 1;
+	e->attr_timeout = content_attr_timeout(fs, in->node.type);
+	e->entry_timeout =
+		content_entry_timeout(fs, in->parent ? in->parent->node.type : FS_NONE, in->node.type);
+	return 0;
+}
+
+static void reply_negative(struct fs *fs, fuse_req_t req, enum fs_type parent_type)
+{
+	struct fuse_entry_param e;
+	double t = content_negative_timeout(fs, parent_type);
+
+	if (t <= 0) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.entry_timeout = t;
+	fuse_reply_entry(req, &e);
+}
+
+/* The child of parent called name, pinned, with *err set when there is none. */
+static struct fs_inode *child_inode(struct fs *fs, struct fs_inode *parent, const char *name,
+				    int *err)
+{
+	struct fs_node node;
+	struct fs_inode *in;
+	char objkey[600];
+	int ret;
+
+	cache_read_lock(fs->cache);
+	ret = model_lookup(fs, &parent->node, name, &node);
+	cache_read_unlock(fs->cache);
+	if (ret) {
+		*err = -ret;
+		return NULL;
+	}
+	model_objkey(&node, objkey, sizeof(objkey));
+	in = inode_table_child(fs->inodes, parent, name, &node, objkey[0] ? objkey : NULL);
+	fs_node_clear(&node);
+	*err = in ? 0 : ENOMEM;
+	return in;
+}
+
+static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *parent = inode_table_get(fs->inodes, parent_ino), *in = NULL;
+	struct fuse_entry_param e;
+	int err = 0;
+
+	if (!parent) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (fs_type_is_submit(parent->node.type)) {
+		if (fs->submit && fs->submit->lookup)
+			fs->submit->lookup(fs, req, parent, name);
+		else
+			reply_negative(fs, req, parent->node.type);
+		goto out;
+	}
+	if (strlen(name) > OPS_NAME_MAX) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		goto out;
+	}
+	in = child_inode(fs, parent, name, &err);
+	if (!in) {
+		if (err == ENOENT)
+			reply_negative(fs, req, parent->node.type);
+		else
+			fuse_reply_err(req, err);
+		goto out;
+	}
+	err = -ops_fill_entry(fs, in, &e);
+	if (err) {
+		/* gone between the lookup and its attributes (a TensorBoard removed) */
+		if (err == ENOENT)
+			reply_negative(fs, req, parent->node.type);
+		else
+			fuse_reply_err(req, err);
+		goto out;
+	}
+	inode_table_ref(fs->inodes, in, 1);
+	if (fuse_reply_entry(req, &e) < 0)
+		inode_table_forget(fs->inodes, in->ino, 1); /* interrupted: the kernel has none */
+out:
+	inode_table_put(fs->inodes, in);
+	inode_table_put(fs->inodes, parent);
+}
+
+static void ops_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	inode_table_forget(req_fs(req)->inodes, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void ops_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	struct fs *fs = req_fs(req);
+
+	for (size_t i = 0; i < count; i++)
+		inode_table_forget(fs->inodes, forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void ops_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *in = inode_table_get(fs->inodes, ino);
+	struct stat st;
+	int ret;
+
+	(void)fi;
+	if (!in) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (in->node.type == FS_SUBMIT_ENTRY ||
+	    (in->node.type == FS_SUBMIT_DIR && fs->submit && fs->submit->getattr)) {
+		if (fs->submit && fs->submit->getattr)
+			fs->submit->getattr(fs, req, in);
+		else
+			fuse_reply_err(req, ENOENT);
+		goto out;
+	}
+	ret = content_stat(fs, in, &st);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_attr(req, &st, content_attr_timeout(fs, in->node.type));
+out:
+	inode_table_put(fs->inodes, in);
+}
+
+static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *in = inode_table_get(fs->inodes, ino);
+	int err = may_write(fs, req);
+
+	if (!in) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (!err && fs_type_is_submit(in->node.type) && fs->submit && fs->submit->setattr)
+		fs->submit->setattr(fs, req, in, attr, to_set, fi);
+	else
+		fuse_reply_err(req, err ? err : EROFS);
+	inode_table_put(fs->inodes, in);
+}
+
+static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+			 struct fuse_file_info *fi)
+{
+	struct fs_handle *h = calloc(1, sizeof(*h));
+	bool changed;
+	int ret;
+
+	if (!h) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	h->in = in;
+	if (fs_type_is_log(in->node.type)) {
+		ret = logfile_open(fs, in);
+		if (ret) {
+			free(h);
+			fuse_reply_err(req, -ret);
+			return;
+		}
+		h->log = true;
+		fi->direct_io = 1;
+	} else {
+		ret = content_refresh(fs, in, &changed);
+		if (ret) {
+			free(h);
+			fuse_reply_err(req, -ret);
+			return;
+		}
+		pthread_mutex_lock(&in->lock);
+		h->text = fs_text_get(in->text);
+		if (fs_type_is_volatile(in->node.type) ||
+		    (in->reported && in->reported_size != h->text->len)) {
+			fi->direct_io = 1;
+			in->kernel_version = 0;
+		} else if (in->kernel_version == in->version) {
+			fi->keep_cache = 1;
+		} else {
+			in->kernel_version = in->version;
+		}
+		pthread_mutex_unlock(&in->lock);
+	}
+	fi->noflush = 1;
+	fi->fh = (uintptr_t)h;
+	inode_table_pin(fs->inodes, in);
+	if (fuse_reply_open(req, fi) < 0) {
+		/* interrupted: no release will come for this handle */
+		if (h->log)
+			logfile_release(fs, in);
+		fs_text_put(h->text);
+		free(h);
+		inode_table_put(fs->inodes, in);
+	}
+}
+
+static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *in = inode_table_get(fs->inodes, ino);
+	int acc = fi->flags & O_ACCMODE;
+
+	if (!in) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (fs_type_is_submit(in->node.type)) {
+		int err = acc != O_RDONLY ? may_write(fs, req) : 0;
+
+		if (!err && fs->submit && fs->submit->open)
+			fs->submit->open(fs, req, in, fi);
+		else
+			fuse_reply_err(req, err ? err : EROFS);
+	} else if (fs_type_is_dir(in->node.type)) {
+		fuse_reply_err(req, EISDIR);
+	} else if (acc != O_RDONLY || (fi->flags & O_TRUNC)) {
+		fuse_reply_err(req, EROFS);
+	} else {
+		open_regular(fs, req, in, fi);
+	}
+	inode_table_put(fs->inodes, in);
+}
+
+static bool handle_is_submit(struct fs_handle *h)
+{
+	return h && fs_type_is_submit(h->in->node.type);
+}
+
+static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_handle *h = fi_handle(fi);
+	char *buf;
+	ssize_t n;
+
+	(void)ino;
+	if (!h) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (handle_is_submit(h)) {
+		if (SUBMIT_OP(fs, read))
+			fs->submit->read(fs, req, h->in, size, off, fi);
+		else
+			fuse_reply_err(req, EBADF);
+		return;
+	}
+	if (off < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	if (h->text) {
+		size_t len = h->text->len;
+		size_t start = (uint64_t)off < len ? (size_t)off : len;
+
+		fuse_reply_buf(req, h->text->data + start, len - start < size ? len - start : size);
+		return;
+	}
+	buf = malloc(size ? size : 1);
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = logfile_read(fs, h->in, buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+static void ops_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_handle *h = fi_handle(fi);
+
+	(void)ino;
+	if (!h) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	if (handle_is_submit(h)) {
+		/* the submit operations free their handle and its pin */
+		if (SUBMIT_OP(fs, release))
+			fs->submit->release(fs, req, h->in, fi);
+		else
+			fuse_reply_err(req, 0);
+		return;
+	}
+	if (h->log)
+		logfile_release(fs, h->in);
+	fs_text_put(h->text);
+	inode_table_put(fs->inodes, h->in);
+	free(h);
+	fuse_reply_err(req, 0);
+}
+
+static void ops_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_handle *h = fi_handle(fi);
+
+	(void)ino;
+	if (handle_is_submit(h) && SUBMIT_OP(fs, flush))
+		fs->submit->flush(fs, req, h->in, fi);
+	else
+		fuse_reply_err(req, 0);
+}
+
+static void ops_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fs *fs = req_fs(req);
+	struct statvfs st;
+
+	(void)ino;
+	/* Answered here, never from the network: df and file managers call it often. */
+	memset(&st, 0, sizeof(st));
+	st.f_bsize = 4096;
+	st.f_frsize = 4096;
+	st.f_files = inode_table_count(fs->inodes);
+	st.f_namemax = OPS_NAME_MAX;
+	if (fs->opts.readonly)
+		st.f_flag = ST_RDONLY;
+	fuse_reply_statfs(req, &st);
+}
+
+static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *in = inode_table_get(fs->inodes, ino);
+	int err = 0;
+
+	if (!in) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (mask & W_OK)
+		err = fs_type_is_submit(in->node.type) && fs->submit ? may_write(fs, req) : EROFS;
+	if (!err && (mask & X_OK) && !fs_type_is_dir(in->node.type) &&
+	    in->node.type != FS_SUBMIT_ENTRY)
+		err = EACCES;
+	fuse_reply_err(req, err);
+	inode_table_put(fs->inodes, in);
+}
+
+/* ---- writes: submit/ only ---- */
+
+/* The parent inode of a write, pinned, when the submit operations may take it. */
+static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino, bool have_op)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *in;
+	int err = may_write(fs, req);
+
+	if (err) {
+		fuse_reply_err(req, err);
+		return NULL;
+	}
+	in = inode_table_get(fs->inodes, ino);
+	if (!in) {
+		fuse_reply_err(req, ENOENT);
+		return NULL;
+	}
+	if (!have_op || !fs_type_is_submit(in->node.type)) {
+		fuse_reply_err(req, EROFS);
+		inode_table_put(fs->inodes, in);
+		return NULL;
+	}
+	return in;
+}
+
+static void ops_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, mkdir));
+
+	if (p) {
+		fs->submit->mkdir(fs, req, p, name, mode);
+		inode_table_put(fs->inodes, p);
+	}
+}
+
+static void ops_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, create));
+
+	if (p) {
+		fs->submit->create(fs, req, p, name, mode, fi);
+		inode_table_put(fs->inodes, p);
+	}
+}
+
+static void ops_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_handle *h = fi_handle(fi);
+	int err = may_write(fs, req);
+
+	(void)ino;
+	if (!err && handle_is_submit(h) && SUBMIT_OP(fs, write))
+		fs->submit->write(fs, req, h->in, buf, size, off, fi);
+	else
+		fuse_reply_err(req, err ? err : EBADF); /* the tree's files open read-only */
+}
+
+static void ops_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, unlink));
+
+	if (p) {
+		fs->submit->unlink(fs, req, p, name);
+		inode_table_put(fs->inodes, p);
+	}
+}
+
+static void rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs, const char *name)
+{
+	struct fs_inode *job;
+	int err;
+
+	if (!SUBMIT_OP(fs, rmdir_job)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	job = child_inode(fs, jobs, name, &err);
+	if (!job) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	fs->submit->rmdir_job(fs, req, jobs, job);
+	inode_table_put(fs->inodes, job);
+}
+
+static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p;
+	int err = may_write(fs, req);
+
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	p = inode_table_get(fs->inodes, parent);
+	if (!p)
+		fuse_reply_err(req, ENOENT);
+	else if (p->node.type == FS_JOBS_DIR)
+		rmdir_job(fs, req, p, name);
+	else if (fs_type_is_submit(p->node.type) && SUBMIT_OP(fs, rmdir))
+		fs->submit->rmdir(fs, req, p, name);
+	else
+		fuse_reply_err(req, EROFS);
+	inode_table_put(fs->inodes, p);
+}
+
+static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		       const char *newname, unsigned int flags)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, rename)), *np;
+
+	if (!p)
+		return;
+	np = inode_table_get(fs->inodes, newparent);
+	if (!np || !fs_type_is_submit(np->node.type))
+		fuse_reply_err(req, np ? EXDEV : ENOENT);
+	else
+		fs->submit->rename(fs, req, p, name, np, newname, flags);
+	inode_table_put(fs->inodes, np);
+	inode_table_put(fs->inodes, p);
+}
+
+static void ops_refuse_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			     dev_t rdev)
+{
+	int err = may_write(req_fs(req), req);
+
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, err ? err : EROFS);
+}
+
+static void ops_refuse_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+			       const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void ops_refuse_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+			    const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static const struct fuse_lowlevel_ops OPS = {
+	.init = ops_init,
+	.lookup = ops_lookup,
+	.forget = ops_forget,
+	.forget_multi = ops_forget_multi,
+	.getattr = ops_getattr,
+	.setattr = ops_setattr,
+	.open = ops_open,
+	.read = ops_read,
+	.release = ops_release,
+	.flush = ops_flush,
+	.statfs = ops_statfs,
+	.access = ops_access,
+	.opendir = dirs_opendir,
+	.readdir = dirs_readdir,
+	.readdirplus = dirs_readdirplus,
+	.releasedir = dirs_releasedir,
+	.mkdir = ops_mkdir,
+	.create = ops_create,
+	.write = ops_write,
+	.unlink = ops_unlink,
+	.rmdir = ops_rmdir,
+	.rename = ops_rename,
+	.mknod = ops_refuse_mknod,
+	.symlink = ops_refuse_symlink,
+	.link = ops_refuse_link,
+};
+
+const struct fuse_lowlevel_ops *fs_lowlevel_ops(void)
+{
+	return &OPS;
+}

@@ -1,0 +1,79 @@
+/*
+ * The insides of the cache's store, shared by store.c (tables, indexes, writes)
+ * and store_query.c (lookups). Not a public header: callers use store.h.
+ */
+#ifndef ARENAFS_K8S_STORE_IMPL_H
+#define ARENAFS_K8S_STORE_IMPL_H
+
+#include <pthread.h>
+
+#include "k8s/store.h"
+
+#define TABLE_SLOTS_MIN 256 /* tables double when they hold more entries than slots */
+
+enum index_id {
+	IX_POD_JOB,
+	IX_POD_NODE,
+	IX_SERVICE_RELEASE,
+	IX_EVENT_INVOLVED,
+	IX_JOB_NS,
+	IX_COUNT
+};
+
+#define TYPE_COUNT      (CACHE_NAMESPACE + 1)
+#define LINKS_PER_ENTRY 2
+
+struct entry;
+
+struct bucket {
+	struct bucket *hnext;
+	uint32_t hash;
+	size_t n;
+	struct entry *head;
+	size_t ns_len; /* key = ns '\0' value '\0' */
+	char key[];
+};
+
+struct link {
+	struct entry *prev, *next;
+	struct bucket *b; /* NULL: not in this index */
+};
+
+struct entry {
+	struct entry *hnext;
+	uint32_t hash;
+	uint32_t epoch;
+	int type, kind;
+	void *obj;
+	struct link links[LINKS_PER_ENTRY];
+};
+
+struct etable {
+	struct entry **slots;
+	size_t nslots, count;
+};
+
+struct btable {
+	struct bucket **slots;
+	size_t nslots, count;
+};
+
+struct store {
+	pthread_rwlock_t lock;
+	uint64_t generation; /* written under the write lock, read atomically */
+	struct etable tables[TYPE_COUNT];
+	struct btable indexes[IX_COUNT];
+};
+
+/* Every object struct of objects.h starts with its obj_meta. */
+static inline const struct obj_meta *meta_of(const void *obj)
+{
+	return obj;
+}
+
+/* The entry of (kind, ns, name) in a table, or NULL. */
+struct entry *store_entry_get(struct etable *t, int kind, const char *ns, const char *name);
+/* The index bucket of (ns, val), or NULL. */
+struct bucket *store_bucket_find(struct btable *t, const char *ns, const char *val);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * Command-line parsing (options.h): arenafs' -o options through fuse_opt's
+ * offsetof table, then libfuse's own command line (fuse_parse_cmdline: -f, -d,
+ * -s, -h, -V, the mount point, thread counts). The rest stays in o->args for
+ * fuse_session_new, which refuses unknown options with its own message.
+ *
+ * Every option is documented in docs/arenafs.1 and in --help below.
+ */
+#include "mount/options.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS, KEY_FSNAME, KEY_SUBTYPE };
+
+#define OPT(t, p) {t, offsetof(struct mount_options, p), 1}
+
+static const struct fuse_opt OPTS[] = {
+	OPT("kubeconfig=%s", kubeconfig),
+	OPT("context=%s", context),
+	OPT("namespace=%s", namespace),
+	OPT("readonly", readonly),
+	OPT("attr_timeout=%lf", attr_timeout),
+	OPT("entry_timeout=%lf", entry_timeout),
+	OPT("static_timeout=%lf", static_timeout),
+	OPT("log_wait=%d", log_wait_ms),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
+	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
+	FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
+	FUSE_OPT_END,
+};
+
+/* Notes the libfuse options arenafs must know of, and passes them on (returns 1). */
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct mount_options *o = data;
+
+	(void)arg, (void)outargs;
+	switch (key) {
+	case KEY_ALLOW_OTHER:
+		o->allow_other = 1;
+		break;
+	case KEY_DEFAULT_PERMISSIONS:
+		o->default_permissions = 1;
+		break;
+	case KEY_FSNAME:
+		o->has_fsname = 1;
+		break;
+	case KEY_SUBTYPE:
+		o->has_subtype = 1;
+		break;
+	}
+	return 1;
+}
+
+static void print_usage(const char *prog)
+{
+	printf("usage: %s [-f] [-d] [-o OPTIONS] MOUNTPOINT\n"
+	       "\n"
+	       "Mounts a Kubernetes cluster's Kubeflow training jobs as files (see arenafs(1)).\n"
+	       "\n"
+	       "arenafs options:\n"
+	       "    -o kubeconfig=PATH     kubeconfig file (else $KUBECONFIG, ~/.kube/config,\n"
+	       "                           the in-cluster service account)\n"
+	       "    -o context=NAME        kubeconfig context (else current-context)\n"
+	       "    -o namespace=NS        namespace of jobs/ (else the context's, else default)\n"
+	       "    -o readonly            no submitting or deleting (EROFS)\n"
+	       "    -o attr_timeout=S      kernel caches file attributes S seconds (%g)\n"
+	       "    -o entry_timeout=S     names of jobs, pods, nodes cached S seconds (%g)\n"
+	       "    -o static_timeout=S    the fixed skeleton cached S seconds (%g)\n"
+	       "    -o log_wait=MS         open() of a log waits MS ms for its first bytes (%d)\n"
+	       "\n",
+	       prog, FS_ATTR_TIMEOUT_DEFAULT, FS_ENTRY_TIMEOUT_DEFAULT, FS_STATIC_TIMEOUT_DEFAULT,
+	       FS_LOG_WAIT_MS_DEFAULT);
+}
+
+static int check_timeout(const char *name, double v)
+{
+	if (v != -1 && (v < 0 || v > 86400)) {
+		fprintf(stderr, "arenafs: %s must be between 0 and 86400 seconds\n", name);
+		return -1;
+	}
+	return 0;
+}
+
+int options_parse(int argc, char **argv, struct mount_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->attr_timeout = o->entry_timeout = o->static_timeout = -1;
+	o->log_wait_ms = -1;
+	o->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
+	if (fuse_opt_parse(&o->args, o, OPTS, opt_proc) != 0)
+		return -1;     /* fuse_opt printed why */
+	if (fuse_parse_cmdline(&o->args, &o->cmd) != 0)
+		return -1;
+	if (o->cmd.show_help) {
+		print_usage(argv[0]);
+		printf("FUSE options:\n");
+		fflush(stdout);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		return 1;
+	}
+	if (o->cmd.show_version) {
+		printf("arenafs version %s\n", ARENAFS_VERSION);
+		fflush(stdout);         /* fusermount3 --version writes to the same stdout next */
+		fuse_lowlevel_version();
+		return 1;
+	}
+	if (!o->cmd.mountpoint) {
+		fprintf(stderr, "arenafs: no mount point given (see arenafs --help)\n");
+		return -1;
+	}
+	if (check_timeout("attr_timeout", o->attr_timeout) ||
+	    check_timeout("entry_timeout", o->entry_timeout) ||
+	    check_timeout("static_timeout", o->static_timeout))
+		return -1;
+	if (o->log_wait_ms < -1 || o->log_wait_ms > 600000) {
+		fprintf(stderr, "arenafs: log_wait must be between 0 and 600000 ms\n");
+		return -1;
+	}
+	/* Never 0 idle threads: the mount hangs (libfuse #680). */
+	if (o->cmd.max_idle_threads == 0)
+		o->cmd.max_idle_threads = 1;
+	/* allow_other hands the mounting user's cluster rights to every local user; the
+	 * kernel must then check the modes (SPEC.md §5). */
+	if (o->allow_other && !o->default_permissions &&
+	    fuse_opt_add_arg(&o->args, "-odefault_permissions") != 0)
+		return -1;
+	return 0;
+}
+
+void options_fs(const struct mount_options *o, struct fs_options *out)
+{
+	fs_options_default(out);
+	if (o->attr_timeout >= 0)
+		out->attr_timeout = o->attr_timeout;
+	if (o->entry_timeout >= 0)
+		out->entry_timeout = o->entry_timeout;
+	if (o->static_timeout >= 0)
+		out->static_timeout = o->static_timeout;
+	if (o->log_wait_ms >= 0)
+		out->log_wait_ms = o->log_wait_ms;
+	out->readonly = o->readonly;
+	out->allow_other = o->allow_other;
+}
+
+int options_add_mount_names(struct mount_options *o, const char *context)
+{
+	char *opts = NULL, *fsname = NULL;
+	int ret = -1;
+
+	if (!o->has_subtype && fuse_opt_add_opt(&opts, "subtype=arenafs") != 0)
+		goto out;
+	if (!o->has_fsname) {
+		/* `mount` shows it: which cluster this is. Commas are escaped by libfuse. */
+		if (asprintf(&fsname, "fsname=arenafs:%s", context && context[0] ? context : "in-cluster") < 0) {
+			fsname = NULL;
+			goto out;
+		}
+		if (fuse_opt_add_opt_escaped(&opts, fsname) != 0)
+			goto out;
+	}
+	if (o->readonly && fuse_opt_add_opt(&opts, "ro") != 0)
+		goto out;
+	ret = 0;
+	if (opts) {
+		char *arg = NULL;
+
+		if (asprintf(&arg, "-o%s", opts) < 0 || fuse_opt_add_arg(&o->args, arg) != 0)
+			ret = -1;
+		free(arg);
+	}
+out:
+	free(opts);
+	free(fsname);
+	return ret;
+}
+
+void options_free(struct mount_options *o)
+{
+	free(o->kubeconfig);
+	free(o->context);
+	free(o->namespace);
+	free(o->cmd.mountpoint);
+	fuse_opt_free_args(&o->args);
+}

@@ -1,0 +1,52 @@
+/*
+ * The command line: arenafs [-f] [-d] [-s] [-o OPTS] MOUNTPOINT, --help,
+ * --version. arenafs' own -o options are taken out (fuse_opt, offsetof table);
+ * everything else goes to libfuse, which rejects what it does not know.
+ */
+#ifndef ARENAFS_MOUNT_OPTIONS_H
+#define ARENAFS_MOUNT_OPTIONS_H
+
+#define FUSE_USE_VERSION 314
+
+#include <stdbool.h>
+
+#include <fuse_lowlevel.h>
+
+#include "fs/fs.h"
+
+#ifndef ARENAFS_VERSION
+#define ARENAFS_VERSION "0.1"
+#endif
+
+struct mount_options {
+	/* -o options of arenafs (fuse_opt fills them: int flags, char * strings) */
+	char *kubeconfig;
+	char *context;
+	char *namespace;
+	int readonly;
+	double attr_timeout;
+	double entry_timeout;
+	double static_timeout;
+	int log_wait_ms;
+	/* libfuse options arenafs needs to know of (they are passed on too) */
+	int allow_other;
+	int default_permissions;
+	int has_fsname;
+	int has_subtype;
+
+	struct fuse_cmdline_opts cmd;    /* -f, -d, -s, mountpoint, -h, -V, threads */
+	struct fuse_args args;           /* what fuse_session_new gets */
+};
+
+/*
+ * Parses argv. Returns 0 to go on, 1 when --help or --version was answered (exit
+ * 0), -1 after printing one line about a bad command line (exit 1).
+ */
+int options_parse(int argc, char **argv, struct mount_options *o);
+/* The fs/ options the command line asked for. */
+void options_fs(const struct mount_options *o, struct fs_options *out);
+/* Adds subtype=arenafs, fsname=arenafs:CONTEXT (unless given) and ro for readonly. */
+int options_add_mount_names(struct mount_options *o, const char *context);
+void options_free(struct mount_options *o);
+
+#endif

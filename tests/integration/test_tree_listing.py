@@ -1,0 +1,274 @@
+"""The tree as ls, find, stat, cat, grep -r, du and os.walk see it, compared with
+what kubectl says about the same objects (issue 4). One lively kubesim cluster
+(--demo: every kind, a TensorBoard, another namespace, plus a fleet of TFJobs)
+and one mount serve the whole module; jobs move while the tests run, so every
+comparison is retried until both sides agree (helpers.wait_until)."""
+
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+
+from helpers import wait_until
+import tree_expect as te
+
+
+@pytest.fixture(scope="module")
+def env(kubesim_module, arenafs_module):
+    c = kubesim_module("--demo", "--jobs", "12", "--seed", "3")
+    m = arenafs_module(c)
+    return c, m
+
+
+def listdir(path):
+    """Entries in readdir order (os.listdir keeps it)."""
+    return os.listdir(path)
+
+
+def test_ls_root_shows_the_tree(env):
+    c, m = env
+    assert listdir(m.mnt) == ["README", "cluster", "jobs", "namespaces", "nodes", "submit"]
+    assert listdir(m.path("cluster")) == ["context", "gpus", "health", "top"]
+    assert listdir(m.path("submit")) == []
+    assert m.read("README").startswith("arenafs: ")
+
+
+def test_ls_jobs_lists_every_job_of_any_kind_newest_first(env):
+    c, m = env
+
+    wait_until(lambda: listdir(m.path("jobs")) ==
+               te.listing_order(te.job_dir_names(te.all_jobs(c))),
+               message="jobs/ listing equal to kubectl's jobs, newest first")
+    kinds = {j["kind"] for j in te.all_jobs(c)}
+    assert {"TFJob", "PyTorchJob", "MPIJob", "TrainJob"} <= kinds
+
+
+def test_job_directories_hold_their_files(env):
+    c, m = env
+    base = {"events", "gpus", "info", "instances", "job.json", "logs", "spec.yaml",
+            "status", "type"}
+
+    def agree():
+        services = c.kubectl_json("get", "services")["items"]
+        nodes = c.kubectl_json("get", "nodes")["items"]
+        for d, job in te.job_dir_names(te.all_jobs(c)).items():
+            want = set(base)
+            if te.tensorboard_url(job, services, nodes):
+                want.add("tensorboard_url")
+            if set(listdir(m.path("jobs", d))) != want:
+                return False
+        return True
+    wait_until(agree, message="every job directory holding its files")
+    assert os.path.exists(m.path("jobs", "mnist", "tensorboard_url"))
+    assert not os.path.exists(m.path("jobs", "bert-finetune", "tensorboard_url"))
+
+
+def test_status_of_every_job_agrees_with_kubectl(env):
+    c, m = env
+
+    def compare():
+        jobs = te.job_dir_names(te.all_jobs(c))
+        all_pods = te.pods(c)
+        seen = {d: m.read("jobs", d, "status") for d in jobs}
+        want = {d: te.job_status(j, te.pods_of_job(j, all_pods)) + "\n" for d, j in jobs.items()}
+        return seen == want or None
+    wait_until(compare, timeout=60, message="status files equal to Arena's mapping of kubectl's view")
+    words = {m.read("jobs", d, "status") for d in listdir(m.path("jobs"))}
+    assert words <= {"PENDING\n", "RUNNING\n", "SUCCEEDED\n", "FAILED\n", "QUEUING\n"}
+    assert "SUCCEEDED\n" in words and "RUNNING\n" in words
+
+
+def test_type_and_job_json_are_the_object(env):
+    c, m = env
+    for d, job in te.job_dir_names(te.all_jobs(c)).items():
+        assert m.read("jobs", d, "type") == te.TYPE_OF_KIND[job["kind"]] + "\n"
+        obj = json.loads(m.read("jobs", d, "job.json"))
+        assert obj["kind"] == job["kind"]
+        assert obj["metadata"]["uid"] == job["metadata"]["uid"]
+        assert obj["metadata"]["name"] == job["metadata"]["name"]
+        assert obj["spec"] == job["spec"]
+        assert "managedFields" not in obj["metadata"]
+
+
+def test_instances_are_the_jobs_pods(env):
+    c, m = env
+
+    def agree():
+        all_pods = te.pods(c)
+        for d, job in te.job_dir_names(te.all_jobs(c)).items():
+            want = sorted(p["metadata"]["name"] for p in te.pods_of_job(job, all_pods))
+            if listdir(m.path("jobs", d, "instances")) != want:
+                return False
+            for p in te.pods_of_job(job, all_pods):
+                inst = m.path("jobs", d, "instances", p["metadata"]["name"])
+                node = p["spec"].get("nodeName") or "N/A"
+                ip = p["status"].get("podIP") or "N/A"
+                if m.read(inst, "node") != node + "\n" or m.read(inst, "ip") != ip + "\n":
+                    return False
+                if m.read(inst, "gpus") != "%d\n" % te.pod_gpus(p):
+                    return False
+        return True
+    wait_until(agree, timeout=60, message="instances/ equal to the jobs' pods")
+
+
+def regular_files(top):
+    for dirpath, dirnames, filenames in os.walk(top):
+        for f in filenames:
+            yield os.path.join(dirpath, f)
+
+
+def test_stat_sizes_are_what_read_returns(env):
+    c, m = env
+    checked = 0
+    for path in regular_files(m.mnt):
+        if os.path.basename(path).startswith("logs"):
+            continue            # growing files: tests/integration/test_tree_logs.py
+        for attempt in range(5):
+            st = os.stat(path)
+            with open(path, "rb") as f:
+                data = f.read()
+            if st.st_size == len(data):
+                break           # else the object changed between stat and read: again
+        assert st.st_size == len(data), path
+        assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o444, path
+        assert st.st_blocks == (st.st_size + 511) // 512, path
+        assert st.st_nlink == 1
+        assert st.st_mtime > 0
+        checked += 1
+    assert checked > 100
+    for dirpath, dirnames, filenames in os.walk(m.mnt):
+        st = os.stat(dirpath)
+        assert stat.S_ISDIR(st.st_mode), dirpath
+
+
+def test_ls_l_lists_every_entry(env):
+    c, m = env
+    r = subprocess.run(["ls", "-l", m.path("jobs", "mnist-v1")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()[1:]          # "total N" first
+    names = sorted(line.split()[-1] for line in lines)
+    assert names == sorted(listdir(m.path("jobs", "mnist-v1")))
+    for line in lines:
+        fields = line.split()
+        name, size = fields[-1], int(fields[4])
+        if name != "instances":
+            assert size == os.stat(m.path("jobs", "mnist-v1", name)).st_size, line
+            assert fields[0] == "-r--r--r--", line
+        else:
+            assert fields[0].startswith("dr-x"), line
+
+
+def test_find_lists_what_os_walk_walks(env):
+    c, m = env
+    stable = [m.path("cluster"), m.path("nodes"), m.path("jobs", "mnist-v1")]
+    r = subprocess.run(["find"] + stable, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    walked = set()
+    for top in stable:
+        for dirpath, dirnames, filenames in os.walk(top):
+            walked.add(dirpath)
+            walked.update(os.path.join(dirpath, n) for n in dirnames + filenames)
+    assert set(r.stdout.split("\n")) - {""} == walked
+    r = subprocess.run(["find", m.path("jobs"), "-name", "status", "-type", "f"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.split()) > len(listdir(m.path("jobs")))   # jobs' and pods'
+
+
+def test_grep_r_finds_the_running_jobs(env):
+    c, m = env
+
+    def agree():
+        jobs = te.job_dir_names(te.all_jobs(c))
+        all_pods = te.pods(c)
+        want = {d for d, j in jobs.items()
+                if te.job_status(j, te.pods_of_job(j, all_pods)) == "RUNNING"}
+        r = subprocess.run(["grep", "-rlx", "--include=status", "RUNNING", m.path("jobs")],
+                           capture_output=True, text=True)
+        seen = {os.path.relpath(p, m.path("jobs")).split("/")[0] for p in r.stdout.split()
+                if p.count("/") - m.path("jobs").count("/") == 2}   # jobs/NAME/status only
+        return seen == want and r.returncode in (0, 1)
+    wait_until(agree, timeout=60, message="grep -r over status files matching kubectl")
+
+
+def test_du_counts_apparent_sizes(env):
+    c, m = env
+    top = m.path("jobs", "mnist-v1")
+    r = subprocess.run(["du", "-ab", top], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    sizes = {path: int(size) for size, path in (line.split("\t") for line in r.stdout.splitlines())}
+    for path in regular_files(top):
+        if not os.path.basename(path).startswith("logs"):
+            assert sizes[path] == os.stat(path).st_size, path
+    r = subprocess.run(["du", "-s", m.mnt], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_nodes_gpus_agree_with_kubectl(env):
+    c, m = env
+
+    def agree():
+        nodes = c.kubectl_json("get", "nodes")["items"]
+        all_pods = c.kubectl_json("get", "pods", "-A")["items"]
+        if sorted(listdir(m.path("nodes"))) != sorted(n["metadata"]["name"] for n in nodes):
+            return False
+        for n in nodes:
+            a, t = te.node_gpus(n, all_pods)
+            if m.read("nodes", n["metadata"]["name"], "gpus") != "%d/%d\n" % (a, t):
+                return False
+        return True
+    wait_until(agree, timeout=60, message="nodes/*/gpus equal to allocated/total from kubectl")
+    assert listdir(m.path("nodes", "node-0")) == ["gpus", "info", "ip", "role", "status"]
+    node = c.kubectl_json("get", "node", "node-0")
+    assert m.read("nodes", "node-0", "ip") == te.internal_ip(node) + "\n"
+    assert m.read("nodes", "node-0", "status") == "Ready\n"
+
+
+def test_tensorboard_url_agrees_with_kubectl(env):
+    c, m = env
+    job = c.kubectl_json("get", "tfjob", "mnist")
+    services = c.kubectl_json("get", "services")["items"]
+    nodes = c.kubectl_json("get", "nodes")["items"]
+    url = te.tensorboard_url(job, services, nodes)
+    assert url
+    assert m.read("jobs", "mnist", "tensorboard_url") == url + "\n"
+    assert url in m.read("jobs", "mnist", "info")
+
+
+def test_other_namespaces_are_under_namespaces(env):
+    c, m = env
+    assert listdir(m.path("namespaces")) == ["research"]
+    assert listdir(m.path("namespaces", "research")) == ["jobs"]
+    names = te.job_dir_names(te.all_jobs(c, "research"))
+    assert listdir(m.path("namespaces", "research", "jobs")) == te.listing_order(names)
+    job = c.kubectl_json("get", "tfjob", "gan", "-n", "research")
+    pods = te.pods(c, "research")
+    wait_until(lambda: m.read("namespaces", "research", "jobs", "gan", "status") ==
+               te.job_status(job, te.pods_of_job(job, pods)) + "\n",
+               message="research/gan status")
+    assert "gan" not in listdir(m.path("jobs"))
+
+
+def test_cluster_files(env):
+    c, m = env
+    ctx = m.read("cluster", "context")
+    assert "Server:      %s\n" % c.url in ctx
+    assert c.token() not in ctx
+    assert m.read("cluster", "health") == "ok\n"
+    top = m.read("cluster", "top")
+    for n in listdir(m.path("nodes")):
+        assert n in top
+    assert m.read("cluster", "gpus").startswith("Allocated/Total GPUs In Cluster: ")
+
+
+def test_missing_names_are_enoent_not_errors(env):
+    c, m = env
+    for p in ["nope", "jobs/nope", "jobs/mnist/nope", "nodes/nope", "namespaces/nope",
+              "jobs/mnist/instances/nope", "cluster/nope", ".Trash-1000", "jobs/mnist.tfjob"]:
+        assert not os.path.exists(m.path(p)), p
+    with pytest.raises(FileNotFoundError):
+        open(m.path("jobs", "nope", "status"))
+    with pytest.raises(NotADirectoryError):
+        os.listdir(m.path("README"))

@@ -1,0 +1,181 @@
+"""The tree follows the cluster: a job's status moves as kubesim moves it, GPUs
+are counted as jobs start and end, deleted jobs leave, names shared by two kinds
+become NAME.TYPE, and the last state keeps being served while the cluster is
+unreachable (issue 4). Waits are generous and never timed asserts: a slow,
+shared machine makes these tests slower, not wrong."""
+
+import calendar
+import os
+import threading
+import time
+
+from helpers import wait_until
+import jobspecs
+import tree_expect as te
+
+
+def expected_status(c, kind, name):
+    job = c.kubectl_json("get", kind, name)
+    return te.job_status(job, te.pods_of_job(job, te.pods(c)))
+
+
+class StatusRecorder:
+    """Reads a status file every few milliseconds and keeps each new word."""
+
+    def __init__(self, path):
+        self.path = path
+        self.words = []
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop:
+            try:
+                with open(self.path) as f:
+                    w = f.read()
+            except OSError:
+                w = None
+            if w and (not self.words or self.words[-1] != w):
+                self.words.append(w)
+            time.sleep(0.02)
+
+    def finish(self):
+        self.stop = True
+        self.thread.join()
+        return self.words
+
+
+def test_status_moves_pending_running_succeeded(kubesim, arenafs):
+    c = kubesim("--nodes", "2")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("steady", start=2, run=4))
+    wait_until(lambda: os.path.exists(m.path("jobs", "steady", "status")),
+               message="jobs/steady to appear")
+    rec = StatusRecorder(m.path("jobs", "steady", "status"))
+    wait_until(lambda: expected_status(c, "tfjob", "steady") == "RUNNING", timeout=60,
+               message="kubectl to show steady running")
+    wait_until(lambda: m.read("jobs", "steady", "status") == "RUNNING\n", timeout=10,
+               message="status RUNNING soon after kubectl")
+    wait_until(lambda: expected_status(c, "tfjob", "steady") == "SUCCEEDED", timeout=60,
+               message="kubectl to show steady succeeded")
+    wait_until(lambda: m.read("jobs", "steady", "status") == "SUCCEEDED\n", timeout=10,
+               message="status SUCCEEDED soon after kubectl")
+    assert rec.finish() == ["PENDING\n", "RUNNING\n", "SUCCEEDED\n"]
+    info = m.read("jobs", "steady", "info")
+    assert "Status:      SUCCEEDED" in info
+    assert "EndTime:     N/A" not in info
+    # st_mtime follows the content: the job's last transition, not the mount time
+    job = c.kubectl_json("get", "tfjob", "steady")
+    created = calendar.timegm(time.strptime(job["metadata"]["creationTimestamp"],
+                                            "%Y-%m-%dT%H:%M:%SZ"))
+    mtime = os.stat(m.path("jobs", "steady", "status")).st_mtime
+    assert created < mtime <= time.time() + 1
+
+
+def test_failing_job_ends_failed(kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("doomed", start=1, run=2, exit_code=1))
+    wait_until(lambda: expected_status(c, "tfjob", "doomed") == "FAILED", timeout=60,
+               message="kubectl to show doomed failed")
+    wait_until(lambda: m.read("jobs", "doomed", "status") == "FAILED\n", timeout=10,
+               message="status FAILED")
+    assert "ERROR training failed" in m.read("jobs", "doomed", "logs")
+
+
+def test_gpus_of_nodes_follow_jobs_starting_and_ending(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--gpus", "4")
+    m = arenafs(c)
+
+    def agree():
+        node = c.kubectl_json("get", "node", "node-0")
+        pods = c.kubectl_json("get", "pods", "-A")["items"]
+        a, t = te.node_gpus(node, pods)
+        seen = m.read("nodes", "node-0", "gpus")
+        return seen if seen == "%d/%d\n" % (a, t) else None
+    assert wait_until(agree, message="node gpus before") == "0/4\n"
+    jobspecs.create(c, jobspecs.tfjob("eater", workers=1, gpus=3, start=1, run=5))
+    wait_until(lambda: agree() == "3/4\n", timeout=60, message="3 of 4 GPUs allocated")
+    assert "3/4" in m.read("cluster", "gpus")
+    wait_until(lambda: expected_status(c, "tfjob", "eater") == "SUCCEEDED", timeout=60,
+               message="eater to finish")
+    wait_until(lambda: agree() == "0/4\n", timeout=10, message="GPUs released")
+
+
+def test_deleted_job_disappears(kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("brief", run=60))
+    wait_until(lambda: "brief" in os.listdir(m.path("jobs")), message="brief listed")
+    ino = os.stat(m.path("jobs", "brief")).st_ino
+    wait_until(lambda: os.listdir(m.path("jobs", "brief", "instances")) == ["brief-worker-0"],
+               timeout=30, message="its pod listed")
+    c.kubectl("delete", "tfjob", "brief", "--wait=false")
+    wait_until(lambda: "brief" not in os.listdir(m.path("jobs")), timeout=30,
+               message="brief gone from ls")
+    wait_until(lambda: not os.path.exists(m.path("jobs", "brief")), message="brief gone")
+    # created again: the same name, another object, another inode
+    jobspecs.create(c, jobspecs.tfjob("brief", run=60))
+    wait_until(lambda: os.path.exists(m.path("jobs", "brief", "status")), message="brief back")
+    assert os.stat(m.path("jobs", "brief")).st_ino != ino
+
+
+def test_two_kinds_with_one_name_appear_as_name_dot_type(kubesim, arenafs):
+    c = kubesim("--nodes", "2")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("twin", run=120))
+    wait_until(lambda: "twin" in os.listdir(m.path("jobs")), message="twin plain")
+    jobspecs.create(c, jobspecs.pytorchjob("twin", run=120))
+    wait_until(lambda: sorted(n for n in os.listdir(m.path("jobs")) if n.startswith("twin")) ==
+               ["twin.pytorchjob", "twin.tfjob"], message="both kinds listed as NAME.TYPE")
+    # the kernel may hold the old name until the notifier's invalidation lands
+    wait_until(lambda: not os.path.exists(m.path("jobs", "twin")), timeout=10,
+               message="the plain name gone")
+    assert m.read("jobs", "twin.tfjob", "type") == "tfjob\n"
+    assert m.read("jobs", "twin.pytorchjob", "type") == "pytorchjob\n"
+    wait_until(lambda: os.listdir(m.path("jobs", "twin.pytorchjob", "instances")) ==
+               ["twin-master-0"], timeout=30, message="the PyTorchJob's own pod")
+    c.kubectl("delete", "pytorchjob", "twin", "--wait=false")
+    wait_until(lambda: [n for n in os.listdir(m.path("jobs")) if n.startswith("twin")] == ["twin"],
+               timeout=30, message="the name plain again once one kind holds it")
+    wait_until(lambda: not os.path.exists(m.path("jobs", "twin.tfjob")), timeout=10,
+               message="the suffixed name gone")
+    assert m.read("jobs", "twin", "type") == "tfjob\n"
+
+
+def test_cluster_health_while_the_cluster_is_down(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--jobs", "3")
+    m = arenafs(c, allow=[r"the cluster is unreachable", r"the cluster is reachable again"])
+    assert m.read("cluster", "health") == "ok\n"
+    before = {d: m.read("jobs", d, "status") for d in os.listdir(m.path("jobs"))}
+    c.fault(down_seconds=5)
+    health = wait_until(lambda: (lambda h: h if h.startswith("disconnected since ") else None)(
+        m.read("cluster", "health")), timeout=30, message="health to say disconnected")
+    assert health.endswith("\n") and health.count("\n") == 1
+    assert ": " in health[len("disconnected since "):]
+    # the last state keeps being served
+    assert sorted(os.listdir(m.path("jobs"))) == sorted(before)
+    for d in before:
+        assert m.read("jobs", d, "status") in ("PENDING\n", "RUNNING\n", "SUCCEEDED\n",
+                                               "FAILED\n")
+    wait_until(lambda: m.read("cluster", "health") == "ok\n", timeout=90,
+               message="health ok once the cluster is back")
+    # and changes flow again
+    jobspecs.create(c, jobspecs.tfjob("after", run=60))
+    wait_until(lambda: "after" in os.listdir(m.path("jobs")), timeout=30,
+               message="a job made after the outage")
+
+
+def test_new_namespace_appears_under_namespaces(kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    assert os.listdir(m.path("namespaces")) == []
+    jobspecs.create(c, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-x"}})
+    jobspecs.create(c, jobspecs.tfjob("exp", run=60), namespace="team-x")
+    wait_until(lambda: os.listdir(m.path("namespaces")) == ["team-x"], timeout=30,
+               message="team-x under namespaces/")
+    wait_until(lambda: os.listdir(m.path("namespaces", "team-x", "jobs")) == ["exp"], timeout=30,
+               message="its job")
+    assert "exp" not in os.listdir(m.path("jobs"))
+    assert m.read("namespaces", "team-x", "jobs", "exp", "type") == "tfjob\n"

@@ -1,0 +1,122 @@
+"""kubesim's control endpoints: /_sim/stats counts what clients asked, and
+/_sim/fault breaks things the way a real cluster or network does."""
+
+import http.client
+import json
+import socket
+import time
+import urllib.parse
+
+import pytest
+
+from helpers import wait_until
+
+
+@pytest.fixture
+def c(kubesim):
+    return kubesim("--nodes", "2", "--speed", "20")
+
+
+def conn(c):
+    u = urllib.parse.urlsplit(c.url)
+    return http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+
+
+def test_stats_count_requests_by_verb_and_resource(c):
+    c.fault(reset=True)
+    c.kubectl("get", "pods")
+    c.kubectl("get", "tfjobs")
+    c.api("GET", "/api/v1/nodes/node-0")
+    s = c.stats()
+    assert s["requests"]["list pods"] == 1, s
+    assert s["requests"]["list tfjobs.kubeflow.org"] == 1, s
+    assert s["requests"]["get nodes"] == 1, s
+    assert s["total"] == sum(s["requests"].values())
+    assert s["bytes"] > 0 and s["watches"] == 0
+    again = c.stats()
+    assert again["total"] == s["total"], "/_sim/ calls are not counted"
+
+
+def test_open_watches_are_counted(c):
+    h = conn(c)
+    h.request("GET", "/apis/kubeflow.org/v1/tfjobs?watch=true")
+    r = h.getresponse()
+    assert r.status == 200
+    wait_until(lambda: c.stats()["watches"] == 1, 10, "one open watch")
+    assert c.stats()["requests"]["watch tfjobs.kubeflow.org"] == 1
+    h.close()
+    wait_until(lambda: c.stats()["watches"] == 0, 10, "the watch closed with its client")
+
+
+def test_fail_next(c):
+    c.fault(fail_next=2, code=503)
+    for _ in range(2):
+        status, body = c.api("GET", "/api/v1/namespaces/default/pods")
+        assert status == 503 and body["reason"] == "ServiceUnavailable" and body["code"] == 503
+    assert c.api("GET", "/api/v1/namespaces/default/pods")[0] == 200
+    c.fault(fail_next=1)
+    status, body = c.api("GET", "/api/v1/namespaces")
+    assert status == 500 and body["reason"] == "InternalError"
+    r = c.kubectl("get", "pods", check=False)
+    assert r.returncode == 0, "kubectl got through once the failures were used up"
+
+
+def test_delay(c):
+    c.fault(delay_ms=400)
+    t = time.monotonic()
+    assert c.api("GET", "/api/v1/namespaces")[0] == 200
+    assert time.monotonic() - t >= 0.4
+    c.fault(delay_ms=0)
+
+
+def test_drop_watches_cuts_streams(c):
+    h = conn(c)
+    h.request("GET", "/api/v1/nodes?watch=true")
+    r = h.getresponse()
+    first = json.loads(r.readline())
+    assert first["type"] == "ADDED"
+    r.readline()                       # node-1
+    c.fault(drop_watches=True)
+    with pytest.raises(http.client.IncompleteRead):
+        r.read()                       # the stream ends without its last chunk: a cut
+    h.close()
+
+
+def test_compact_expires_older_versions(c):
+    rv = c.api("GET", "/api/v1/namespaces")[1]["metadata"]["resourceVersion"]
+    c.kubectl("create", "configmap", "after")
+    c.fault(compact=True)
+    h = conn(c)
+    h.request("GET", "/api/v1/configmaps?watch=true&resourceVersion=" + rv)
+    ev = json.loads(h.getresponse().readline())
+    assert ev["type"] == "ERROR" and ev["object"]["code"] == 410
+    h.close()
+
+
+def test_down_refuses_connections_then_recovers(c):
+    port = urllib.parse.urlsplit(c.url).port
+    h = conn(c)
+    h.request("GET", "/api/v1/nodes?watch=true")
+    r = h.getresponse()
+    c.fault(down_seconds=2)
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    with pytest.raises((http.client.IncompleteRead, ConnectionError, OSError)):
+        while r.read(1):
+            pass
+    h.close()
+    wait_until(lambda: c.api("GET", "/api/v1/namespaces")[0] == 200, 30,
+               "kubesim listening again on the same port")
+
+
+def test_reset_clears_faults_and_counters(c):
+    c.fault(fail_next=5, code=500, delay_ms=10)
+    c.fault(reset=True)
+    assert c.api("GET", "/api/v1/namespaces")[0] == 200
+    s = c.stats()
+    assert s["total"] == 1 and s["requests"] == {"list namespaces": 1}
+    h = conn(c)
+    h.request("POST", "/_sim/fault", b'{"bogus": 1}', {"Content-Type": "application/json"})
+    r = h.getresponse()
+    assert r.status == 400 and "bogus" in r.read().decode()
+    h.close()
