@@ -199,13 +199,16 @@ class Bench:
         return best
 
     def finished_log(self, jobs):
-        for j in jobs:
-            status = open(os.path.join(self.m.path, "jobs", j, "status")).read().strip()
-            if status != "SUCCEEDED":
-                continue
-            for path in glob.glob(os.path.join(self.m.path, "jobs", j, "instances", "*", "logs")):
-                if os.path.getsize(path) > 0:
-                    return os.path.basename(os.path.dirname(path)), path
+        """(pod, path of its logs) of a container that has finished, or None."""
+        for path in sorted(glob.glob(os.path.join(self.m.path, "jobs", "*", "instances", "*"))):
+            with open(os.path.join(path, "status")) as f:
+                if f.read().strip() != "Completed":
+                    continue
+            logs = os.path.join(path, "logs")
+            with open(logs, "rb") as f:   # opening starts the stream; it ends at once
+                f.read()
+            if os.path.getsize(logs) > 0:
+                return os.path.basename(path), logs
         return None
 
 
