@@ -173,8 +173,8 @@ class Bench:
                  [self.kubectl_cmd("get", "nodes", "-o", "wide"),
                   self.kubectl_cmd("get", "pods", "-A", "-o", "wide", "--field-selector",
                                    "status.phase!=Succeeded,status.phase!=Failed")])
-        self.row("grep -r across every status (grep -rl RUNNING jobs/ | kubectl json)",
-                 [sh("grep -l RUNNING %s/jobs/*/status || true" % m)],
+        self.row("grep every status (grep -H . jobs/*/status | kubectl get -o json)",
+                 [sh("grep -H . %s/jobs/*/status" % m)],
                  [self.kubectl_cmd("get", "tfjobs", "-o", "json")])
         log = self.finished_log(jobs)
         if log:
