@@ -3,6 +3,7 @@
 #   make            build ./arenafs (objects under build/)
 #   make test       unit tests (C) and integration tests (pytest against kubesim)
 #   make demo       run the daemon on the embedded test cluster
+#   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/)
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install the Debian packages the build and the tests need
@@ -40,7 +41,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(BUILD)/unit_tests
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
-.PHONY: all unit test test-unit test-integration demo asan test-asan install uninstall \
+.PHONY: all unit test test-unit test-integration bench demo asan test-asan install uninstall \
 	clean deps deps-check format
 
 all: $(BIN)
@@ -86,6 +87,10 @@ test-unit: $(UNIT_BIN)
 
 test-integration: $(BIN) $(TOOL_BIN)
 	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) $(PYTHON) -m pytest -q tests/
+
+bench: deps-check
+	@$(MAKE) --no-print-directory all
+	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) tests/bench/bench.py $(BENCH_ARGS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=arenafs-asan SANITIZE=1 all unit

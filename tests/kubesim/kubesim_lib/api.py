@@ -307,11 +307,19 @@ class Api:
             meta += ',"remainingItemCount":%d' % remaining
         head = ('{"kind":"%s","apiVersion":"%s","metadata":{%s},"items":['
                 % (res.list_kind, res.api_version, meta)).encode()
+        parts = [head]
         if res.crd:
-            items = b",".join(e.json_bytes() for e in entries)
+            for e in entries:
+                parts.append(e.json_bytes())
+                parts.append(b",")
         else:
-            items = b",".join(e.item_bytes() for e in entries)
-        req.h.send_bytes(200, head + items + b"]}")
+            for e in entries:
+                parts.extend(e.item_parts())
+                parts.append(b",")
+        if entries:
+            parts.pop()
+        parts.append(b"]}")
+        req.h.send_bytes(200, b"".join(parts))
 
     # ---- watch ----
 

@@ -69,16 +69,31 @@ class Entry:
             self._json = json.dumps(self.obj, separators=(",", ":")).encode()
         return self._json
 
-    def item_bytes(self):
-        """The JSON as an item of a core list: without kind and apiVersion."""
+    def item_parts(self):
+        """The JSON as an item of a core list (without kind and apiVersion),
+        as bytes-like parts to join: when the object starts with apiVersion
+        and kind (as every object made here does), a view into json_bytes()
+        after them, so no second copy of the text is kept."""
         if self._item is None:
-            if "kind" in self.obj or "apiVersion" in self.obj:
-                self._item = json.dumps({k: v for k, v in self.obj.items()
+            o = self.obj
+            keys = list(o)[:2]
+            head = b""
+            if sorted(keys) == ["apiVersion", "kind"] and len(o) > 2:
+                head = (json.dumps({k: o[k] for k in keys}, separators=(",", ":"))[:-1]
+                        + ",").encode()
+            if head and self.json_bytes().startswith(head):
+                self._item = len(head)
+            elif "kind" in o or "apiVersion" in o:
+                self._item = json.dumps({k: v for k, v in o.items()
                                          if k not in ("kind", "apiVersion")},
                                         separators=(",", ":")).encode()
             else:
-                self._item = self.json_bytes()
-        return self._item
+                self._item = 0
+        if isinstance(self._item, bytes):
+            return (self._item,)
+        if self._item == 0:
+            return (self.json_bytes(),)
+        return (b"{", memoryview(self.json_bytes())[self._item:])
 
 
 class Event:

@@ -1,0 +1,274 @@
+#!/usr/bin/python3
+"""Benchmarks: arenafs against kubectl on the same kubesim cluster, in one run.
+
+    /usr/bin/python3 tests/bench/bench.py [--jobs 10000] [--nodes 1000] [--gpus 8]
+                                          [--repeat 3] [--json FILE]
+    make bench                                   # the full-size run
+
+For each thing a user does, the same question is answered twice: once by
+reading the mounted tree, once by the kubectl commands that give the same
+answer (what a kubectl user types, or what `arena` does under the hood).
+Reported per row: the median wall time of each side over --repeat runs, the
+ratio kubectl / arenafs (above 1: arenafs is faster), and the API requests
+each side made (from kubesim's /_sim/stats). At the end: the daemon's
+resident memory (VmRSS, VmHWM) against kubectl's peak RSS for the largest
+listing.
+
+Nothing here asserts speed: the numbers are for people (docs/benchmarks.md).
+tests/bench/test_bench_smoke.py runs this at a tiny size so the harness
+itself cannot rot unnoticed.
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+ROOT = os.path.dirname(TESTS)
+sys.path.insert(0, TESTS)
+
+from conftest import Cluster  # noqa: E402  (the same cluster class the tests use)
+from helpers import wait_until  # noqa: E402
+
+ARENAFS = os.environ.get("ARENAFS_BIN", os.path.join(ROOT, "arenafs"))
+
+
+class Mount:
+    """arenafs -f on a temporary mountpoint, stopped with fusermount3 -u."""
+
+    def __init__(self, cluster, workdir):
+        self.path = os.path.join(workdir, "mnt")
+        os.makedirs(self.path)
+        self.err = open(os.path.join(workdir, "arenafs.log"), "wb")
+        self.proc = subprocess.Popen(
+            [ARENAFS, "-f", "-o", "kubeconfig=" + cluster.kubeconfig, self.path],
+            stdout=self.err, stderr=subprocess.STDOUT)
+        wait_until(lambda: os.path.ismount(self.path) or self.proc.poll() is not None,
+                   timeout=300, message="arenafs to mount")
+        if self.proc.poll() is not None:
+            raise RuntimeError("arenafs exited with %d: %s" % (self.proc.returncode,
+                               open(self.err.name).read()))
+
+    def rss_kib(self):
+        """(VmRSS, VmHWM) of the daemon in KiB."""
+        vals = {}
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                key, _, rest = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    vals[key] = int(rest.split()[0])
+        return vals.get("VmRSS", 0), vals.get("VmHWM", 0)
+
+    def stop(self):
+        subprocess.run(["fusermount3", "-u", self.path], check=False)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+def run_timed(cmd, env=None):
+    """(wall seconds, stdout bytes) of one command; fails loudly."""
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, env=env)
+    wall = time.monotonic() - t0
+    if r.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd[:6]), r.stderr.decode()[-500:]))
+    return wall, r.stdout
+
+
+def peak_rss_kib(cmd, env=None):
+    """Peak resident memory of cmd in KiB, from GNU time."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError("%s failed: %s" % (" ".join(cmd[:6]), r.stderr.decode()[-500:]))
+    return int(r.stderr.decode().strip().splitlines()[-1])
+
+
+class Bench:
+    def __init__(self, cluster, mount, repeat):
+        self.c = cluster
+        self.m = mount
+        self.repeat = repeat
+        self.rows = []
+
+    def kubectl_cmd(self, *args):
+        return ["kubectl", "--kubeconfig", self.c.kubeconfig, "--cache-dir",
+                self.c.cache_dir] + list(args)
+
+    def kubectl_env(self):
+        env = dict(os.environ)
+        env.pop("KUBECONFIG", None)
+        env["HOME"] = self.c.dir
+        return env
+
+    def side(self, cmds, env=None):
+        """Median wall time of running cmds (a list of argv) in sequence, the API
+        requests they made (per run), and the bytes they printed."""
+        times, requests, out_bytes = [], [], 0
+        for _ in range(self.repeat):
+            before = self.c.stats()["total"]
+            t = 0.0
+            out_bytes = 0
+            for cmd in cmds:
+                wall, out = run_timed(cmd, env)
+                t += wall
+                out_bytes += len(out)
+            times.append(t)
+            requests.append(self.c.stats()["total"] - before)
+        return statistics.median(times), max(requests), out_bytes
+
+    def row(self, what, fs_cmds, kubectl_cmds):
+        # One warm-up each, as a user's second `ls` is the usual case for both.
+        for cmd in fs_cmds:
+            run_timed(cmd)
+        for cmd in kubectl_cmds:
+            run_timed(cmd, self.kubectl_env())
+        fs_t, fs_req, fs_bytes = self.side(fs_cmds)
+        k_t, k_req, k_bytes = self.side(kubectl_cmds, self.kubectl_env())
+        self.rows.append({"what": what, "arenafs_s": fs_t, "kubectl_s": k_t,
+                          "ratio": k_t / fs_t if fs_t > 0 else float("inf"),
+                          "arenafs_requests": fs_req, "kubectl_requests": k_req,
+                          "arenafs_bytes": fs_bytes, "kubectl_bytes": k_bytes})
+
+    def run(self):
+        m = self.m.path
+        jobs = sorted(os.listdir(os.path.join(m, "jobs")))
+        nodes = sorted(os.listdir(os.path.join(m, "nodes")))
+        if not jobs or not nodes:
+            raise RuntimeError("the mount shows %d jobs and %d nodes" % (len(jobs), len(nodes)))
+        sh = lambda script: ["sh", "-c", script]  # noqa: E731  (globs need a shell)
+
+        self.row("list jobs (ls -l jobs/ | kubectl get tfjobs)",
+                 [["ls", "-l", os.path.join(m, "jobs")]],
+                 [self.kubectl_cmd("get", "tfjobs")])
+        self.row("status of every job (cat jobs/*/status | kubectl custom-columns)",
+                 [sh("cat %s/jobs/*/status" % m)],
+                 [self.kubectl_cmd("get", "tfjobs", "-o",
+                                   "custom-columns=NAME:.metadata.name,"
+                                   "STATE:.status.conditions[-1:].type")])
+        job = self.busiest_job(jobs)
+        self.row("one job's report (cat jobs/J/info | kubectl get tfjob + pods)",
+                 [["cat", os.path.join(m, "jobs", job, "info")]],
+                 [self.kubectl_cmd("get", "tfjob", job, "-o", "json"),
+                  self.kubectl_cmd("get", "pods", "-l",
+                                   "training.kubeflow.org/job-name=" + job, "-o", "wide")])
+        self.row("GPUs of every node (cat nodes/*/gpus | kubectl get nodes + pods -A)",
+                 [sh("cat %s/nodes/*/gpus" % m)],
+                 [self.kubectl_cmd("get", "nodes", "-o", "json"),
+                  self.kubectl_cmd("get", "pods", "-A", "-o", "json", "--field-selector",
+                                   "status.phase!=Succeeded,status.phase!=Failed")])
+        self.row("cluster top (cat cluster/top | kubectl get nodes + pods -A)",
+                 [["cat", os.path.join(m, "cluster", "top")]],
+                 [self.kubectl_cmd("get", "nodes", "-o", "wide"),
+                  self.kubectl_cmd("get", "pods", "-A", "-o", "wide", "--field-selector",
+                                   "status.phase!=Succeeded,status.phase!=Failed")])
+        self.row("grep every status (grep -H . jobs/*/status | kubectl get -o json)",
+                 [sh("grep -H . %s/jobs/*/status" % m)],
+                 [self.kubectl_cmd("get", "tfjobs", "-o", "json")])
+        log = self.finished_log(jobs)
+        if log:
+            pod, path = log
+            self.row("a finished container's log (cat .../logs | kubectl logs)",
+                     [["cat", path]],
+                     [self.kubectl_cmd("logs", pod)])
+
+        rss, hwm = self.m.rss_kib()
+        k_rss = peak_rss_kib(self.kubectl_cmd("get", "pods", "-A", "-o", "json"),
+                             self.kubectl_env())
+        self.memory = {"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
+                       "kubectl_get_pods_all_json_peak_kib": k_rss}
+
+    def busiest_job(self, jobs):
+        best, best_n = jobs[0], -1
+        for j in jobs[:200]:
+            inst = os.path.join(self.m.path, "jobs", j, "instances")
+            n = len(os.listdir(inst)) if os.path.isdir(inst) else 0
+            if n > best_n:
+                best, best_n = j, n
+        return best
+
+    def finished_log(self, jobs):
+        """(pod, path of its logs) of a container that has finished, or None."""
+        for path in sorted(glob.glob(os.path.join(self.m.path, "jobs", "*", "instances", "*"))):
+            with open(os.path.join(path, "status")) as f:
+                if f.read().strip() != "Completed":
+                    continue
+            logs = os.path.join(path, "logs")
+            with open(logs, "rb") as f:   # opening starts the stream; it ends at once
+                f.read()
+            if os.path.getsize(logs) > 0:
+                return os.path.basename(path), logs
+        return None
+
+
+def report(rows, memory, scale):
+    lines = ["arenafs vs kubectl on kubesim (%s)" % scale, ""]
+    w = max(len(r["what"]) for r in rows)
+    lines.append("%-*s  %9s  %9s  %7s  %9s" % (w, "what", "arenafs", "kubectl", "ratio",
+                                               "requests"))
+    for r in rows:
+        lines.append("%-*s  %8.3fs  %8.3fs  %6.1fx  %4d/%-4d" % (
+            w, r["what"], r["arenafs_s"], r["kubectl_s"], r["ratio"],
+            r["arenafs_requests"], r["kubectl_requests"]))
+    lines.append("")
+    lines.append("memory: arenafs RSS %.1f MiB (peak %.1f MiB); kubectl get pods -A -o json "
+                 "peak %.1f MiB" % (memory["arenafs_rss_kib"] / 1024.0,
+                                    memory["arenafs_hwm_kib"] / 1024.0,
+                                    memory["kubectl_get_pods_all_json_peak_kib"] / 1024.0))
+    lines.append("ratio = kubectl time / arenafs time; requests = API requests per run "
+                 "(arenafs/kubectl)")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=10000)
+    ap.add_argument("--nodes", type=int, default=1000)
+    ap.add_argument("--gpus", type=int, default=8)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", help="also write the results as JSON to this file")
+    args = ap.parse_args()
+
+    work = tempfile.mkdtemp(prefix="arenafs-bench-")
+    cluster = mount = None
+    try:
+        t0 = time.monotonic()
+        cluster = Cluster(os.path.join(work, "cluster"),
+                          ["--nodes", args.nodes, "--gpus", args.gpus, "--jobs", args.jobs],
+                          ready_timeout=900)
+        cluster_s = time.monotonic() - t0
+        pods = cluster.api("GET", "/api/v1/pods?limit=1")[1]
+        t0 = time.monotonic()
+        mount = Mount(cluster, work)
+        mount_s = time.monotonic() - t0
+        b = Bench(cluster, mount, args.repeat)
+        b.run()
+        remaining = pods.get("metadata", {}).get("remainingItemCount")
+        scale = "%d jobs, %d nodes, %s pods; kubesim ready in %.1fs, arenafs mounted in %.1fs" % (
+            args.jobs, args.nodes, (remaining + 1) if remaining is not None else "?",
+            cluster_s, mount_s)
+        print(report(b.rows, b.memory, scale))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"scale": scale, "rows": b.rows, "memory": b.memory}, f, indent=2)
+    finally:
+        if mount:
+            mount.stop()
+        if cluster:
+            cluster.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

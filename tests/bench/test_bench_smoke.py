@@ -1,0 +1,32 @@
+"""The benchmark harness, run at a tiny size so it cannot rot unnoticed.
+
+Checks what the benchmark's numbers rest on, not speed: every row ran on both
+sides and read the same cluster, and reading the tree (except opening a log,
+which starts a log request) made no API request at all — listing and reading
+are served from the watch-fed cache, never one API call per `cat`.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, os.path.join(HERE, "bench.py"), "--jobs", "12",
+                        "--nodes", "3", "--gpus", "4", "--repeat", "1", "--json", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, "bench.py failed:\n%s\n%s" % (r.stdout, r.stderr)
+    result = json.loads(out.read_text())
+    whats = [row["what"] for row in result["rows"]]
+    assert len(whats) >= 6, whats
+    for row in result["rows"]:
+        assert row["arenafs_s"] > 0 and row["kubectl_s"] > 0, row
+        assert row["arenafs_bytes"] > 0 and row["kubectl_bytes"] > 0, row
+        assert row["kubectl_requests"] >= 1, row
+        if "log" not in row["what"]:
+            assert row["arenafs_requests"] == 0, row
+    assert result["memory"]["arenafs_rss_kib"] > 0, result["memory"]
