@@ -62,11 +62,16 @@ int k8s_resource_for(const char *api_version, const char *kind, struct k8s_resou
 	if (k < 0)
 		return k8s_error_set(err, EINVAL, "arenafs does not create %s objects of %s", kind,
 		                     api_version);
-	pthread_once(&job_api_paths_once, job_api_paths_build);
-	out->api_path = job_api_paths[k];
-	out->plural = kinds_info(k)->plural;
-	out->namespaced = true;
+	k8s_job_resource(k, out);
 	return 0;
+}
+
+void k8s_job_resource(enum job_kind kind, struct k8s_resource *out)
+{
+	pthread_once(&job_api_paths_once, job_api_paths_build);
+	out->api_path = job_api_paths[kind];
+	out->plural = kinds_info(kind)->plural;
+	out->namespaced = true;
 }
 
 int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run, json_t **created,
@@ -162,6 +167,23 @@ out:
 	strbuf_free(&path);
 	strbuf_free(&body);
 	return rc;
+}
+
+int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
+                      enum k8s_propagation prop, struct k8s_error *err)
+{
+	const char *api = json_string_value(json_object_get(obj, "apiVersion"));
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *name =
+	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	struct k8s_resource res;
+	int rc = k8s_resource_for(api, kind, &res, err);
+
+	if (rc)
+		return rc;
+	if (!name)
+		return k8s_error_set(err, EINVAL, "the %s to delete has no name", kind);
+	return k8s_delete(c, &res, ns, name, prop, err);
 }
 
 int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns, const char *name,

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "k8s/client.h"
+#include "k8s/kinds.h"
 
 /* Where a kind of object lives: "/api/v1" or "/apis/G/V", its plural, namespaced or not. */
 struct k8s_resource {
@@ -38,6 +39,14 @@ enum k8s_propagation { K8S_PROPAGATE_BACKGROUND, K8S_PROPAGATE_FOREGROUND, K8S_P
 
 int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
 	       const char *name, enum k8s_propagation prop, struct k8s_error *err);
+
+/* DELETE of the object obj names (its apiVersion, kind, metadata.name), in ns: how a
+ * submission undoes what it made when a later object fails. */
+int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
+		      enum k8s_propagation prop, struct k8s_error *err);
+
+/* The resource of a job kind (kinds.h). */
+void k8s_job_resource(enum job_kind kind, struct k8s_resource *out);
 
 int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
 	    const char *name, json_t **out, struct k8s_error *err);

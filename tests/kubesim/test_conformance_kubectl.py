@@ -112,6 +112,20 @@ def test_create_f_with_default_validation_then_watch_states(c, tmp_path):
     assert job["status"]["replicaStatuses"] == {"Worker": {"succeeded": 2}}
 
 
+def test_server_dry_run_creates_nothing_and_sees_a_taken_name(c, tmp_path):
+    f = tmp_path / "dry.yaml"
+    f.write_text(tfjob_yaml("dry-taken", run_seconds=40))
+    out = c.kubectl("create", "--dry-run=server", "-f", str(f))
+    assert out.stdout == "tfjob.kubeflow.org/dry-taken created (server dry run)\n", out
+    assert c.kubectl("get", "tfjob", "dry-taken", check=False).returncode != 0
+    c.kubectl("create", "-f", str(f))
+    # kube-apiserver's dry-run storage checks the name as a real create does
+    out = c.kubectl("create", "--dry-run=server", "-f", str(f), check=False)
+    assert out.returncode == 1
+    assert out.stderr.strip() == ('Error from server (AlreadyExists): error when creating "%s": '
+                                  'tfjobs.kubeflow.org "dry-taken" already exists' % f), out
+
+
 def test_get_pods_table_and_logs(c, tmp_path):
     f = tmp_path / "tf.yaml"
     f.write_text(tfjob_yaml("logged", workers=1, run_seconds=20))

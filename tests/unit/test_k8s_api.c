@@ -134,6 +134,36 @@ TEST(api_delete_sends_delete_options_and_get_decodes)
 	api_stop(&f);
 }
 
+TEST(api_delete_object_finds_its_resource_from_the_object)
+{
+	struct api_fixture f;
+	struct k8s_error err;
+	json_t *svc = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Service",
+	                        "metadata", "name", "mnist-tensorboard");
+	json_t *node = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "v1", "kind", "Node",
+	                         "metadata", "name", "n1");
+	json_t *nameless = json_pack("{s:s, s:s, s:{}}", "apiVersion", "apps/v1", "kind",
+	                             "Deployment", "metadata");
+
+	CHECK(api_start(&f));
+	SCRIPT(&f, {200, NULL, "{\"kind\":\"Status\",\"status\":\"Success\"}"});
+	CHECK_INT_EQ(k8s_delete_object(f.client, "team-a", svc, K8S_PROPAGATE_BACKGROUND, &err), 0);
+	CHECK_STR_CONTAINS(f.srv.seen[0],
+	                   "DELETE /api/v1/namespaces/team-a/services/mnist-tensorboard HTTP/1.1");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"propagationPolicy\":\"Background\"");
+	/* nothing is sent for what arenafs never creates, or an object without a name */
+	CHECK_INT_EQ(k8s_delete_object(f.client, "team-a", node, K8S_PROPAGATE_BACKGROUND, &err),
+	             -EINVAL);
+	CHECK_INT_EQ(k8s_delete_object(f.client, "team-a", nameless, K8S_PROPAGATE_BACKGROUND, &err),
+	             -EINVAL);
+	CHECK_STR_EQ(err.message, "the Deployment to delete has no name");
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
+	json_decref(svc);
+	json_decref(node);
+	json_decref(nameless);
+	api_stop(&f);
+}
+
 TEST(discovery_finds_served_kinds_and_one_mpi_version)
 {
 	struct api_fixture f;

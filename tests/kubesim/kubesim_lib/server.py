@@ -304,17 +304,22 @@ class Listener:
             else:
                 self.conns.discard(conn)
 
-    def close(self):
-        """Stops listening and cuts every connection."""
+    def stop_listening(self):
+        """Closes the listening socket: connection attempts are refused from now on."""
         with self.lock:
             s, self.sock = self.sock, None
-            conns = list(self.conns)
         if s is not None:
             try:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
             s.close()
+
+    def close(self):
+        """Stops listening and cuts every connection."""
+        self.stop_listening()
+        with self.lock:
+            conns = list(self.conns)
         for c in conns:
             try:
                 c.shutdown(socket.SHUT_RDWR)
@@ -504,6 +509,9 @@ class Sim:
             self.store.drop_watches()
             self.end_streams()
         down = body.get("down_seconds")
+        if down:
+            # Refuse before answering: a client told "ok" must already meet a closed port.
+            self.listener.stop_listening()
         h.send_json(200, {"ok": True, "resourceVersion": self.store.current_rv()})
         if down:
             h.close_connection = True

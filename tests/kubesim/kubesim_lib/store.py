@@ -247,11 +247,7 @@ class Store:
         key = (meta.get("namespace", ""), meta["name"])
         with self.lock:
             table = self.objects.setdefault(resource, {})
-            if key in table:
-                raise ApiError(409, "AlreadyExists",
-                               '%s "%s" already exists' % (resource, key[1]),
-                               {"name": key[1], "kind": resource.split(".")[0],
-                                **({"group": resource.split(".", 1)[1]} if "." in resource else {})})
+            self._check_absent(resource, table, key)
             rv = self._next_rv()
             meta.setdefault("uid", str(uuid.uuid4()))
             meta.setdefault("creationTimestamp", now_rfc3339())
@@ -263,6 +259,20 @@ class Store:
             ev = self._publish(resource, "ADDED", entry)
         self._notify(ev)
         return obj
+
+    def check_can_create(self, resource, namespace, name):
+        """What a create would say of the name alone: 409 AlreadyExists when it is taken.
+        A dryRun=All create asks this, as the API server's dry-run storage does."""
+        with self.lock:
+            self._check_absent(resource, self.objects.get(resource, {}), (namespace, name))
+
+    @staticmethod
+    def _check_absent(resource, table, key):
+        if key in table:
+            raise ApiError(409, "AlreadyExists",
+                           '%s "%s" already exists' % (resource, key[1]),
+                           {"name": key[1], "kind": resource.split(".")[0],
+                            **({"group": resource.split(".", 1)[1]} if "." in resource else {})})
 
     def replace(self, resource, obj, expect_rv=None):
         """Replaces an existing object with obj (deep-copied). expect_rv: the

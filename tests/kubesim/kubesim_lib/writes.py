@@ -188,6 +188,7 @@ class Writes:
             meta["name"] = self.admission.generate_name(res, meta)
         self.admission.admit_create(res, obj)
         if self._dry_run(req):
+            self.store.check_can_create(res.key, meta.get("namespace", ""), meta["name"])
             meta.setdefault("uid", str(uuid.uuid4()))
             meta["creationTimestamp"] = now_rfc3339()
             if "spec" in obj:
