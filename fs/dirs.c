@@ -37,7 +37,7 @@ void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (!fs_type_is_dir(in->node.type) && in->node.type != FS_SUBMIT_ENTRY) {
+	if (!fs_type_is_dir(in->node.type)) {
 		fuse_reply_err(req, ENOTDIR);
 		inode_table_put(fs->inodes, in);
 		return;

@@ -5,6 +5,7 @@
  * Called by mount/main.c in the order fs.h gives.
  */
 #include "fs/fs_internal.h"
+#include "fs/staging.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,7 +41,8 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		return -ENOMEM;
 	fs->opts = *opts;
 	fs->inodes = inode_table_new(on_inode_free);
-	if (!fs->inodes || notify_new(fs, &fs->notifier) < 0) {
+	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0) {
+		staging_free(fs->staging);
 		inode_table_free(fs->inodes);
 		free(fs);
 		return -ENOMEM;
@@ -94,6 +96,7 @@ void fs_free(struct fs *fs)
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
 	inode_table_free(fs->inodes);
+	staging_free(fs->staging);
 	pthread_mutex_destroy(&fs->listing_lock);
 	free(fs);
 }

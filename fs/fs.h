@@ -52,6 +52,8 @@ void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache
 	       const struct k8s_config *cfg, const bool served[JOB_KIND_COUNT]);
 /* The operations submit/ is served with; NULL (the default) refuses writes with EROFS. */
 void fs_set_submit_ops(struct fs *fs, const struct fs_submit_ops *ops);
+/* arenafs' own: submitting through submit/ and deleting with rmdir (submit.c). */
+const struct fs_submit_ops *fs_submit_ops(void);
 
 const struct fuse_lowlevel_ops *fs_lowlevel_ops(void);
 void fs_set_session(struct fs *fs, struct fuse_session *se);

@@ -11,6 +11,9 @@
  *   notify.c    the notifier thread: cache changes and log appends → kernel
  *   ops.c       the FUSE low-level operations
  *   dirs.c      opendir snapshots, readdir and readdirplus
+ *   staging.c   submit/'s in-memory files and outcomes (staging.h)
+ *   submit.c    the FUSE operations of submit/ and rmdir of jobs/NAME (submit.h)
+ *   submit_run.c  one submission: spec → dry run → objects, undone on failure
  *   log.c       messages to stderr or syslog (fs_log)
  *
  * Lock order: inode->lock, then the cache's read lock; the inode table's mutex and
@@ -36,6 +39,7 @@
 #define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
 
 struct fs_notifier;
+struct staging;
 
 struct fs {
 	struct fs_options opts;
@@ -46,6 +50,7 @@ struct fs {
 	bool served[JOB_KIND_COUNT];
 	const char *namespace;       /* the configured one: jobs/ */
 	const struct fs_submit_ops *submit;
+	struct staging *staging;     /* submit/'s contents */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	int64_t started;             /* mount time: mtime of the static places */
@@ -166,6 +171,19 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi);
 void dirs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+
+/* ---- submit_run.c (blocking: on a FUSE worker, never under a lock) ---- */
+
+#define SUBMIT_CACHE_WAIT_MS 3000    /* a made or deleted job shows in the tree before the reply */
+
+/* Parses, validates, dry-runs and creates the objects of a spec; nothing is left
+ * behind on failure. 0 or -errno with err's message for the submission's `error`. */
+int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
+	       struct k8s_error *err);
+/* Waits until the cache has (present) or no longer has the job (of that uid, when not
+ * NULL), at most timeout_ms; whether it came to be. */
+bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,
+		     bool present, int timeout_ms);
 
 /* ---- ops.c ---- */
 

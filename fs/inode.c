@@ -512,6 +512,39 @@ void inode_table_unmap(struct inode_table *t, struct fs_inode *in)
 	pthread_mutex_unlock(&t->lock);
 }
 
+int inode_table_rename(struct inode_table *t, struct fs_inode *in, struct fs_inode *newparent,
+		       const char *newname)
+{
+	struct fs_inode *old, *oldparent, *dead = NULL;
+	char *name = strdup(newname), *oldname;
+	size_t b;
+
+	if (!name)
+		return -ENOMEM;
+	pthread_mutex_lock(&t->lock);
+	key_unlink(t, in);
+	old = find_mapped(t, newparent, name);
+	if (old)
+		key_unlink(t, old);
+	oldparent = in->parent;
+	oldname = in->name;
+	in->name = name;
+	in->parent = newparent;
+	newparent->pins++;
+	b = key_bucket(t, newparent->ino, name);
+	in->key_next = t->by_key[b];
+	t->by_key[b] = in;
+	in->mapped = true;
+	if (old)
+		maybe_free(t, old, &dead);
+	oldparent->pins--;
+	maybe_free(t, oldparent, &dead);
+	pthread_mutex_unlock(&t->lock);
+	destroy_dead(t, dead);
+	free(oldname);
+	return 0;
+}
+
 void inode_table_ref(struct inode_table *t, struct fs_inode *in, uint64_t n)
 {
 	pthread_mutex_lock(&t->lock);

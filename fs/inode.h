@@ -48,7 +48,8 @@ struct fs_log;                   /* logfile.c */
 struct fs_inode {
 	uint64_t ino;
 	struct fs_inode *parent;     /* pinned by this inode; NULL for the root */
-	char *name;                  /* its name in parent ("" for the root) */
+	char *name;                  /* its name in parent ("" for the root); changed only by
+	                                inode_table_rename, under the table's mutex */
 	char *objkey;                /* object key it is registered under, or NULL */
 	struct fs_node node;         /* immutable after creation */
 
@@ -105,6 +106,14 @@ struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent
 bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in);
 /* Makes in unreachable by name (its path now means something else or nothing). */
 void inode_table_unmap(struct inode_table *t, struct fs_inode *in);
+
+/*
+ * Moves in to (newparent, newname), after the kernel renamed it (only submit/'s
+ * entries can be renamed). Whatever was mapped there is unmapped, as rename(2)
+ * replaces it. 0 or -ENOMEM (nothing changed).
+ */
+int inode_table_rename(struct inode_table *t, struct fs_inode *in, struct fs_inode *newparent,
+		       const char *newname);
 
 /* The kernel learned of in n more times (a lookup or readdirplus reply). */
 void inode_table_ref(struct inode_table *t, struct fs_inode *in, uint64_t n);

@@ -48,7 +48,8 @@ enum fs_type {
 	FS_NODE_IP,
 	FS_NODE_ROLE,
 	FS_SUBMIT_DIR,        /* submit/: its subtree belongs to the submit ops (fs.h) */
-	FS_SUBMIT_ENTRY,      /* anything below submit/, described by the submit ops */
+	FS_SUBMIT_SUBDIR,     /* a directory below submit/, described by the submit ops */
+	FS_SUBMIT_FILE,       /* a file below submit/, likewise */
 	FS_NAMESPACES_DIR,
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
 	FS_TYPE_COUNT
@@ -91,12 +92,19 @@ static inline bool fs_type_is_dir(enum fs_type t)
 	case FS_NODES_DIR:
 	case FS_NODE_DIR:
 	case FS_SUBMIT_DIR:
+	case FS_SUBMIT_SUBDIR:
 	case FS_NAMESPACES_DIR:
 	case FS_NS_DIR:
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* Directories inside a job's directory (and it): they go when the job goes. */
+static inline bool fs_type_in_job(enum fs_type t)
+{
+	return t == FS_JOB_DIR || t == FS_INSTANCES_DIR || t == FS_POD_DIR;
 }
 
 static inline bool fs_type_is_log(enum fs_type t)

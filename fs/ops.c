@@ -218,7 +218,7 @@ static void ops_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (in->node.type == FS_SUBMIT_ENTRY ||
+	if (in->node.type == FS_SUBMIT_SUBDIR || in->node.type == FS_SUBMIT_FILE ||
 	    (in->node.type == FS_SUBMIT_DIR && fs->submit && fs->submit->getattr)) {
 		if (fs->submit && fs->submit->getattr)
 			fs->submit->getattr(fs, req, in);
@@ -448,10 +448,17 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
+	/* W_OK inside a job's directory says whether rm -r may remove it (remove_in_job):
+	 * GNU rm asks before it unlinks, and gives up on an error other than EACCES. */
 	if (mask & W_OK)
-		err = fs_type_is_submit(in->node.type) && fs->submit ? may_write(fs, req) : EROFS;
+		err = (fs_type_is_submit(in->node.type) && fs->submit) ||
+			      ((fs_type_in_job(in->node.type) ||
+				(in->parent && fs_type_in_job(in->parent->node.type))) &&
+			       SUBMIT_OP(fs, rmdir_job))
+			  ? may_write(fs, req)
+			  : EROFS;
 	if (!err && (mask & X_OK) && !fs_type_is_dir(in->node.type) &&
-	    in->node.type != FS_SUBMIT_ENTRY)
+	    in->node.type != FS_SUBMIT_FILE)
 		err = EACCES;
 	fuse_reply_err(req, err);
 	inode_table_put(fs->inodes, in);
@@ -520,15 +527,50 @@ static void ops_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 		fuse_reply_err(req, err ? err : EBADF); /* the tree's files open read-only */
 }
 
+/*
+ * unlink or rmdir of something inside a job's directory, as `rm -r jobs/NAME` does
+ * before it removes the directory itself: accepted without effect when the job may
+ * be deleted, because GNU rm does not try to remove a directory once removing
+ * anything in it failed (remove.c: mark_ancestor_dirs). What rm removes goes with
+ * the job when the final rmdir deletes it.
+ */
+static void remove_in_job(struct fs *fs, fuse_req_t req, struct fs_inode *parent,
+			  const char *name, bool dir)
+{
+	struct fs_inode *in;
+	int err;
+
+	if (!SUBMIT_OP(fs, rmdir_job)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	in = child_inode(fs, parent, name, &err);
+	if (in)
+		err = fs_type_is_dir(in->node.type) == dir ? 0 : dir ? ENOTDIR : EISDIR;
+	fuse_reply_err(req, err);
+	inode_table_put(fs->inodes, in);
+}
+
 static void ops_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, unlink));
+	struct fs_inode *p;
+	int err = may_write(fs, req);
 
-	if (p) {
-		fs->submit->unlink(fs, req, p, name);
-		inode_table_put(fs->inodes, p);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
 	}
+	p = inode_table_get(fs->inodes, parent);
+	if (!p)
+		fuse_reply_err(req, ENOENT);
+	else if (fs_type_in_job(p->node.type))
+		remove_in_job(fs, req, p, name, false);
+	else if (fs_type_is_submit(p->node.type) && SUBMIT_OP(fs, unlink))
+		fs->submit->unlink(fs, req, p, name);
+	else
+		fuse_reply_err(req, EROFS);
+	inode_table_put(fs->inodes, p);
 }
 
 static void rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs, const char *name)
@@ -564,6 +606,8 @@ static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, ENOENT);
 	else if (p->node.type == FS_JOBS_DIR)
 		rmdir_job(fs, req, p, name);
+	else if (fs_type_in_job(p->node.type))
+		remove_in_job(fs, req, p, name, true);
 	else if (fs_type_is_submit(p->node.type) && SUBMIT_OP(fs, rmdir))
 		fs->submit->rmdir(fs, req, p, name);
 	else

@@ -6,8 +6,8 @@
  *
  * Each operation gets the request and answers it itself, as a libfuse low-level
  * operation does; the inodes passed in are pinned for the call. The submit code
- * makes its inodes with inode_table_child() (type FS_SUBMIT_ENTRY, under the
- * FS_SUBMIT_DIR inode) and replies entries with ops_fill_entry()-like attributes
+ * makes its inodes with inode_table_child() (types FS_SUBMIT_SUBDIR and
+ * FS_SUBMIT_FILE, below the FS_SUBMIT_DIR inode) and replies entries with ops_fill_entry()-like attributes
  * of its own. ops.c has already refused writes in readonly mode (EROFS) and, with
  * allow_other, writes by other users than the mounting one (EACCES).
  *
@@ -25,7 +25,7 @@
 #include "fs/fs_internal.h"
 
 struct fs_submit_ops {
-	/* parent, in: FS_SUBMIT_DIR or FS_SUBMIT_ENTRY inodes */
+	/* parent: FS_SUBMIT_DIR or FS_SUBMIT_SUBDIR; in: any submit type */
 	void (*lookup)(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name);
 	void (*getattr)(struct fs *fs, fuse_req_t req, struct fs_inode *in);
 	void (*setattr)(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
@@ -55,7 +55,7 @@ struct fs_submit_ops {
 
 static inline bool fs_type_is_submit(enum fs_type t)
 {
-	return t == FS_SUBMIT_DIR || t == FS_SUBMIT_ENTRY;
+	return t == FS_SUBMIT_DIR || t == FS_SUBMIT_SUBDIR || t == FS_SUBMIT_FILE;
 }
 
 #endif

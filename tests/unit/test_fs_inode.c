@@ -231,3 +231,36 @@ TEST(fs_inode_text_is_shared_and_counted)
 	CHECK_STR_EQ(a->data, "");
 	fs_text_put(a);
 }
+
+TEST(fs_inode_rename_keeps_number_and_replaces_the_target)
+{
+	struct inode_table *t = inode_table_new(count_free);
+	struct fs_inode *root = inode_table_root(t);
+	struct fs_inode *sub = lookup(t, root, "submit", FS_SUBMIT_DIR, "", NULL);
+	struct fs_inode *dir = lookup(t, sub, "mnist", FS_SUBMIT_SUBDIR, "s1", NULL);
+	struct fs_inode *tmp = lookup(t, dir, ".spec.yaml.x1", FS_SUBMIT_FILE, "s2", NULL);
+	struct fs_inode *target = lookup(t, dir, "spec.yaml", FS_SUBMIT_FILE, "s3", NULL);
+	struct fs_inode *found;
+	uint64_t ino = tmp->ino;
+
+	freed = 0;
+	CHECK_INT_EQ(inode_table_rename(t, tmp, dir, "spec.yaml"), 0);
+	found = inode_table_find(t, dir, "spec.yaml");
+	CHECK(found == tmp);
+	CHECK_INT_EQ(found->ino, ino);
+	inode_table_put(t, found);
+	CHECK(inode_table_find(t, dir, ".spec.yaml.x1") == NULL);
+	CHECK(!inode_table_is_mapped(t, target));   /* replaced: lives until forgotten */
+	inode_table_forget(t, target->ino, 1);
+	CHECK_INT_EQ(freed, 1);
+
+	/* to another directory: the old parent is no longer pinned by it */
+	CHECK_INT_EQ(inode_table_rename(t, tmp, sub, "mnist.yaml"), 0);
+	inode_table_forget(t, dir->ino, 1);
+	CHECK_INT_EQ(freed, 2);                      /* dir: no lookups, no children */
+	found = inode_table_find(t, sub, "mnist.yaml");
+	CHECK(found == tmp);
+	inode_table_put(t, found);
+	inode_table_put(t, root);
+	inode_table_free(t);
+}

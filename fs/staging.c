@@ -1,0 +1,834 @@
+/*
+ * The staging tree of submit/ (staging.h): nodes in a hash by id, each directory's
+ * children in a list sorted by name (a stable listing order), file bytes in one
+ * growing buffer per file, and the accounting that keeps it all small.
+ *
+ * Pure bookkeeping under one mutex; called by fs/submit.c only.
+ */
+#include "fs/staging.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define STAGING_BUCKETS 1024
+#define STAGING_NAME_MAX 255
+
+struct snode {
+	uint64_t id;
+	char *name;
+	struct snode *parent;        /* NULL for the root and for unlinked nodes */
+	struct snode *children;      /* directories: sorted by name */
+	struct snode *sibling;
+	struct snode *hash_next;
+	bool dir;
+	bool generated;
+	bool dirty;                  /* written since its text was last taken */
+	mode_t mode;
+	char *data;
+	size_t len, cap;
+	unsigned opens;
+	enum staging_outcome outcome; /* top-level directories */
+	struct timespec atime, mtime, ctime;
+};
+
+struct staging {
+	pthread_mutex_t lock;
+	struct snode *buckets[STAGING_BUCKETS];
+	struct snode *root;
+	uint64_t next_id;
+	size_t nodes;
+	size_t bytes;
+};
+
+static const char *const OUTCOME_TEXT[] = {
+    [STAGING_NONE] = "",
+    [STAGING_SUBMITTING] = "submitting\n",
+    [STAGING_SUBMITTED] = "submitted\n",
+    [STAGING_FAILED] = "failed\n",
+};
+
+static struct timespec now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t;
+}
+
+static struct snode *find(struct staging *st, uint64_t id)
+{
+	struct snode *n = st->buckets[id % STAGING_BUCKETS];
+
+	while (n && n->id != id)
+		n = n->hash_next;
+	return n;
+}
+
+static void hash_remove(struct staging *st, struct snode *n)
+{
+	struct snode **p = &st->buckets[n->id % STAGING_BUCKETS];
+
+	while (*p && *p != n)
+		p = &(*p)->hash_next;
+	if (*p)
+		*p = n->hash_next;
+}
+
+static struct snode *child(const struct snode *dir, const char *name)
+{
+	for (struct snode *c = dir->children; c; c = c->sibling)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static void link_child(struct snode *dir, struct snode *n)
+{
+	struct snode **p = &dir->children;
+
+	while (*p && strcmp((*p)->name, n->name) < 0)
+		p = &(*p)->sibling;
+	n->sibling = *p;
+	*p = n;
+	n->parent = dir;
+	dir->mtime = dir->ctime = now();
+}
+
+static void unlink_child(struct snode *n)
+{
+	struct snode **p;
+
+	if (!n->parent)
+		return;
+	for (p = &n->parent->children; *p && *p != n; p = &(*p)->sibling)
+		;
+	if (*p)
+		*p = n->sibling;
+	n->parent->mtime = n->parent->ctime = now();
+	n->parent = NULL;
+	n->sibling = NULL;
+}
+
+static void node_free(struct staging *st, struct snode *n)
+{
+	hash_remove(st, n);
+	st->nodes--;
+	st->bytes -= n->cap;
+	free(n->name);
+	free(n->data);
+	free(n);
+}
+
+/* Frees n when it is neither linked nor open. */
+static void maybe_free(struct staging *st, struct snode *n)
+{
+	if (!n->parent && n->opens == 0 && n != st->root)
+		node_free(st, n);
+}
+
+/* Unlinks n (and, for a directory, the generated files it still holds). */
+static void remove_node(struct staging *st, struct snode *n)
+{
+	while (n->children) {
+		struct snode *c = n->children;
+
+		unlink_child(c);
+		maybe_free(st, c);
+	}
+	unlink_child(n);
+	maybe_free(st, n);
+}
+
+static bool is_top_level(const struct snode *n)
+{
+	return n->parent && n->parent->parent == NULL;
+}
+
+static bool reserved_name(const struct snode *dir, const char *name)
+{
+	return is_top_level(dir) &&
+	       (strcmp(name, STAGING_STATUS) == 0 || strcmp(name, STAGING_ERROR) == 0);
+}
+
+static int check_name(const char *name)
+{
+	if (strlen(name) > STAGING_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	return 0;
+}
+
+static struct snode *node_new(struct staging *st, const char *name, bool dir, mode_t mode)
+{
+	struct snode *n;
+
+	if (st->nodes >= STAGING_NODES_MAX)
+		return NULL;
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->name = strdup(name))) {
+		free(n);
+		return NULL;
+	}
+	n->id = st->next_id++;
+	n->dir = dir;
+	n->mode = mode & 07777;
+	n->atime = n->mtime = n->ctime = now();
+	n->hash_next = st->buckets[n->id % STAGING_BUCKETS];
+	st->buckets[n->id % STAGING_BUCKETS] = n;
+	st->nodes++;
+	return n;
+}
+
+static void fill_attr(const struct snode *n, struct staging_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->id = n->id;
+	a->dir = n->dir;
+	a->generated = n->generated;
+	a->mode = n->mode;
+	a->size = n->dir ? 4096 : n->len;
+	a->atime = n->atime;
+	a->mtime = n->mtime;
+	a->ctime = n->ctime;
+	if (n->dir) {
+		a->nlink = 2;
+		for (const struct snode *c = n->children; c; c = c->sibling)
+			a->nlink += c->dir;
+	} else {
+		a->nlink = n->parent ? 1 : 0;
+	}
+}
+
+int staging_new(struct staging **out)
+{
+	struct staging *st = calloc(1, sizeof(*st));
+
+	*out = NULL;
+	if (!st)
+		return -ENOMEM;
+	pthread_mutex_init(&st->lock, NULL);
+	st->next_id = STAGING_ROOT;
+	st->root = node_new(st, "", true, 0755);
+	if (!st->root) {
+		pthread_mutex_destroy(&st->lock);
+		free(st);
+		return -ENOMEM;
+	}
+	*out = st;
+	return 0;
+}
+
+void staging_free(struct staging *st)
+{
+	if (!st)
+		return;
+	for (size_t b = 0; b < STAGING_BUCKETS; b++) {
+		struct snode *n = st->buckets[b], *next;
+
+		for (; n; n = next) {
+			next = n->hash_next;
+			free(n->name);
+			free(n->data);
+			free(n);
+		}
+	}
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+/* A linked directory by id, or the errno for why not. */
+static struct snode *find_dir(struct staging *st, uint64_t id, int *err)
+{
+	struct snode *d = find(st, id);
+
+	*err = 0;
+	if (!d || (!d->parent && d != st->root))
+		*err = -ENOENT;
+	else if (!d->dir)
+		*err = -ENOTDIR;
+	return *err ? NULL : d;
+}
+
+int staging_lookup(struct staging *st, uint64_t dir, const char *name, struct staging_attr *out)
+{
+	struct snode *d, *c = NULL;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	if (d && !(c = child(d, name)))
+		err = -ENOENT;
+	if (c)
+		fill_attr(c, out);
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+int staging_getattr(struct staging *st, uint64_t id, struct staging_attr *out)
+{
+	struct snode *n;
+
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	if (n)
+		fill_attr(n, out);
+	pthread_mutex_unlock(&st->lock);
+	return n ? 0 : -ENOENT;
+}
+
+void staging_list_free(struct staging_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].name);
+	free(e);
+}
+
+int staging_list(struct staging *st, uint64_t dir, struct staging_entry **out, size_t *n)
+{
+	struct staging_entry *e = NULL;
+	struct snode *d;
+	size_t count = 0, i = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	if (!d)
+		goto out;
+	for (struct snode *c = d->children; c; c = c->sibling)
+		count++;
+	e = calloc(count ? count : 1, sizeof(*e));
+	if (!e) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (struct snode *c = d->children; c; c = c->sibling, i++) {
+		e[i].id = c->id;
+		e[i].dir = c->dir;
+		if (!(e[i].name = strdup(c->name))) {
+			staging_list_free(e, i);
+			e = NULL;
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	*out = e;
+	*n = count;
+out:
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+/* The directory a new name goes into, checked: 0 or -errno. */
+static int check_new(struct staging *st, uint64_t dir, const char *name, struct snode **d)
+{
+	int err = check_name(name);
+
+	if (err)
+		return err;
+	*d = find_dir(st, dir, &err);
+	if (err)
+		return err;
+	if (child(*d, name))
+		return -EEXIST;
+	if (reserved_name(*d, name))
+		return -EACCES;
+	return 0;
+}
+
+int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mode,
+		  struct staging_attr *out)
+{
+	struct snode *d, *n;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	err = check_new(st, dir, name, &d);
+	if (!err) {
+		n = node_new(st, name, true, mode);
+		if (!n) {
+			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
+		} else {
+			link_child(d, n);
+			fill_attr(n, out);
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+static int set_size(struct staging *st, struct snode *n, size_t size)
+{
+	if (size > STAGING_FILE_MAX)
+		return -EFBIG;
+	if (size > n->cap) {
+		size_t cap = n->cap ? n->cap : 4096;
+		char *data;
+
+		while (cap < size)
+			cap *= 2;
+		if (cap > STAGING_FILE_MAX)
+			cap = STAGING_FILE_MAX;
+		if (st->bytes - n->cap + cap > STAGING_BYTES_MAX)
+			return -ENOSPC;
+		data = realloc(n->data, cap);
+		if (!data)
+			return -ENOMEM;
+		st->bytes = st->bytes - n->cap + cap;
+		n->data = data;
+		n->cap = cap;
+	}
+	if (size > n->len)
+		memset(n->data + n->len, 0, size - n->len);
+	n->len = size;
+	n->mtime = n->ctime = now();
+	n->dirty = true;
+	return 0;
+}
+
+/* open(2) of a linked or open node n; O_TRUNC empties it. */
+static int open_node(struct staging *st, struct snode *n, int open_flags)
+{
+	int acc = open_flags & O_ACCMODE;
+
+	if (n->dir)
+		return -EISDIR;
+	if (n->generated && (acc != O_RDONLY || (open_flags & O_TRUNC)))
+		return -EACCES;
+	if ((open_flags & O_TRUNC) && acc != O_RDONLY && n->len) {
+		int err = set_size(st, n, 0);
+
+		if (err)
+			return err;
+	}
+	n->opens++;
+	return 0;
+}
+
+int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mode, bool excl,
+		   int open_flags, struct staging_attr *out)
+{
+	struct snode *d, *n;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	err = check_new(st, dir, name, &d);
+	if (err == -EEXIST && !excl) {
+		n = child(d, name);
+		err = open_node(st, n, open_flags);
+	} else if (!err) {
+		n = node_new(st, name, false, mode);
+		if (!n) {
+			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
+		} else {
+			link_child(d, n);
+			n->opens = 1;
+			n->dirty = true;   /* created by a writer: cp of an empty file ends here */
+		}
+	}
+	if (!err)
+		fill_attr(n, out);
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+int staging_open(struct staging *st, uint64_t id, int open_flags)
+{
+	struct snode *n;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	err = n ? open_node(st, n, open_flags) : -ENOENT;
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+void staging_release(struct staging *st, uint64_t id)
+{
+	struct snode *n;
+
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	if (n && n->opens) {
+		n->opens--;
+		maybe_free(st, n);
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+ssize_t staging_read(struct staging *st, uint64_t id, char *buf, size_t size, off_t off)
+{
+	struct snode *n;
+	ssize_t got = 0;
+
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	if (!n) {
+		got = -ENOENT;
+	} else if (n->dir) {
+		got = -EISDIR;
+	} else if (off >= 0 && (uint64_t)off < n->len) {
+		got = (ssize_t)(n->len - (size_t)off < size ? n->len - (size_t)off : size);
+		memcpy(buf, n->data + off, (size_t)got);
+		n->atime = now();
+	}
+	pthread_mutex_unlock(&st->lock);
+	return got;
+}
+
+ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t size, off_t off)
+{
+	struct snode *n;
+	ssize_t ret = (ssize_t)size;
+
+	if (off < 0)
+		return -EINVAL;
+	if ((uint64_t)off + size > STAGING_FILE_MAX)
+		return -EFBIG;
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	if (!n)
+		ret = -ENOENT;
+	else if (n->dir)
+		ret = -EISDIR;
+	else if (n->generated)
+		ret = -EACCES;
+	else if ((size_t)off + size > n->len)
+		ret = set_size(st, n, (size_t)off + size);
+	if (ret >= 0) {
+		memcpy(n->data + off, buf, size);
+		n->mtime = n->ctime = now();
+		n->dirty = true;
+		ret = (ssize_t)size;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return ret;
+}
+
+static struct timespec time_or_now(struct timespec t)
+{
+	return t.tv_nsec == UTIME_NOW ? now() : t;
+}
+
+int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *set,
+		    struct staging_attr *out)
+{
+	struct snode *n;
+	int err = 0;
+
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	if (!n) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (n->generated && (set->size_set || set->mode_set)) {
+		err = -EACCES;
+		goto out;
+	}
+	if (set->size_set) {
+		if (n->dir)
+			err = -EISDIR;
+		else if (set->size > STAGING_FILE_MAX)
+			err = -EFBIG;
+		else
+			err = set_size(st, n, (size_t)set->size);
+		if (err)
+			goto out;
+	}
+	if (set->mode_set)
+		n->mode = set->mode & 07777;
+	if (set->atime_set)
+		n->atime = time_or_now(set->atime);
+	if (set->mtime_set)
+		n->mtime = time_or_now(set->mtime);
+	n->ctime = now();
+	fill_attr(n, out);
+out:
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+int staging_unlink(struct staging *st, uint64_t dir, const char *name)
+{
+	struct snode *d, *n = NULL;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	if (d && !(n = child(d, name)))
+		err = -ENOENT;
+	else if (n && n->dir)
+		err = -EISDIR;
+	if (!err)
+		remove_node(st, n);
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+static bool only_generated(const struct snode *d)
+{
+	for (const struct snode *c = d->children; c; c = c->sibling)
+		if (!c->generated)
+			return false;
+	return true;
+}
+
+int staging_rmdir(struct staging *st, uint64_t dir, const char *name)
+{
+	struct snode *d, *n = NULL;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	if (d && !(n = child(d, name)))
+		err = -ENOENT;
+	else if (n && !n->dir)
+		err = -ENOTDIR;
+	else if (n && !only_generated(n))
+		err = -ENOTEMPTY;
+	if (!err)
+		remove_node(st, n);
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+static bool is_ancestor(const struct snode *a, const struct snode *n)
+{
+	for (; n; n = n->parent)
+		if (n == a)
+			return true;
+	return false;
+}
+
+/* RENAME_NOREPLACE and RENAME_EXCHANGE of renameat2(2), without <linux/fs.h>. */
+#define STAGING_RENAME_NOREPLACE (1 << 0)
+#define STAGING_RENAME_EXCHANGE (1 << 1)
+
+int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
+		   const char *newname, unsigned flags)
+{
+	struct snode *d, *nd, *n = NULL, *old;
+	char *copy;
+	int err;
+
+	if (flags & STAGING_RENAME_EXCHANGE)
+		return -EINVAL;
+	if ((err = check_name(newname)))
+		return err;
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	nd = d ? find_dir(st, newdir, &err) : NULL;
+	if (nd && !(n = child(d, name)))
+		err = -ENOENT;
+	if (err)
+		goto out;
+	old = child(nd, newname);
+	if (old == n)
+		goto out;   /* rename to itself: nothing to do */
+	if (n->generated || reserved_name(nd, newname) || (old && old->generated))
+		err = -EACCES;
+	else if (n->dir && is_ancestor(n, nd))
+		err = -EINVAL;
+	else if (old && (flags & STAGING_RENAME_NOREPLACE))
+		err = -EEXIST;
+	else if (old && old->dir && !n->dir)
+		err = -EISDIR;
+	else if (old && !old->dir && n->dir)
+		err = -ENOTDIR;
+	else if (old && old->dir && !only_generated(old))
+		err = -ENOTEMPTY;
+	else if (!(copy = strdup(newname)))
+		err = -ENOMEM;
+	if (err)
+		goto out;
+	if (old)
+		remove_node(st, old);
+	unlink_child(n);
+	free(n->name);
+	n->name = copy;
+	link_child(nd, n);
+	n->ctime = now();
+out:
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+/* ---- specs ---- */
+
+/* The stem of a top-level spec file's name ("mnist" of "mnist.yaml"), or 0. */
+static size_t spec_file_stem(const char *name)
+{
+	static const char *const EXT[] = {".yaml", ".yml", ".json"};
+	size_t len = strlen(name);
+
+	if (name[0] == '.')
+		return 0;
+	for (size_t i = 0; i < sizeof(EXT) / sizeof(EXT[0]); i++) {
+		size_t el = strlen(EXT[i]);
+
+		if (len > el && strcmp(name + len - el, EXT[i]) == 0)
+			return len - el;
+	}
+	return 0;
+}
+
+static bool is_spec_name_in_entry(const char *name)
+{
+	return strcmp(name, "spec.yaml") == 0 || strcmp(name, "spec.yml") == 0 ||
+	       strcmp(name, "spec.json") == 0;
+}
+
+/* Would a file called name in dir be a spec? Then fills the names of sub. */
+static int spec_target(const struct staging *st, const struct snode *dir, const char *name,
+		       struct staging_submission *sub)
+{
+	size_t stem;
+
+	memset(sub, 0, sizeof(*sub));
+	if (dir == st->root && (stem = spec_file_stem(name)) > 0) {
+		sub->entry = strndup(name, stem);
+	} else if (dir->parent == st->root && is_spec_name_in_entry(name)) {
+		sub->entry = strdup(dir->name);
+	} else {
+		return 0;
+	}
+	if (!sub->entry || !(sub->default_name = strdup(sub->entry))) {
+		staging_submission_clear(sub);
+		return -ENOMEM;
+	}
+	return 1;
+}
+
+static int take_text(const struct snode *n, struct staging_submission *sub)
+{
+	sub->text = malloc(n->len + 1);
+	if (!sub->text) {
+		staging_submission_clear(sub);
+		return -ENOMEM;
+	}
+	memcpy(sub->text, n->data, n->len);
+	sub->text[n->len] = '\0';
+	sub->len = n->len;
+	return 1;
+}
+
+int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submission *sub)
+{
+	struct snode *n;
+	int ret = 0;
+
+	memset(sub, 0, sizeof(*sub));
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	if (n && !n->dir && !n->generated && n->parent && n->dirty && n->len > 0) {
+		ret = spec_target(st, n->parent, n->name, sub);
+		if (ret > 0)
+			ret = take_text(n, sub);
+		if (ret > 0)
+			n->dirty = false;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return ret;
+}
+
+int staging_take_renamed(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
+			 const char *newname, struct staging_submission *sub)
+{
+	struct snode *d, *nd, *n;
+	int ret = 0, err;
+
+	memset(sub, 0, sizeof(*sub));
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	nd = d ? find_dir(st, newdir, &err) : NULL;
+	n = nd ? child(d, name) : NULL;
+	if (n && !n->dir && !n->generated && n->len > 0 &&
+	    (n->parent != nd || strcmp(name, newname) != 0)) {
+		ret = spec_target(st, nd, newname, sub);
+		if (ret > 0)
+			ret = take_text(n, sub);
+		if (ret > 0)
+			n->dirty = false;
+	}
+	pthread_mutex_unlock(&st->lock);
+	return ret;
+}
+
+void staging_submission_clear(struct staging_submission *sub)
+{
+	free(sub->text);
+	free(sub->default_name);
+	free(sub->entry);
+	memset(sub, 0, sizeof(*sub));
+}
+
+/* Sets the generated file name of dir to text, or removes it when text is NULL. */
+static int set_generated(struct staging *st, struct snode *dir, const char *name, const char *text)
+{
+	struct snode *n = child(dir, name);
+	size_t len = text ? strlen(text) : 0;
+	char *data;
+
+	if (!text) {
+		if (n)
+			remove_node(st, n);
+		return 0;
+	}
+	if (!n) {
+		n = node_new(st, name, false, 0444);
+		if (!n)
+			return -ENOMEM;
+		n->generated = true;
+		link_child(dir, n);
+	}
+	data = malloc(len ? len : 1);
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, text, len);
+	st->bytes = st->bytes - n->cap + len;
+	free(n->data);
+	n->data = data;
+	n->len = n->cap = len;
+	n->mtime = n->ctime = now();
+	return 0;
+}
+
+int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
+			const char *message)
+{
+	struct snode *d;
+	char *error = NULL;
+	int err = 0;
+
+	if (outcome == STAGING_FAILED && asprintf(&error, "%s\n", message ? message : "") < 0)
+		return -ENOMEM;
+	pthread_mutex_lock(&st->lock);
+	d = child(st->root, entry);
+	if (!d) {
+		/* a single spec file's outcome gets a directory of its own */
+		d = node_new(st, entry, true, 0755);
+		if (d)
+			link_child(st->root, d);
+		else
+			err = -ENOMEM;
+	}
+	if (d && d->dir) {
+		d->outcome = outcome;
+		err = set_generated(st, d, STAGING_STATUS,
+				    outcome == STAGING_NONE ? NULL : OUTCOME_TEXT[outcome]);
+		if (!err && outcome != STAGING_SUBMITTING)
+			err = set_generated(st, d, STAGING_ERROR, error);
+	}
+	pthread_mutex_unlock(&st->lock);
+	free(error);
+	return err;
+}

@@ -1,0 +1,142 @@
+/*
+ * submit/'s contents: an in-memory tree of the directories and files users copy in
+ * (cp, cp -r, rsync, editors, shell redirection), and the outcome of each
+ * submission as two read-only files of its entry, `status` and `error`.
+ *
+ * Plain data behind one mutex: no FUSE, no network. fs/submit.c serves it to the
+ * kernel and runs the submissions it hands out; tests/unit/test_fs_staging.c tests
+ * it alone. Every function takes the lock itself, so callers never hold it.
+ *
+ * Nodes are named by ids that are never reused (the kernel's inodes carry them).
+ * A removed file that is still open lives on, unlinked, until its last release, as
+ * POSIX wants (an editor may unlink and go on writing).
+ *
+ * Which files are specs (docs/submit.md):
+ *   submit/NAME/spec.yaml (or spec.yml, spec.json)   job NAME, outcome in submit/NAME/
+ *   submit/NAME.yaml (or .yml, .json)                job NAME, outcome in submit/NAME/
+ * Names starting with '.' never are (rsync's and editors' temporary files), nor is
+ * anything deeper. A spec is taken when a file that was written is flushed (close),
+ * or when a file is renamed to a spec's name.
+ */
+#ifndef ARENAFS_FS_STAGING_H
+#define ARENAFS_FS_STAGING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#define STAGING_ROOT 1                        /* submit/ itself */
+#define STAGING_FILE_MAX (1024 * 1024)        /* a spec is small: larger files get EFBIG */
+#define STAGING_BYTES_MAX (64 * 1024 * 1024)  /* all file bytes together: then ENOSPC */
+#define STAGING_NODES_MAX 10000               /* files and directories: then ENOSPC */
+#define STAGING_STATUS "status"
+#define STAGING_ERROR "error"
+
+/* The outcome of an entry's last submission, as its `status` file says it. */
+enum staging_outcome {
+	STAGING_NONE,            /* nothing submitted yet: no status file */
+	STAGING_SUBMITTING,      /* "submitting": the requests are under way */
+	STAGING_SUBMITTED,       /* "submitted" */
+	STAGING_FAILED           /* "failed", and `error` says why */
+};
+
+struct staging_attr {
+	uint64_t id;
+	bool dir;
+	bool generated;              /* status or error: read-only, written by arenafs */
+	mode_t mode;                 /* permission bits only */
+	uint64_t size;
+	unsigned nlink;
+	struct timespec atime, mtime, ctime;
+};
+
+/* What setattr changes (chmod, truncate, utimens); unset fields are left alone. */
+struct staging_set {
+	bool mode_set, size_set, atime_set, mtime_set;
+	mode_t mode;
+	uint64_t size;
+	struct timespec atime, mtime;    /* tv_nsec UTIME_NOW: now */
+};
+
+struct staging_entry {
+	char *name;
+	uint64_t id;
+	bool dir;
+};
+
+/* A spec to submit, owned by the caller (staging_submission_clear). */
+struct staging_submission {
+	char *text;
+	size_t len;
+	char *default_name;          /* the job's name when the spec has no name: */
+	char *entry;                 /* the top-level name whose status/error tell the outcome */
+};
+
+struct staging;
+
+int staging_new(struct staging **out);
+void staging_free(struct staging *st);
+
+/* The child of dir called name. -ENOENT, -ENOTDIR. */
+int staging_lookup(struct staging *st, uint64_t dir, const char *name, struct staging_attr *out);
+/* -ENOENT once the node is gone (removed and no longer open). */
+int staging_getattr(struct staging *st, uint64_t id, struct staging_attr *out);
+/* The children of dir by name; *out malloc'd (staging_list_free). */
+int staging_list(struct staging *st, uint64_t dir, struct staging_entry **out, size_t *n);
+void staging_list_free(struct staging_entry *e, size_t n);
+
+/* -EEXIST, -ENOENT (dir gone), -ENOTDIR, -EACCES (status/error), -ENAMETOOLONG, -ENOSPC. */
+int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mode,
+		  struct staging_attr *out);
+/*
+ * Creates the file dir/name, or finds it when it exists and !excl, and opens it
+ * (staging_release closes). open_flags are open(2)'s: O_TRUNC empties an existing
+ * file. -EEXIST (excl), -EISDIR, and mkdir's errors.
+ */
+int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mode, bool excl,
+		   int open_flags, struct staging_attr *out);
+/* Opens a file: -EISDIR, -EACCES (writing a generated file), -ENOENT. */
+int staging_open(struct staging *st, uint64_t id, int open_flags);
+void staging_release(struct staging *st, uint64_t id);
+
+ssize_t staging_read(struct staging *st, uint64_t id, char *buf, size_t size, off_t off);
+/* -EFBIG past STAGING_FILE_MAX, -ENOSPC past STAGING_BYTES_MAX, -EACCES for generated. */
+ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t size, off_t off);
+int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *set,
+		    struct staging_attr *out);
+
+/* Removes a file (generated ones too: rm -r must be able to empty an entry). */
+int staging_unlink(struct staging *st, uint64_t dir, const char *name);
+/* Removes an empty directory; status and error do not count, they go with it. */
+int staging_rmdir(struct staging *st, uint64_t dir, const char *name);
+/*
+ * rename(2) within submit/: replaces a file or an empty directory; flags
+ * RENAME_NOREPLACE (-EEXIST) and RENAME_EXCHANGE (-EINVAL: not offered).
+ */
+int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
+		   const char *newname, unsigned flags);
+
+/*
+ * A file was flushed (closed): when it was written since it was last taken, is a
+ * spec (see above), still linked and not empty, returns 1 with *sub filled; else 0.
+ * -ENOMEM.
+ */
+int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submission *sub);
+/*
+ * Renaming dir/name to newdir/newname would make a spec: returns 1 with *sub
+ * filled from the file's text (the rename itself is left to the caller); else 0.
+ */
+int staging_take_renamed(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
+			 const char *newname, struct staging_submission *sub);
+void staging_submission_clear(struct staging_submission *sub);
+
+/*
+ * Records an outcome in submit/ENTRY/ (made when missing; nothing is recorded when
+ * ENTRY is a file): status says it, error holds message (FAILED) or goes away.
+ */
+int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
+			const char *message);
+
+#endif

@@ -1,0 +1,488 @@
+/*
+ * The FUSE operations of submit/ (submit.h) and of rmdir jobs/NAME: the staging
+ * tree (staging.h) shown to the kernel, and the moments a spec is submitted.
+ *
+ * A spec is submitted when a written spec file is flushed, that is at close(2)
+ * (cp, cp -r, install, `cat > f`, editors that write in place), or when a file is
+ * renamed to a spec's name (rsync, editors that write a temporary file and rename
+ * it). The outcome is the reply: close(2) or rename(2) fails with the errno of
+ * SPEC.md §5, and submit/NAME/status and error say what happened. A rename that
+ * would submit a bad spec is refused and changes nothing.
+ *
+ * Everything below submit/ is answered with zero timeouts: the kernel asks again
+ * each time, so status and error appear and change without invalidations.
+ *
+ * Called by ops.c and dirs.c through fs_submit_ops().
+ */
+#include "fs/fs_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "fs/staging.h"
+#include "fs/submit.h"
+#include "k8s/api.h"
+
+#define SUBMIT_IDENTITY "staging:"
+#define SUBMIT_NAME_MAX 255
+#define RMDIR_CACHE_WAIT_MS 10000  /* Background deletion: the job goes at once, save finalizers */
+
+/* The staging node an inode of submit/ stands for. */
+static uint64_t staging_id(const struct fs_inode *in)
+{
+	if (in->node.type == FS_SUBMIT_DIR)
+		return STAGING_ROOT;
+	return strtoull(in->node.identity + strlen(SUBMIT_IDENTITY), NULL, 10);
+}
+
+/* The inode of parent/name for a staging node, pinned; NULL on ENOMEM. */
+static struct fs_inode *staging_inode(struct fs *fs, struct fs_inode *parent, const char *name,
+				      const struct staging_attr *a)
+{
+	struct fs_node node = FS_NODE_INIT;
+	struct fs_inode *in;
+	char identity[48];
+
+	snprintf(identity, sizeof(identity), SUBMIT_IDENTITY "%" PRIu64, a->id);
+	node.type = a->dir ? FS_SUBMIT_SUBDIR : FS_SUBMIT_FILE;
+	node.identity = strdup(identity);
+	if (!node.identity)
+		return NULL;
+	in = inode_table_child(fs->inodes, parent, name, &node, NULL);
+	fs_node_clear(&node);
+	return in;
+}
+
+static void attr_to_stat(struct fs *fs, const struct staging_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (a->dir ? S_IFDIR : S_IFREG) | a->mode;
+	if (a->id == STAGING_ROOT && fs->opts.readonly)
+		st->st_mode = S_IFDIR | 0555;
+	st->st_nlink = a->nlink;
+	st->st_uid = fs->uid;
+	st->st_gid = fs->gid;
+	st->st_size = (off_t)a->size;
+	st->st_blksize = 4096;
+	st->st_blocks = (blkcnt_t)((a->size + 511) / 512);
+	st->st_atim = a->atime;
+	st->st_mtim = a->mtime;
+	st->st_ctim = a->ctime;
+}
+
+/* Fills e for the staging node a at parent/name; the inode (pinned) in *inp. */
+static int fill_entry(struct fs *fs, struct fs_inode *parent, const char *name,
+		      const struct staging_attr *a, struct fuse_entry_param *e,
+		      struct fs_inode **inp)
+{
+	struct fs_inode *in = staging_inode(fs, parent, name, a);
+
+	*inp = in;
+	if (!in)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->ino = in->ino;
+	e->generation = 1;
+	attr_to_stat(fs, a, &e->attr);
+	e->attr.st_ino = in->ino;
+	return 0;
+}
+
+static void reply_entry(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+			const struct staging_attr *a)
+{
+	struct fuse_entry_param e;
+	struct fs_inode *in;
+	int ret = fill_entry(fs, parent, name, a, &e, &in);
+
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	inode_table_ref(fs->inodes, in, 1);
+	if (fuse_reply_entry(req, &e) < 0)
+		inode_table_forget(fs->inodes, in->ino, 1);
+	inode_table_put(fs->inodes, in);
+}
+
+static void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
+{
+	struct staging_attr a;
+	int ret;
+
+	if (strlen(name) > SUBMIT_NAME_MAX) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	ret = staging_lookup(fs->staging, staging_id(parent), name, &a);
+	if (ret)
+		fuse_reply_err(req, -ret);  /* no negative entry: names come and go */
+	else
+		reply_entry(fs, req, parent, name, &a);
+}
+
+static void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
+{
+	struct staging_attr a;
+	struct stat st;
+	int ret = staging_getattr(fs->staging, staging_id(in), &a);
+
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	attr_to_stat(fs, &a, &st);
+	st.st_ino = in->ino;
+	fuse_reply_attr(req, &st, 0);
+}
+
+static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
+			   int to_set, struct fuse_file_info *fi)
+{
+	struct staging_set set;
+	struct staging_attr a;
+	struct stat st;
+	int ret;
+
+	(void)fi;
+	/* chown is accepted and changes nothing: the files are the mounting user's, and
+	 * `cp -a` as root would fail on an error. */
+	memset(&set, 0, sizeof(set));
+	set.mode_set = to_set & FUSE_SET_ATTR_MODE;
+	set.mode = attr->st_mode;
+	set.size_set = to_set & FUSE_SET_ATTR_SIZE;
+	set.size = attr->st_size < 0 ? 0 : (uint64_t)attr->st_size;
+	set.atime_set = to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW);
+	set.atime = attr->st_atim;
+	if (to_set & FUSE_SET_ATTR_ATIME_NOW)
+		set.atime.tv_nsec = UTIME_NOW;
+	set.mtime_set = to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW);
+	set.mtime = attr->st_mtim;
+	if (to_set & FUSE_SET_ATTR_MTIME_NOW)
+		set.mtime.tv_nsec = UTIME_NOW;
+	if (set.size_set && attr->st_size < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	ret = staging_setattr(fs->staging, staging_id(in), &set, &a);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	attr_to_stat(fs, &a, &st);
+	st.st_ino = in->ino;
+	fuse_reply_attr(req, &st, 0);
+}
+
+static int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, size_t *n)
+{
+	struct staging_entry *se;
+	struct model_entry *e;
+	size_t count;
+	int ret = staging_list(fs->staging, staging_id(dir), &se, &count);
+
+	*out = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	e = calloc(count ? count : 1, sizeof(*e));
+	if (!e) {
+		staging_list_free(se, count);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < count; i++) {
+		e[i].name = se[i].name;   /* taken over */
+		se[i].name = NULL;
+		e[i].node = (struct fs_node)FS_NODE_INIT;
+		e[i].node.type = se[i].dir ? FS_SUBMIT_SUBDIR : FS_SUBMIT_FILE;
+	}
+	staging_list_free(se, count);
+	*out = e;
+	*n = count;
+	return 0;
+}
+
+static void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+			 mode_t mode)
+{
+	struct staging_attr a;
+	int ret = staging_mkdir(fs->staging, staging_id(parent), name, mode, &a);
+
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		reply_entry(fs, req, parent, name, &a);
+}
+
+/* The handle of an open staging file; generated files (status, error) change size
+ * under a reader, so they bypass the page cache. */
+static struct fs_handle *open_handle(struct fs *fs, struct fs_inode *in, bool generated,
+				     struct fuse_file_info *fi)
+{
+	struct fs_handle *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	inode_table_pin(fs->inodes, in);
+	h->in = in;
+	fi->fh = (uintptr_t)h;
+	fi->direct_io = generated;
+	fi->keep_cache = 0;
+	return h;
+}
+
+static void close_handle(struct fs *fs, struct fs_handle *h)
+{
+	staging_release(fs->staging, staging_id(h->in));
+	inode_table_put(fs->inodes, h->in);
+	free(h);
+}
+
+static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+			  mode_t mode, struct fuse_file_info *fi)
+{
+	struct fuse_entry_param e;
+	struct staging_attr a;
+	struct fs_inode *in;
+	struct fs_handle *h;
+	int ret;
+
+	if (strlen(name) > SUBMIT_NAME_MAX) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	ret = staging_create(fs->staging, staging_id(parent), name, mode, fi->flags & O_EXCL,
+			     fi->flags, &a);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	ret = fill_entry(fs, parent, name, &a, &e, &in);
+	h = in ? open_handle(fs, in, a.generated, fi) : NULL;
+	if (!h) {
+		staging_release(fs->staging, a.id);
+		inode_table_put(fs->inodes, in);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	inode_table_ref(fs->inodes, in, 1);
+	if (fuse_reply_create(req, &e, fi) < 0) {
+		inode_table_forget(fs->inodes, in->ino, 1);
+		close_handle(fs, h);
+	}
+	inode_table_put(fs->inodes, in);
+}
+
+static void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+			struct fuse_file_info *fi)
+{
+	struct staging_attr a;
+	struct fs_handle *h;
+	uint64_t id = staging_id(in);
+	int ret;
+
+	if (in->node.type != FS_SUBMIT_FILE) {
+		fuse_reply_err(req, EISDIR);
+		return;
+	}
+	ret = staging_open(fs->staging, id, fi->flags);
+	if (!ret)
+		ret = staging_getattr(fs->staging, id, &a);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	h = open_handle(fs, in, a.generated, fi);
+	if (!h) {
+		staging_release(fs->staging, id);
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	if (fuse_reply_open(req, fi) < 0)
+		close_handle(fs, h);
+}
+
+static void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	char *buf = malloc(size ? size : 1);
+	ssize_t n;
+
+	(void)fi;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = staging_read(fs->staging, staging_id(in), buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+static void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char *buf,
+			 size_t size, off_t off, struct fuse_file_info *fi)
+{
+	ssize_t n = staging_write(fs->staging, staging_id(in), buf, size, off);
+
+	(void)fi;
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+/* Submits sub and records the outcome; 0 or -errno for the reply. */
+static int submit_and_record(struct fs *fs, const struct staging_submission *sub)
+{
+	struct k8s_error err;
+	int ret;
+
+	k8s_error_clear(&err);
+	staging_set_outcome(fs->staging, sub->entry, STAGING_SUBMITTING, NULL);
+	ret = submit_run(fs, sub->text, sub->len, sub->default_name, &err);
+	staging_set_outcome(fs->staging, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
+			    err.message);
+	if (ret)
+		fs_log(LOG_DEBUG, "submit/%s: %s", sub->entry, err.message);
+	return ret;
+}
+
+static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+			 struct fuse_file_info *fi)
+{
+	struct staging_submission sub;
+	int ret;
+
+	(void)fi;
+	ret = staging_take_flushed(fs->staging, staging_id(in), &sub);
+	if (ret > 0)
+		ret = submit_and_record(fs, &sub);
+	staging_submission_clear(&sub);
+	fuse_reply_err(req, -ret);
+}
+
+static void submit_release(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+			   struct fuse_file_info *fi)
+{
+	(void)in;
+	close_handle(fs, (struct fs_handle *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* The kernel dropped parent/name: so does the inode table. */
+static void forget_name(struct fs *fs, struct fs_inode *parent, const char *name)
+{
+	struct fs_inode *in = inode_table_find(fs->inodes, parent, name);
+
+	if (in) {
+		inode_table_unmap(fs->inodes, in);
+		inode_table_put(fs->inodes, in);
+	}
+}
+
+static void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
+{
+	int ret = staging_unlink(fs->staging, staging_id(parent), name);
+
+	if (!ret)
+		forget_name(fs, parent, name);
+	fuse_reply_err(req, -ret);
+}
+
+static void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
+{
+	int ret = staging_rmdir(fs->staging, staging_id(parent), name);
+
+	if (!ret)
+		forget_name(fs, parent, name);
+	fuse_reply_err(req, -ret);
+}
+
+static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+			  struct fs_inode *newparent, const char *newname, unsigned int flags)
+{
+	uint64_t from = staging_id(parent), to = staging_id(newparent);
+	struct staging_submission sub;
+	struct fs_inode *in;
+	int ret;
+
+	if (strlen(newname) > SUBMIT_NAME_MAX) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	/* A file renamed to a spec's name is a submission, made before the rename so that
+	 * a bad spec leaves the old name in place (as an editor's failed save should). */
+	ret = staging_take_renamed(fs->staging, from, name, to, newname, &sub);
+	if (ret > 0)
+		ret = submit_and_record(fs, &sub);
+	staging_submission_clear(&sub);
+	if (!ret)
+		ret = staging_rename(fs->staging, from, name, to, newname, flags);
+	if (!ret && (in = inode_table_find(fs->inodes, parent, name))) {
+		if (inode_table_rename(fs->inodes, in, newparent, newname) < 0)
+			inode_table_unmap(fs->inodes, in);  /* the next lookup makes a new one */
+		inode_table_put(fs->inodes, in);
+	}
+	fuse_reply_err(req, -ret);
+}
+
+/* ---- rmdir jobs/NAME: arena delete ---- */
+
+static void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
+			     struct fs_inode *job)
+{
+	const struct fs_node *n = &job->node;
+	struct k8s_resource res;
+	struct k8s_error err;
+	int ret;
+
+	(void)jobs_dir;
+	if (n->type != FS_JOB_DIR) {
+		fuse_reply_err(req, ENOTDIR);
+		return;
+	}
+	k8s_error_clear(&err);
+	k8s_job_resource(n->kind, &res);
+	/* Background, as kubectl and arena delete: the job goes at once and the garbage
+	 * collector removes its pods and TensorBoard (owner references) after it, so
+	 * the name is free again when rmdir returns. */
+	ret = k8s_delete(fs->client, &res, n->ns, n->job, K8S_PROPAGATE_BACKGROUND, &err);
+	if (ret && ret != -ENOENT) {
+		fs_log(LOG_WARNING, "rmdir %s/%s: %s", n->ns, n->job, err.message);
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	/* Gone from the cache (this uid), so that ls after rmdir no longer shows it. */
+	submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, RMDIR_CACHE_WAIT_MS);
+	fuse_reply_err(req, -ret);
+}
+
+static const struct fs_submit_ops SUBMIT_OPS = {
+	.lookup = submit_lookup,
+	.getattr = submit_getattr,
+	.setattr = submit_setattr,
+	.list = submit_list,
+	.mkdir = submit_mkdir,
+	.create = submit_create,
+	.open = submit_open,
+	.read = submit_read,
+	.write = submit_write,
+	.flush = submit_flush,
+	.release = submit_release,
+	.unlink = submit_unlink,
+	.rmdir = submit_rmdir,
+	.rename = submit_rename,
+	.rmdir_job = submit_rmdir_job,
+};
+
+const struct fs_submit_ops *fs_submit_ops(void)
+{
+	return &SUBMIT_OPS;
+}

@@ -1,0 +1,191 @@
+/*
+ * One submission, from a spec's text to objects in the cluster (SPEC.md §4):
+ * parse and validate (render/spec.h), dry-run every object so that the API
+ * server's own validation (names, admission, a taken name) speaks before anything
+ * exists, create the job, then its TensorBoard (owned by the job), and delete what
+ * was made when a later object fails, so that a failure leaves nothing behind.
+ *
+ * It blocks on the network (each request has the client's deadline) on the FUSE
+ * worker thread of the close(2) or rename(2) that submits; FUSE runs others
+ * meanwhile. Also: waiting until the cache shows a change the tree made, so that
+ * `cp spec.yaml submit/ && cat jobs/NAME/status` and `rmdir` followed by `ls`
+ * see it. Called by fs/submit.c; no FUSE here.
+ */
+#include "fs/fs_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "k8s/api.h"
+#include "render/spec.h"
+
+#define SUBMIT_CACHE_POLL_MS 20
+
+/* The created objects to undo, in the order they were made, with what they are. */
+struct made {
+	json_t *objs[3];
+	const char *what[3];
+	size_t n;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,
+		     bool present, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	struct timespec pause = {0, SUBMIT_CACHE_POLL_MS * 1000000L};
+
+	for (;;) {
+		const struct job *job;
+		bool there;
+
+		cache_read_lock(fs->cache);
+		job = cache_find_job(fs->cache, ns, kind, name);
+		there = job && (!uid || strcmp(job->meta.uid, uid) == 0);
+		cache_read_unlock(fs->cache);
+		if (there == present)
+			return true;
+		if (now_ms() >= deadline)
+			return false;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Dry-runs or creates obj; the error names what was being made. */
+static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, json_t **created,
+		  struct k8s_error *err)
+{
+	int rc = k8s_create(fs->client, fs->namespace, obj, dry_run, created, err);
+
+	if (rc)
+		k8s_error_prefix(err, "%s %s: ", dry_run ? "checking" : "creating", what);
+	return rc;
+}
+
+static void append(struct k8s_error *err, const char *text)
+{
+	size_t len = strlen(err->message);
+
+	snprintf(err->message + len, sizeof(err->message) - len, "%s", text);
+}
+
+/* Deletes what this submission made, newest first, and says in err what became of it. */
+static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
+{
+	struct k8s_error derr;
+	char names[512] = "";
+	bool failed = false;
+
+	for (size_t i = m->n; i-- > 0;) {
+		k8s_error_clear(&derr);
+		if (k8s_delete_object(fs->client, fs->namespace, m->objs[i],
+				      K8S_PROPAGATE_BACKGROUND, &derr) != 0 &&
+		    derr.err != ENOENT)
+			failed = true;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 names[0] ? ", " : "", m->what[i]);
+		if (failed)
+			break;
+	}
+	append(err, "; ");
+	append(err, names);
+	if (failed) {
+		append(err, ", made before it, could not be deleted again: ");
+		append(err, derr.message);
+		append(err, " (rmdir the job to delete it)");
+	} else {
+		append(err, m->n > 1 ? ", made before it, have been deleted again"
+				     : ", made before it, has been deleted again");
+	}
+}
+
+static void made_free(struct made *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		json_decref(m->objs[i]);
+	m->n = 0;
+}
+
+/* The TensorBoard's Deployment and Service for job (dry-run or made), when asked for. */
+static int tensorboard_objects(struct fs *fs, const struct job_spec *s, const json_t *job,
+			       json_t **dep, json_t **svc, struct k8s_error *err)
+{
+	*dep = *svc = NULL;
+	if (!spec_wants_tensorboard(s))
+		return 0;
+	return spec_build_tensorboard(s, fs->namespace, job, dep, svc, err);
+}
+
+int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
+	       struct k8s_error *err)
+{
+	struct job_spec *s = NULL;
+	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL, *made_obj = NULL;
+	struct made m = {{NULL}, {NULL}, 0};
+	char what[128], dep_what[160], svc_what[160];
+	int rc;
+
+	rc = spec_parse(text, len, default_name, fs->served, &s, err);
+	if (rc)
+		goto out;
+	snprintf(what, sizeof(what), "%s %s", kinds_info(spec_kind(s))->kind_name, spec_name(s));
+	snprintf(dep_what, sizeof(dep_what), "the TensorBoard Deployment %s-tensorboard",
+		 spec_name(s));
+	snprintf(svc_what, sizeof(svc_what), "the TensorBoard Service %s-tensorboard",
+		 spec_name(s));
+	if ((rc = spec_build_job(s, fs->namespace, &job, err)))
+		goto out;
+
+	/* Everything is checked by the API server before anything is made. */
+	if ((rc = create(fs, job, true, what, &checked, err)) ||
+	    (rc = tensorboard_objects(fs, s, checked, &dep, &svc, err)) ||
+	    (dep && (rc = create(fs, dep, true, dep_what, NULL, err))) ||
+	    (svc && (rc = create(fs, svc, true, svc_what, NULL, err))))
+		goto out;
+	json_decref(dep);
+	json_decref(svc);
+	dep = svc = NULL;
+
+	if ((rc = create(fs, job, false, what, &made_obj, err)))
+		goto out;
+	m.what[m.n] = what;
+	m.objs[m.n++] = made_obj;
+	/* The TensorBoard is owned by the job as made: its uid goes in ownerReferences. */
+	if ((rc = tensorboard_objects(fs, s, made_obj, &dep, &svc, err)))
+		goto undo;
+	if (dep) {
+		if ((rc = create(fs, dep, false, dep_what, &made_obj, err)))
+			goto undo;
+		m.what[m.n] = dep_what;
+		m.objs[m.n++] = made_obj;
+	}
+	if (svc) {
+		if ((rc = create(fs, svc, false, svc_what, &made_obj, err)))
+			goto undo;
+		m.what[m.n] = svc_what;
+		m.objs[m.n++] = made_obj;
+	}
+	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
+	 * is slow; then it appears a moment later. */
+	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
+			SUBMIT_CACHE_WAIT_MS);
+	goto out;
+undo:
+	undo(fs, &m, err);
+out:
+	made_free(&m);
+	json_decref(job);
+	json_decref(checked);
+	json_decref(dep);
+	json_decref(svc);
+	spec_free(s);
+	return rc;
+}
