@@ -4,7 +4,7 @@
 set -e
 PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
 libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml openssl kubernetes-client \
-procps psmisc"
+procps psmisc rsync"
 
 missing=""
 for p in $PACKAGES; do

@@ -131,15 +131,11 @@ static void maybe_free(struct staging *st, struct snode *n)
 		node_free(st, n);
 }
 
-/* Unlinks n (and, for a directory, the generated files it still holds). */
+/* Unlinks n and everything below it (for rmdir, only generated files are left). */
 static void remove_node(struct staging *st, struct snode *n)
 {
-	while (n->children) {
-		struct snode *c = n->children;
-
-		unlink_child(c);
-		maybe_free(st, c);
-	}
+	while (n->children)
+		remove_node(st, n->children);
 	unlink_child(n);
 	maybe_free(st, n);
 }
@@ -493,6 +489,8 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 		return -EINVAL;
 	if ((uint64_t)off + size > STAGING_FILE_MAX)
 		return -EFBIG;
+	if (size == 0)
+		return 0;
 	pthread_mutex_lock(&st->lock);
 	n = find(st, id);
 	if (!n)
@@ -634,8 +632,9 @@ int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t 
 	old = child(nd, newname);
 	if (old == n)
 		goto out;   /* rename to itself: nothing to do */
-	if (n->generated || reserved_name(nd, newname) || (old && old->generated))
-		err = -EACCES;
+	if (n->generated || reserved_name(nd, newname) || (old && old->generated) ||
+	    (n->dir && nd == st->root && (child(n, STAGING_STATUS) || child(n, STAGING_ERROR))))
+		err = -EACCES;   /* an entry's status and error are arenafs' own */
 	else if (n->dir && is_ancestor(n, nd))
 		err = -EINVAL;
 	else if (old && (flags & STAGING_RENAME_NOREPLACE))
@@ -778,6 +777,8 @@ static int set_generated(struct staging *st, struct snode *dir, const char *name
 	size_t len = text ? strlen(text) : 0;
 	char *data;
 
+	if (n && !n->generated)
+		return 0;   /* never reached through the checks above; a user's file stays */
 	if (!text) {
 		if (n)
 			remove_node(st, n);

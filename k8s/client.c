@@ -35,7 +35,7 @@
 #endif
 
 #define CLIENT_CONNECT_TIMEOUT_MS 5000
-#define CLIENT_REQUEST_TIMEOUT_MS 30000
+#define CLIENT_REQUEST_TIMEOUT_MS K8S_REQUEST_TIMEOUT_MS_DEFAULT
 #define CLIENT_STREAM_IDLE_MS     120000
 #define RETRY_BASE_MS             200          /* first backoff; doubles per attempt */
 #define RETRY_CAP_MS              5000         /* longest backoff between two attempts */

@@ -22,6 +22,8 @@
 
 struct k8s_client;
 
+#define K8S_REQUEST_TIMEOUT_MS_DEFAULT 30000
+
 /* Timeouts (milliseconds). Requests: connect + total; streams: connect + idle. */
 struct k8s_client_options {
 	int connect_timeout_ms;       /* default 5000 */

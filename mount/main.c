@@ -178,6 +178,7 @@ static int start(struct daemon_state *d)
 {
 	struct k8s_config_options kopts = {d->opts.kubeconfig, d->opts.context, d->opts.namespace};
 	struct cache_options co;
+	struct k8s_client_options co_client;
 	struct fs_options fo;
 	struct k8s_error err;
 
@@ -194,7 +195,8 @@ static int start(struct daemon_state *d)
 	if (!d->se)
 		return fail(d, "%s", startup_reason("cannot create the FUSE session"));
 	fs_set_session(d->fs, d->se);
-	if (k8s_client_new(d->cfg, NULL, &d->client, &err) < 0)
+	options_client(&d->opts, &co_client);
+	if (k8s_client_new(d->cfg, &co_client, &d->client, &err) < 0)
 		return fail(d, "%s", err.message);
 	if (kinds_discover(d->client, d->served, &err) < 0)
 		return fail(d, "%s", err.message);

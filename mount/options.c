@@ -8,6 +8,8 @@
  */
 #include "mount/options.h"
 
+#include "k8s/client.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ static const struct fuse_opt OPTS[] = {
 	OPT("entry_timeout=%lf", entry_timeout),
 	OPT("static_timeout=%lf", static_timeout),
 	OPT("log_wait=%d", log_wait_ms),
+	OPT("request_timeout=%lf", request_timeout),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
@@ -72,9 +75,11 @@ static void print_usage(const char *prog)
 	       "    -o entry_timeout=S     names of jobs, pods, nodes cached S seconds (%g)\n"
 	       "    -o static_timeout=S    the fixed skeleton cached S seconds (%g)\n"
 	       "    -o log_wait=MS         open() of a log waits MS ms for its first bytes (%d)\n"
+	       "    -o request_timeout=S   an API request, retries included, gives up after S\n"
+	       "                           seconds: submit and rmdir then fail with EIO (%g)\n"
 	       "\n",
 	       prog, FS_ATTR_TIMEOUT_DEFAULT, FS_ENTRY_TIMEOUT_DEFAULT, FS_STATIC_TIMEOUT_DEFAULT,
-	       FS_LOG_WAIT_MS_DEFAULT);
+	       FS_LOG_WAIT_MS_DEFAULT, K8S_REQUEST_TIMEOUT_MS_DEFAULT / 1000.0);
 }
 
 static int check_timeout(const char *name, double v)
@@ -91,6 +96,7 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	memset(o, 0, sizeof(*o));
 	o->attr_timeout = o->entry_timeout = o->static_timeout = -1;
 	o->log_wait_ms = -1;
+	o->request_timeout = -1;
 	o->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&o->args, o, OPTS, opt_proc) != 0)
 		return -1;     /* fuse_opt printed why */
@@ -116,8 +122,13 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	}
 	if (check_timeout("attr_timeout", o->attr_timeout) ||
 	    check_timeout("entry_timeout", o->entry_timeout) ||
-	    check_timeout("static_timeout", o->static_timeout))
+	    check_timeout("static_timeout", o->static_timeout) ||
+	    check_timeout("request_timeout", o->request_timeout))
 		return -1;
+	if (o->request_timeout == 0) {
+		fprintf(stderr, "arenafs: request_timeout must be more than 0 seconds\n");
+		return -1;
+	}
 	if (o->log_wait_ms < -1 || o->log_wait_ms > 600000) {
 		fprintf(stderr, "arenafs: log_wait must be between 0 and 600000 ms\n");
 		return -1;
@@ -146,6 +157,13 @@ void options_fs(const struct mount_options *o, struct fs_options *out)
 		out->log_wait_ms = o->log_wait_ms;
 	out->readonly = o->readonly;
 	out->allow_other = o->allow_other;
+}
+
+void options_client(const struct mount_options *o, struct k8s_client_options *out)
+{
+	memset(out, 0, sizeof(*out));   /* zero: the client's defaults */
+	if (o->request_timeout > 0)
+		out->request_timeout_ms = (int)(o->request_timeout * 1000);
 }
 
 int options_add_mount_names(struct mount_options *o, const char *context)

@@ -28,6 +28,7 @@ struct mount_options {
 	double entry_timeout;
 	double static_timeout;
 	int log_wait_ms;
+	double request_timeout;      /* seconds; -1: the client's default */
 	/* libfuse options arenafs needs to know of (they are passed on too) */
 	int allow_other;
 	int default_permissions;
@@ -45,6 +46,8 @@ struct mount_options {
 int options_parse(int argc, char **argv, struct mount_options *o);
 /* The fs/ options the command line asked for. */
 void options_fs(const struct mount_options *o, struct fs_options *out);
+/* The API client's options the command line asked for. */
+void options_client(const struct mount_options *o, struct k8s_client_options *out);
 /* Adds subtype=arenafs, fsname=arenafs:CONTEXT (unless given) and ro for readonly. */
 int options_add_mount_names(struct mount_options *o, const char *context);
 void options_free(struct mount_options *o);

@@ -61,6 +61,21 @@ def test_fail_next(c):
     assert r.returncode == 0, "kubectl got through once the failures were used up"
 
 
+def test_fail_next_matching_fails_only_the_requests_it_names(c):
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s1"},
+           "spec": {"ports": [{"port": 80}]}}
+    c.fault(fail_next=1, code=500,
+            match=r"^POST /api/v1/namespaces/default/services\?(?!.*dryRun)")
+    assert c.api("GET", "/api/v1/namespaces/default/services")[0] == 200
+    assert c.api("POST", "/api/v1/namespaces/default/services?dryRun=All", svc)[0] == 201
+    status, body = c.api("POST", "/api/v1/namespaces/default/services?fieldValidation=Strict",
+                         svc)
+    assert (status, body["reason"]) == (500, "InternalError"), body
+    assert c.api("POST", "/api/v1/namespaces/default/services", svc)[0] == 201
+    status, body = c.api("POST", "/_sim/fault", {"fail_next": 1, "match": "("})
+    assert status == 400 and "match" in body["error"]
+
+
 def test_delay(c):
     c.fault(delay_ms=400)
     t = time.monotonic()

@@ -23,6 +23,7 @@ Control endpoints under /_sim/ need no credentials and are not counted.
 
 import collections
 import json
+import re
 import socket
 import ssl
 import sys
@@ -44,11 +45,13 @@ class Faults:
     def reset(self):
         self.fail_next = 0
         self.fail_code = 500
+        self.fail_match = None          # a compiled regex over "METHOD /path?query", or None
         self.delay_ms = 0
 
-    def take_failure(self):
+    def take_failure(self, request_line):
         with self.lock:
-            if self.fail_next > 0:
+            if self.fail_next > 0 and (self.fail_match is None
+                                       or self.fail_match.search(request_line)):
                 self.fail_next -= 1
                 return self.fail_code
         return None
@@ -402,7 +405,7 @@ class Sim:
             delay = self.faults.delay_ms
             if delay:
                 time.sleep(delay / 1000.0)
-            code = self.faults.take_failure()
+            code = self.faults.take_failure(h.command + " " + h.path)
             if code is not None:
                 self.stats.count("fault " + h.command)
                 req.body()
@@ -488,8 +491,8 @@ class Sim:
             pass
 
     def fault(self, h, body):
-        known = {"fail_next", "code", "drop_watches", "delay_ms", "compact", "down_seconds",
-                 "reset"}
+        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact",
+                 "down_seconds", "reset"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -498,9 +501,14 @@ class Sim:
                 self.faults.reset()
             self.stats.reset()
         if "fail_next" in body:
+            try:
+                match = re.compile(body["match"]) if body.get("match") else None
+            except re.error as e:
+                return h.send_json(400, {"error": "match: %s" % e})
             with self.faults.lock:
                 self.faults.fail_next = int(body["fail_next"])
                 self.faults.fail_code = int(body.get("code", 500))
+                self.faults.fail_match = match
         if "delay_ms" in body:
             self.faults.delay_ms = int(body["delay_ms"])
         if body.get("compact"):

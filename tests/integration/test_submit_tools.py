@@ -1,0 +1,290 @@
+"""Launching and deleting jobs with the tools people already use (issue 5):
+cp -r, cp, cp -a, install, rsync, shell redirection and the two ways editors
+save, each making a job that kubectl then shows; rmdir and rm -r deleting a job
+and what it owns; rm -r of a staging entry leaving the job alone; readonly
+mounts refusing both. The objects' fields per job type are checked in
+test_submit_objects.py, the failures in test_submit_errors.py."""
+
+import errno
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from helpers import wait_until
+import tree_expect as te
+
+SIM_ENV = 'env: {SIM_START_SECONDS: "1", SIM_RUN_SECONDS: "3", SIM_LOG_LINES_PER_SECOND: "4"}\n'
+
+
+def spec(name=None, workers=1, gpus=1, tensorboard=False, extra=""):
+    text = ("type: tfjob\n"
+            "image: tensorflow/tensorflow:2.15.0-gpu\n"
+            "command: python train.py --epochs 1\n"
+            "gpus: %d\nworkers: %d\n" % (gpus, workers) + SIM_ENV + extra)
+    if name:
+        text = "name: %s\n" % name + text
+    if tensorboard:
+        text += "tensorboard: true\n"
+    return text
+
+
+@pytest.fixture(scope="module")
+def env(kubesim_module, arenafs_module):
+    c = kubesim_module("--nodes", "3", "--gpus", "8", "--speed", "4")
+    return c, arenafs_module(c)
+
+
+def listdir(path):
+    return sorted(os.listdir(path))
+
+
+def run(*cmd, **kw):
+    return subprocess.run([str(a) for a in cmd], capture_output=True, text=True, timeout=120,
+                          **kw)
+
+
+def assert_launched(c, m, name, entry=None, workers=1):
+    """The job exists in kubectl and in jobs/ the moment the copy returned, and the
+    staging entry says submitted."""
+    assert os.path.isdir(m.path("jobs", name)), listdir(m.path("jobs"))
+    job = c.kubectl_json("get", "tfjob", name)
+    replicas = job["spec"]["tfReplicaSpecs"]
+    # Arena's standalone mode: one worker and no PS is a single Chief (docs/spec.md)
+    role = replicas["Chief"] if workers == 1 else replicas["Worker"]
+    assert role["replicas"] == (1 if workers == 1 else workers)
+    ctr = role["template"]["spec"]["containers"][0]
+    assert ctr["image"] == "tensorflow/tensorflow:2.15.0-gpu"
+    assert ctr["resources"]["limits"]["nvidia.com/gpu"] in (1, "1")
+    entry = entry or name
+    assert m.read("submit", entry, "status") == "submitted\n"
+    assert not os.path.exists(m.path("submit", entry, "error"))
+    return job
+
+
+def test_cp_r_directory_launches_the_job_and_it_runs_to_succeeded(env, tmp_path):
+    c, m = env
+    src = tmp_path / "mnist"
+    src.mkdir()
+    (src / "spec.yaml").write_text(spec(workers=2))
+    (src / "notes.txt").write_text("what this run is for\n")
+    r = run("cp", "-r", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "mnist", workers=2)
+    # the copy is all there: the spec as written, the other file kept, the outcome
+    assert listdir(m.path("submit", "mnist")) == ["notes.txt", "spec.yaml", "status"]
+    assert m.read("submit", "mnist", "spec.yaml") == spec(workers=2)
+    assert m.read("submit", "mnist", "notes.txt") == "what this run is for\n"
+    wait_until(lambda: m.read("jobs", "mnist", "status") == "SUCCEEDED\n", timeout=90,
+               message="mnist to run to SUCCEEDED in the tree")
+    job = c.kubectl_json("get", "tfjob", "mnist")
+    assert te.job_status(job, te.pods_of_job(job, te.pods(c))) == "SUCCEEDED"
+
+
+def test_cp_of_one_file_names_the_job_after_the_file(env, tmp_path):
+    c, m = env
+    src = tmp_path / "single.yaml"
+    src.write_text(spec())
+    r = run("cp", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "single")
+    # the file stays where cp put it; its outcome has a directory of its own
+    assert m.read("submit", "single.yaml") == spec()
+    assert listdir(m.path("submit", "single")) == ["status"]
+
+
+def test_spec_name_wins_over_the_file_name(env, tmp_path):
+    c, m = env
+    src = tmp_path / "whatever.yml"
+    src.write_text(spec(name="named-in-spec"))
+    r = run("cp", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "named-in-spec", entry="whatever")
+
+
+def test_shell_redirection_launches_the_job(env):
+    c, m = env
+    r = run("sh", "-c", 'cat > "$1"', "sh", m.path("submit", "redirected.yaml"),
+            input=spec())
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "redirected")
+
+
+def test_cp_a_and_install_keep_mode_and_times(env, tmp_path):
+    c, m = env
+    src = tmp_path / "preserved"
+    src.mkdir()
+    (src / "spec.yaml").write_text(spec())
+    os.chmod(src / "spec.yaml", 0o640)
+    os.utime(src / "spec.yaml", (1_700_000_000, 1_700_000_000))
+    r = run("cp", "-a", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "preserved")
+    st = os.stat(m.path("submit", "preserved", "spec.yaml"))
+    assert stat.S_IMODE(st.st_mode) == 0o640
+    assert int(st.st_mtime) == 1_700_000_000
+
+    (tmp_path / "installed.yaml").write_text(spec())
+    r = run("install", "-m", "600", tmp_path / "installed.yaml", m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "installed")
+    assert stat.S_IMODE(os.stat(m.path("submit", "installed.yaml")).st_mode) == 0o600
+
+
+def test_rsync_launches_the_job_through_its_temporary_file(env, tmp_path):
+    c, m = env
+    src = tmp_path / "synced"
+    src.mkdir()
+    (src / "spec.yaml").write_text(spec())
+    r = run("rsync", "-a", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "synced")
+    # rsync wrote .spec.yaml.XXXXXX and renamed it: nothing of that is left
+    assert listdir(m.path("submit", "synced")) == ["spec.yaml", "status"]
+
+
+def test_editor_saving_by_rename_launches_the_job(env):
+    """gedit, VS Code's atomic save, emacs: write a temporary file, rename it over."""
+    c, m = env
+    tmp = m.path("submit", ".saved.yaml.swp")
+    with open(tmp, "w") as f:
+        f.write(spec())
+    assert not os.path.exists(m.path("jobs", "saved")), "a temporary file is never a spec"
+    os.rename(tmp, m.path("submit", "saved.yaml"))
+    assert_launched(c, m, "saved")
+    assert listdir(m.path("submit")).count(".saved.yaml.swp") == 0
+
+
+def test_fixing_a_failed_spec_in_place_launches_it(env):
+    """vim's way: keep a backup by renaming, write the file anew."""
+    c, m = env
+    path = m.path("submit", "fixed.yaml")
+    f = open(path, "w")
+    f.write(spec().replace("gpus: 1", "gpus: one"))
+    with pytest.raises(OSError) as e:
+        f.close()
+    assert e.value.errno == errno.EINVAL
+    assert m.read("submit", "fixed", "status") == "failed\n"
+    assert "gpus" in m.read("submit", "fixed", "error")
+    os.rename(path, path + "~")
+    with open(path, "w") as f:
+        f.write(spec())
+    assert_launched(c, m, "fixed")
+    os.unlink(path + "~")
+
+
+def test_tensorboard_url_appears_for_a_job_that_asked_for_one(env, tmp_path):
+    c, m = env
+    (tmp_path / "boarded.yaml").write_text(spec(tensorboard=True))
+    assert run("cp", tmp_path / "boarded.yaml", m.path("submit")).returncode == 0
+    assert_launched(c, m, "boarded")
+
+    def agrees():
+        job = c.kubectl_json("get", "tfjob", "boarded")
+        url = te.tensorboard_url(job, c.kubectl_json("get", "services")["items"],
+                                 c.kubectl_json("get", "nodes")["items"])
+        return url and m.read("jobs", "boarded", "tensorboard_url") == url + "\n"
+    wait_until(agrees, timeout=30, message="tensorboard_url to agree with kubectl")
+
+
+def test_rm_r_of_a_staging_entry_leaves_the_job(env, tmp_path):
+    c, m = env
+    (tmp_path / "kept.yaml").write_text(spec())
+    assert run("cp", tmp_path / "kept.yaml", m.path("submit")).returncode == 0
+    assert_launched(c, m, "kept")
+    r = run("rm", "-r", m.path("submit", "kept"), m.path("submit", "kept.yaml"))
+    assert r.returncode == 0, r.stderr
+    assert "kept" not in listdir(m.path("submit"))
+    assert "kept.yaml" not in listdir(m.path("submit"))
+    assert c.kubectl_json("get", "tfjob", "kept")["metadata"]["name"] == "kept"
+    assert os.path.isdir(m.path("jobs", "kept"))
+
+
+def gone_from_cluster(c, *names):
+    """None of the kind/name pairs exists any more."""
+    out = c.kubectl("get", *names, "--ignore-not-found", "-o", "name").stdout
+    return out.strip() == ""
+
+
+def test_rmdir_deletes_the_job_and_everything_it_owns(env, tmp_path):
+    c, m = env
+    (tmp_path / "doomed.yaml").write_text(spec(tensorboard=True, workers=2))
+    assert run("cp", tmp_path / "doomed.yaml", m.path("submit")).returncode == 0
+    assert_launched(c, m, "doomed", workers=2)
+    wait_until(lambda: len(te.pods_of_job(c.kubectl_json("get", "tfjob", "doomed"),
+                                          te.pods(c))) >= 2,
+               message="doomed's pods to be made")
+    c.kubectl("get", "deployment/doomed-tensorboard", "service/doomed-tensorboard")
+    os.rmdir(m.path("jobs", "doomed"))
+    # gone from the tree when rmdir returns, gone from the API server
+    assert "doomed" not in listdir(m.path("jobs"))
+    assert gone_from_cluster(c, "tfjob/doomed")
+    # the garbage collector follows the owner references: nothing is orphaned
+    wait_until(lambda: gone_from_cluster(c, "deployment/doomed-tensorboard",
+                                         "service/doomed-tensorboard"),
+               timeout=30, message="the TensorBoard to be collected")
+    wait_until(lambda: not [p for p in te.pods(c)
+                            if te.labels(p).get("training.kubeflow.org/job-name") == "doomed"],
+               timeout=60, message="doomed's pods to be collected")
+    # the spec can be copied back out of the tree to run it again
+    with pytest.raises(FileNotFoundError):
+        os.stat(m.path("jobs", "doomed", "status"))
+
+
+def test_rm_r_of_a_job_directory_deletes_the_job(env, tmp_path):
+    c, m = env
+    (tmp_path / "removed.yaml").write_text(spec())
+    assert run("cp", tmp_path / "removed.yaml", m.path("submit")).returncode == 0
+    assert_launched(c, m, "removed")
+    wait_until(lambda: os.listdir(m.path("jobs", "removed", "instances")),
+               message="removed's instances to be listed")
+    r = run("rm", "-r", m.path("jobs", "removed"))
+    assert r.returncode == 0, r.stderr
+    assert "removed" not in listdir(m.path("jobs"))
+    assert gone_from_cluster(c, "tfjob/removed")
+
+
+def test_unlink_of_one_job_file_changes_nothing(env, tmp_path):
+    c, m = env
+    (tmp_path / "intact.yaml").write_text(spec())
+    assert run("cp", tmp_path / "intact.yaml", m.path("submit")).returncode == 0
+    os.unlink(m.path("jobs", "intact", "status"))     # what rm -r does first
+    assert os.path.exists(m.path("jobs", "intact", "status"))
+    assert c.kubectl_json("get", "tfjob", "intact")["metadata"]["name"] == "intact"
+
+
+def test_spec_yaml_of_a_job_runs_it_again(env, tmp_path):
+    c, m = env
+    (tmp_path / "again.yaml").write_text(spec())
+    assert run("cp", tmp_path / "again.yaml", m.path("submit")).returncode == 0
+    assert_launched(c, m, "again")
+    # the name came from the file: the stored spec carries it, so any file name will do
+    stored = m.read("jobs", "again", "spec.yaml")
+    assert stored == "name: again\n" + spec()
+    shutil.copy(m.path("jobs", "again", "spec.yaml"), tmp_path / "copy.yaml")
+    os.rmdir(m.path("jobs", "again"))
+    r = run("cp", tmp_path / "copy.yaml", m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "again", entry="copy")
+
+
+def test_readonly_mount_refuses_submit_and_delete(kubesim, arenafs, tmp_path):
+    c = kubesim("--nodes", "1", "--gpus", "4")
+    m = arenafs(c, "readonly")
+    (tmp_path / "ro.yaml").write_text(spec())
+    r = run("cp", tmp_path / "ro.yaml", m.path("submit"))
+    assert r.returncode == 1 and "Read-only file system" in r.stderr, r.stderr
+    c.kubectl("create", "-f", "-", input=(
+        '{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "stays"},'
+        ' "spec": {"tfReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec":'
+        ' {"containers": [{"name": "tensorflow", "image": "tf"}]}}}}}}'))
+    wait_until(lambda: os.path.isdir(m.path("jobs", "stays")), message="jobs/stays")
+    with pytest.raises(OSError) as e:
+        os.rmdir(m.path("jobs", "stays"))
+    assert e.value.errno == errno.EROFS
+    r = run("rm", "-rf", m.path("jobs", "stays"))
+    assert r.returncode == 1
+    assert c.kubectl_json("get", "tfjob", "stays")["metadata"]["name"] == "stays"
+    assert listdir(m.path("submit")) == []

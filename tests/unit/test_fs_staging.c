@@ -1,0 +1,997 @@
+/*
+ * Tests of fs/staging.c, the tree behind submit/: names and listings, file bytes
+ * (holes, truncation, the size limits), POSIX's unlinked-but-open files, rmdir and
+ * rename(2)'s rules, which flushed or renamed files are specs (cp, rsync, editors),
+ * and the generated status/error files of each entry.
+ */
+#include "tests/unit/harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "fs/staging.h"
+
+/* renameat2(2)'s flag values, as fs/submit.c passes them on from the kernel. */
+#define RENAME_NOREPLACE_FLAG 1u
+#define RENAME_EXCHANGE_FLAG  2u
+
+static struct staging *new_staging(void)
+{
+	struct staging *st = NULL;
+
+	CHECK_INT_EQ(staging_new(&st), 0);
+	CHECK(st != NULL);
+	return st;
+}
+
+/* mkdir dir/name: its id, 0 when refused. */
+static uint64_t make_dir(struct staging *st, uint64_t dir, const char *name)
+{
+	struct staging_attr a;
+	int err = staging_mkdir(st, dir, name, 0755, &a);
+
+	CHECK_INT_EQ(err, 0);
+	return err ? 0 : a.id;
+}
+
+/* Creates dir/name, writes text (when not NULL) and leaves it open: its id, 0 when refused. */
+static uint64_t open_file(struct staging *st, uint64_t dir, const char *name, const char *text)
+{
+	struct staging_attr a;
+	int err = staging_create(st, dir, name, 0644, true, O_WRONLY, &a);
+
+	CHECK_INT_EQ(err, 0);
+	if (err)
+		return 0;
+	if (text)
+		CHECK_INT_EQ(staging_write(st, a.id, text, strlen(text), 0), (ssize_t)strlen(text));
+	return a.id;
+}
+
+/* As cp does: create, write, close. */
+static uint64_t put_file(struct staging *st, uint64_t dir, const char *name, const char *text)
+{
+	uint64_t id = open_file(st, dir, name, text);
+
+	if (id)
+		staging_release(st, id);
+	return id;
+}
+
+/* The id of dir/name, 0 when lookup fails. */
+static uint64_t id_of(struct staging *st, uint64_t dir, const char *name)
+{
+	struct staging_attr a;
+
+	return staging_lookup(st, dir, name, &a) == 0 ? a.id : 0;
+}
+
+/* The whole text of a file (NUL-terminated, at most size - 1 bytes): its length or -errno. */
+static ssize_t read_text(struct staging *st, uint64_t id, char *buf, size_t size)
+{
+	ssize_t got = staging_read(st, id, buf, size - 1, 0);
+
+	buf[got > 0 ? got : 0] = '\0';
+	return got;
+}
+
+static struct timespec clock_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t;
+}
+
+static int ts_cmp(struct timespec a, struct timespec b)
+{
+	if (a.tv_sec != b.tv_sec)
+		return a.tv_sec < b.tv_sec ? -1 : 1;
+	if (a.tv_nsec != b.tv_nsec)
+		return a.tv_nsec < b.tv_nsec ? -1 : 1;
+	return 0;
+}
+
+/* ---- names, lookup and listing ---- */
+
+TEST(fs_staging_list_is_sorted_by_name)
+{
+	struct staging *st = new_staging();
+	uint64_t zeta = put_file(st, STAGING_ROOT, "zeta.yaml", "a");
+	uint64_t mid = make_dir(st, STAGING_ROOT, "mid");
+	uint64_t alpha = put_file(st, STAGING_ROOT, "alpha", "b");
+	uint64_t upper = make_dir(st, STAGING_ROOT, "Beta");
+	struct staging_entry *e;
+	size_t n;
+
+	CHECK_INT_EQ(staging_list(st, STAGING_ROOT, &e, &n), 0);
+	CHECK_INT_EQ(n, 4);
+	if (n == 4) {
+		CHECK_STR_EQ(e[0].name, "Beta");
+		CHECK_INT_EQ(e[0].id, upper);
+		CHECK(e[0].dir);
+		CHECK_STR_EQ(e[1].name, "alpha");
+		CHECK_INT_EQ(e[1].id, alpha);
+		CHECK(!e[1].dir);
+		CHECK_STR_EQ(e[2].name, "mid");
+		CHECK_INT_EQ(e[2].id, mid);
+		CHECK(e[2].dir);
+		CHECK_STR_EQ(e[3].name, "zeta.yaml");
+		CHECK_INT_EQ(e[3].id, zeta);
+	}
+	staging_list_free(e, n);
+
+	/* a renamed node takes its place in the order */
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "zeta.yaml", STAGING_ROOT, "a0", 0), 0);
+	CHECK_INT_EQ(staging_list(st, STAGING_ROOT, &e, &n), 0);
+	CHECK_INT_EQ(n, 4);
+	if (n == 4) {
+		CHECK_STR_EQ(e[1].name, "a0");
+		CHECK_INT_EQ(e[1].id, zeta);
+		CHECK_STR_EQ(e[2].name, "alpha");
+	}
+	staging_list_free(e, n);
+
+	CHECK_INT_EQ(staging_list(st, mid, &e, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	staging_list_free(e, n);
+	staging_free(st);
+}
+
+TEST(fs_staging_existing_name_is_eexist)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t dir = make_dir(st, STAGING_ROOT, "mnist");
+
+	put_file(st, STAGING_ROOT, "mnist.yaml", "x");
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, "mnist", 0755, &a), -EEXIST);
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, "mnist.yaml", 0755, &a), -EEXIST);
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "mnist.yaml", 0644, true, O_WRONLY, &a),
+	             -EEXIST);
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "mnist", 0644, true, O_WRONLY, &a), -EEXIST);
+	/* open(O_CREAT) without O_EXCL of a directory */
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "mnist", 0644, false, O_WRONLY, &a), -EISDIR);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "mnist"), dir);
+	staging_free(st);
+}
+
+TEST(fs_staging_missing_name_or_removed_dir_is_enoent)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	struct staging_entry *e;
+	size_t n;
+	uint64_t gone = make_dir(st, STAGING_ROOT, "gone");
+
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "nothing", &a), -ENOENT);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "gone"), 0);
+	CHECK_INT_EQ(staging_lookup(st, gone, "x", &a), -ENOENT);
+	CHECK_INT_EQ(staging_getattr(st, gone, &a), -ENOENT);
+	CHECK_INT_EQ(staging_list(st, gone, &e, &n), -ENOENT);
+	CHECK_INT_EQ(staging_mkdir(st, gone, "x", 0755, &a), -ENOENT);
+	CHECK_INT_EQ(staging_create(st, gone, "x", 0644, true, O_WRONLY, &a), -ENOENT);
+	CHECK_INT_EQ(staging_unlink(st, STAGING_ROOT, "nothing"), -ENOENT);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "nothing"), -ENOENT);
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "nothing", STAGING_ROOT, "x", 0), -ENOENT);
+	CHECK_INT_EQ(staging_getattr(st, 999999, &a), -ENOENT);
+	staging_free(st);
+}
+
+TEST(fs_staging_file_used_as_directory_is_enotdir)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	struct staging_entry *e;
+	size_t n;
+	uint64_t file = put_file(st, STAGING_ROOT, "notes.txt", "x");
+
+	CHECK_INT_EQ(staging_lookup(st, file, "x", &a), -ENOTDIR);
+	CHECK_INT_EQ(staging_list(st, file, &e, &n), -ENOTDIR);
+	CHECK_INT_EQ(staging_mkdir(st, file, "x", 0755, &a), -ENOTDIR);
+	CHECK_INT_EQ(staging_create(st, file, "x", 0644, true, O_WRONLY, &a), -ENOTDIR);
+	staging_free(st);
+}
+
+TEST(fs_staging_name_of_256_chars_is_enametoolong)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	char name[257];
+
+	memset(name, 'n', 256);
+	name[256] = '\0';
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, name, 0755, &a), -ENAMETOOLONG);
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, name, 0644, true, O_WRONLY, &a),
+	             -ENAMETOOLONG);
+	put_file(st, STAGING_ROOT, "short", "x");
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "short", STAGING_ROOT, name, 0),
+	             -ENAMETOOLONG);
+	/* NAME_MAX itself is fine */
+	name[255] = '\0';
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, name, 0755, &a), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, name), a.id);
+	staging_free(st);
+}
+
+TEST(fs_staging_status_and_error_refused_only_in_entry_directories)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t entry = make_dir(st, STAGING_ROOT, "mnist");
+	uint64_t deeper;
+
+	/* submit/NAME/status and submit/NAME/error are arenafs's */
+	CHECK_INT_EQ(staging_create(st, entry, STAGING_STATUS, 0644, true, O_WRONLY, &a), -EACCES);
+	CHECK_INT_EQ(staging_create(st, entry, STAGING_ERROR, 0644, false, O_WRONLY, &a), -EACCES);
+	CHECK_INT_EQ(staging_mkdir(st, entry, STAGING_STATUS, 0755, &a), -EACCES);
+	CHECK_INT_EQ(staging_mkdir(st, entry, STAGING_ERROR, 0755, &a), -EACCES);
+	put_file(st, entry, "notes", "x");
+	CHECK_INT_EQ(staging_rename(st, entry, "notes", entry, STAGING_STATUS, 0), -EACCES);
+	CHECK_INT_EQ(id_of(st, entry, STAGING_STATUS), 0);
+
+	/* at the root and deeper they are ordinary names */
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, STAGING_STATUS, 0755, &a), 0);
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, STAGING_ERROR, 0644, true, O_WRONLY, &a), 0);
+	staging_release(st, a.id);
+	deeper = make_dir(st, entry, "data");
+	CHECK_INT_EQ(staging_create(st, deeper, STAGING_STATUS, 0644, true, O_WRONLY, &a), 0);
+	CHECK(!a.generated);
+	staging_release(st, a.id);
+	CHECK_INT_EQ(staging_mkdir(st, deeper, STAGING_ERROR, 0755, &a), 0);
+	staging_free(st);
+}
+
+/* ---- file bytes ---- */
+
+TEST(fs_staging_write_at_offset_leaves_a_hole_of_zeros)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t id = open_file(st, STAGING_ROOT, "f", NULL);
+	char buf[64];
+
+	CHECK_INT_EQ(staging_write(st, id, "abc", 3, 0), 3);
+	CHECK_INT_EQ(staging_write(st, id, "xyz", 3, 10), 3);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.size, 13);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 0), 13);
+	CHECK(memcmp(buf, "abc\0\0\0\0\0\0\0xyz", 13) == 0);
+	/* overwrite in the middle, read from an offset, read past the end */
+	CHECK_INT_EQ(staging_write(st, id, "MM", 2, 4), 2);
+	CHECK_INT_EQ(staging_read(st, id, buf, 4, 3), 4);
+	CHECK(memcmp(buf, "\0MM\0", 4) == 0);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 11), 2);
+	CHECK(memcmp(buf, "yz", 2) == 0);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 13), 0);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 1000), 0);
+	staging_release(st, id);
+	staging_free(st);
+}
+
+TEST(fs_staging_setattr_size_truncates_and_extends_with_zeros)
+{
+	struct staging *st = new_staging();
+	struct staging_set set = {.size_set = true, .size = 5};
+	struct staging_attr a;
+	uint64_t id = put_file(st, STAGING_ROOT, "f", "hello world");
+	char buf[64];
+
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), 0);
+	CHECK_INT_EQ(a.size, 5);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 5);
+	CHECK_STR_EQ(buf, "hello");
+	/* growing again shows zeros, not the old " world" */
+	set.size = 8;
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), 0);
+	CHECK_INT_EQ(a.size, 8);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 0), 8);
+	CHECK(memcmp(buf, "hello\0\0\0", 8) == 0);
+	set.size = 0;
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), 0);
+	CHECK_INT_EQ(a.size, 0);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 0), 0);
+	staging_free(st);
+}
+
+TEST(fs_staging_create_with_o_trunc_empties_an_existing_file)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t id = put_file(st, STAGING_ROOT, "mnist.yaml", "old text");
+	char buf[64];
+
+	/* open(O_CREAT) without O_TRUNC keeps the bytes */
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "mnist.yaml", 0644, false, O_WRONLY, &a), 0);
+	CHECK_INT_EQ(a.id, id);
+	CHECK_INT_EQ(a.size, 8);
+	staging_release(st, id);
+	/* the shell's > */
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "mnist.yaml", 0644, false,
+	                            O_WRONLY | O_CREAT | O_TRUNC, &a),
+	             0);
+	CHECK_INT_EQ(a.id, id);
+	CHECK_INT_EQ(a.size, 0);
+	CHECK_INT_EQ(staging_write(st, id, "new", 3, 0), 3);
+	staging_release(st, id);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 3);
+	CHECK_STR_EQ(buf, "new");
+	staging_free(st);
+}
+
+TEST(fs_staging_file_past_file_max_is_efbig)
+{
+	struct staging *st = new_staging();
+	struct staging_set set = {.size_set = true, .size = (uint64_t)STAGING_FILE_MAX + 1};
+	struct staging_attr a;
+	uint64_t id = open_file(st, STAGING_ROOT, "big", NULL);
+
+	CHECK_INT_EQ(staging_write(st, id, "ab", 2, STAGING_FILE_MAX - 1), -EFBIG);
+	CHECK_INT_EQ(staging_write(st, id, "a", 1, STAGING_FILE_MAX), -EFBIG);
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), -EFBIG);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.size, 0);
+	/* up to the limit itself is fine */
+	CHECK_INT_EQ(staging_write(st, id, "a", 1, STAGING_FILE_MAX - 1), 1);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.size, STAGING_FILE_MAX);
+	staging_release(st, id);
+	staging_free(st);
+}
+
+TEST(fs_staging_all_files_together_past_bytes_max_is_enospc)
+{
+	struct staging *st = new_staging();
+	enum { FULL = STAGING_BYTES_MAX / STAGING_FILE_MAX };
+	char *block = calloc(1, STAGING_FILE_MAX);
+	char name[32];
+	uint64_t id = 0;
+
+	CHECK(block != NULL);
+	for (int i = 0; block && i < FULL; i++) {
+		snprintf(name, sizeof(name), "f%03d", i);
+		id = open_file(st, STAGING_ROOT, name, NULL);
+		CHECK_INT_EQ(staging_write(st, id, block, STAGING_FILE_MAX, 0), STAGING_FILE_MAX);
+		staging_release(st, id);
+	}
+	id = open_file(st, STAGING_ROOT, "one-more", NULL);
+	CHECK_INT_EQ(staging_write(st, id, "x", 1, 0), -ENOSPC);
+	/* removing a file gives its bytes back */
+	CHECK_INT_EQ(staging_unlink(st, STAGING_ROOT, "f000"), 0);
+	CHECK_INT_EQ(staging_write(st, id, "x", 1, 0), 1);
+	staging_release(st, id);
+	free(block);
+	staging_free(st);
+}
+
+TEST(fs_staging_chmod_and_utimens_are_stored)
+{
+	struct staging *st = new_staging();
+	struct staging_set set = {.mode_set = true, .mode = S_IFREG | 0600};
+	struct staging_attr a;
+	uint64_t id = put_file(st, STAGING_ROOT, "f", "x");
+	uint64_t dir = make_dir(st, STAGING_ROOT, "d");
+	struct timespec before, after;
+
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), 0);
+	CHECK_INT_EQ(a.mode, 0600);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.mode, 0600);
+	set.mode = 0700;
+	CHECK_INT_EQ(staging_setattr(st, dir, &set, &a), 0);
+	CHECK_INT_EQ(a.mode, 0700);
+	CHECK(a.dir);
+
+	/* touch -d: explicit times; touch: UTIME_NOW */
+	memset(&set, 0, sizeof(set));
+	set.atime_set = set.mtime_set = true;
+	set.atime = (struct timespec){.tv_sec = 1000, .tv_nsec = 5};
+	set.mtime = (struct timespec){.tv_sec = 2000, .tv_nsec = 7};
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), 0);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.atime.tv_sec, 1000);
+	CHECK_INT_EQ(a.atime.tv_nsec, 5);
+	CHECK_INT_EQ(a.mtime.tv_sec, 2000);
+	CHECK_INT_EQ(a.mtime.tv_nsec, 7);
+	CHECK_INT_EQ(a.mode, 0600);
+	CHECK_INT_EQ(a.size, 1);
+
+	set.atime_set = false;
+	set.mtime.tv_nsec = UTIME_NOW;
+	before = clock_now();
+	CHECK_INT_EQ(staging_setattr(st, id, &set, &a), 0);
+	after = clock_now();
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK(ts_cmp(a.mtime, before) >= 0);
+	CHECK(ts_cmp(a.mtime, after) <= 0);
+	CHECK_INT_EQ(a.atime.tv_sec, 1000);
+	staging_free(st);
+}
+
+/* ---- unlinked but open ---- */
+
+TEST(fs_staging_unlinked_open_file_lives_until_release)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	struct staging_entry *e;
+	struct staging_submission sub;
+	size_t n;
+	uint64_t id = open_file(st, STAGING_ROOT, "mnist.yaml", "kind: TFJob\n");
+	char buf[64];
+
+	CHECK_INT_EQ(staging_unlink(st, STAGING_ROOT, "mnist.yaml"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "mnist.yaml", &a), -ENOENT);
+	CHECK_INT_EQ(staging_list(st, STAGING_ROOT, &e, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	staging_list_free(e, n);
+
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.nlink, 0);
+	CHECK_INT_EQ(a.size, 12);
+	CHECK_INT_EQ(staging_write(st, id, "more\n", 5, 12), 5);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 17);
+	CHECK_STR_EQ(buf, "kind: TFJob\nmore\n");
+	/* a second open keeps it too */
+	CHECK_INT_EQ(staging_open(st, id, O_RDONLY), 0);
+	/* no longer linked: not a spec any more */
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 0);
+	staging_submission_clear(&sub);
+
+	staging_release(st, id);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	staging_release(st, id);
+	CHECK_INT_EQ(staging_getattr(st, id, &a), -ENOENT);
+	CHECK_INT_EQ(staging_read(st, id, buf, sizeof(buf), 0), -ENOENT);
+	CHECK_INT_EQ(staging_write(st, id, "x", 1, 0), -ENOENT);
+	CHECK_INT_EQ(staging_open(st, id, O_RDONLY), -ENOENT);
+	/* the name is free again, under a new id */
+	CHECK(put_file(st, STAGING_ROOT, "mnist.yaml", "y") != id);
+	staging_free(st);
+}
+
+/* ---- rmdir ---- */
+
+TEST(fs_staging_rmdir_of_a_directory_with_a_user_file_is_enotempty)
+{
+	struct staging *st = new_staging();
+	uint64_t dir = make_dir(st, STAGING_ROOT, "mnist");
+	uint64_t sub = make_dir(st, STAGING_ROOT, "other");
+
+	put_file(st, dir, "spec.yaml", "x");
+	make_dir(st, sub, "inner");
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "mnist"), -ENOTEMPTY);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "other"), -ENOTEMPTY);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "mnist"), dir);
+	/* rm and rmdir keep to their kinds */
+	CHECK_INT_EQ(staging_rmdir(st, dir, "spec.yaml"), -ENOTDIR);
+	CHECK_INT_EQ(staging_unlink(st, STAGING_ROOT, "mnist"), -EISDIR);
+	/* rm -r: the files, then the directory */
+	CHECK_INT_EQ(staging_unlink(st, dir, "spec.yaml"), 0);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "mnist"), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "mnist"), 0);
+	staging_free(st);
+}
+
+TEST(fs_staging_rmdir_removes_an_entry_holding_only_status_and_error)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t dir = make_dir(st, STAGING_ROOT, "mnist");
+	uint64_t status, error;
+
+	put_file(st, dir, "spec.yaml", "x");
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "no such image"), 0);
+	status = id_of(st, dir, STAGING_STATUS);
+	error = id_of(st, dir, STAGING_ERROR);
+	CHECK(status != 0);
+	CHECK(error != 0);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "mnist"), -ENOTEMPTY);
+	CHECK_INT_EQ(staging_unlink(st, dir, "spec.yaml"), 0);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "mnist"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "mnist", &a), -ENOENT);
+	CHECK_INT_EQ(staging_getattr(st, dir, &a), -ENOENT);
+	CHECK_INT_EQ(staging_getattr(st, status, &a), -ENOENT);
+	CHECK_INT_EQ(staging_getattr(st, error, &a), -ENOENT);
+	staging_free(st);
+}
+
+/* ---- rename ---- */
+
+TEST(fs_staging_rename_within_a_directory_keeps_the_id)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t id = put_file(st, STAGING_ROOT, "a.txt", "text");
+	char buf[16];
+
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "a.txt", STAGING_ROOT, "b.txt", 0), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "a.txt", &a), -ENOENT);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "b.txt", &a), 0);
+	CHECK_INT_EQ(a.id, id);
+	CHECK_INT_EQ(a.nlink, 1);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 4);
+	CHECK_STR_EQ(buf, "text");
+	/* onto itself: nothing happens */
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "b.txt", STAGING_ROOT, "b.txt", 0), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "b.txt"), id);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_across_directories_keeps_the_id)
+{
+	struct staging *st = new_staging();
+	uint64_t from = make_dir(st, STAGING_ROOT, "from");
+	uint64_t to = make_dir(st, STAGING_ROOT, "to");
+	uint64_t file = put_file(st, from, "f", "x");
+	uint64_t dir = make_dir(st, from, "d");
+	uint64_t inner = put_file(st, dir, "inner", "y");
+
+	CHECK_INT_EQ(staging_rename(st, from, "f", to, "g", 0), 0);
+	CHECK_INT_EQ(id_of(st, from, "f"), 0);
+	CHECK_INT_EQ(id_of(st, to, "g"), file);
+	/* a directory moves with what it holds */
+	CHECK_INT_EQ(staging_rename(st, from, "d", STAGING_ROOT, "d", 0), 0);
+	CHECK_INT_EQ(id_of(st, from, "d"), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "d"), dir);
+	CHECK_INT_EQ(id_of(st, dir, "inner"), inner);
+	/* and its old parent may now go */
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "from"), 0);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_replaces_a_file)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t src = put_file(st, STAGING_ROOT, ".mnist.yaml.tmp", "new");
+	uint64_t dst = put_file(st, STAGING_ROOT, "mnist.yaml", "old");
+	char buf[16];
+
+	CHECK_INT_EQ(
+	    staging_rename(st, STAGING_ROOT, ".mnist.yaml.tmp", STAGING_ROOT, "mnist.yaml", 0), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "mnist.yaml"), src);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, ".mnist.yaml.tmp"), 0);
+	CHECK_INT_EQ(staging_getattr(st, dst, &a), -ENOENT);
+	CHECK_INT_EQ(read_text(st, src, buf, sizeof(buf)), 3);
+	CHECK_STR_EQ(buf, "new");
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_noreplace_onto_an_existing_name_is_eexist)
+{
+	struct staging *st = new_staging();
+	uint64_t a = put_file(st, STAGING_ROOT, "a", "1");
+	uint64_t b = put_file(st, STAGING_ROOT, "b", "2");
+
+	CHECK_INT_EQ(
+	    staging_rename(st, STAGING_ROOT, "a", STAGING_ROOT, "b", RENAME_NOREPLACE_FLAG),
+	    -EEXIST);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "a"), a);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "b"), b);
+	CHECK_INT_EQ(
+	    staging_rename(st, STAGING_ROOT, "a", STAGING_ROOT, "c", RENAME_NOREPLACE_FLAG), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "c"), a);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_exchange_is_einval)
+{
+	struct staging *st = new_staging();
+	uint64_t a = put_file(st, STAGING_ROOT, "a", "1");
+	uint64_t b = put_file(st, STAGING_ROOT, "b", "2");
+
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "a", STAGING_ROOT, "b", RENAME_EXCHANGE_FLAG),
+	             -EINVAL);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "a"), a);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "b"), b);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_directory_into_its_own_subtree_is_einval)
+{
+	struct staging *st = new_staging();
+	uint64_t top = make_dir(st, STAGING_ROOT, "a");
+	uint64_t mid = make_dir(st, top, "b");
+
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "a", mid, "a", 0), -EINVAL);
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "a", top, "x", 0), -EINVAL);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "a"), top);
+	CHECK_INT_EQ(id_of(st, top, "b"), mid);
+	CHECK_INT_EQ(id_of(st, mid, "a"), 0);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_file_over_directory_is_eisdir)
+{
+	struct staging *st = new_staging();
+	uint64_t dir = make_dir(st, STAGING_ROOT, "d");
+	uint64_t file = put_file(st, STAGING_ROOT, "f", "x");
+
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "f", STAGING_ROOT, "d", 0), -EISDIR);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "d"), dir);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "f"), file);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_directory_over_file_is_enotdir)
+{
+	struct staging *st = new_staging();
+	uint64_t dir = make_dir(st, STAGING_ROOT, "d");
+	uint64_t file = put_file(st, STAGING_ROOT, "f", "x");
+
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "d", STAGING_ROOT, "f", 0), -ENOTDIR);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "d"), dir);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "f"), file);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_directory_over_non_empty_directory_is_enotempty)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t src = make_dir(st, STAGING_ROOT, "src");
+	uint64_t full = make_dir(st, STAGING_ROOT, "full");
+	uint64_t empty = make_dir(st, STAGING_ROOT, "empty");
+
+	put_file(st, full, "spec.yaml", "x");
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "src", STAGING_ROOT, "full", 0), -ENOTEMPTY);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "full"), full);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "src"), src);
+	/* an empty one is replaced */
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "src", STAGING_ROOT, "empty", 0), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, "empty"), src);
+	CHECK_INT_EQ(staging_getattr(st, empty, &a), -ENOENT);
+	staging_free(st);
+}
+
+/* ---- specs ---- */
+
+/* Writes name in dir as cp does and asks whether its flush is a spec. */
+static int flush_new_file(struct staging *st, uint64_t dir, const char *name, const char *text,
+                          struct staging_submission *sub)
+{
+	uint64_t id = open_file(st, dir, name, text);
+	int ret = staging_take_flushed(st, id, sub);
+
+	staging_release(st, id);
+	return ret;
+}
+
+TEST(fs_staging_flushed_top_level_yaml_is_a_spec_of_its_stem)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	const char *text = "kind: TFJob\nmetadata:\n  name: other\n";
+
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, "mnist.yaml", text, &sub), 1);
+	CHECK_STR_EQ(sub.text, text);
+	CHECK_INT_EQ(sub.len, strlen(text));
+	CHECK_STR_EQ(sub.default_name, "mnist");
+	CHECK_STR_EQ(sub.entry, "mnist");
+	staging_submission_clear(&sub);
+	CHECK(sub.text == NULL);
+	staging_free(st);
+}
+
+TEST(fs_staging_flushed_yml_and_json_are_specs)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, "mnist.yml", "a: 1\n", &sub), 1);
+	CHECK_STR_EQ(sub.text, "a: 1\n");
+	CHECK_STR_EQ(sub.entry, "mnist");
+	CHECK_STR_EQ(sub.default_name, "mnist");
+	staging_submission_clear(&sub);
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, "x.json", "{\"a\": 1}", &sub), 1);
+	CHECK_STR_EQ(sub.text, "{\"a\": 1}");
+	CHECK_STR_EQ(sub.entry, "x");
+	CHECK_STR_EQ(sub.default_name, "x");
+	staging_submission_clear(&sub);
+	staging_free(st);
+}
+
+TEST(fs_staging_flushed_spec_file_in_entry_is_a_spec_of_the_entry)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	const char *names[] = {"spec.yaml", "spec.yml", "spec.json"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char entry[16];
+		uint64_t dir;
+
+		snprintf(entry, sizeof(entry), "job%zu", i);
+		dir = make_dir(st, STAGING_ROOT, entry);
+		CHECK_INT_EQ(flush_new_file(st, dir, names[i], "kind: PyTorchJob\n", &sub), 1);
+		CHECK_STR_EQ(sub.text, "kind: PyTorchJob\n");
+		CHECK_STR_EQ(sub.entry, entry);
+		CHECK_STR_EQ(sub.default_name, entry);
+		staging_submission_clear(&sub);
+	}
+	staging_free(st);
+}
+
+TEST(fs_staging_flushed_other_files_are_not_specs)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	uint64_t entry = make_dir(st, STAGING_ROOT, "mnist");
+	uint64_t deeper = make_dir(st, entry, "sub");
+
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, ".hidden.yaml", "a: 1\n", &sub), 0);
+	CHECK(sub.text == NULL && sub.entry == NULL);
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, "notes.txt", "a: 1\n", &sub), 0);
+	CHECK_INT_EQ(flush_new_file(st, entry, "other.yaml", "a: 1\n", &sub), 0);
+	CHECK_INT_EQ(flush_new_file(st, entry, ".spec.yaml", "a: 1\n", &sub), 0);
+	CHECK_INT_EQ(flush_new_file(st, deeper, "spec.yaml", "a: 1\n", &sub), 0);
+	/* cp of an empty file, or touch */
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, "empty.yaml", NULL, &sub), 0);
+	CHECK_INT_EQ(flush_new_file(st, entry, "spec.json", NULL, &sub), 0);
+	CHECK(sub.text == NULL && sub.entry == NULL && sub.default_name == NULL);
+	staging_free(st);
+}
+
+TEST(fs_staging_flush_takes_a_spec_once_per_write)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	uint64_t id = open_file(st, STAGING_ROOT, "mnist.yaml", "v: 1\n");
+
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 1);
+	staging_submission_clear(&sub);
+	/* close after a dup's close, or cat of the file: no new submission */
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 0);
+	CHECK(sub.text == NULL);
+	CHECK_INT_EQ(staging_write(st, id, "2", 1, 3), 1);
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 1);
+	CHECK_STR_EQ(sub.text, "v: 2\n");
+	CHECK_STR_EQ(sub.entry, "mnist");
+	staging_submission_clear(&sub);
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 0);
+	staging_release(st, id);
+	staging_free(st);
+}
+
+TEST(fs_staging_rsync_temp_file_renamed_to_spec_yaml_is_taken)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	uint64_t entry = make_dir(st, STAGING_ROOT, "mnist");
+	const char *text = "kind: TFJob\n";
+	uint64_t id;
+
+	/* rsync writes a dot-file, closes it, then renames it */
+	CHECK_INT_EQ(flush_new_file(st, entry, ".spec.yaml.XYZ", text, &sub), 0);
+	id = id_of(st, entry, ".spec.yaml.XYZ");
+	CHECK_INT_EQ(staging_take_renamed(st, entry, ".spec.yaml.XYZ", entry, "spec.yaml", &sub),
+	             1);
+	CHECK_STR_EQ(sub.text, text);
+	CHECK_INT_EQ(sub.len, strlen(text));
+	CHECK_STR_EQ(sub.entry, "mnist");
+	CHECK_STR_EQ(sub.default_name, "mnist");
+	staging_submission_clear(&sub);
+	/* the caller renames; a later flush of the same bytes submits nothing more */
+	CHECK_INT_EQ(staging_rename(st, entry, ".spec.yaml.XYZ", entry, "spec.yaml", 0), 0);
+	CHECK_INT_EQ(id_of(st, entry, "spec.yaml"), id);
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 0);
+	staging_free(st);
+}
+
+TEST(fs_staging_editor_swap_file_renamed_to_top_level_spec_is_taken)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	const char *text = "kind: PyTorchJob\n";
+
+	CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, ".mnist.yaml.swp", text, &sub), 0);
+	CHECK_INT_EQ(staging_take_renamed(st, STAGING_ROOT, ".mnist.yaml.swp", STAGING_ROOT,
+	                                  "mnist.yaml", &sub),
+	             1);
+	CHECK_STR_EQ(sub.text, text);
+	CHECK_STR_EQ(sub.entry, "mnist");
+	CHECK_STR_EQ(sub.default_name, "mnist");
+	staging_submission_clear(&sub);
+	staging_free(st);
+}
+
+TEST(fs_staging_rename_to_a_non_spec_name_is_not_taken)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	uint64_t entry = make_dir(st, STAGING_ROOT, "mnist");
+
+	put_file(st, STAGING_ROOT, "mnist.yaml", "a: 1\n");
+	CHECK_INT_EQ(
+	    staging_take_renamed(st, STAGING_ROOT, "mnist.yaml", STAGING_ROOT, "notes.txt", &sub),
+	    0);
+	CHECK(sub.text == NULL && sub.entry == NULL);
+	CHECK_INT_EQ(staging_take_renamed(st, STAGING_ROOT, "mnist.yaml", STAGING_ROOT,
+	                                  ".mnist.yaml.bak", &sub),
+	             0);
+	CHECK_INT_EQ(
+	    staging_take_renamed(st, STAGING_ROOT, "mnist.yaml", entry, "other.yaml", &sub), 0);
+	CHECK_INT_EQ(
+	    staging_take_renamed(st, STAGING_ROOT, "missing", STAGING_ROOT, "x.yaml", &sub), 0);
+	CHECK(sub.text == NULL && sub.entry == NULL);
+	staging_free(st);
+}
+
+/* ---- outcomes ---- */
+
+TEST(fs_staging_outcome_makes_the_missing_entry_with_its_status)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t entry, status;
+	char buf[64];
+
+	put_file(st, STAGING_ROOT, "mnist.yaml", "a: 1\n");
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "mnist", &a), 0);
+	CHECK(a.dir);
+	entry = a.id;
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_STATUS, &a), 0);
+	status = a.id;
+	CHECK(a.generated);
+	CHECK(!a.dir);
+	CHECK_INT_EQ(a.size, strlen("submitted\n"));
+	CHECK_INT_EQ(read_text(st, status, buf, sizeof(buf)), 10);
+	CHECK_STR_EQ(buf, "submitted\n");
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_ERROR, &a), -ENOENT);
+	staging_free(st);
+}
+
+TEST(fs_staging_failed_outcome_writes_error_and_a_later_success_removes_it)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t entry = make_dir(st, STAGING_ROOT, "mnist");
+	char buf[128];
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "spec.yaml:3:5: bad indent"),
+	             0);
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, STAGING_STATUS), buf, sizeof(buf)), 7);
+	CHECK_STR_EQ(buf, "failed\n");
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_ERROR, &a), 0);
+	CHECK(a.generated);
+	CHECK_INT_EQ(read_text(st, a.id, buf, sizeof(buf)), 26);
+	CHECK_STR_EQ(buf, "spec.yaml:3:5: bad indent\n");
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, STAGING_STATUS), buf, sizeof(buf)), 10);
+	CHECK_STR_EQ(buf, "submitted\n");
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_ERROR, &a), -ENOENT);
+	staging_free(st);
+}
+
+TEST(fs_staging_status_and_error_are_read_only_but_removable)
+{
+	struct staging *st = new_staging();
+	struct staging_set set = {.size_set = true, .size = 0};
+	struct staging_attr a;
+	uint64_t entry, status, error;
+	char buf[64];
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "quota"), 0);
+	entry = id_of(st, STAGING_ROOT, "mnist");
+	status = id_of(st, entry, STAGING_STATUS);
+	error = id_of(st, entry, STAGING_ERROR);
+	CHECK(status != 0 && error != 0);
+
+	CHECK_INT_EQ(staging_open(st, status, O_WRONLY), -EACCES);
+	CHECK_INT_EQ(staging_open(st, status, O_RDWR), -EACCES);
+	CHECK_INT_EQ(staging_open(st, error, O_WRONLY), -EACCES);
+	CHECK_INT_EQ(staging_create(st, entry, STAGING_STATUS, 0644, false, O_WRONLY | O_TRUNC, &a),
+	             -EACCES);
+	CHECK_INT_EQ(staging_write(st, status, "x", 1, 0), -EACCES);
+	CHECK_INT_EQ(staging_setattr(st, status, &set, &a), -EACCES);
+	CHECK_INT_EQ(staging_setattr(st, error, &set, &a), -EACCES);
+	CHECK_INT_EQ(read_text(st, status, buf, sizeof(buf)), 7);
+	CHECK_STR_EQ(buf, "failed\n");
+	/* cat works */
+	CHECK_INT_EQ(staging_open(st, status, O_RDONLY), 0);
+	staging_release(st, status);
+
+	/* rm -r of the entry must be able to empty it */
+	CHECK_INT_EQ(staging_unlink(st, entry, STAGING_STATUS), 0);
+	CHECK_INT_EQ(staging_unlink(st, entry, STAGING_ERROR), 0);
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_STATUS, &a), -ENOENT);
+	CHECK_INT_EQ(staging_getattr(st, error, &a), -ENOENT);
+	CHECK_INT_EQ(staging_rmdir(st, STAGING_ROOT, "mnist"), 0);
+	staging_free(st);
+}
+
+TEST(fs_staging_outcome_of_an_entry_that_is_a_file_records_nothing)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t id = put_file(st, STAGING_ROOT, "mnist", "plain file");
+	char buf[64];
+
+	(void)staging_set_outcome(st, "mnist", STAGING_FAILED, "x");
+	(void)staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "mnist", &a), 0);
+	CHECK_INT_EQ(a.id, id);
+	CHECK(!a.dir);
+	CHECK(!a.generated);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 10);
+	CHECK_STR_EQ(buf, "plain file");
+	staging_free(st);
+}
+
+/* ---- limits ---- */
+
+TEST(fs_staging_more_than_nodes_max_is_enospc)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	enum { DIRS = 100 };
+	uint64_t dirs[DIRS];
+	char name[32];
+	int made = 0, err = 0;
+
+	/* spread over directories so each sorted insert stays short */
+	for (int i = 0; i < DIRS; i++) {
+		snprintf(name, sizeof(name), "d%03d", i);
+		dirs[i] = make_dir(st, STAGING_ROOT, name);
+		made++;
+	}
+	for (int i = 0; made <= STAGING_NODES_MAX; i++) {
+		snprintf(name, sizeof(name), "f%05d", i);
+		if (i % 2)
+			err = staging_mkdir(st, dirs[i % DIRS], name, 0755, &a);
+		else
+			err = staging_create(st, dirs[i % DIRS], name, 0644, true, O_WRONLY, &a);
+		if (err)
+			break;
+		if (i % 2 == 0)
+			staging_release(st, a.id);
+		made++;
+	}
+	CHECK_INT_EQ(err, -ENOSPC);
+	/* submit/ itself may count as one */
+	CHECK(made >= STAGING_NODES_MAX - 1);
+	CHECK(made <= STAGING_NODES_MAX);
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, "one-more", 0755, &a), -ENOSPC);
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "one-more", 0644, true, O_WRONLY, &a),
+	             -ENOSPC);
+	/* a removed node makes room */
+	CHECK_INT_EQ(staging_unlink(st, dirs[0], "f00000"), 0);
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, "one-more", 0755, &a), 0);
+	staging_free(st);
+}
+
+/* A directory moved up to be an entry may not bring a status or error of the user's:
+ * the outcome would be written into (or delete) the user's own files. */
+TEST(fs_staging_directory_moved_to_the_top_may_not_hold_status_or_error)
+{
+	struct staging *st = new_staging();
+	uint64_t a = make_dir(st, STAGING_ROOT, "a");
+	uint64_t b = make_dir(st, a, "b");
+	uint64_t mine = put_file(st, b, "status", "my notes");
+	uint64_t c = make_dir(st, STAGING_ROOT, "c");
+	uint64_t d = make_dir(st, c, "d");
+	uint64_t err_dir = make_dir(st, d, "error");
+	uint64_t spec = put_file(st, make_dir(st, err_dir, "sub"), "spec.yaml", "x");
+	struct staging_submission sub;
+	struct staging_attr attr;
+
+	CHECK_INT_EQ(staging_rename(st, a, "b", STAGING_ROOT, "b", 0), -EACCES);
+	CHECK_INT_EQ(staging_rename(st, c, "d", STAGING_ROOT, "d", 0), -EACCES);
+	CHECK_INT_EQ(id_of(st, b, "status"), mine);
+	/* recording an outcome never touches files that are not arenafs' own */
+	CHECK_INT_EQ(staging_rename(st, STAGING_ROOT, "c", STAGING_ROOT, "d", 0), 0);
+	CHECK_INT_EQ(staging_set_outcome(st, "d", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(staging_getattr(st, spec, &attr), 0);
+	CHECK_INT_EQ(attr.nlink, 1);
+	CHECK_INT_EQ(staging_take_flushed(st, spec, &sub), 0);
+	staging_submission_clear(&sub);
+	staging_free(st);
+}
