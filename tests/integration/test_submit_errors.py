@@ -1,0 +1,174 @@
+"""Submitting goes wrong the way a user can see and leaves nothing behind
+(issue 5, SPEC.md sections 4 and 5): a bad spec makes cp fail with EINVAL and
+an `error` naming the problem; a taken name is EEXIST; RBAC's no is EACCES; a
+cluster that cannot be reached is EIO; a TensorBoard that cannot be made takes
+its job with it. After each, kubectl finds no object of the submission."""
+
+import errno
+import os
+import subprocess
+import time
+
+import pytest
+
+from helpers import wait_until
+
+GOOD = ("type: tfjob\n"
+        "image: tensorflow/tensorflow:2.15.0-gpu\n"
+        "command: python train.py\n"
+        "gpus: 1\n"
+        'env: {SIM_RUN_SECONDS: "30"}\n')
+
+
+@pytest.fixture(scope="module")
+def env(kubesim_module, arenafs_module):
+    c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "4")
+    return c, arenafs_module(c)
+
+
+def submit(m, name, text):
+    """Writes MNT/submit/NAME as cp would; the errno close(2) returned, or 0."""
+    f = open(m.path("submit", name), "w")
+    f.write(text)
+    try:
+        f.close()
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+def nothing_named(c, name):
+    """No job of any kind, no TensorBoard Deployment or Service, no pod of name."""
+    kinds = "tfjobs,pytorchjobs,mpijobs,xgboostjobs,paddlejobs,deployments,services,pods"
+    out = c.kubectl("get", kinds, "-o", "name").stdout.split()
+    return [o for o in out if o.split("/", 1)[1] == name or
+            o.split("/", 1)[1].startswith(name + "-")]
+
+
+BAD_SPECS = [
+    ("syntax", GOOD + "workers: [1,\n",
+     ["line 7", "YAML syntax error"]),
+    ("unknownkey", GOOD + "gpu: 2\n",
+     ["line 6, column 1", "gpu: unknown key (did you mean gpus?)"]),
+    ("wrongtype", GOOD.replace("gpus: 1", "gpus: [1]"),
+     ["line 4", "gpus:", "integer"]),
+    ("gpustring", GOOD.replace("gpus: 1", 'gpus: "2"'),
+     ["line 4", "gpus:"]),
+    ("noimage", GOOD.replace("image: tensorflow/tensorflow:2.15.0-gpu\n", ""),
+     ["image: required"]),
+    ("badtype", GOOD.replace("type: tfjob", "type: tfjobs"),
+     ['type: "tfjobs" is not a job type', "did you mean tfjob?", "tfjob, pytorchjob"]),
+    ("badname", "name: Bad_Name\n" + GOOD,
+     ["line 1", "name:", "Bad_Name"]),
+]
+
+
+@pytest.mark.parametrize("entry,text,words", BAD_SPECS, ids=[b[0] for b in BAD_SPECS])
+def test_bad_spec_fails_close_with_einval_and_an_error_naming_it(env, entry, text, words):
+    c, m = env
+    assert submit(m, entry + ".yaml", text) == errno.EINVAL
+    assert m.read("submit", entry, "status") == "failed\n"
+    error = m.read("submit", entry, "error")
+    for w in words:
+        assert w in error, error
+    assert error.endswith("\n") and error.count("\n") == 1, error
+    assert nothing_named(c, entry) == []
+    assert not nothing_named(c, "bad-name")
+
+
+def test_cp_shows_the_failure(env, tmp_path):
+    c, m = env
+    src = tmp_path / "cpbad"
+    src.mkdir()
+    (src / "spec.yaml").write_text(GOOD.replace("gpus: 1", "gpus: two"))
+    r = subprocess.run(["cp", "-r", str(src), m.path("submit")], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert "spec.yaml" in r.stderr and "Invalid argument" in r.stderr, r.stderr
+    assert 'gpus: expected an integer, got "two"' in m.read("submit", "cpbad", "error")
+    assert nothing_named(c, "cpbad") == []
+
+
+def test_taken_name_is_eexist_and_the_job_is_untouched(env):
+    c, m = env
+    assert submit(m, "taken.yaml", GOOD) == 0
+    uid = c.kubectl_json("get", "tfjob", "taken")["metadata"]["uid"]
+    assert submit(m, "taken2.yaml", "name: taken\n" + GOOD.replace("gpus: 1", "gpus: 2")) \
+        == errno.EEXIST
+    assert m.read("submit", "taken2", "status") == "failed\n"
+    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "taken2", "error")
+    job = c.kubectl_json("get", "tfjob", "taken")
+    assert job["metadata"]["uid"] == uid
+    ctr = job["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]
+    assert ctr["resources"]["limits"]["nvidia.com/gpu"] in (1, "1")
+
+
+def test_taken_tensorboard_name_is_eexist_and_nothing_is_made(env):
+    c, m = env
+    c.kubectl("create", "service", "nodeport", "board-tensorboard", "--tcp=6006:6006")
+    assert submit(m, "board.yaml", GOOD + "tensorboard: true\n") == errno.EEXIST
+    error = m.read("submit", "board", "error")
+    assert 'services "board-tensorboard" already exists' in error, error
+    assert nothing_named(c, "board") == ["service/board-tensorboard"]
+
+
+def test_a_rejected_manifest_gets_the_api_servers_message(env):
+    c, m = env
+    manifest = ("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: strict\n"
+                "spec:\n  tfReplicaSpecs:\n    Worker:\n      replicas: 1\n      bogusField: 1\n"
+                "      template:\n        spec:\n          containers:\n"
+                "          - name: tensorflow\n            image: tf\n")
+    assert submit(m, "strict.yaml", manifest) == errno.EINVAL
+    error = m.read("submit", "strict", "error")
+    assert 'unknown field "spec.tfReplicaSpecs.Worker.bogusField"' in error, error
+    assert nothing_named(c, "strict") == []
+
+
+def test_viewer_is_refused_with_eacces_and_nothing_is_made(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--gpus", "4")
+    m = arenafs(c, "context=viewer", allow=[r"rmdir default/seen: .*forbidden"])
+    assert submit(m, "peek.yaml", GOOD) == errno.EACCES
+    assert m.read("submit", "peek", "status") == "failed\n"
+    assert "forbidden" in m.read("submit", "peek", "error")
+    assert nothing_named(c, "peek") == []
+    c.kubectl("create", "-f", "-", input=(
+        '{"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "seen"},'
+        ' "spec": {"tfReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec":'
+        ' {"containers": [{"name": "tensorflow", "image": "tf"}]}}}}}}'))
+    wait_until(lambda: os.path.isdir(m.path("jobs", "seen")), message="jobs/seen")
+    with pytest.raises(PermissionError):
+        os.rmdir(m.path("jobs", "seen"))
+    assert c.kubectl_json("get", "tfjob", "seen")["metadata"]["name"] == "seen"
+
+
+def test_failed_tensorboard_service_deletes_the_job_again(env):
+    c, m = env
+    c.fault(fail_next=1, code=500,
+            match=r"^POST /api/v1/namespaces/default/services\?(?!.*dryRun)")
+    assert submit(m, "undone.yaml", GOOD + "tensorboard: true\n") == errno.EIO
+    error = m.read("submit", "undone", "error")
+    assert error.startswith("creating the TensorBoard Service undone-tensorboard: "), error
+    assert "has been deleted again" in error or "have been deleted again" in error, error
+    assert "TFJob undone" in error and "Deployment undone-tensorboard" in error, error
+    wait_until(lambda: nothing_named(c, "undone") == [], timeout=30,
+               message="the job, its Deployment and pods to be gone")
+    assert not os.path.exists(m.path("jobs", "undone"))
+
+
+def test_unreachable_cluster_is_eio_and_nothing_is_made(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--gpus", "4")
+    m = arenafs(c, "request_timeout=2",
+                allow=[r"cluster is unreachable|reachable again|disconnected|watch"])
+    c.fault(down_seconds=6)
+    start = time.monotonic()
+    assert submit(m, "offline.yaml", GOOD) == errno.EIO
+    assert time.monotonic() - start < 5, "the request deadline bounds the wait"
+    assert m.read("submit", "offline", "status") == "failed\n"
+    assert m.read("submit", "offline", "error").startswith("checking TFJob offline: ")
+    wait_until(lambda: c.api("GET", "/api/v1/namespaces")[0] == 200, timeout=30,
+               message="kubesim back")
+    assert nothing_named(c, "offline") == []
+    # once it is back, the same spec goes through: nothing was half-made
+    os.unlink(m.path("submit", "offline.yaml"))
+    assert submit(m, "offline.yaml", GOOD) == 0
+    assert m.read("submit", "offline", "status") == "submitted\n"
+    assert not os.path.exists(m.path("submit", "offline", "error"))
