@@ -5,6 +5,7 @@ mode, readonly, and refused writes (issue 4, SPEC.md §1 and §5)."""
 
 import errno
 import os
+import re
 import shutil
 import subprocess
 
@@ -154,15 +155,17 @@ def test_files_of_the_tree_refuse_writes(kubesim, arenafs):
     c = kubesim("--nodes", "1", "--jobs", "1")
     m = arenafs(c)
     status = m.path("jobs", "tfjob-00000", "status")
+    health = m.path("cluster", "health")
+    # (unlink inside a job directory is rm -r's first step: test_submit_tools.py)
     for attempt in [lambda: open(status, "w"), lambda: open(status, "a"),
-                    lambda: os.truncate(status, 0), lambda: os.unlink(status),
+                    lambda: os.truncate(status, 0), lambda: os.unlink(health),
                     lambda: os.mkdir(m.path("jobs", "new")),
                     lambda: os.rename(status, m.path("jobs", "tfjob-00000", "s2")),
                     lambda: os.symlink("x", m.path("cluster", "link"))]:
         with pytest.raises(OSError) as e:
             attempt()
         assert e.value.errno == errno.EROFS, attempt
-    assert not os.access(status, os.W_OK)
+    assert not os.access(health, os.W_OK)
     assert os.access(status, os.R_OK)
 
 
@@ -177,3 +180,51 @@ def test_no_xattrs(kubesim, arenafs):
         with pytest.raises(OSError) as e:
             os.listxattr(path)
         assert e.value.errno == errno.ENOTSUP
+
+
+def test_installed_mount_helper_mounts_as_mount_8_and_fstab_call_it(kubesim, tmp_path, mnt):
+    """`make install` puts arenafs, mount.arenafs (+ mount.fuse.arenafs) and the man
+    page in place; the helper takes mount(8)'s arguments, the SOURCE as the context,
+    and drops what mount and systemd keep for themselves (fstab: noauto, _netdev,
+    nofail, x-systemd.automount)."""
+    c = kubesim("--nodes", "1", "--jobs", "1")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    dest = tmp_path / "dest"
+    binary = os.path.relpath(ARENAFS_BIN, root)
+    # -o: install the binary under test as it is, never rebuild it
+    r = subprocess.run(["make", "-s", "-C", root, "-o", binary, "install",
+                        "DESTDIR=" + str(dest), "PREFIX=/usr", "BIN=" + binary],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for f in ["usr/bin/arenafs", "usr/sbin/mount.arenafs", "usr/sbin/mount.fuse.arenafs",
+              "usr/share/man/man1/arenafs.1"]:
+        assert os.path.exists(dest / f), f
+    man = subprocess.run(["man", "-l", "-Tutf8", str(dest / "usr/share/man/man1/arenafs.1")],
+                         capture_output=True, text=True, env=dict(os.environ, MANWIDTH="100"))
+    if man.returncode == 0:      # man-db may be absent
+        text = re.sub(".\x08", "", man.stdout)      # bold and underline by overstriking
+        usage = run_arenafs(["--help"], tmp_path).stdout.split("FUSE options:")[0]
+        options = re.findall(r"-o (\w+(?:=\w+)?)", usage)
+        assert "request_timeout=S" in options and len(options) >= 9, options
+        for option in options:          # every option of --help is in the man page
+            assert option in text, option
+    helper = dest / "usr/sbin/mount.fuse.arenafs"
+    context = c.config()["current-context"]
+    r = subprocess.run([str(helper), context, mnt, "-o",
+                        "rw,noauto,_netdev,nofail,x-systemd.automount,kubeconfig=" + c.kubeconfig],
+                       capture_output=True, text=True, timeout=120,
+                       env={k: v for k, v in os.environ.items() if k != "ARENAFS_BIN"})
+    try:
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == ""
+        assert os.path.ismount(mnt)
+        dev, fstype, _ = mount_entry(mnt)
+        assert (dev, fstype) == ("arenafs:" + context, "fuse.arenafs")
+        assert os.listdir(os.path.join(mnt, "jobs")) == ["tfjob-00000"]
+    finally:
+        subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+    # a SOURCE that is no context of the kubeconfig: the one-line reason, nothing mounted
+    r = subprocess.run([str(helper), "no-such-context", mnt, "-o", "kubeconfig=" + c.kubeconfig],
+                       capture_output=True, text=True, timeout=60)
+    one_line_failure(r, "no-such-context")
+    assert not os.path.ismount(mnt)
