@@ -551,28 +551,6 @@ static void remove_in_job(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 	inode_table_put(fs->inodes, in);
 }
 
-static void ops_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	struct fs *fs = req_fs(req);
-	struct fs_inode *p;
-	int err = may_write(fs, req);
-
-	if (err) {
-		fuse_reply_err(req, err);
-		return;
-	}
-	p = inode_table_get(fs->inodes, parent);
-	if (!p)
-		fuse_reply_err(req, ENOENT);
-	else if (fs_type_in_job(p->node.type))
-		remove_in_job(fs, req, p, name, false);
-	else if (fs_type_is_submit(p->node.type) && SUBMIT_OP(fs, unlink))
-		fs->submit->unlink(fs, req, p, name);
-	else
-		fuse_reply_err(req, EROFS);
-	inode_table_put(fs->inodes, p);
-}
-
 static void rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs, const char *name)
 {
 	struct fs_inode *job;
@@ -591,7 +569,8 @@ static void rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs, cons
 	inode_table_put(fs->inodes, job);
 }
 
-static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+/* unlink and rmdir: of a job (rmdir jobs/NAME), inside a job (rm -r), in submit/. */
+static void ops_remove(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
 {
 	struct fs *fs = req_fs(req);
 	struct fs_inode *p;
@@ -604,15 +583,27 @@ static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	p = inode_table_get(fs->inodes, parent);
 	if (!p)
 		fuse_reply_err(req, ENOENT);
-	else if (p->node.type == FS_JOBS_DIR)
+	else if (dir && p->node.type == FS_JOBS_DIR)
 		rmdir_job(fs, req, p, name);
 	else if (fs_type_in_job(p->node.type))
-		remove_in_job(fs, req, p, name, true);
-	else if (fs_type_is_submit(p->node.type) && SUBMIT_OP(fs, rmdir))
+		remove_in_job(fs, req, p, name, dir);
+	else if (fs_type_is_submit(p->node.type) && dir && SUBMIT_OP(fs, rmdir))
 		fs->submit->rmdir(fs, req, p, name);
+	else if (fs_type_is_submit(p->node.type) && !dir && SUBMIT_OP(fs, unlink))
+		fs->submit->unlink(fs, req, p, name);
 	else
 		fuse_reply_err(req, EROFS);
 	inode_table_put(fs->inodes, p);
+}
+
+static void ops_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	ops_remove(req, parent, name, false);
+}
+
+static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	ops_remove(req, parent, name, true);
 }
 
 static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,

@@ -555,23 +555,6 @@ out:
 	return err;
 }
 
-int staging_unlink(struct staging *st, uint64_t dir, const char *name)
-{
-	struct snode *d, *n = NULL;
-	int err;
-
-	pthread_mutex_lock(&st->lock);
-	d = find_dir(st, dir, &err);
-	if (d && !(n = child(d, name)))
-		err = -ENOENT;
-	else if (n && n->dir)
-		err = -EISDIR;
-	if (!err)
-		remove_node(st, n);
-	pthread_mutex_unlock(&st->lock);
-	return err;
-}
-
 static bool only_generated(const struct snode *d)
 {
 	for (const struct snode *c = d->children; c; c = c->sibling)
@@ -580,7 +563,8 @@ static bool only_generated(const struct snode *d)
 	return true;
 }
 
-int staging_rmdir(struct staging *st, uint64_t dir, const char *name)
+/* unlink (dir false) or rmdir (dir true) of dir/name. */
+static int remove_name(struct staging *st, uint64_t dir, const char *name, bool want_dir)
 {
 	struct snode *d, *n = NULL;
 	int err;
@@ -589,14 +573,24 @@ int staging_rmdir(struct staging *st, uint64_t dir, const char *name)
 	d = find_dir(st, dir, &err);
 	if (d && !(n = child(d, name)))
 		err = -ENOENT;
-	else if (n && !n->dir)
-		err = -ENOTDIR;
-	else if (n && !only_generated(n))
+	else if (n && n->dir != want_dir)
+		err = want_dir ? -ENOTDIR : -EISDIR;
+	else if (n && want_dir && !only_generated(n))
 		err = -ENOTEMPTY;
 	if (!err)
 		remove_node(st, n);
 	pthread_mutex_unlock(&st->lock);
 	return err;
+}
+
+int staging_unlink(struct staging *st, uint64_t dir, const char *name)
+{
+	return remove_name(st, dir, name, false);
+}
+
+int staging_rmdir(struct staging *st, uint64_t dir, const char *name)
+{
+	return remove_name(st, dir, name, true);
 }
 
 static bool is_ancestor(const struct snode *a, const struct snode *n)

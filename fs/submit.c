@@ -126,19 +126,27 @@ static void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 		reply_entry(fs, req, parent, name, &a);
 }
 
-static void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
+/* The reply of getattr and setattr: the attributes, never cached (timeout 0). */
+static void reply_attr(struct fs *fs, fuse_req_t req, struct fs_inode *in, int ret,
+		       const struct staging_attr *a)
 {
-	struct staging_attr a;
 	struct stat st;
-	int ret = staging_getattr(fs->staging, staging_id(in), &a);
 
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	attr_to_stat(fs, &a, &st);
+	attr_to_stat(fs, a, &st);
 	st.st_ino = in->ino;
 	fuse_reply_attr(req, &st, 0);
+}
+
+static void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
+{
+	struct staging_attr a;
+	int ret = staging_getattr(fs->staging, staging_id(in), &a);
+
+	reply_attr(fs, req, in, ret, &a);
 }
 
 static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
@@ -146,7 +154,6 @@ static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, s
 {
 	struct staging_set set;
 	struct staging_attr a;
-	struct stat st;
 	int ret;
 
 	(void)fi;
@@ -170,13 +177,7 @@ static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, s
 		return;
 	}
 	ret = staging_setattr(fs->staging, staging_id(in), &set, &a);
-	if (ret) {
-		fuse_reply_err(req, -ret);
-		return;
-	}
-	attr_to_stat(fs, &a, &st);
-	st.st_ino = in->ino;
-	fuse_reply_attr(req, &st, 0);
+	reply_attr(fs, req, in, ret, &a);
 }
 
 static int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, size_t *n)
