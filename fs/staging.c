@@ -15,19 +15,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define STAGING_BUCKETS 1024
+#define STAGING_BUCKETS  1024
 #define STAGING_NAME_MAX 255
 
 struct snode {
 	uint64_t id;
 	char *name;
-	struct snode *parent;        /* NULL for the root and for unlinked nodes */
-	struct snode *children;      /* directories: sorted by name */
+	struct snode *parent;   /* NULL for the root and for unlinked nodes */
+	struct snode *children; /* directories: sorted by name */
 	struct snode *sibling;
 	struct snode *hash_next;
 	bool dir;
 	bool generated;
-	bool dirty;                  /* written since its text was last taken */
+	bool dirty; /* written since its text was last taken */
 	mode_t mode;
 	char *data;
 	size_t len, cap;
@@ -340,7 +340,7 @@ static int check_new(struct staging *st, uint64_t dir, const char *name, struct 
 }
 
 int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mode,
-		  struct staging_attr *out)
+                  struct staging_attr *out)
 {
 	struct snode *d, *n;
 	int err;
@@ -409,7 +409,7 @@ static int open_node(struct staging *st, struct snode *n, int open_flags)
 }
 
 int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mode, bool excl,
-		   int open_flags, struct staging_attr *out)
+                   int open_flags, struct staging_attr *out)
 {
 	struct snode *d, *n;
 	int err;
@@ -426,7 +426,7 @@ int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mo
 		} else {
 			link_child(d, n);
 			n->opens = 1;
-			n->dirty = true;   /* created by a writer: cp of an empty file ends here */
+			n->dirty = true; /* created by a writer: cp of an empty file ends here */
 		}
 	}
 	if (!err)
@@ -517,7 +517,7 @@ static struct timespec time_or_now(struct timespec t)
 }
 
 int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *set,
-		    struct staging_attr *out)
+                    struct staging_attr *out)
 {
 	struct snode *n;
 	int err = 0;
@@ -603,10 +603,10 @@ static bool is_ancestor(const struct snode *a, const struct snode *n)
 
 /* RENAME_NOREPLACE and RENAME_EXCHANGE of renameat2(2), without <linux/fs.h>. */
 #define STAGING_RENAME_NOREPLACE (1 << 0)
-#define STAGING_RENAME_EXCHANGE (1 << 1)
+#define STAGING_RENAME_EXCHANGE  (1 << 1)
 
 int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
-		   const char *newname, unsigned flags)
+                   const char *newname, unsigned flags)
 {
 	struct snode *d, *nd, *n = NULL, *old;
 	char *copy;
@@ -625,10 +625,10 @@ int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t 
 		goto out;
 	old = child(nd, newname);
 	if (old == n)
-		goto out;   /* rename to itself: nothing to do */
+		goto out; /* rename to itself: nothing to do */
 	if (n->generated || reserved_name(nd, newname) || (old && old->generated) ||
 	    (n->dir && nd == st->root && (child(n, STAGING_STATUS) || child(n, STAGING_ERROR))))
-		err = -EACCES;   /* an entry's status and error are arenafs' own */
+		err = -EACCES; /* an entry's status and error are arenafs' own */
 	else if (n->dir && is_ancestor(n, nd))
 		err = -EINVAL;
 	else if (old && (flags & STAGING_RENAME_NOREPLACE))
@@ -682,7 +682,7 @@ static bool is_spec_name_in_entry(const char *name)
 
 /* Would a file called name in dir be a spec? Then fills the names of sub. */
 static int spec_target(const struct staging *st, const struct snode *dir, const char *name,
-		       struct staging_submission *sub)
+                       struct staging_submission *sub)
 {
 	size_t stem;
 
@@ -734,7 +734,7 @@ int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submiss
 }
 
 int staging_take_renamed(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
-			 const char *newname, struct staging_submission *sub)
+                         const char *newname, struct staging_submission *sub)
 {
 	struct snode *d, *nd, *n;
 	int ret = 0, err;
@@ -772,7 +772,7 @@ static int set_generated(struct staging *st, struct snode *dir, const char *name
 	char *data;
 
 	if (n && !n->generated)
-		return 0;   /* never reached through the checks above; a user's file stays */
+		return 0; /* never reached through the checks above; a user's file stays */
 	if (!text) {
 		if (n)
 			remove_node(st, n);
@@ -798,7 +798,7 @@ static int set_generated(struct staging *st, struct snode *dir, const char *name
 }
 
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
-			const char *message)
+                        const char *message)
 {
 	struct snode *d;
 	char *error = NULL;
@@ -819,7 +819,7 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	if (d && d->dir) {
 		d->outcome = outcome;
 		err = set_generated(st, d, STAGING_STATUS,
-				    outcome == STAGING_NONE ? NULL : OUTCOME_TEXT[outcome]);
+		                    outcome == STAGING_NONE ? NULL : OUTCOME_TEXT[outcome]);
 		if (!err && outcome != STAGING_SUBMITTING)
 			err = set_generated(st, d, STAGING_ERROR, error);
 	}

@@ -27,26 +27,26 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define STAGING_ROOT 1                        /* submit/ itself */
-#define STAGING_FILE_MAX (1024 * 1024)        /* a spec is small: larger files get EFBIG */
-#define STAGING_BYTES_MAX (64 * 1024 * 1024)  /* all file bytes together: then ENOSPC */
-#define STAGING_NODES_MAX 10000               /* files and directories: then ENOSPC */
-#define STAGING_STATUS "status"
-#define STAGING_ERROR "error"
+#define STAGING_ROOT      1                  /* submit/ itself */
+#define STAGING_FILE_MAX  (1024 * 1024)      /* a spec is small: larger files get EFBIG */
+#define STAGING_BYTES_MAX (64 * 1024 * 1024) /* all file bytes together: then ENOSPC */
+#define STAGING_NODES_MAX 10000              /* files and directories: then ENOSPC */
+#define STAGING_STATUS    "status"
+#define STAGING_ERROR     "error"
 
 /* The outcome of an entry's last submission, as its `status` file says it. */
 enum staging_outcome {
-	STAGING_NONE,            /* nothing submitted yet: no status file */
-	STAGING_SUBMITTING,      /* "submitting": the requests are under way */
-	STAGING_SUBMITTED,       /* "submitted" */
-	STAGING_FAILED           /* "failed", and `error` says why */
+	STAGING_NONE,       /* nothing submitted yet: no status file */
+	STAGING_SUBMITTING, /* "submitting": the requests are under way */
+	STAGING_SUBMITTED,  /* "submitted" */
+	STAGING_FAILED      /* "failed", and `error` says why */
 };
 
 struct staging_attr {
 	uint64_t id;
 	bool dir;
-	bool generated;              /* status or error: read-only, written by arenafs */
-	mode_t mode;                 /* permission bits only */
+	bool generated; /* status or error: read-only, written by arenafs */
+	mode_t mode;    /* permission bits only */
 	uint64_t size;
 	unsigned nlink;
 	struct timespec atime, mtime, ctime;
@@ -57,7 +57,7 @@ struct staging_set {
 	bool mode_set, size_set, atime_set, mtime_set;
 	mode_t mode;
 	uint64_t size;
-	struct timespec atime, mtime;    /* tv_nsec UTIME_NOW: now */
+	struct timespec atime, mtime; /* tv_nsec UTIME_NOW: now */
 };
 
 struct staging_entry {
@@ -70,8 +70,8 @@ struct staging_entry {
 struct staging_submission {
 	char *text;
 	size_t len;
-	char *default_name;          /* the job's name when the spec has no name: */
-	char *entry;                 /* the top-level name whose status/error tell the outcome */
+	char *default_name; /* the job's name when the spec has no name: */
+	char *entry;        /* the top-level name whose status/error tell the outcome */
 };
 
 struct staging;
@@ -89,14 +89,14 @@ void staging_list_free(struct staging_entry *e, size_t n);
 
 /* -EEXIST, -ENOENT (dir gone), -ENOTDIR, -EACCES (status/error), -ENAMETOOLONG, -ENOSPC. */
 int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mode,
-		  struct staging_attr *out);
+                  struct staging_attr *out);
 /*
  * Creates the file dir/name, or finds it when it exists and !excl, and opens it
  * (staging_release closes). open_flags are open(2)'s: O_TRUNC empties an existing
  * file. -EEXIST (excl), -EISDIR, and mkdir's errors.
  */
 int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mode, bool excl,
-		   int open_flags, struct staging_attr *out);
+                   int open_flags, struct staging_attr *out);
 /* Opens a file: -EISDIR, -EACCES (writing a generated file), -ENOENT. */
 int staging_open(struct staging *st, uint64_t id, int open_flags);
 void staging_release(struct staging *st, uint64_t id);
@@ -105,7 +105,7 @@ ssize_t staging_read(struct staging *st, uint64_t id, char *buf, size_t size, of
 /* -EFBIG past STAGING_FILE_MAX, -ENOSPC past STAGING_BYTES_MAX, -EACCES for generated. */
 ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t size, off_t off);
 int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *set,
-		    struct staging_attr *out);
+                    struct staging_attr *out);
 
 /* Removes a file (generated ones too: rm -r must be able to empty an entry). */
 int staging_unlink(struct staging *st, uint64_t dir, const char *name);
@@ -116,7 +116,7 @@ int staging_rmdir(struct staging *st, uint64_t dir, const char *name);
  * RENAME_NOREPLACE (-EEXIST) and RENAME_EXCHANGE (-EINVAL: not offered).
  */
 int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
-		   const char *newname, unsigned flags);
+                   const char *newname, unsigned flags);
 
 /*
  * A file was flushed (closed): when it was written since it was last taken, is a
@@ -129,7 +129,7 @@ int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submiss
  * filled from the file's text (the rename itself is left to the caller); else 0.
  */
 int staging_take_renamed(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
-			 const char *newname, struct staging_submission *sub);
+                         const char *newname, struct staging_submission *sub);
 void staging_submission_clear(struct staging_submission *sub);
 
 /*
@@ -137,6 +137,6 @@ void staging_submission_clear(struct staging_submission *sub);
  * ENTRY is a file): status says it, error holds message (FAILED) or goes away.
  */
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
-			const char *message);
+                        const char *message);
 
 #endif

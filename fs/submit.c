@@ -28,9 +28,9 @@
 #include "fs/submit.h"
 #include "k8s/api.h"
 
-#define SUBMIT_IDENTITY "staging:"
-#define SUBMIT_NAME_MAX 255
-#define RMDIR_CACHE_WAIT_MS 10000  /* Background deletion: the job goes at once, save finalizers */
+#define SUBMIT_IDENTITY     "staging:"
+#define SUBMIT_NAME_MAX     255
+#define RMDIR_CACHE_WAIT_MS 10000 /* Background deletion: the job goes at once, save finalizers */
 
 /* The staging node an inode of submit/ stands for. */
 static uint64_t staging_id(const struct fs_inode *in)
@@ -42,7 +42,7 @@ static uint64_t staging_id(const struct fs_inode *in)
 
 /* The inode of parent/name for a staging node, pinned; NULL on ENOMEM. */
 static struct fs_inode *staging_inode(struct fs *fs, struct fs_inode *parent, const char *name,
-				      const struct staging_attr *a)
+                                      const struct staging_attr *a)
 {
 	struct fs_node node = FS_NODE_INIT;
 	struct fs_inode *in;
@@ -77,8 +77,8 @@ static void attr_to_stat(struct fs *fs, const struct staging_attr *a, struct sta
 
 /* Fills e for the staging node a at parent/name; the inode (pinned) in *inp. */
 static int fill_entry(struct fs *fs, struct fs_inode *parent, const char *name,
-		      const struct staging_attr *a, struct fuse_entry_param *e,
-		      struct fs_inode **inp)
+                      const struct staging_attr *a, struct fuse_entry_param *e,
+                      struct fs_inode **inp)
 {
 	struct fs_inode *in = staging_inode(fs, parent, name, a);
 
@@ -94,7 +94,7 @@ static int fill_entry(struct fs *fs, struct fs_inode *parent, const char *name,
 }
 
 static void reply_entry(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
-			const struct staging_attr *a)
+                        const struct staging_attr *a)
 {
 	struct fuse_entry_param e;
 	struct fs_inode *in;
@@ -121,14 +121,14 @@ static void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 	}
 	ret = staging_lookup(fs->staging, staging_id(parent), name, &a);
 	if (ret)
-		fuse_reply_err(req, -ret);  /* no negative entry: names come and go */
+		fuse_reply_err(req, -ret); /* no negative entry: names come and go */
 	else
 		reply_entry(fs, req, parent, name, &a);
 }
 
 /* The reply of getattr and setattr: the attributes, never cached (timeout 0). */
 static void reply_attr(struct fs *fs, fuse_req_t req, struct fs_inode *in, int ret,
-		       const struct staging_attr *a)
+                       const struct staging_attr *a)
 {
 	struct stat st;
 
@@ -150,7 +150,7 @@ static void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 }
 
 static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
-			   int to_set, struct fuse_file_info *fi)
+                           int to_set, struct fuse_file_info *fi)
 {
 	struct staging_set set;
 	struct staging_attr a;
@@ -197,7 +197,7 @@ static int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry *
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < count; i++) {
-		e[i].name = se[i].name;   /* taken over */
+		e[i].name = se[i].name; /* taken over */
 		se[i].name = NULL;
 		e[i].node = (struct fs_node)FS_NODE_INIT;
 		e[i].node.type = se[i].dir ? FS_SUBMIT_SUBDIR : FS_SUBMIT_FILE;
@@ -209,7 +209,7 @@ static int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry *
 }
 
 static void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
-			 mode_t mode)
+                         mode_t mode)
 {
 	struct staging_attr a;
 	int ret = staging_mkdir(fs->staging, staging_id(parent), name, mode, &a);
@@ -223,7 +223,7 @@ static void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent,
 /* The handle of an open staging file; generated files (status, error) change size
  * under a reader, so they bypass the page cache. */
 static struct fs_handle *open_handle(struct fs *fs, struct fs_inode *in, bool generated,
-				     struct fuse_file_info *fi)
+                                     struct fuse_file_info *fi)
 {
 	struct fs_handle *h = calloc(1, sizeof(*h));
 
@@ -245,7 +245,7 @@ static void close_handle(struct fs *fs, struct fs_handle *h)
 }
 
 static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
-			  mode_t mode, struct fuse_file_info *fi)
+                          mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
 	struct staging_attr a;
@@ -258,7 +258,7 @@ static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 		return;
 	}
 	ret = staging_create(fs->staging, staging_id(parent), name, mode, fi->flags & O_EXCL,
-			     fi->flags, &a);
+	                     fi->flags, &a);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -280,7 +280,7 @@ static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 }
 
 static void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
-			struct fuse_file_info *fi)
+                        struct fuse_file_info *fi)
 {
 	struct staging_attr a;
 	struct fs_handle *h;
@@ -309,7 +309,7 @@ static void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 }
 
 static void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
-			struct fuse_file_info *fi)
+                        struct fuse_file_info *fi)
 {
 	char *buf = malloc(size ? size : 1);
 	ssize_t n;
@@ -328,7 +328,7 @@ static void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size
 }
 
 static void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char *buf,
-			 size_t size, off_t off, struct fuse_file_info *fi)
+                         size_t size, off_t off, struct fuse_file_info *fi)
 {
 	ssize_t n = staging_write(fs->staging, staging_id(in), buf, size, off);
 
@@ -349,14 +349,14 @@ static int submit_and_record(struct fs *fs, const struct staging_submission *sub
 	staging_set_outcome(fs->staging, sub->entry, STAGING_SUBMITTING, NULL);
 	ret = submit_run(fs, sub->text, sub->len, sub->default_name, &err);
 	staging_set_outcome(fs->staging, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
-			    err.message);
+	                    err.message);
 	if (ret)
 		fs_log(LOG_DEBUG, "submit/%s: %s", sub->entry, err.message);
 	return ret;
 }
 
 static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
-			 struct fuse_file_info *fi)
+                         struct fuse_file_info *fi)
 {
 	struct staging_submission sub;
 	int ret;
@@ -370,7 +370,7 @@ static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 }
 
 static void submit_release(struct fs *fs, fuse_req_t req, struct fs_inode *in,
-			   struct fuse_file_info *fi)
+                           struct fuse_file_info *fi)
 {
 	(void)in;
 	close_handle(fs, (struct fs_handle *)(uintptr_t)fi->fh);
@@ -407,7 +407,7 @@ static void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent,
 }
 
 static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
-			  struct fs_inode *newparent, const char *newname, unsigned int flags)
+                          struct fs_inode *newparent, const char *newname, unsigned int flags)
 {
 	uint64_t from = staging_id(parent), to = staging_id(newparent);
 	struct staging_submission sub;
@@ -428,7 +428,7 @@ static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 		ret = staging_rename(fs->staging, from, name, to, newname, flags);
 	if (!ret && (in = inode_table_find(fs->inodes, parent, name))) {
 		if (inode_table_rename(fs->inodes, in, newparent, newname) < 0)
-			inode_table_unmap(fs->inodes, in);  /* the next lookup makes a new one */
+			inode_table_unmap(fs->inodes, in); /* the next lookup makes a new one */
 		inode_table_put(fs->inodes, in);
 	}
 	fuse_reply_err(req, -ret);
@@ -437,7 +437,7 @@ static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 /* ---- rmdir jobs/NAME: arena delete ---- */
 
 static void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
-			     struct fs_inode *job)
+                             struct fs_inode *job)
 {
 	const struct fs_node *n = &job->node;
 	struct k8s_resource res;
@@ -466,21 +466,21 @@ static void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *job
 }
 
 static const struct fs_submit_ops SUBMIT_OPS = {
-	.lookup = submit_lookup,
-	.getattr = submit_getattr,
-	.setattr = submit_setattr,
-	.list = submit_list,
-	.mkdir = submit_mkdir,
-	.create = submit_create,
-	.open = submit_open,
-	.read = submit_read,
-	.write = submit_write,
-	.flush = submit_flush,
-	.release = submit_release,
-	.unlink = submit_unlink,
-	.rmdir = submit_rmdir,
-	.rename = submit_rename,
-	.rmdir_job = submit_rmdir_job,
+    .lookup = submit_lookup,
+    .getattr = submit_getattr,
+    .setattr = submit_setattr,
+    .list = submit_list,
+    .mkdir = submit_mkdir,
+    .create = submit_create,
+    .open = submit_open,
+    .read = submit_read,
+    .write = submit_write,
+    .flush = submit_flush,
+    .release = submit_release,
+    .unlink = submit_unlink,
+    .rmdir = submit_rmdir,
+    .rename = submit_rename,
+    .rmdir_job = submit_rmdir_job,
 };
 
 const struct fs_submit_ops *fs_submit_ops(void)

@@ -38,7 +38,7 @@ static int64_t now_ms(void)
 }
 
 bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,
-		     bool present, int timeout_ms)
+                     bool present, int timeout_ms)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	struct timespec pause = {0, SUBMIT_CACHE_POLL_MS * 1000000L};
@@ -61,7 +61,7 @@ bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, 
 
 /* Dry-runs or creates obj; the error names what was being made. */
 static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, json_t **created,
-		  struct k8s_error *err)
+                  struct k8s_error *err)
 {
 	int rc = k8s_create(fs->client, fs->namespace, obj, dry_run, created, err);
 
@@ -87,11 +87,11 @@ static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
 	for (size_t i = m->n; i-- > 0;) {
 		k8s_error_clear(&derr);
 		if (k8s_delete_object(fs->client, fs->namespace, m->objs[i],
-				      K8S_PROPAGATE_BACKGROUND, &derr) != 0 &&
+		                      K8S_PROPAGATE_BACKGROUND, &derr) != 0 &&
 		    derr.err != ENOENT)
 			failed = true;
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-			 names[0] ? ", " : "", m->what[i]);
+		         names[0] ? ", " : "", m->what[i]);
 		if (failed)
 			break;
 	}
@@ -103,7 +103,7 @@ static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
 		append(err, " (rmdir the job to delete it)");
 	} else {
 		append(err, m->n > 1 ? ", made before it, have been deleted again"
-				     : ", made before it, has been deleted again");
+		                     : ", made before it, has been deleted again");
 	}
 }
 
@@ -116,7 +116,7 @@ static void made_free(struct made *m)
 
 /* The TensorBoard's Deployment and Service for job (dry-run or made), when asked for. */
 static int tensorboard_objects(struct fs *fs, const struct job_spec *s, const json_t *job,
-			       json_t **dep, json_t **svc, struct k8s_error *err)
+                               json_t **dep, json_t **svc, struct k8s_error *err)
 {
 	*dep = *svc = NULL;
 	if (!spec_wants_tensorboard(s))
@@ -125,7 +125,7 @@ static int tensorboard_objects(struct fs *fs, const struct job_spec *s, const js
 }
 
 int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
-	       struct k8s_error *err)
+               struct k8s_error *err)
 {
 	struct job_spec *s = NULL;
 	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL, *made_obj = NULL;
@@ -138,9 +138,9 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 		goto out;
 	snprintf(what, sizeof(what), "%s %s", kinds_info(spec_kind(s))->kind_name, spec_name(s));
 	snprintf(dep_what, sizeof(dep_what), "the TensorBoard Deployment %s-tensorboard",
-		 spec_name(s));
+	         spec_name(s));
 	snprintf(svc_what, sizeof(svc_what), "the TensorBoard Service %s-tensorboard",
-		 spec_name(s));
+	         spec_name(s));
 	if ((rc = spec_build_job(s, fs->namespace, &job, err)))
 		goto out;
 
@@ -176,7 +176,7 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
 	 * is slow; then it appears a moment later. */
 	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
-			SUBMIT_CACHE_WAIT_MS);
+	                SUBMIT_CACHE_WAIT_MS);
 	goto out;
 undo:
 	undo(fs, &m, err);
