@@ -1,0 +1,43 @@
+"""`make demo`, the README's first command: tests/demo.sh starts kubesim's demo
+cluster, mounts arenafs in the foreground, and what it tells the user to try
+works; Ctrl-C unmounts and stops the cluster."""
+
+import os
+import signal
+import subprocess
+
+from conftest import ARENAFS_BIN
+from helpers import wait_until
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
+    work = tmp_path / "demo"
+    proc = subprocess.Popen(["sh", os.path.join(ROOT, "tests", "demo.sh"), ARENAFS_BIN],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, ARENAFS_DEMO_DIR=str(work)),
+                            start_new_session=True)
+    mnt = str(work / "mnt")
+    try:
+        wait_until(lambda: os.path.ismount(mnt), timeout=60, message="the demo's mount")
+        jobs = os.listdir(os.path.join(mnt, "jobs"))
+        assert len(jobs) >= 5, jobs
+        assert open(os.path.join(mnt, "cluster", "health")).read() == "ok\n"
+        # the commands the demo prints
+        r = subprocess.run("cp -r %s/my-mnist submit/ && cat jobs/my-mnist/status" % work,
+                           shell=True, cwd=mnt, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout in ("PENDING\n", "RUNNING\n"), r.stdout
+        wait_until(lambda: os.path.exists(os.path.join(mnt, "jobs", "my-mnist",
+                                                       "tensorboard_url")),
+                   timeout=30, message="my-mnist's tensorboard_url")
+        os.rmdir(os.path.join(mnt, "jobs", "my-mnist"))
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)       # Ctrl-C in the demo's terminal
+        out, _ = proc.communicate(timeout=60)
+    assert "mounted at" in out and mnt in out, out
+    assert "arenafs demo: stopped" in out, out
+    assert not os.path.ismount(mnt)
+    sims = subprocess.run(["pgrep", "-f", "kubesim --dir " + str(work)], capture_output=True)
+    assert sims.returncode == 1, "kubesim still runs"
