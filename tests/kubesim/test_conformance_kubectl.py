@@ -126,6 +126,34 @@ def test_server_dry_run_creates_nothing_and_sees_a_taken_name(c, tmp_path):
                                   'tfjobs.kubeflow.org "dry-taken" already exists' % f), out
 
 
+def test_deployment_template_keeps_what_was_written_and_gets_only_api_defaults(c, tmp_path):
+    f = tmp_path / "dep.yaml"
+    f.write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tolerant
+spec:
+  selector: {matchLabels: {app: tolerant}}
+  template:
+    metadata: {labels: {app: tolerant}}
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      priorityClassName: high
+      containers: [{name: tb, image: tensorflow/tensorflow:2.15.0}]
+""")
+    c.kubectl("create", "-f", str(f))
+    spec = c.kubectl_json("get", "deployment", "tolerant")["spec"]["template"]["spec"]
+    # kube-apiserver defaults the template as a PodSpec; the pod admission plugins
+    # (default tolerations, service account, priority value) act on pods only
+    assert spec["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists",
+                                    "effect": "NoSchedule"}]
+    assert spec["priorityClassName"] == "high"
+    assert (spec["restartPolicy"], spec["dnsPolicy"], spec["terminationGracePeriodSeconds"]) == \
+        ("Always", "ClusterFirst", 30)
+    for k in ("serviceAccountName", "priority", "enableServiceLinks"):
+        assert k not in spec, k
+
+
 def test_get_pods_table_and_logs(c, tmp_path):
     f = tmp_path / "tf.yaml"
     f.write_text(tfjob_yaml("logged", workers=1, run_seconds=20))

@@ -283,12 +283,20 @@ class Admission:
                     invalid_value(_go_map(labels), "`selector` does not match template `labels`"))])
 
     def _default_template(self, spec):
+        """A template gets the pod defaults of the API's defaulting, not what the pod
+        admission plugins add to pods (default tolerations, priority, service
+        account): those come when its pods are made. What the user wrote stays."""
         tmpl = spec.setdefault("template", {})
         pod = {"spec": tmpl.setdefault("spec", {})}
+        admitted = ("priority", "preemptionPolicy", "tolerations", "serviceAccount",
+                    "serviceAccountName", "enableServiceLinks")
+        given = {k: copy.deepcopy(pod["spec"][k]) for k in admitted if k in pod["spec"]}
         simutil.default_pod(pod)
-        for k in ("priority", "preemptionPolicy", "tolerations", "serviceAccount",
-                  "serviceAccountName", "enableServiceLinks"):
-            pod["spec"].pop(k, None)
+        for k in admitted:
+            if k in given:
+                pod["spec"][k] = given[k]
+            else:
+                pod["spec"].pop(k, None)
 
     def _create_jobs(self, res, obj):
         spec = obj.setdefault("spec", {})
