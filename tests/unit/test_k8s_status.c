@@ -49,6 +49,13 @@ TEST(status_errno_per_reason)
 	             -EBUSY);
 	CHECK_INT_EQ(decode(410, "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\"}", &err),
 	             -ESTALE);
+	/* the resource does not take this verb: not a question of rights (EACCES) */
+	CHECK_INT_EQ(decode(405,
+	                    "{\"kind\":\"Status\",\"code\":405,\"reason\":\"MethodNotAllowed\","
+	                    "\"message\":\"the server does not allow this method on the requested "
+	                    "resource\"}",
+	                    &err),
+	             -EPERM);
 	CHECK_INT_EQ(decode(504, "{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\"}", &err),
 	             -ETIMEDOUT);
 	CHECK_INT_EQ(decode(500, "{\"kind\":\"Status\",\"code\":500,\"reason\":\"Timeout\"}", &err),
