@@ -145,6 +145,59 @@ TEST(client_retries_503_and_honours_retry_after)
 	fixture_stop(&f);
 }
 
+/* client-go retries a GET on 500, 502 and 504 (the server or a proxy failed and a read
+ * is safe to repeat), whatever the body: 502 here is a proxy's page, not a Status. */
+TEST(client_get_retries_500_502_504)
+{
+	struct fixture f;
+	struct k8s_response r;
+	struct k8s_client_stats st;
+	struct k8s_error err;
+
+	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
+	SCRIPT(&f,
+	       {500, NULL,
+	        "{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\","
+	        "\"message\":\"boom\"}"},
+	       {502, "Content-Type: text/html\r\n", "<html>Bad Gateway</html>"},
+	       {504, NULL,
+	        "{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\","
+	        "\"message\":\"the server was unable to return a response in the time allotted\"}"},
+	       {200, NULL, "{\"kind\":\"PodList\",\"items\":[]}"});
+	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err), 0);
+	CHECK_INT_EQ(r.status, 200);
+	k8s_response_free(&r);
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 4);
+	for (int i = 0; i < 4; i++)
+		CHECK_STR_CONTAINS(f.srv.seen[i], "GET /api/v1/pods HTTP/1.1\r\n");
+	k8s_client_get_stats(f.client, &st);
+	CHECK_INT_EQ(st.retries, 3);
+	fixture_stop(&f);
+}
+
+/* 501 Not Implemented says the server will never do it: asking again cannot help. */
+TEST(client_get_is_not_retried_on_501)
+{
+	struct fixture f;
+	struct k8s_response r;
+	struct k8s_client_stats st;
+	struct k8s_error err;
+
+	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
+	SCRIPT(&f,
+	       {501, NULL,
+	        "{\"kind\":\"Status\",\"code\":501,\"reason\":\"NotImplemented\","
+	        "\"message\":\"not implemented\"}"},
+	       {200, NULL, "{}"});
+	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err), -EIO);
+	CHECK_INT_EQ(err.code, 501);
+	CHECK_STR_EQ(err.message, "not implemented");
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
+	k8s_client_get_stats(f.client, &st);
+	CHECK_INT_EQ(st.retries, 0);
+	fixture_stop(&f);
+}
+
 TEST(client_post_is_not_retried_when_the_server_may_have_acted)
 {
 	struct fixture f;
@@ -326,6 +379,34 @@ TEST(client_stream_delivers_chunks_and_status)
 	CHECK_INT_EQ(status, 403);
 	CHECK_STR_EQ(err.message, "pods is forbidden");
 	CHECK_INT_EQ(got.calls, 0); /* an error body is not data */
+	fixture_stop(&f);
+}
+
+/* A watch answered HTTP 410 (the API server's watch cache refuses a resourceVersion it
+ * no longer holds this way, before the stream starts) is ESTALE — what the reflector
+ * relists on — and a stream is never retried by the client. */
+TEST(client_stream_answered_410_is_estale_and_not_retried)
+{
+	struct fixture f;
+	struct collected got = {0};
+	int status = -1;
+	struct k8s_stream_request req = {
+	    "/api/v1/pods?watch=true&resourceVersion=7", NULL, collect, &got, NULL, &status};
+	struct k8s_error err;
+
+	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
+	SCRIPT(&f,
+	       {410, NULL,
+	        "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\",\"message\":"
+	        "\"too old resource version: 7 (1200)\"}"},
+	       {200, NULL, NULL, 0, {"{\"type\":\"ADDED\"}\n"}});
+	CHECK_INT_EQ(k8s_stream_run(f.client, &req, &err), -ESTALE);
+	CHECK_INT_EQ(status, 410);
+	CHECK_INT_EQ(err.code, 410);
+	CHECK_STR_EQ(err.reason, "Expired");
+	CHECK_STR_EQ(err.message, "too old resource version: 7 (1200)");
+	CHECK_INT_EQ(got.calls, 0);
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
 	fixture_stop(&f);
 }
 
