@@ -4,15 +4,15 @@
  * submit operations for submit/ and rmdir of jobs/NAME, see submit.h).
  * Directory listing is in dirs.c.
  *
- * What the kernel is asked to cache, and for how long, is content.c's choice;
- * at open this file decides between the page cache and direct I/O:
- * - a small file whose text is the one the kernel last cached opens with
- *   keep_cache (`cat jobs/NAME/status for every job` then costs no read requests);
- * - one whose text changed since opens without, so the kernel drops its pages;
- * - one whose text no longer has the size last reported, or that shows ages,
- *   opens with direct_io, so a stale st_size can neither cut nor pad it;
- * - logs open with direct_io: they grow while open. Never nonseekable (tail
- *   seeks), never flushed (noflush: nothing to write back).
+ * What the kernel is asked to cache, and for how long, is content.c's choice.
+ * Every file of the tree opens with direct_io:
+ * - a small file is a snapshot taken at open (the handle's text), and each read
+ *   must come from it: through the page cache, pages another reader filled with
+ *   a newer text would be mixed into an older reader's (a status read in two
+ *   calls across a change gave "PENCEEDED"), and a stale st_size could cut or
+ *   pad it;
+ * - logs grow while open.
+ * Never nonseekable (tail seeks), never flushed (noflush: nothing to write back).
  * xattr operations are left out on purpose: the kernel then stops asking
  * (ENOSYS once disables them), which keeps `ls -l` at one request per entry.
  */
@@ -283,16 +283,8 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		}
 		pthread_mutex_lock(&in->lock);
 		h->text = fs_text_get(in->text);
-		if (fs_type_is_volatile(in->node.type) ||
-		    (in->reported && in->reported_size != h->text->len)) {
-			fi->direct_io = 1;
-			in->kernel_version = 0;
-		} else if (in->kernel_version == in->version) {
-			fi->keep_cache = 1;
-		} else {
-			in->kernel_version = in->version;
-		}
 		pthread_mutex_unlock(&in->lock);
+		fi->direct_io = 1;
 	}
 	fi->noflush = 1;
 	fi->fh = (uintptr_t)h;

@@ -179,3 +179,30 @@ def test_new_namespace_appears_under_namespaces(kubesim, arenafs):
                message="its job")
     assert "exp" not in os.listdir(m.path("jobs"))
     assert m.read("namespaces", "team-x", "jobs", "exp", "type") == "tfjob\n"
+
+
+def test_an_open_file_reads_the_version_it_was_opened_at(kubesim, arenafs):
+    """Small files are snapshotted at open: a reader that reads in pieces across a
+    change never gets a mix of two versions, whatever other readers do meanwhile."""
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("torn", start=1, run=2))
+    wait_until(lambda: os.path.exists(m.path("jobs", "torn", "status")), message="jobs/torn")
+    status = m.path("jobs", "torn", "status")
+    fd = os.open(status, os.O_RDONLY)
+    try:
+        first = os.read(fd, 3)
+        wait_until(lambda: m.read("jobs", "torn", "status") == "SUCCEEDED\n", timeout=60,
+                   message="another reader to see SUCCEEDED")
+        for _ in range(3):                     # other readers fill whatever cache there is
+            assert m.read("jobs", "torn", "status") == "SUCCEEDED\n"
+        rest = b""
+        while True:
+            piece = os.read(fd, 3)
+            if not piece:
+                break
+            rest += piece
+    finally:
+        os.close(fd)
+    seen = (first + rest).decode()
+    assert seen in ("PENDING\n", "RUNNING\n"), seen
