@@ -1,5 +1,6 @@
-"""kubesim's control endpoints: /_sim/stats counts what clients asked, and
-/_sim/fault breaks things the way a real cluster or network does."""
+"""kubesim's control endpoints: /_sim/stats counts what clients asked,
+/_sim/requests logs it with the answers, and /_sim/fault breaks things the way
+a real cluster or network does."""
 
 import http.client
 import json
@@ -135,3 +136,78 @@ def test_reset_clears_faults_and_counters(c):
     r = h.getresponse()
     assert r.status == 400 and "bogus" in r.read().decode()
     h.close()
+
+
+def requests_since(c, n):
+    return c._control("GET", "/_sim/requests?since=%d" % n)
+
+
+def test_request_log_says_what_was_asked_and_how_it_was_answered(c):
+    n = requests_since(c, 0)["last"]
+    status, nodes = c.api("GET", "/api/v1/nodes?limit=1")
+    assert status == 200
+    assert c.api("GET", "/api/v1/namespaces/default/pods/nope")[0] == 404
+    c.stats()                                  # /_sim/ calls are not logged
+    log = requests_since(c, n)
+    got = [(e["request"], e["status"], e.get("rv")) for e in log["requests"]]
+    assert got == [("GET /api/v1/nodes?limit=1", 200, nodes["metadata"]["resourceVersion"]),
+                   ("GET /api/v1/namespaces/default/pods/nope", 404, None)], got
+    assert log["last"] == n + 2 and log["requests"][0]["n"] == n + 1, log
+    assert log["requests"][0]["agent"].startswith("Python-urllib/"), log
+    assert requests_since(c, n + 1)["requests"][0]["request"].endswith("/pods/nope")
+    c.fault(reset=True)
+    assert requests_since(c, 0) == {"requests": [], "last": n + 2}, "numbers go on after a reset"
+
+
+def test_request_log_follows_a_watch_to_its_end(c):
+    rv = c.stats()["resourceVersion"]
+    c.kubectl("create", "configmap", "moves-the-revision")
+    n = requests_since(c, 0)["last"]
+    h = conn(c)
+    # ended by its timeout: the final chunk, after a bookmark at the current revision
+    h.request("GET", "/api/v1/nodes?watch=true&timeoutSeconds=1&allowWatchBookmarks=true"
+                     "&resourceVersion=%d" % rv)
+    lines = h.getresponse().read().splitlines()
+    assert json.loads(lines[-1])["type"] == "BOOKMARK", lines
+    w = requests_since(c, n)["requests"][0]
+    assert (w["status"], w["end"], w["bookmarks"], w["rv"]) == (200, "clean", 1, str(rv + 1)), w
+    # cut by drop_watches: no final chunk; rv is that of the last event sent
+    h.request("GET", "/api/v1/nodes?watch=true")
+    r = h.getresponse()
+    node = json.loads(r.readline())["object"]
+    r.readline()
+    c.fault(drop_watches=True)
+    with pytest.raises(http.client.IncompleteRead):
+        r.read()
+    h.close()
+    cut = wait_until(lambda: [e for e in requests_since(c, n + 1)["requests"]
+                              if e.get("end") == "cut"], 10, "the cut watch logged as cut")[0]
+    assert cut["status"] == 200 and "bookmarks" not in cut, cut
+    assert int(cut["rv"]) >= int(node["metadata"]["resourceVersion"]), cut
+
+
+def test_compact_on_expires_the_continue_token_of_the_request_it_meets(c):
+    for i in range(3):
+        c.kubectl("create", "configmap", "page-%d" % i)
+    path = "/api/v1/namespaces/default/configmaps?limit=1"
+    first = c.api("GET", path)[1]
+    c.fault(compact_on=r"continue=")
+    rv = c.stats()["resourceVersion"]
+    assert c.api("GET", path)[0] == 200, "only a request the expression finds meets it"
+    assert c.stats()["resourceVersion"] == rv
+    status, body = c.api("GET", path + "&continue=" + first["metadata"]["continue"])
+    # the apiserver's answer to a continue token older than the compaction
+    assert (status, body["reason"], body["code"]) == (410, "Expired", 410), body
+    assert body["message"].startswith("The provided continue parameter is too old"), body
+    # another write came first, as on a live cluster: even the newest revision is gone
+    assert c.stats()["resourceVersion"] == rv + 1
+    h = conn(c)
+    h.request("GET", "/api/v1/configmaps?watch=true&resourceVersion=%d" % rv)
+    ev = json.loads(h.getresponse().readline())
+    assert ev["type"] == "ERROR" and ev["object"]["code"] == 410, ev
+    h.close()
+    # once: a fresh list pages on
+    again = c.api("GET", path)[1]
+    assert c.api("GET", path + "&continue=" + again["metadata"]["continue"])[0] == 200
+    status, body = c.api("POST", "/_sim/fault", {"compact_on": "("})
+    assert status == 400 and "compact_on" in body["error"], body

@@ -26,6 +26,7 @@ import ssl
 import time
 
 from . import selectors, tables
+from .reqlog import note_end, note_rv
 from .store import ApiError
 from .writes import Writes
 
@@ -296,6 +297,7 @@ class Api:
     def list(self, req, rt):
         res = rt.res
         entries, rv, token, remaining = self.collect(req, rt)
+        note_rv(req.h, rv)
         if req.wants_table():
             t = tables.table(res, [full_obj(res, e.obj) for e in entries], rv, token,
                              include=req.q("includeObject", "Metadata"), remaining=remaining)
@@ -352,6 +354,7 @@ class Api:
             h.chunk(json.dumps({"type": "ERROR", "object": e.status()},
                                separators=(",", ":")).encode() + b"\n")
             h.end_stream()
+            note_end(h, "clean", error=e.code)
             return
         first = [True]
 
@@ -369,6 +372,7 @@ class Api:
             return b'{"type":"' + type_.encode() + b'","object":' + body + b"}\n"
 
         def bookmark(rv, end=False):
+            note_rv(h, rv, bookmark=True)
             meta = {"resourceVersion": str(rv)}
             if end:
                 meta["annotations"] = {"k8s.io/initial-events-end": "true"}
@@ -382,6 +386,7 @@ class Api:
                 if pred is None or pred(e.obj):
                     h.chunk(encode("ADDED", None, e.obj) if table else
                             encode("ADDED", full_bytes(res, e)))
+                    note_rv(h, e.rv)
             if initial_end and bookmarks:
                 h.chunk(bookmark(start_rv, True))
             deadline = time.monotonic() + timeout
@@ -397,6 +402,7 @@ class Api:
                         if quiet:
                             h.chunk(bookmark(rv))
                     h.end_stream()
+                    note_end(h, "clean")
                     return
                 wait = deadline - now
                 if bookmarks:
@@ -404,10 +410,12 @@ class Api:
                 ev = w.get(min(wait, 1.0))
                 if ev is None:
                     h.close_connection = True   # dropped: no clean end, as a cut connection
+                    note_end(h, "cut")
                     return
                 if ev is False:
                     if client_gone(h.connection):
                         h.close_connection = True
+                        note_end(h, "client")
                         return
                     if bookmarks and time.monotonic() >= next_bm:
                         with store.lock:
@@ -425,6 +433,7 @@ class Api:
                     h.chunk(encode(type_, None, eobj if eobj is not None else ev.entry.obj))
                 else:
                     h.chunk(encode(type_, ebytes, eobj))
+                note_rv(h, ev.rv)
         finally:
             store.unwatch(w)
 

@@ -32,6 +32,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler
 
+from .reqlog import RequestLog, note_status
 from .store import ApiError
 
 READ_VERBS = ("get", "list", "watch")
@@ -46,6 +47,7 @@ class Faults:
         self.fail_next = 0
         self.fail_code = 500
         self.fail_match = None          # a compiled regex over "METHOD /path?query", or None
+        self.compact_on = None          # the same, for the request that meets a compaction
         self.delay_ms = 0
 
     def take_failure(self, request_line):
@@ -55,6 +57,14 @@ class Faults:
                 self.fail_next -= 1
                 return self.fail_code
         return None
+
+    def take_compaction(self, request_line):
+        """True (once) when request_line is the one compact_on waits for."""
+        with self.lock:
+            if self.compact_on is not None and self.compact_on.search(request_line):
+                self.compact_on = None
+                return True
+        return False
 
 
 class Stats:
@@ -178,6 +188,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self):
         self.counted = False
+        self.log_entry = None
         try:
             self.server.sim.handle(self)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):
@@ -211,6 +222,7 @@ class Handler(BaseHTTPRequestHandler):
             self.server.sim.stats.sent(len(data))
 
     def _head(self, code, ctype, length=None, headers=None, chunked=False):
+        note_status(self, code)
         lines = ["HTTP/1.1 %d %s" % (code, self.responses.get(code, ("",))[0]),
                  "Content-Type: " + ctype,
                  "Date: " + self.date_time_string(),
@@ -367,6 +379,7 @@ class Sim:
         self.insecure_user = User("system:admin", True)
         self.faults = Faults()
         self.stats = Stats()
+        self.reqlog = RequestLog()
         self.bookmark_seconds = bookmark_seconds
         self.streams_epoch = 0          # bumped to end every open log stream
         self.listener = None
@@ -398,13 +411,16 @@ class Sim:
         for k, v in urllib.parse.parse_qsl(url.query, keep_blank_values=True):
             query[k] = v
         if path.startswith("/_sim/"):
-            return self.control(h, path)
+            return self.control(h, path, query)
         h.counted = True
+        h.log_entry = self.reqlog.add(h.command + " " + h.path, h.headers.get("User-Agent", ""))
         req = Request(h, h.command, path, query)
         try:
             delay = self.faults.delay_ms
             if delay:
                 time.sleep(delay / 1000.0)
+            if self.faults.take_compaction(h.command + " " + h.path):
+                self.store.compact(advance=True)
             code = self.faults.take_failure(h.command + " " + h.path)
             if code is not None:
                 self.stats.count("fault " + h.command)
@@ -471,8 +487,15 @@ class Sim:
 
     # ---- /_sim/ ----
 
-    def control(self, h, path):
+    def control(self, h, path, query):
         try:
+            if path == "/_sim/requests" and h.command == "GET":
+                try:
+                    since = int(query.get("since") or 0)
+                except ValueError:
+                    return h.send_json(400, {"error": "since: not a number"})
+                entries, last = self.reqlog.since(since)
+                return h.send_json(200, {"requests": entries, "last": last})
             if path == "/_sim/stats" and h.command == "GET":
                 with self.stats.lock:
                     body = {"total": self.stats.total, "requests": dict(self.stats.requests),
@@ -491,7 +514,7 @@ class Sim:
             pass
 
     def fault(self, h, body):
-        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact",
+        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
                  "down_seconds", "reset"}
         unknown = sorted(set(body) - known)
         if unknown:
@@ -500,6 +523,7 @@ class Sim:
             with self.faults.lock:
                 self.faults.reset()
             self.stats.reset()
+            self.reqlog.reset()
         if "fail_next" in body:
             try:
                 match = re.compile(body["match"]) if body.get("match") else None
@@ -513,6 +537,13 @@ class Sim:
             self.faults.delay_ms = int(body["delay_ms"])
         if body.get("compact"):
             self.store.compact()
+        if body.get("compact_on"):
+            try:
+                compact_on = re.compile(body["compact_on"])
+            except re.error as e:
+                return h.send_json(400, {"error": "compact_on: %s" % e})
+            with self.faults.lock:
+                self.faults.compact_on = compact_on
         if body.get("drop_watches"):
             self.store.drop_watches()
             self.end_streams()

@@ -366,9 +366,14 @@ class Store:
         for w in ws:
             w.close()
 
-    def compact(self):
-        """Forgets history: a watch or list continue from before now gets 410."""
+    def compact(self, advance=False):
+        """Forgets history: a watch or list continue from before now gets 410.
+        advance: a write elsewhere first (the revision moves on by one, as the
+        leases a real cluster renews every few seconds move it), so that even a
+        token or watch at the current revision is older than the compaction."""
         with self.lock:
+            if advance:
+                self._next_rv()
             self.history.clear()
             self.compacted = self.rv
 
