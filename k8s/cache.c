@@ -140,6 +140,7 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	c->on_change = opts->on_change;
 	c->arg = opts->arg;
 	memcpy(c->served, opts->served, sizeof(c->served));
+	c->watch_timeout_s = opts->watch_timeout_s;
 	c->config_ns = strdup(opts->namespace && *opts->namespace ? opts->namespace : "default");
 	c->store = store_new();
 	atomic_init(&c->epochs, 0);

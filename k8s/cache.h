@@ -59,6 +59,9 @@ struct cache_options {
 	bool served[JOB_KIND_COUNT];           /* from kinds_discover() */
 	cache_change_fn on_change;             /* may be NULL */
 	void *arg;
+	/* WATCH timeoutSeconds; 0: client-go's random 5–10 min. Tests set a few seconds
+	 * to see watches end cleanly and resume (the API server ends them so). */
+	int watch_timeout_s;
 };
 
 /*

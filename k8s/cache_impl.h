@@ -80,6 +80,7 @@ struct k8s_cache {
 	cache_change_fn on_change;
 	void *arg;
 	bool served[JOB_KIND_COUNT];
+	int watch_timeout_s;         /* cache_options.watch_timeout_s; 0: random */
 	atomic_uint epochs;          /* source of list epochs */
 
 	pthread_mutex_t lock;

@@ -346,8 +346,10 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	if (rc)
 		return WATCH_FAILED;
 	snprintf(timeout, sizeof(timeout), "%d",
-	         WATCH_TIMEOUT_MIN_S +
-	             rand_r(&r->seed) % (WATCH_TIMEOUT_MAX_S - WATCH_TIMEOUT_MIN_S + 1));
+	         r->cache->watch_timeout_s > 0
+	             ? r->cache->watch_timeout_s
+	             : WATCH_TIMEOUT_MIN_S +
+	                   rand_r(&r->seed) % (WATCH_TIMEOUT_MAX_S - WATCH_TIMEOUT_MIN_S + 1));
 	urlpath_add_query(&path, "watch", "true");
 	urlpath_add_query(&path, "resourceVersion", r->rv);
 	urlpath_add_query(&path, "allowWatchBookmarks", "true");

@@ -1,5 +1,7 @@
 """Drivers of build/tools/k8scache and build/tools/logfollow for the cache and
-log-stream tests (test_k8s_cache.py, test_k8s_logstream.py)."""
+log-stream tests (test_k8s_cache*.py, test_k8s_logstream.py): the tools, the
+cache_tool fixture, the comparison of the cache with what kubectl sees, and
+kubesim's request log read per request."""
 import json
 import os
 import queue
@@ -7,6 +9,9 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.parse
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -132,3 +137,123 @@ def finish_logfollow(proc, timeout=300):
         stats = dict(kv.split("=", 1) for kv in head.split())
         stats["status"] = status
     return proc.returncode, out, stats, err
+
+
+def kubectl_state(c, context=None):
+    """What kubectl sees: {kind: {(namespace, name): resourceVersion}} and pod phases."""
+    state = {}
+    for kind, res in (("pod", "pods"), ("node", "nodes"), ("job", "tfjobs"),
+                      ("service", "services")):
+        args = ["get", res] + ([] if kind == "node" else ["-A"])
+        items = c.kubectl_json(*args, context=context)["items"]
+        state[kind] = {(i["metadata"].get("namespace", ""), i["metadata"]["name"]):
+                       i["metadata"]["resourceVersion"] for i in items}
+        if kind == "pod":
+            state["phase"] = {(i["metadata"]["namespace"], i["metadata"]["name"]):
+                              i.get("status", {}).get("phase", "Pending") for i in items}
+    return state
+
+
+def cache_state(dump):
+    state = {}
+    for kind, key in (("pod", "pods"), ("node", "nodes"), ("service", "services")):
+        state[kind] = {(o.get("namespace", ""), o["name"]): o.get("rv") for o in dump[key]}
+    state["node"] = {k: None for k in state["node"]}
+    state["job"] = {(j["namespace"], j["name"]): j["rv"] for j in dump["jobs"] if j["type"] == "tfjob"}
+    state["phase"] = {(p["namespace"], p["name"]): p["phase"] for p in dump["pods"]}
+    return state
+
+
+def same_as_kubectl(c, tool, context=None):
+    """The cache and kubectl agree (the cluster moves meanwhile: callers poll)."""
+    want = kubectl_state(c, context)
+    want["node"] = {k: None for k in want["node"]}
+    got = cache_state(tool.dump())
+    return want == got, want, got
+
+
+def converge(c, tool, what, context=None, timeout=60):
+    result = {}
+
+    def check():
+        ok, want, got = same_as_kubectl(c, tool, context)
+        result.update(want=want, got=got)
+        return ok
+    try:
+        wait_for(what, check, timeout=timeout, interval=0.5)
+    except AssertionError:
+        want, got = result["want"], result["got"]
+        diff = {k: (sorted(set(want[k].items()) - set(got[k].items()))[:5],
+                    sorted(set(got[k].items()) - set(want[k].items()))[:5])
+                for k in want if want[k] != got[k]}
+        raise AssertionError("%s: cache and kubectl differ (kubectl only, cache only): %s"
+                             % (what, json.dumps(diff, default=str)))
+
+
+@pytest.fixture
+def cache_tool():
+    """Starts k8scache serve processes; at the end each must quit cleanly (exit 0,
+    no sanitizer report: make test-asan runs these tools built with ASan)."""
+    started = []
+
+    def start(*args, **kw):
+        t = CacheTool(*args, **kw)
+        started.append(t)
+        return t
+    yield start
+    for t in started:
+        rc, err = t.stop()
+        assert rc == 0 and "Sanitizer" not in err, "k8scache exited %d: %s" % (rc, err)
+
+
+def tfjob(name, namespace="default", workers=2, run_seconds=30):
+    env = [{"name": "SIM_RUN_SECONDS", "value": str(run_seconds)}]
+    tpl = {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
+                                    "command": ["python", "train.py"], "env": env}]}}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"tfReplicaSpecs": {"Worker": {"replicas": workers, "restartPolicy": "Never",
+                                                   "template": tpl}}}}
+
+
+def create(c, obj, context=None):
+    c.kubectl("create", "-f", "-", "--validate=false", input=json.dumps(obj), context=context)
+
+
+# ---- kubesim's request log (GET /_sim/requests, docs/kubesim.md) ----
+
+def sim_requests(c, since=0):
+    """arenafs's requests (by User-Agent: kubectl's are left out) in kubesim's log
+    after number `since`, oldest first; each entry as kubesim logs it plus "path",
+    "query" (a dict) and "watch" (bool)."""
+    out = []
+    for e in c._control("GET", "/_sim/requests?since=%d" % since)["requests"]:
+        if not e["agent"].startswith("arenafs/"):
+            continue
+        u = urllib.parse.urlsplit(e["request"].partition(" ")[2])
+        e["path"] = u.path
+        e["query"] = dict(urllib.parse.parse_qsl(u.query, keep_blank_values=True))
+        e["watch"] = e["query"].get("watch") == "true"
+        out.append(e)
+    return out
+
+
+def last_request(c):
+    """The number of the newest request in kubesim's log (for sim_requests' since)."""
+    return c._control("GET", "/_sim/requests?since=%d" % (1 << 62))["last"]
+
+
+def brief(entries):
+    """Entries in a few words, for failure messages."""
+    return ["%d %s %s%s -> %s rv=%s%s" % (e["n"], e["path"], "watch " if e["watch"] else "",
+                                         {k: v for k, v in e["query"].items()
+                                          if k in ("resourceVersion", "limit", "continue")},
+                                         e["status"], e.get("rv"),
+                                         (" end=%s" % e["end"] if "end" in e else "") +
+                                         (" error=%s" % e["error"] if "error" in e else ""))
+            for e in entries]
+
+
+def list_counts(c):
+    """kubesim's /_sim/stats counts of list requests: {"list pods": n, ...}."""
+    return {k: v for k, v in c.stats()["requests"].items() if k.startswith("list ")}

@@ -4,13 +4,13 @@ arrive, a relist after compaction notices a deletion made while the cache was
 not watching, an outage loses nothing and shows in the health, the viewer sees
 only its namespace, and start-up failures say why.
 """
-import json
 import os
 import time
 
 import pytest
 
-from k8scache_helpers import K8SCACHE, KUBESIM, CacheTool, run_once, wait_for
+from k8scache_helpers import (K8SCACHE, KUBESIM, brief, cache_tool, converge,  # noqa: F401
+                              create, last_request, run_once, sim_requests, tfjob, wait_for)
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(KUBESIM), reason="kubesim not there yet"),
@@ -19,90 +19,9 @@ pytestmark = [
 
 
 
-def kubectl_state(c, context=None):
-    """What kubectl sees: {kind: {(namespace, name): resourceVersion}} and pod phases."""
-    state = {}
-    for kind, res in (("pod", "pods"), ("node", "nodes"), ("job", "tfjobs"),
-                      ("service", "services")):
-        args = ["get", res] + ([] if kind == "node" else ["-A"])
-        items = c.kubectl_json(*args, context=context)["items"]
-        state[kind] = {(i["metadata"].get("namespace", ""), i["metadata"]["name"]):
-                       i["metadata"]["resourceVersion"] for i in items}
-        if kind == "pod":
-            state["phase"] = {(i["metadata"]["namespace"], i["metadata"]["name"]):
-                              i.get("status", {}).get("phase", "Pending") for i in items}
-    return state
-
-
-def cache_state(dump):
-    state = {}
-    for kind, key in (("pod", "pods"), ("node", "nodes"), ("service", "services")):
-        state[kind] = {(o.get("namespace", ""), o["name"]): o.get("rv") for o in dump[key]}
-    state["node"] = {k: None for k in state["node"]}
-    state["job"] = {(j["namespace"], j["name"]): j["rv"] for j in dump["jobs"] if j["type"] == "tfjob"}
-    state["phase"] = {(p["namespace"], p["name"]): p["phase"] for p in dump["pods"]}
-    return state
-
-
-def same_as_kubectl(c, tool, context=None):
-    """The cache and kubectl agree (the cluster moves meanwhile: callers poll)."""
-    want = kubectl_state(c, context)
-    want["node"] = {k: None for k in want["node"]}
-    got = cache_state(tool.dump())
-    return want == got, want, got
-
-
-def converge(c, tool, what, context=None, timeout=60):
-    result = {}
-
-    def check():
-        ok, want, got = same_as_kubectl(c, tool, context)
-        result.update(want=want, got=got)
-        return ok
-    try:
-        wait_for(what, check, timeout=timeout, interval=0.5)
-    except AssertionError:
-        want, got = result["want"], result["got"]
-        diff = {k: (sorted(set(want[k].items()) - set(got[k].items()))[:5],
-                    sorted(set(got[k].items()) - set(want[k].items()))[:5])
-                for k in want if want[k] != got[k]}
-        raise AssertionError("%s: cache and kubectl differ (kubectl only, cache only): %s"
-                             % (what, json.dumps(diff, default=str)))
-
-
 @pytest.fixture
 def cluster(kubesim):
     return kubesim("--nodes", "2", "--gpus", "4", "--jobs", "6", "--speed", "10")
-
-
-@pytest.fixture
-def cache_tool():
-    """Starts k8scache serve processes; at the end each must quit cleanly (exit 0,
-    no sanitizer report: make test-asan runs these tools built with ASan)."""
-    started = []
-
-    def start(*args, **kw):
-        t = CacheTool(*args, **kw)
-        started.append(t)
-        return t
-    yield start
-    for t in started:
-        rc, err = t.stop()
-        assert rc == 0 and "Sanitizer" not in err, "k8scache exited %d: %s" % (rc, err)
-
-
-def tfjob(name, namespace="default", workers=2, run_seconds=30):
-    env = [{"name": "SIM_RUN_SECONDS", "value": str(run_seconds)}]
-    tpl = {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
-                                    "command": ["python", "train.py"], "env": env}]}}
-    return {"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {"tfReplicaSpecs": {"Worker": {"replicas": workers, "restartPolicy": "Never",
-                                                   "template": tpl}}}}
-
-
-def create(c, obj, context=None):
-    c.kubectl("create", "-f", "-", "--validate=false", input=json.dumps(obj), context=context)
 
 
 def test_first_list_matches_kubectl(cluster, cache_tool):
@@ -152,11 +71,16 @@ def test_relist_after_compaction_notices_deletion_while_not_watching(cluster, ca
     tool = cache_tool(cluster.kubeconfig)
     converge(cluster, tool, "the first list")
     victim = sorted(p["name"] for p in tool.dump()["pods"] if p["namespace"] == "default")[0]
-    time.sleep(1.5)  # the watches are past their first second: a drop is a clean end
-    # While the cache sleeps its watches are dropped, the pod goes (no watch
-    # exists to tell), and the history is compacted past the cache's
-    # resourceVersion: only a relist (410, then the sweep) can tell the cache.
-    lists_before = cluster.stats()["requests"].get("list pods", 0)
+    wait_for("the cache's pods watch open", lambda: [
+        e for e in sim_requests(cluster) if e["path"] == "/api/v1/pods" and e["watch"]
+        and e["status"] == 200 and "end" not in e])
+    n = last_request(cluster)
+    # While the cache sleeps its watches are cut (drop_watches ends them without
+    # the final chunk: a broken connection, not a clean end), the pod goes (no
+    # watch exists to tell), and the history is compacted past the cache's
+    # resourceVersion. The cache backs off, probes, re-watches from its old
+    # resourceVersion and meets the compaction: only a relist (410, then the
+    # sweep) can tell it about the deletion.
     tool.pause()
     try:
         cluster.fault(drop_watches=True)
@@ -171,7 +95,11 @@ def test_relist_after_compaction_notices_deletion_while_not_watching(cluster, ca
         object="pod", name=victim, type="DELETED"))
     converge(cluster, tool, "after the relist")
     assert victim not in [p["name"] for p in tool.dump()["pods"]]
-    assert cluster.stats()["requests"].get("list pods", 0) > lists_before
+    pods = [e for e in sim_requests(cluster, n) if e["path"] == "/api/v1/pods"]
+    expired = [i for i, e in enumerate(pods) if e["watch"] and e.get("error") == 410]
+    relists = [e for e in pods[expired[0] + 1:] if expired and not e["watch"]
+               and e["query"].get("limit") == "500" and "continue" not in e["query"]]
+    assert expired and relists and relists[0]["status"] == 200, brief(pods)
 
 
 def test_outage_loses_nothing_and_shows_in_health(cluster, cache_tool):

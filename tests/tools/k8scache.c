@@ -10,7 +10,8 @@
  * With changes=1 every change the cache reports is printed as {"change": ...} as it
  * happens. Options: kubeconfig= context= namespace= (as the daemon's), changes=1,
  * events=0 (leave events out of dumps), discover=0 (no discovery: no job kinds, and
- * start-up errors come from the cache's first lists).
+ * start-up errors come from the cache's first lists), watch_timeout=S (every WATCH
+ * asks timeoutSeconds=S, so the server ends it cleanly after S seconds).
  *
  * A start-up failure prints "error: ENAME: message" on stderr and exits 1.
  */
@@ -35,6 +36,7 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool print_changes;
 static bool dump_events = true;
 static bool discover = true;
+static int watch_timeout_s;
 
 static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
@@ -283,6 +285,8 @@ static bool parse_option(struct k8s_config_options *o, const char *arg)
 		discover = strcmp(eq + 1, "0") != 0;
 	else if (strncmp(arg, "events=", 7) == 0)
 		dump_events = strcmp(eq + 1, "0") != 0;
+	else if (strncmp(arg, "watch_timeout=", 14) == 0)
+		watch_timeout_s = atoi(eq + 1);
 	else
 		return false;
 	return true;
@@ -313,7 +317,7 @@ int main(int argc, char **argv)
 		i++;
 	if (i != argc - 1 || (strcmp(argv[i], "once") != 0 && strcmp(argv[i], "serve") != 0)) {
 		fprintf(stderr, "usage: k8scache [kubeconfig=P] [context=C] [namespace=N] "
-		                "[changes=1] [events=0] [discover=0] once|serve\n");
+		                "[changes=1] [events=0] [discover=0] [watch_timeout=S] once|serve\n");
 		return 2;
 	}
 	mode = argv[i];
@@ -331,6 +335,7 @@ int main(int argc, char **argv)
 	}
 	opts.namespace = cfg->namespace;
 	opts.on_change = on_change;
+	opts.watch_timeout_s = watch_timeout_s;
 	if ((rc = cache_start(client, &opts, &cache, &err)) != 0) {
 		status = fail(&err, rc);
 		goto out;
