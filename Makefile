@@ -5,12 +5,14 @@
 #   make demo       run the daemon on the embedded test cluster
 #   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/)
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
 #   make deps       install the Debian packages the build and the tests need
 #
 # Sources are picked up by wildcard: a new .c file in a room needs no edit here.
 
 PREFIX   ?= /usr/local
+# mount(8) looks for mount.fuse.TYPE in /sbin only, whatever the prefix
+SBINDIR  ?= /sbin
 DESTDIR  ?=
 BUILD    ?= build
 BIN      ?= arenafs
@@ -105,15 +107,16 @@ demo: deps-check
 	@sh tests/demo.sh $(abspath $(BIN))
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/arenafs
-	install -m 755 mount/mount.arenafs $(DESTDIR)$(PREFIX)/sbin/mount.arenafs
-	ln -sf mount.arenafs $(DESTDIR)$(PREFIX)/sbin/mount.fuse.arenafs
+	sed 's#@BINDIR@#$(PREFIX)/bin#g' mount/mount.arenafs > $(DESTDIR)$(SBINDIR)/mount.arenafs
+	chmod 755 $(DESTDIR)$(SBINDIR)/mount.arenafs
+	ln -sf mount.arenafs $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs
 	install -m 644 docs/arenafs.1 $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/arenafs $(DESTDIR)$(PREFIX)/sbin/mount.arenafs \
-	  $(DESTDIR)$(PREFIX)/sbin/mount.fuse.arenafs $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/arenafs $(DESTDIR)$(SBINDIR)/mount.arenafs \
+	  $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
 
 format:
 	clang-format -i $(LIB_SRC) $(MAIN_SRC) $(UNIT_SRC) $(wildcard */*.h tests/unit/*.h)

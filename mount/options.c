@@ -10,12 +10,29 @@
 
 #include "k8s/client.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS, KEY_FSNAME, KEY_SUBTYPE };
+
+/* Options fstab lines carry for mount(8) and systemd, which mount.fuse3 passes on:
+ * nothing for arenafs or libfuse (which would refuse them). */
+static bool fstab_only(const char *opt)
+{
+	static const char *const WORDS[] = {"defaults", "auto", "noauto", "user", "users",
+					    "nouser", "owner", "group", "_netdev", "nofail"};
+
+	if (strncmp(opt, "x-", 2) == 0 || strncmp(opt, "comment=", 8) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(WORDS) / sizeof(WORDS[0]); i++)
+		if (strcmp(opt, WORDS[i]) == 0)
+			return true;
+	return false;
+}
 
 #define OPT(t, p) {t, offsetof(struct mount_options, p), 1}
 
@@ -41,8 +58,18 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 {
 	struct mount_options *o = data;
 
-	(void)arg, (void)outargs;
+	(void)outargs;
 	switch (key) {
+	case FUSE_OPT_KEY_NONOPT:
+		/* [SOURCE] MOUNTPOINT: kept aside, the mount point goes back after parsing */
+		if (o->n_words == 2) {
+			fprintf(stderr, "arenafs: too many arguments: %s (see arenafs --help)\n", arg);
+			return -1;
+		}
+		o->words[o->n_words] = strdup(arg);
+		return o->words[o->n_words++] ? 0 : -1;
+	case FUSE_OPT_KEY_OPT:
+		return fstab_only(arg) ? 0 : 1;
 	case KEY_ALLOW_OTHER:
 		o->allow_other = 1;
 		break;
@@ -61,7 +88,7 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 static void print_usage(const char *prog)
 {
-	printf("usage: %s [-f] [-d] [-o OPTIONS] MOUNTPOINT\n"
+	printf("usage: %s [-f] [-d] [-o OPTIONS] [CONTEXT] MOUNTPOINT\n"
 	       "\n"
 	       "Mounts a Kubernetes cluster's Kubeflow training jobs as files (see arenafs(1)).\n"
 	       "\n"
@@ -91,6 +118,23 @@ static int check_timeout(const char *name, double v)
 	return 0;
 }
 
+/*
+ * mount(8) and fstab name the cluster in SOURCE. "arenafs" and "none" mean the
+ * kubeconfig's current context, as does a path: mount(8) makes SOURCE absolute when
+ * a file of that name is in its working directory. An explicit context= wins.
+ */
+static int use_source_as_context(struct mount_options *o)
+{
+	const char *src = o->words[0];
+	struct stat st;
+
+	if (o->context || !*src || strcmp(src, "arenafs") == 0 || strcmp(src, "none") == 0 ||
+	    (src[0] == '/' && stat(src, &st) == 0))
+		return 0;
+	o->context = strdup(src);
+	return o->context ? 0 : -1;
+}
+
 int options_parse(int argc, char **argv, struct mount_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -100,6 +144,10 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	o->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&o->args, o, OPTS, opt_proc) != 0)
 		return -1;     /* fuse_opt printed why */
+	if (o->n_words > 0 && fuse_opt_add_arg(&o->args, o->words[o->n_words - 1]) != 0)
+		return -1;
+	if (o->n_words == 2 && use_source_as_context(o) < 0)
+		return -1;
 	if (fuse_parse_cmdline(&o->args, &o->cmd) != 0)
 		return -1;
 	if (o->cmd.show_help) {
@@ -204,5 +252,7 @@ void options_free(struct mount_options *o)
 	free(o->context);
 	free(o->namespace);
 	free(o->cmd.mountpoint);
+	for (int i = 0; i < o->n_words; i++)
+		free(o->words[i]);
 	fuse_opt_free_args(&o->args);
 }

@@ -1,6 +1,7 @@
 /*
- * The command line: arenafs [-f] [-d] [-s] [-o OPTS] MOUNTPOINT, --help,
- * --version. arenafs' own -o options are taken out (fuse_opt, offsetof table);
+ * The command line: arenafs [-f] [-d] [-s] [-o OPTS] [SOURCE] MOUNTPOINT, --help,
+ * --version. SOURCE is what mount(8) and mount.fuse3 pass first (fstab's first
+ * field): the kubeconfig context, unless it is "arenafs", "none" or a path. arenafs' own -o options are taken out (fuse_opt, offsetof table);
  * everything else goes to libfuse, which rejects what it does not know.
  */
 #ifndef ARENAFS_MOUNT_OPTIONS_H
@@ -34,6 +35,9 @@ struct mount_options {
 	int default_permissions;
 	int has_fsname;
 	int has_subtype;
+	/* the words of the command line that are not options: [SOURCE] MOUNTPOINT */
+	char *words[3];
+	int n_words;
 
 	struct fuse_cmdline_opts cmd;    /* -f, -d, -s, mountpoint, -h, -V, threads */
 	struct fuse_args args;           /* what fuse_session_new gets */

@@ -182,11 +182,27 @@ def test_no_xattrs(kubesim, arenafs):
         assert e.value.errno == errno.ENOTSUP
 
 
-def test_installed_mount_helper_mounts_as_mount_8_and_fstab_call_it(kubesim, tmp_path, mnt):
+def mounted_with(cmd, mnt, env, c, context):
+    """Runs a mount command; asserts the tree is there under the right name, unmounts."""
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    try:
+        assert r.returncode == 0, (cmd, r.stderr)
+        assert r.stderr == ""
+        assert os.path.ismount(mnt)
+        dev, fstype, _ = mount_entry(mnt)
+        assert (dev, fstype) == ("arenafs:" + context, "fuse.arenafs")
+        assert os.listdir(os.path.join(mnt, "jobs")) == ["tfjob-00000"]
+    finally:
+        subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+    wait_until(lambda: not os.path.ismount(mnt), message="unmounted")
+
+
+def test_installed_arenafs_mounts_through_mount_8_and_fstab_options(kubesim, tmp_path, mnt):
     """`make install` puts arenafs, mount.arenafs (+ mount.fuse.arenafs) and the man
-    page in place; the helper takes mount(8)'s arguments, the SOURCE as the context,
-    and drops what mount and systemd keep for themselves (fstab: noauto, _netdev,
-    nofail, x-systemd.automount)."""
+    page in place. mount(8) runs /sbin/mount.fuse.arenafs when installed, else
+    mount.fuse3, which runs `arenafs SOURCE MOUNTPOINT -o OPTIONS`: both take SOURCE
+    as the context and drop fstab's own options (noauto, _netdev, nofail,
+    x-systemd.automount)."""
     c = kubesim("--nodes", "1", "--jobs", "1")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     dest = tmp_path / "dest"
@@ -196,9 +212,10 @@ def test_installed_mount_helper_mounts_as_mount_8_and_fstab_call_it(kubesim, tmp
                         "DESTDIR=" + str(dest), "PREFIX=/usr", "BIN=" + binary],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    for f in ["usr/bin/arenafs", "usr/sbin/mount.arenafs", "usr/sbin/mount.fuse.arenafs",
+    for f in ["usr/bin/arenafs", "sbin/mount.arenafs", "sbin/mount.fuse.arenafs",
               "usr/share/man/man1/arenafs.1"]:
         assert os.path.exists(dest / f), f
+    assert "/usr/bin/arenafs" in (dest / "sbin/mount.arenafs").read_text()
     man = subprocess.run(["man", "-l", "-Tutf8", str(dest / "usr/share/man/man1/arenafs.1")],
                          capture_output=True, text=True, env=dict(os.environ, MANWIDTH="100"))
     if man.returncode == 0:      # man-db may be absent
@@ -208,23 +225,22 @@ def test_installed_mount_helper_mounts_as_mount_8_and_fstab_call_it(kubesim, tmp
         assert "request_timeout=S" in options and len(options) >= 9, options
         for option in options:          # every option of --help is in the man page
             assert option in text, option
-    helper = dest / "usr/sbin/mount.fuse.arenafs"
+
     context = c.config()["current-context"]
-    r = subprocess.run([str(helper), context, mnt, "-o",
-                        "rw,noauto,_netdev,nofail,x-systemd.automount,kubeconfig=" + c.kubeconfig],
-                       capture_output=True, text=True, timeout=120,
-                       env={k: v for k, v in os.environ.items() if k != "ARENAFS_BIN"})
-    try:
-        assert r.returncode == 0, r.stderr
-        assert r.stderr == ""
-        assert os.path.ismount(mnt)
-        dev, fstype, _ = mount_entry(mnt)
-        assert (dev, fstype) == ("arenafs:" + context, "fuse.arenafs")
-        assert os.listdir(os.path.join(mnt, "jobs")) == ["tfjob-00000"]
-    finally:
-        subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+    fstab_opts = "rw,noauto,_netdev,nofail,x-systemd.automount,kubeconfig=" + c.kubeconfig
+    env = {k: v for k, v in os.environ.items() if k != "ARENAFS_BIN"}
+    env["PATH"] = "%s:%s" % (dest / "usr/bin", env.get("PATH", ""))
+    # what mount(8) runs without the helper (it resets PATH, so the test runs it itself)
+    mounted_with(["/sbin/mount.fuse3", context, mnt, "-t", "fuse.arenafs", "-o", fstab_opts],
+                 mnt, env, c, context)
+    # what mount(8) runs when the helper is installed, with its own flags
+    mounted_with([str(dest / "sbin/mount.fuse.arenafs"), context, mnt, "-o", fstab_opts, "-n"],
+                 mnt, dict(env, ARENAFS_BIN=str(dest / "usr/bin/arenafs")), c, context)
+    # SOURCE "arenafs": the kubeconfig's current context
+    mounted_with([str(dest / "usr/bin/arenafs"), "-o", fstab_opts, "arenafs", mnt],
+                 mnt, env, c, context)
     # a SOURCE that is no context of the kubeconfig: the one-line reason, nothing mounted
-    r = subprocess.run([str(helper), "no-such-context", mnt, "-o", "kubeconfig=" + c.kubeconfig],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run([str(dest / "usr/bin/arenafs"), "-o", "kubeconfig=" + c.kubeconfig,
+                        "no-such-context", mnt], capture_output=True, text=True, timeout=60)
     one_line_failure(r, "no-such-context")
     assert not os.path.ismount(mnt)
