@@ -23,6 +23,31 @@
 #define DAEMON_READY 'R'
 #define DAEMON_FAILED 'F'
 
+static pid_t starting_child;
+static volatile sig_atomic_t forwarded;
+
+/* Ctrl-C reaches the waiting parent only (the child has a session of its own): the
+ * child must hear it, or it would go on and mount after the user gave up. */
+static void forward_signal(int sig)
+{
+	forwarded = sig;
+	kill(starting_child, sig);
+}
+
+static void forward_signals(pid_t child)
+{
+	struct sigaction sa;
+
+	starting_child = child;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* The parent: reads the child's word and exits with it. */
 static void __attribute__((noreturn)) parent_wait(int fd, pid_t child)
 {
@@ -31,6 +56,7 @@ static void __attribute__((noreturn)) parent_wait(int fd, pid_t child)
 	ssize_t n;
 	int status;
 
+	forward_signals(child);
 	while (len < sizeof(buf) - 1) {
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);
 		if (n < 0 && errno == EINTR)
@@ -47,6 +73,12 @@ static void __attribute__((noreturn)) parent_wait(int fd, pid_t child)
 		_exit(1);
 	}
 	/* no word at all: the child died before it could say anything */
+	if (forwarded) {
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		fprintf(stderr, "arenafs: interrupted while starting; nothing is mounted\n");
+		_exit(128 + forwarded);
+	}
 	if (waitpid(child, &status, 0) == child && WIFSIGNALED(status))
 		fprintf(stderr, "arenafs: the daemon was killed by signal %d while starting\n",
 			WTERMSIG(status));

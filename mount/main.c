@@ -60,6 +60,8 @@ struct daemon_state {
 static pthread_t main_thread;
 static struct fuse_session *volatile signal_session;
 static volatile sig_atomic_t serving;
+static volatile sig_atomic_t mounting;        /* the mount may exist: no _exit */
+static volatile sig_atomic_t stop_requested;  /* a signal came while mounting */
 
 static void on_signal(int sig)
 {
@@ -69,8 +71,12 @@ static void on_signal(int sig)
 		pthread_kill(main_thread, sig);
 		return;
 	}
-	if (!serving)
+	if (!serving && !mounting)
 		_exit(128 + sig);       /* nothing mounted yet: nothing to undo */
+	if (!serving) {
+		stop_requested = sig;   /* main() unmounts once start() returns */
+		return;
+	}
 	if (signal_session)
 		fuse_session_exit(signal_session);
 }
@@ -208,6 +214,7 @@ static int start(struct daemon_state *d)
 		return fail(d, "%s", err.message);
 	fs_attach(d->fs, d->client, d->cache, d->cfg, d->served);
 	fs_set_submit_ops(d->fs, fs_submit_ops());
+	mounting = 1;
 	if (fuse_session_mount(d->se, d->opts.cmd.mountpoint) != 0)
 		return fail(d, "%s", startup_reason("cannot mount"));
 	d->mounted = true;
@@ -291,9 +298,9 @@ int main(int argc, char **argv)
 		options_free(&d.opts);
 		return 1;
 	}
-	if (start(&d) < 0) {
+	if (start(&d) < 0 || stop_requested) {
 		stop(&d);
-		return 1;
+		return stop_requested ? 128 + stop_requested : 1;
 	}
 	starting = false;
 	signal_session = d.se;

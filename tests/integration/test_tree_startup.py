@@ -7,6 +7,7 @@ import errno
 import os
 import re
 import shutil
+import signal
 import subprocess
 
 import pytest
@@ -243,4 +244,28 @@ def test_installed_arenafs_mounts_through_mount_8_and_fstab_options(kubesim, tmp
     r = subprocess.run([str(dest / "usr/bin/arenafs"), "-o", "kubeconfig=" + c.kubeconfig,
                         "no-such-context", mnt], capture_output=True, text=True, timeout=60)
     one_line_failure(r, "no-such-context")
+    assert not os.path.ismount(mnt)
+
+
+def test_ctrl_c_while_starting_in_the_background_mounts_nothing(kubesim, tmp_path, mnt):
+    """The daemon starts in a session of its own; Ctrl-C on the command that waits for
+    it must stop it too, not leave it to mount after the user gave up."""
+    c = kubesim("--nodes", "1")
+    sim = c.proc
+    os.kill(sim.pid, signal.SIGSTOP)            # start-up now waits on the cluster
+    try:
+        p = subprocess.Popen([ARENAFS_BIN, "-o", "kubeconfig=" + c.kubeconfig, mnt],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: subprocess.run(["pgrep", "-f", "arenafs .*" + mnt],
+                                          capture_output=True).stdout.count(b"\n") >= 2,
+                   message="the waiting parent and the starting daemon")
+        p.send_signal(signal.SIGINT)
+    finally:
+        os.kill(sim.pid, signal.SIGCONT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 128 + signal.SIGINT, err
+    assert err == "arenafs: interrupted while starting; nothing is mounted\n"
+    wait_until(lambda: subprocess.run(["pgrep", "-f", "arenafs .*" + mnt],
+                                      capture_output=True).returncode == 1,
+               message="no arenafs process left")
     assert not os.path.ismount(mnt)
