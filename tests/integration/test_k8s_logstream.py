@@ -3,7 +3,8 @@ through build/tools/logfollow: a followed log ends with the container and equals
 what `kubectl logs` prints; broken connections (dropped streams, an outage)
 resume without a line lost or repeated, with several readers sharing the stream;
 the previous instance of a restarted container; logs that do not exist yet are
-empty with the reason.
+empty with the reason; readers are woken by the append callback; a 25 MB log is
+followed in bounded memory.
 """
 import json
 import os
@@ -73,6 +74,47 @@ def test_followed_log_ends_with_the_container_and_equals_kubectl_logs(cluster):
     assert "terminated" in container_status(cluster, "talker")["state"]
     check_lines(out, kubectl_logs(cluster, "talker"))
     assert out.count(b"\n") >= 100, out[:200]
+    # logfollow also wakes once a second without a callback: only its count shows
+    # that on_append ran. The done notice is one call; more are appends.
+    assert int(stats["notifications"]) > 1, "on_append called only %s times: %s" % (
+        stats["notifications"], stats)
+    assert int(stats["notified_bytes"]) == len(out), stats
+
+
+# A log much larger than what a stream keeps in memory (256 KiB ring, a held line
+# of at most 64 KiB, one chunk): lines of 100 kB (longer than a held line, so
+# they are stored in pieces), 25 MB in all, written over 5 s.
+BIG_LOG_LINE_BYTES = 100000
+BIG_LOG_LINES_PER_SECOND = 50
+BIG_LOG_SECONDS = 5
+# Measured: logfollow peaks at ~11 MB (most of it libcurl and OpenSSL) for a
+# 100 MB log. The bound is generous, yet below the log's own size: a stream
+# that kept the log in memory could not stay under it.
+BIG_LOG_PEAK_RSS_KB = 20 * 1024
+
+
+def test_big_log_is_followed_in_bounded_memory_and_equals_kubectl_logs(cluster):
+    size = BIG_LOG_LINE_BYTES * BIG_LOG_LINES_PER_SECOND * BIG_LOG_SECONDS
+    assert size > 1024 * BIG_LOG_PEAK_RSS_KB
+    create(cluster, pod("bigtalker", SIM_RUN_SECONDS=BIG_LOG_SECONDS,
+                        SIM_LOG_LINES_PER_SECOND=BIG_LOG_LINES_PER_SECOND,
+                        SIM_LOG_LINE_BYTES=BIG_LOG_LINE_BYTES))
+    wait_for("the container running", lambda: running(cluster, "bigtalker"))
+    rc, out, stats, err = finish_logfollow(logfollow(cluster.kubeconfig, "bigtalker", "main"),
+                                           timeout=300)
+    assert rc == 0, err
+    assert stats["status"] == "", stats
+    want = kubectl_logs(cluster, "bigtalker")
+    assert len(want) >= size, "kubectl logs printed %d bytes, not the %d written" % (
+        len(want), size)
+    check_lines(out, want)
+    assert int(stats["notifications"]) > 1, stats
+    if stats["asan"] == "1":
+        pytest.skip("AddressSanitizer build: its shadow memory and quarantine make RSS "
+                    "meaningless (the log itself was checked)")
+    assert int(stats["peak_rss_kb"]) < BIG_LOG_PEAK_RSS_KB, \
+        "logfollow peaked at %s kB following a %d-byte log (bound %d kB)" % (
+            stats["peak_rss_kb"], len(out), BIG_LOG_PEAK_RSS_KB)
 
 
 def test_broken_streams_resume_without_loss_or_repeats(cluster):

@@ -10,8 +10,12 @@
  * tree decides); previous=1; finished=1; readers=N (N references to the one shared
  * stream, each reading the whole log: they must agree); max_seconds=S (give up).
  *
- * At the end stderr gets one line "bytes=N seconds=S peak_rss_kb=K status=...".
- * Exits 1 when the stream could not be opened or the readers disagree.
+ * At the end stderr gets one line "bytes=N seconds=S peak_rss_kb=K notifications=N
+ * notified_bytes=B asan=0|1 status=...": how many times on_append was called and the
+ * size the last call reported (the loop below also wakes every second without one,
+ * so the output alone would not show a callback that is never called), and whether
+ * this is an AddressSanitizer build (its shadow memory and quarantine make RSS
+ * meaningless). Exits 1 when the stream could not be opened or the readers disagree.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,13 +37,20 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static unsigned long notifications;
+static uint64_t notified_bytes;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#else
+#define ASAN_BUILD 0
+#endif
 
 static void on_append(void *arg, uint64_t size)
 {
 	(void)arg;
-	(void)size;
 	pthread_mutex_lock(&lock);
 	notifications++;
+	notified_bytes = size;
 	pthread_cond_broadcast(&cond);
 	pthread_mutex_unlock(&lock);
 }
@@ -214,8 +225,13 @@ int main(int argc, char **argv)
 			status_code = 1;
 		}
 	logstream_status(ls[0], status, sizeof(status));
-	fprintf(stderr, "bytes=%llu seconds=%.3f peak_rss_kb=%ld status=%s\n",
-	        (unsigned long long)off[0], now_s() - t0, peak_rss_kb(), status);
+	pthread_mutex_lock(&lock);
+	fprintf(stderr,
+	        "bytes=%llu seconds=%.3f peak_rss_kb=%ld notifications=%lu notified_bytes=%llu "
+	        "asan=%d status=%s\n",
+	        (unsigned long long)off[0], now_s() - t0, peak_rss_kb(), notifications,
+	        (unsigned long long)notified_bytes, ASAN_BUILD, status);
+	pthread_mutex_unlock(&lock);
 	goto out;
 fail:
 	fprintf(stderr, "error: %s: %s\n", strerrorname_np(-rc) ? strerrorname_np(-rc) : "?",
