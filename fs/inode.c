@@ -10,6 +10,7 @@
 #include "fs/inode.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,6 @@ struct objlist {
 struct inode_table {
 	pthread_mutex_t lock;
 	void (*on_free)(struct fs_inode *in);
-	uint64_t next_ino;
 	size_t count;
 	struct fs_inode **by_ino;      /* chains through ino_next */
 	struct fs_inode **by_key;      /* chains through key_next (mapped inodes only) */
@@ -81,6 +81,15 @@ static size_t key_bucket(const struct inode_table *t, uint64_t parent, const cha
 static size_t ino_bucket(const struct inode_table *t, uint64_t ino)
 {
 	return (ino * 11400714819323198485ULL >> 20) % t->nbuckets;
+}
+
+static struct fs_inode *find_ino(struct inode_table *t, uint64_t ino)
+{
+	struct fs_inode *in = t->by_ino[ino_bucket(t, ino)];
+
+	while (in && in->ino != ino)
+		in = in->ino_next;
+	return in;
 }
 
 static size_t obj_bucket(const struct inode_table *t, const char *key)
@@ -321,7 +330,6 @@ struct inode_table *inode_table_new(void (*on_free)(struct fs_inode *in))
 	t->root->node.type = FS_ROOT;
 	t->root->nlookup = 1;
 	t->by_ino[ino_bucket(t, INODE_ROOT_ID)] = t->root;
-	t->next_ino = INODE_ROOT_ID + 1;
 	t->count = 1;
 	return t;
 fail:
@@ -376,9 +384,7 @@ struct fs_inode *inode_table_get(struct inode_table *t, uint64_t ino)
 	struct fs_inode *in;
 
 	pthread_mutex_lock(&t->lock);
-	for (in = t->by_ino[ino_bucket(t, ino)]; in; in = in->ino_next)
-		if (in->ino == ino)
-			break;
+	in = find_ino(t, ino);
 	if (in)
 		in->pins++;
 	pthread_mutex_unlock(&t->lock);
@@ -422,6 +428,32 @@ static bool same_object(const struct fs_node *a, const struct fs_node *b)
 	       strcmp(a->identity ? a->identity : "", b->identity ? b->identity : "") == 0;
 }
 
+/*
+ * The number of parent/name standing for node: a hash of the parent's number, the
+ * name, the type and the identity, so that the same object at the same path gets
+ * the same number again after the kernel forgot it (find, rsync and tar compare
+ * st_ino between walks), and another object (a re-created job, a restarted
+ * container) another one. Bit 63 is left to dirs.c's numbers for entries not
+ * looked up; a number in use is never given twice (the next free one is taken).
+ * Called with the table locked.
+ */
+static uint64_t derive_ino(struct inode_table *t, const struct fs_inode *parent,
+			   const char *name, const struct fs_node *node)
+{
+	uint64_t h = 14695981039346656037ULL ^ parent->ino;
+	uint64_t ino;
+	char type[16];
+
+	snprintf(type, sizeof(type), "/%d/", (int)node->type);
+	h = hash_bytes(h * 1099511628211ULL, name);
+	h = hash_bytes(h, type);
+	h = hash_bytes(h, node->identity ? node->identity : "");
+	ino = h & ~(1ULL << 63);
+	while (ino <= INODE_ROOT_ID || find_ino(t, ino))
+		ino = (ino + 1) & ~(1ULL << 63);
+	return ino;
+}
+
 struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *parent,
 				   const char *name, struct fs_node *node, const char *objkey)
 {
@@ -463,7 +495,7 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 	}
 	in->node = *node;
 	*node = (struct fs_node)FS_NODE_INIT;
-	in->ino = t->next_ino++;
+	in->ino = derive_ino(t, parent, name, node);
 	in->parent = parent;
 	parent->pins++;
 	in->pins = 1;
@@ -559,9 +591,7 @@ void inode_table_forget(struct inode_table *t, uint64_t ino, uint64_t n)
 	if (ino == INODE_ROOT_ID)
 		return;
 	pthread_mutex_lock(&t->lock);
-	for (in = t->by_ino[ino_bucket(t, ino)]; in; in = in->ino_next)
-		if (in->ino == ino)
-			break;
+	in = find_ino(t, ino);
 	if (in) {
 		in->nlookup = n >= in->nlookup ? 0 : in->nlookup - n;
 		maybe_free(t, in, &dead);

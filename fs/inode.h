@@ -5,7 +5,9 @@
  * same path keeps its inode while the object behind it lives (same identity, see
  * node.h); when a lookup finds another identity at a path (a re-created job, a
  * restarted container), the old inode is unmapped — it lives on for the kernel
- * until forgotten — and a new one is made. Inode numbers are never reused.
+ * until forgotten — and a new one is made. A number stands for one (path, object):
+ * it is derived from them, so the kernel gets the same number back after it forgot
+ * the inode, and never one that is in use for something else.
  *
  * Lifetime: the kernel's lookup count (nlookup, FUSE's lookup/forget protocol)
  * plus pins taken by code that holds an inode for a while (a request, an open

@@ -9,6 +9,8 @@ import os
 import threading
 import time
 
+import pytest
+
 from helpers import wait_until
 import jobspecs
 import tree_expect as te
@@ -206,3 +208,18 @@ def test_an_open_file_reads_the_version_it_was_opened_at(kubesim, arenafs):
         os.close(fd)
     seen = (first + rest).decode()
     assert seen in ("PENDING\n", "RUNNING\n"), seen
+
+
+def test_inode_numbers_survive_the_kernel_forgetting_them(kubesim, arenafs):
+    """st_ino of a path stays while its object lives, even after the kernel dropped
+    its inodes (find -inum, rsync and tar compare st_ino between walks)."""
+    if os.geteuid() != 0:
+        pytest.skip("dropping the kernel's caches needs root")
+    c = kubesim("--nodes", "1", "--jobs", "2")
+    m = arenafs(c)
+    paths = [m.path("jobs"), m.path("jobs", "tfjob-00000"),
+             m.path("jobs", "tfjob-00000", "status"), m.path("README"), m.path("nodes", "node-0")]
+    before = [os.stat(p).st_ino for p in paths]
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("2\n")
+    assert [os.stat(p).st_ino for p in paths] == before

@@ -264,3 +264,28 @@ TEST(fs_inode_rename_keeps_number_and_replaces_the_target)
 	inode_table_put(t, root);
 	inode_table_free(t);
 }
+
+TEST(fs_inode_number_comes_back_after_forget_for_the_same_object)
+{
+	struct inode_table *t = inode_table_new(count_free);
+	struct fs_inode *root = inode_table_root(t);
+	struct fs_inode *dir = lookup(t, root, "jobs", FS_JOBS_DIR, "", NULL);
+	struct fs_inode *job = lookup(t, dir, "mnist", FS_JOB_DIR, "u1", NULL);
+	uint64_t dir_ino = dir->ino, job_ino = job->ino;
+
+	freed = 0;
+	inode_table_forget(t, job_ino, 1);
+	inode_table_forget(t, dir_ino, 1);
+	CHECK_INT_EQ(freed, 2);
+	/* looked up again (after `echo 3 > drop_caches`, say): the same numbers */
+	dir = lookup(t, root, "jobs", FS_JOBS_DIR, "", NULL);
+	job = lookup(t, dir, "mnist", FS_JOB_DIR, "u1", NULL);
+	CHECK_INT_EQ(dir->ino, dir_ino);
+	CHECK_INT_EQ(job->ino, job_ino);
+	/* another object at the path: another number, both alive until forgotten */
+	struct fs_inode *again = lookup(t, dir, "mnist", FS_JOB_DIR, "u2", NULL);
+	CHECK(again->ino != job_ino);
+	CHECK(again->ino > 1 && !(again->ino >> 63));
+	inode_table_put(t, root);
+	inode_table_free(t);
+}
