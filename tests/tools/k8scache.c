@@ -316,8 +316,9 @@ int main(int argc, char **argv)
 	while (i < argc && parse_option(&copts, argv[i]))
 		i++;
 	if (i != argc - 1 || (strcmp(argv[i], "once") != 0 && strcmp(argv[i], "serve") != 0)) {
-		fprintf(stderr, "usage: k8scache [kubeconfig=P] [context=C] [namespace=N] "
-		                "[changes=1] [events=0] [discover=0] [watch_timeout=S] once|serve\n");
+		fprintf(stderr,
+		        "usage: k8scache [kubeconfig=P] [context=C] [namespace=N] "
+		        "[changes=1] [events=0] [discover=0] [watch_timeout=S] once|serve\n");
 		return 2;
 	}
 	mode = argv[i];

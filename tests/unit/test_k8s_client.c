@@ -24,6 +24,8 @@ static const char NOT_FOUND[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"st
 static const char UNAVAILABLE[] =
     "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":"
     "\"etcd is busy\",\"reason\":\"ServiceUnavailable\",\"code\":503}";
+static const char INTERNAL_ERROR[] = "{\"kind\":\"Status\",\"code\":500,\"reason\":"
+                                     "\"InternalError\",\"message\":\"boom\"}";
 static const char UNAUTHORIZED[] = "{\"kind\":\"Status\",\"status\":\"Failure\",\"message\":"
                                    "\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}";
 
@@ -146,8 +148,9 @@ TEST(client_retries_503_and_honours_retry_after)
 }
 
 /* client-go retries a GET on 500, 502 and 504 (the server or a proxy failed and a read
- * is safe to repeat), whatever the body: 502 here is a proxy's page, not a Status. */
-TEST(client_get_retries_500_502_504)
+ * is safe to repeat), whatever the body: 502 here is a proxy's page, not a Status. 501
+ * Not Implemented says the server will never do it: asking again cannot help. */
+TEST(client_get_retries_500_502_504_but_not_501)
 {
 	struct fixture f;
 	struct k8s_response r;
@@ -155,15 +158,16 @@ TEST(client_get_retries_500_502_504)
 	struct k8s_error err;
 
 	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
-	SCRIPT(&f,
-	       {500, NULL,
-	        "{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\","
-	        "\"message\":\"boom\"}"},
+	SCRIPT(&f, {500, NULL, INTERNAL_ERROR},
 	       {502, "Content-Type: text/html\r\n", "<html>Bad Gateway</html>"},
 	       {504, NULL,
 	        "{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\","
 	        "\"message\":\"the server was unable to return a response in the time allotted\"}"},
-	       {200, NULL, "{\"kind\":\"PodList\",\"items\":[]}"});
+	       {200, NULL, "{\"kind\":\"PodList\",\"items\":[]}"},
+	       {501, NULL,
+	        "{\"kind\":\"Status\",\"code\":501,\"reason\":\"NotImplemented\","
+	        "\"message\":\"not implemented\"}"},
+	       {200, NULL, "{}"});
 	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err), 0);
 	CHECK_INT_EQ(r.status, 200);
 	k8s_response_free(&r);
@@ -172,29 +176,13 @@ TEST(client_get_retries_500_502_504)
 		CHECK_STR_CONTAINS(f.srv.seen[i], "GET /api/v1/pods HTTP/1.1\r\n");
 	k8s_client_get_stats(f.client, &st);
 	CHECK_INT_EQ(st.retries, 3);
-	fixture_stop(&f);
-}
 
-/* 501 Not Implemented says the server will never do it: asking again cannot help. */
-TEST(client_get_is_not_retried_on_501)
-{
-	struct fixture f;
-	struct k8s_response r;
-	struct k8s_client_stats st;
-	struct k8s_error err;
-
-	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
-	SCRIPT(&f,
-	       {501, NULL,
-	        "{\"kind\":\"Status\",\"code\":501,\"reason\":\"NotImplemented\","
-	        "\"message\":\"not implemented\"}"},
-	       {200, NULL, "{}"});
-	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/pods", NULL, NULL, &r, &err), -EIO);
+	CHECK_INT_EQ(k8s_request(f.client, "GET", "/api/v1/nodes", NULL, NULL, &r, &err), -EIO);
 	CHECK_INT_EQ(err.code, 501);
 	CHECK_STR_EQ(err.message, "not implemented");
-	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 5);
 	k8s_client_get_stats(f.client, &st);
-	CHECK_INT_EQ(st.retries, 0);
+	CHECK_INT_EQ(st.retries, 3);
 	fixture_stop(&f);
 }
 
@@ -205,11 +193,8 @@ TEST(client_post_is_not_retried_when_the_server_may_have_acted)
 	struct k8s_error err;
 
 	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
-	SCRIPT(&f,
-	       {500, NULL,
-	        "{\"kind\":\"Status\",\"code\":500,\"reason\":\"InternalError\","
-	        "\"message\":\"boom\"}"},
-	       {503, NULL, UNAVAILABLE}, {201, NULL, "{\"created\":true}"});
+	SCRIPT(&f, {500, NULL, INTERNAL_ERROR}, {503, NULL, UNAVAILABLE},
+	       {201, NULL, "{\"created\":true}"});
 	CHECK_INT_EQ(
 	    k8s_request(f.client, "POST", "/api/v1/namespaces/default/pods", NULL, "{}", &r, &err),
 	    -EIO);
@@ -355,7 +340,7 @@ static int collect(void *arg, const char *data, size_t len)
 	return ++c->calls == c->stop_after;
 }
 
-TEST(client_stream_delivers_chunks_and_status)
+TEST(client_stream_delivers_chunks_and_error_statuses)
 {
 	struct fixture f;
 	struct collected got = {0};
@@ -369,7 +354,11 @@ TEST(client_stream_delivers_chunks_and_status)
 	       {200, NULL, NULL, 0, {"{\"type\":\"ADD", "ED\"}\n", "{\"type\":\"DELETED\"}\n"}, 20},
 	       {403, NULL,
 	        "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\",\"message\":"
-	        "\"pods is forbidden\"}"});
+	        "\"pods is forbidden\"}"},
+	       {410, NULL,
+	        "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\",\"message\":"
+	        "\"too old resource version: 7 (1200)\"}"},
+	       {200, NULL, NULL, 0, {"{\"type\":\"ADDED\"}\n"}});
 	CHECK_INT_EQ(k8s_stream_run(f.client, &req, &err), 0);
 	CHECK_INT_EQ(status, 200);
 	got.data[got.len] = '\0';
@@ -379,34 +368,15 @@ TEST(client_stream_delivers_chunks_and_status)
 	CHECK_INT_EQ(status, 403);
 	CHECK_STR_EQ(err.message, "pods is forbidden");
 	CHECK_INT_EQ(got.calls, 0); /* an error body is not data */
-	fixture_stop(&f);
-}
-
-/* A watch answered HTTP 410 (the API server's watch cache refuses a resourceVersion it
- * no longer holds this way, before the stream starts) is ESTALE — what the reflector
- * relists on — and a stream is never retried by the client. */
-TEST(client_stream_answered_410_is_estale_and_not_retried)
-{
-	struct fixture f;
-	struct collected got = {0};
-	int status = -1;
-	struct k8s_stream_request req = {
-	    "/api/v1/pods?watch=true&resourceVersion=7", NULL, collect, &got, NULL, &status};
-	struct k8s_error err;
-
-	CHECK(fixture_start(&f) && fixture_client(&f, NULL));
-	SCRIPT(&f,
-	       {410, NULL,
-	        "{\"kind\":\"Status\",\"code\":410,\"reason\":\"Expired\",\"message\":"
-	        "\"too old resource version: 7 (1200)\"}"},
-	       {200, NULL, NULL, 0, {"{\"type\":\"ADDED\"}\n"}});
+	/* A watch answered HTTP 410 (the API server's watch cache refuses a resourceVersion
+	 * it no longer holds so, before the stream starts) is ESTALE, which the reflector
+	 * relists on; like every stream error it is not retried by the client. */
 	CHECK_INT_EQ(k8s_stream_run(f.client, &req, &err), -ESTALE);
 	CHECK_INT_EQ(status, 410);
-	CHECK_INT_EQ(err.code, 410);
 	CHECK_STR_EQ(err.reason, "Expired");
 	CHECK_STR_EQ(err.message, "too old resource version: 7 (1200)");
 	CHECK_INT_EQ(got.calls, 0);
-	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 3);
 	fixture_stop(&f);
 }
 
