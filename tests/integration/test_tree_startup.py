@@ -256,7 +256,7 @@ def test_ctrl_c_while_starting_in_the_background_mounts_nothing(kubesim, tmp_pat
     try:
         p = subprocess.Popen([ARENAFS_BIN, "-o", "kubeconfig=" + c.kubeconfig, mnt],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_until(lambda: subprocess.run(["pgrep", "-f", "arenafs .*" + mnt],
+        wait_until(lambda: subprocess.run(["pgrep", "-f", "arenafs[^ ]* .*" + mnt],
                                           capture_output=True).stdout.count(b"\n") >= 2,
                    message="the waiting parent and the starting daemon")
         p.send_signal(signal.SIGINT)
@@ -265,7 +265,7 @@ def test_ctrl_c_while_starting_in_the_background_mounts_nothing(kubesim, tmp_pat
     out, err = p.communicate(timeout=60)
     assert p.returncode == 128 + signal.SIGINT, err
     assert err == "arenafs: interrupted while starting; nothing is mounted\n"
-    wait_until(lambda: subprocess.run(["pgrep", "-f", "arenafs .*" + mnt],
+    wait_until(lambda: subprocess.run(["pgrep", "-f", "arenafs[^ ]* .*" + mnt],
                                       capture_output=True).returncode == 1,
                message="no arenafs process left")
     assert not os.path.ismount(mnt)
