@@ -269,3 +269,40 @@ def test_ctrl_c_while_starting_in_the_background_mounts_nothing(kubesim, tmp_pat
                                       capture_output=True).returncode == 1,
                message="no arenafs process left")
     assert not os.path.ismount(mnt)
+
+
+def test_allow_other_lets_others_read_but_only_the_owner_change(kubesim, arenafs, tmp_path):
+    """allow_other hands the mounting user's cluster rights to every local user:
+    arenafs adds default_permissions, and others may read but not submit or delete."""
+    if os.geteuid() != 0:
+        pytest.skip("acting as another user needs root")
+    c = kubesim("--nodes", "1", "--jobs", "1")
+    m = arenafs(c, "allow_other")
+    assert "default_permissions" in open("/proc/self/mounts").read().split(m.mnt)[1].split("\n")[0]
+    spec = "type: tfjob\nimage: tf\ncommand: python t.py\n"
+    # the other user gets the mount as an open directory: pytest's folders are 0700
+    script = """
+import errno, os, sys
+top = int(sys.argv[1])
+os.setgid(65534); os.setuid(65534)
+print(open("jobs/tfjob-00000/type", opener=lambda p, f: os.open(p, f, dir_fd=top)).read().strip())
+for what, attempt in [
+        ("submit", lambda: os.open("submit/x.yaml", os.O_CREAT | os.O_WRONLY, dir_fd=top)),
+        ("rmdir", lambda: os.rmdir("jobs/tfjob-00000", dir_fd=top))]:
+    try:
+        attempt()
+        print(what, "allowed")
+    except OSError as e:
+        print(what, errno.errorcode[e.errno])
+"""
+    top = os.open(m.mnt, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        r = subprocess.run(["/usr/bin/python3", "-c", script, str(top)], capture_output=True,
+                           text=True, timeout=60, pass_fds=[top])
+    finally:
+        os.close(top)
+    assert r.stdout.split("\n")[:3] == ["tfjob", "submit EACCES", "rmdir EACCES"], r
+    # the owner still may
+    with open(m.path("submit", "mine.yaml"), "w") as f:
+        f.write(spec)
+    assert m.read("submit", "mine", "status") == "submitted\n"
