@@ -251,15 +251,23 @@ static struct snode *find_dir(struct staging *st, uint64_t id, int *err)
 	return *err ? NULL : d;
 }
 
+/* The child name of the linked directory dir, or NULL with the errno in *err. */
+static struct snode *find_child(struct staging *st, uint64_t dir, const char *name, int *err)
+{
+	struct snode *d = find_dir(st, dir, err), *c = NULL;
+
+	if (d && !(c = child(d, name)))
+		*err = -ENOENT;
+	return c;
+}
+
 int staging_lookup(struct staging *st, uint64_t dir, const char *name, struct staging_attr *out)
 {
-	struct snode *d, *c = NULL;
+	struct snode *c;
 	int err;
 
 	pthread_mutex_lock(&st->lock);
-	d = find_dir(st, dir, &err);
-	if (d && !(c = child(d, name)))
-		err = -ENOENT;
+	c = find_child(st, dir, name, &err);
 	if (c)
 		fill_attr(c, out);
 	pthread_mutex_unlock(&st->lock);
@@ -566,14 +574,12 @@ static bool only_generated(const struct snode *d)
 /* unlink (dir false) or rmdir (dir true) of dir/name. */
 static int remove_name(struct staging *st, uint64_t dir, const char *name, bool want_dir)
 {
-	struct snode *d, *n = NULL;
+	struct snode *n;
 	int err;
 
 	pthread_mutex_lock(&st->lock);
-	d = find_dir(st, dir, &err);
-	if (d && !(n = child(d, name)))
-		err = -ENOENT;
-	else if (n && n->dir != want_dir)
+	n = find_child(st, dir, name, &err);
+	if (n && n->dir != want_dir)
 		err = want_dir ? -ENOTDIR : -EISDIR;
 	else if (n && want_dir && !only_generated(n))
 		err = -ENOTEMPTY;
