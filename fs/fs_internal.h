@@ -136,12 +136,14 @@ double content_negative_timeout(struct fs *fs, enum fs_type parent_type);
 /* ---- logfile.c ---- */
 
 /* Opens a log inode: starts or joins the stream of its container instance and waits
- * (log_wait_ms) for the first bytes. A pending container has no stream yet: the file
- * is empty until it starts (logfile_poke). 0 or -errno. */
+ * (log_wait_ms) for the first bytes, or for a finished container's whole log. A pending
+ * container has no stream yet: the file is empty until it starts (logfile_poke). 0 or
+ * -errno. */
 int logfile_open(struct fs *fs, struct fs_inode *in);
 ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size, off_t off);
 void logfile_release(struct fs *fs, struct fs_inode *in);
-/* Size and mtime for getattr. */
+/* Size and mtime for getattr, from what was read of the log and from the cache; never
+ * asks the cluster (the size is 0 until the log was read: logfile.c says why). */
 void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *mtime);
 /* The cache says the container may have started: attach a stream an open file waits for. */
 void logfile_poke(struct fs *fs, struct fs_inode *in);

@@ -9,12 +9,27 @@
  *   notifier, which tells the kernel the attributes changed, so GNU tail -f
  *   (which polls fstat on FUSE and reads exactly the growth) prints new lines.
  * - open() waits a little for the first bytes, and for the kernel to have been
- *   told the size, so `cat logs` and tail's first fstat see the log so far.
+ *   told the size, so `cat logs` and tail's first fstat see the log so far; for a
+ *   terminated container it waits (as long) for the whole log, so that tools
+ *   which fstat once after open (tail -n, cp) see its full size.
  * - reads at the end of what has arrived wait while the stream is still
  *   catching up (bytes arrived within LOG_QUIET_MS), and for a finished
  *   container until its log is complete: `cat` of a finished log is whole.
  * - a pending container has no instance yet: an empty file, never an error;
  *   its stream starts when the cache shows the container started.
+ *
+ * Size and mtime when no stream is open (docs/tree.md, "Size and mtime of a
+ * log"): the Kubernetes API has no way to learn a log's length but to download
+ * it, so stat never touches the network (`ls -l` over thousands of job
+ * directories must not fetch thousands of logs). The size is what was read: 0
+ * before the first open, then the largest size a stream reached. A terminated instance's
+ * log read to its end is complete: that size is final, is kept for the inode's
+ * life, and is promised again by the next open while its stream catches up
+ * (reads below it wait for the bytes, because tar takes a short read for a
+ * shrunken file and pads it with zeros). st_mtime is when the log last grew as
+ * far as arenafs saw it, and for a terminated instance never later than its
+ * finishedAt, which stands in when nothing was read (a fetch after the end
+ * would otherwise stamp the log with the fetch time).
  *
  * Locks: in->lock guards in->log's stream pointer and counters and may be held
  * while calling logstream_*; log->mu (a leaf) guards what the stream's callback
@@ -34,14 +49,16 @@
 #define LOG_READ_IDLE_MS 30000     /* a finished container's log: wait this long for bytes */
 #define LOG_NOTIFY_WAIT_MS 500     /* open waits this long for the size notice to go out */
 #define LOG_POLL_MS 20
+#define LOG_MEMO_SLOTS 2048        /* instances whose read size outlives their inodes */
 
 struct fs_log {
 	/* guarded by in->lock */
 	struct logstream *ls;        /* NULL: no stream (not open, or no instance yet) */
 	unsigned nopen;
 	bool finished;               /* the stream reads a terminated instance once */
-	uint64_t last_size;          /* of the last stream, kept for stat after close */
-	int64_t last_mtime;
+	uint64_t last_size;          /* the largest size a stream reached (stat after close) */
+	int64_t last_mtime;          /* when a stream last appended bytes, 0: never */
+	bool complete;               /* last_size is a terminated instance's whole log */
 
 	/* guarded by mu: written by the stream's callback */
 	pthread_mutex_t mu;
@@ -52,6 +69,63 @@ struct fs_log {
 	struct fs *fs;
 	struct fs_inode *in;
 };
+
+/*
+ * What was read of each container instance, by the identity of its log nodes
+ * (POD_UID/CONTAINER/RESTARTS, model.c): jobs/NAME/logs and instances/POD/logs of
+ * the same instance are two inodes, and the kernel may forget an inode; both
+ * should still show what either read. A direct-mapped cache: a collision forgets
+ * the older instance, which then reads 0 again until opened. memo_lock is a leaf.
+ */
+struct log_memo {
+	char identity[160];
+	uint64_t size;
+	int64_t grew;
+	bool complete;
+};
+static struct log_memo memo[LOG_MEMO_SLOTS];
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct log_memo *memo_slot(const char *identity)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (const char *p = identity; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return &memo[h % LOG_MEMO_SLOTS];
+}
+
+/* Folds what one inode learned into the memo, and the memo into it. */
+static void memo_merge(const char *identity, uint64_t *size, int64_t *grew, bool *complete)
+{
+	struct log_memo *m;
+
+	if (!identity || !identity[0] || strlen(identity) >= sizeof(m->identity))
+		return;
+	m = memo_slot(identity);
+	pthread_mutex_lock(&memo_lock);
+	if (strcmp(m->identity, identity) != 0) {
+		if (!*size && !*complete)
+			goto out; /* nothing to tell, nothing known */
+		snprintf(m->identity, sizeof(m->identity), "%s", identity);
+		m->size = 0;
+		m->grew = 0;
+		m->complete = false;
+	}
+	if (*complete && !m->complete) {
+		m->size = *size;
+		m->complete = true;
+	} else if (!m->complete && *size > m->size) {
+		m->size = *size;
+	}
+	if (*grew > m->grew)
+		m->grew = *grew;
+	*size = m->size;
+	*grew = m->grew;
+	*complete = m->complete;
+out:
+	pthread_mutex_unlock(&memo_lock);
+}
 
 static int64_t mono_ms(void)
 {
@@ -114,13 +188,20 @@ static bool identity_is_pod(const char *identity, const struct pod *pod)
 	return n && strncmp(identity, pod->meta.uid, n) == 0 && identity[n] == '/';
 }
 
+/* The container instance a log node stands for, from the cache. */
+struct instance {
+	const struct pod *pod;
+	const struct container *c;
+	const struct container_state *state; /* c->state, or c->last_state for a previous one */
+	bool previous;                       /* the instance before the current one */
+};
+
 /*
- * The stream key of the instance in stands for, from the cache. Returns false when
- * there is nothing to stream (yet): a pending container, a pod that is gone, an
- * instance older than the one before the current. Strings point into the cache:
- * call under the read lock and copy them before it is released.
+ * Finds the instance of node; false when the pod is gone (or is another pod of that
+ * name), has no such container, or the instance is older than the one before the
+ * current. Pointers into the cache: call under the read lock.
  */
-static bool instance_key(struct fs *fs, const struct fs_node *node, struct logstream_key *key)
+static bool instance_find(struct fs *fs, const struct fs_node *node, struct instance *out)
 {
 	const struct pod *pod;
 	const struct container *c = NULL;
@@ -134,29 +215,53 @@ static bool instance_key(struct fs *fs, const struct fs_node *node, struct logst
 			c = &pod->containers[i];
 	if (!c)
 		return false;
-	memset(key, 0, sizeof(*key));
-	key->namespace = pod->meta.namespace;
-	key->pod = pod->meta.name;
-	key->container = c->name;
+	out->pod = pod;
+	out->c = c;
 	if (node->type != FS_POD_LOGS_PREVIOUS && c->restart_count == node->restarts) {
-		/* the current instance: streamable once it has started */
-		if (!c->container_id[0])
-			return false;
-		key->container_id = c->container_id;
-		key->finished = c->state.kind == CONTAINER_TERMINATED;
+		out->state = &c->state;
+		out->previous = false;
 		return true;
 	}
 	/* logs.previous, or the logs of an instance that has just been replaced */
 	if ((node->type == FS_POD_LOGS_PREVIOUS && c->restart_count == node->restarts) ||
 	    (node->type != FS_POD_LOGS_PREVIOUS && c->restart_count == node->restarts + 1)) {
-		if (c->last_state.kind != CONTAINER_TERMINATED)
-			return false;
-		key->container_id = c->last_state.container_id;
-		key->previous = true;
-		key->finished = true;
+		out->state = &c->last_state;
+		out->previous = true;
 		return true;
 	}
 	return false;
+}
+
+/*
+ * The stream key of the instance node stands for. Returns false when there is
+ * nothing to stream (yet): a pending container, a pod that is gone, an instance
+ * older than the one before the current. Strings point into the cache: call under
+ * the read lock and copy them before it is released.
+ */
+static bool instance_key(struct fs *fs, const struct fs_node *node, struct logstream_key *key)
+{
+	struct instance it;
+
+	if (!instance_find(fs, node, &it))
+		return false;
+	memset(key, 0, sizeof(*key));
+	key->namespace = it.pod->meta.namespace;
+	key->pod = it.pod->meta.name;
+	key->container = it.c->name;
+	if (!it.previous) {
+		/* the current instance: streamable once it has started */
+		if (!it.c->container_id[0])
+			return false;
+		key->container_id = it.c->container_id;
+		key->finished = it.state->kind == CONTAINER_TERMINATED;
+		return true;
+	}
+	if (it.state->kind != CONTAINER_TERMINATED)
+		return false;
+	key->container_id = it.state->container_id;
+	key->previous = true;
+	key->finished = true;
+	return true;
 }
 
 /* Starts the stream when there is an instance to stream. Called with in->lock held. */
@@ -197,21 +302,100 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	return 0;
 }
 
-static void detach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
+/* Keeps what the attached stream has read: its size, when it last grew, and whether it
+ * holds a terminated instance's whole log. Called with in->lock held. */
+static void note_stream_locked(struct fs_inode *in, struct fs_log *log)
 {
+	bool done = logstream_done(log->ls);
+	uint64_t size = logstream_size(log->ls);
+	char why[8];
+
+	if (size > 0) {
+		int64_t t = logstream_mtime(log->ls);
+
+		if (t > log->last_mtime)
+			log->last_mtime = t;
+	}
+	if (log->finished && done) {
+		/* "the log is incomplete: ...", "the pod is gone...": not the whole log */
+		logstream_status(log->ls, why, sizeof(why));
+		if (!why[0]) {
+			log->last_size = size;
+			log->complete = true;
+		}
+	}
+	if (!log->complete && size > log->last_size)
+		log->last_size = size;
+	memo_merge(in->node.identity, &log->last_size, &log->last_mtime, &log->complete);
+}
+
+/* st_size: what the open stream holds (a complete log's known size while a new stream
+ * catches up: reads below it wait for the bytes), else what was read. */
+static uint64_t size_locked(struct fs_log *log)
+{
+	bool done;
+	uint64_t size;
+
 	if (!log->ls)
-		return;
-	log->last_size = logstream_size(log->ls);
-	log->last_mtime = logstream_mtime(log->ls);
+		return log->last_size;
+	done = logstream_done(log->ls);
+	size = logstream_size(log->ls);
+	if (log->complete && !done && size < log->last_size)
+		size = log->last_size;
+	return size;
+}
+
+/*
+ * The other log inodes of in's container instance (jobs/NAME/logs and
+ * instances/POD/logs) may have told the kernel a size from before this read: have
+ * the notifier tell it their attributes changed. Called without in->lock.
+ */
+static void tell_siblings(struct fs *fs, struct fs_inode *in)
+{
+	static const enum fs_type places[] = {FS_JOB_LOGS, FS_POD_LOGS};
+	struct fs_node where = in->node;  /* shallow: only read by model_objkey */
+	char key[600];
+
+	for (size_t p = 0; p < sizeof(places) / sizeof(places[0]); p++) {
+		struct fs_inode **arr = NULL;
+		size_t n;
+
+		where.type = places[p];
+		model_objkey(&where, key, sizeof(key));
+		n = key[0] ? inode_table_by_object(fs->inodes, key, &arr) : 0;
+		for (size_t i = 0; i < n; i++) {
+			struct fs_inode *o = arr[i];
+
+			if (o != in && fs_type_is_log(o->node.type) &&
+			    strcmp(o->node.identity, in->node.identity) == 0)
+				notify_log_grew(fs->notifier, o);
+			inode_table_put(fs->inodes, o);
+		}
+		free(arr);
+	}
+}
+
+/* Drops the stream; true when it had read something the instance's other inodes may
+ * not show yet. */
+static bool detach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
+{
+	bool read;
+
+	if (!log->ls)
+		return false;
+	read = logstream_size(log->ls) > 0;
+	note_stream_locked(in, log);
 	logstream_release(log->ls, log_appended, log);
 	log->ls = NULL;
 	/* The put may free in only when nothing else holds it; the caller holds a pin. */
 	inode_table_put(fs->inodes, in);
+	return read;
 }
 
-/* Waits until the stream has given its first bytes and fallen quiet, has ended, or
- * log_wait_ms passed. */
-static void wait_first_bytes(struct fs *fs, struct fs_log *log, struct logstream *ls)
+/* Waits until the stream has given its first bytes and fallen quiet (a finished
+ * container's: until it has ended), or log_wait_ms passed. */
+static void wait_first_bytes(struct fs *fs, struct fs_log *log, struct logstream *ls,
+			     bool finished)
 {
 	int64_t deadline = mono_ms() + fs->opts.log_wait_ms;
 	char why[256];
@@ -224,13 +408,13 @@ static void wait_first_bytes(struct fs *fs, struct fs_log *log, struct logstream
 		if (logstream_done(ls) || now >= deadline)
 			return;
 		logstream_status(ls, why, sizeof(why));
-		if (why[0])
+		if (why[0] && !finished)
 			return;     /* waiting to start, unscheduled: nothing is coming yet */
 		/* A joined stream may hold bytes from before this reference's callback. */
 		got = logstream_size(ls);
 		pthread_mutex_lock(&log->mu);
 		last = log->last_append_ms;
-		if (got > 0 && now - last >= LOG_QUIET_MS) {
+		if (!finished && got > 0 && now - last >= LOG_QUIET_MS) {
 			pthread_mutex_unlock(&log->mu);
 			return;
 		}
@@ -243,6 +427,7 @@ int logfile_open(struct fs *fs, struct fs_inode *in)
 {
 	struct fs_log *log;
 	struct logstream *ls = NULL;
+	bool finished = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&in->lock);
@@ -251,16 +436,18 @@ int logfile_open(struct fs *fs, struct fs_inode *in)
 		ret = -ENOMEM;
 		goto out;
 	}
+	memo_merge(in->node.identity, &log->last_size, &log->last_mtime, &log->complete);
 	ret = attach_locked(fs, in, log);
 	if (ret)
 		goto out;
 	log->nopen++;
 	ls = log->ls;
+	finished = log->finished;
 out:
 	pthread_mutex_unlock(&in->lock);
 	if (ls) {
 		/* ls stays valid: this open's reference keeps it attached */
-		wait_first_bytes(fs, log, ls);
+		wait_first_bytes(fs, log, ls, finished);
 		notify_wait_log(fs->notifier, in, LOG_NOTIFY_WAIT_MS);
 	}
 	return ret;
@@ -269,16 +456,19 @@ out:
 void logfile_release(struct fs *fs, struct fs_inode *in)
 {
 	struct fs_log *log;
+	bool read = false;
 
 	pthread_mutex_lock(&in->lock);
 	log = in->log;
 	if (log && log->nopen > 0 && --log->nopen == 0)
-		detach_locked(fs, in, log);
+		read = detach_locked(fs, in, log);
 	pthread_mutex_unlock(&in->lock);
+	if (read)
+		tell_siblings(fs, in);
 }
 
-/* Waits for the buffer to grow past off, as long as more is expected soon. */
-static void wait_for_more(struct fs_log *log, struct logstream *ls, bool finished, uint64_t off)
+/* Waits for the buffer to hold want bytes, as long as more is expected soon. */
+static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finished, uint64_t want)
 {
 	int64_t start = mono_ms();
 
@@ -286,7 +476,7 @@ static void wait_for_more(struct fs_log *log, struct logstream *ls, bool finishe
 		int64_t now = mono_ms();
 		bool more;
 
-		if (logstream_done(ls) || logstream_size(ls) > off)
+		if (logstream_done(ls) || logstream_size(ls) >= want)
 			return;
 		pthread_mutex_lock(&log->mu);
 		if (finished)
@@ -306,6 +496,7 @@ ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size,
 	struct fs_log *log;
 	struct logstream *ls;
 	bool finished;
+	uint64_t promised;
 	ssize_t n;
 
 	pthread_mutex_lock(&in->lock);
@@ -314,44 +505,89 @@ ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size,
 		attach_locked(fs, in, log);
 	ls = log ? log->ls : NULL;
 	finished = log && log->finished;
+	promised = log && log->complete ? log->last_size : 0;
 	pthread_mutex_unlock(&in->lock);
 	if (!ls)
 		return 0;
-	/* The handle being read keeps nopen > 0, so ls stays attached meanwhile. */
+	/* The handle being read keeps nopen > 0, so ls stays attached meanwhile. A read
+	 * below the size promised for a complete log is filled whole: tar takes a short
+	 * read for a file that shrank and pads it with zeros. */
+	if ((uint64_t)off < promised)
+		wait_for_bytes(log, ls, finished,
+			       promised - (uint64_t)off < size ? promised : (uint64_t)off + size);
 	n = logstream_read(ls, buf, size, (uint64_t)off);
 	if (n == 0) {
-		wait_for_more(log, ls, finished, (uint64_t)off);
+		wait_for_bytes(log, ls, finished, (uint64_t)off + 1);
 		n = logstream_read(ls, buf, size, (uint64_t)off);
 	}
 	return n;
 }
 
+/*
+ * st_mtime: when the log last grew as arenafs saw it (grew), but for a terminated
+ * instance never later than its finishedAt, which a fetch after the end would pass;
+ * before anything was read, the instance's finishedAt, else its startedAt, else the
+ * pod's latest transition or a podless job's creation (fallback). Never later than
+ * now.
+ */
+static int64_t log_mtime(int64_t grew, int64_t finished_at, int64_t started, int64_t fallback,
+			 int64_t now)
+{
+	int64_t t;
+
+	if (grew)
+		t = finished_at && finished_at < grew ? finished_at : grew;
+	else if (finished_at)
+		t = finished_at;
+	else if (started)
+		t = started;
+	else
+		t = fallback;
+	return t > now ? now : t;
+}
+
 void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *mtime)
 {
 	struct fs_log *log;
+	struct instance it;
 	const struct pod *pod;
+	const struct job *job;
+	int64_t grew = 0, finished_at = 0, started = 0, fallback, now = fs_now();
+	bool complete = false;
 
 	*size = 0;
-	*mtime = 0;
 	pthread_mutex_lock(&in->lock);
 	log = in->log;
 	if (log && !log->ls && log->nopen > 0)
 		attach_locked(fs, in, log);
-	if (log && log->ls) {
-		*size = logstream_size(log->ls);
-		*mtime = logstream_mtime(log->ls);
-	} else if (log) {
-		*size = log->last_size;
-		*mtime = log->last_mtime;
+	if (log) {
+		if (log->ls)
+			note_stream_locked(in, log);
+		else
+			memo_merge(in->node.identity, &log->last_size, &log->last_mtime,
+				   &log->complete);
+		*size = size_locked(log);
+		grew = log->last_mtime;
+	} else {
+		memo_merge(in->node.identity, size, &grew, &complete);
 	}
 	pthread_mutex_unlock(&in->lock);
-	if (*mtime == 0) {
-		/* never streamed: the container's own time */
-		cache_read_lock(fs->cache);
-		pod = in->node.pod ? cache_find_pod(fs->cache, in->node.ns, in->node.pod) : NULL;
-		*mtime = pod ? view_pod_mtime(pod, fs_now()) : fs->started;
-		cache_read_unlock(fs->cache);
+
+	cache_read_lock(fs->cache);
+	if (instance_find(fs, &in->node, &it)) {
+		if (it.state->kind == CONTAINER_TERMINATED)
+			finished_at = it.state->finished;
+		started = it.state->started;
 	}
+	pod = in->node.pod ? cache_find_pod(fs->cache, in->node.ns, in->node.pod) : NULL;
+	if (pod)
+		fallback = view_pod_mtime(pod, now);
+	else if ((job = model_job(fs, &in->node)))
+		fallback = job->meta.created; /* a job without pods: an empty log since then */
+	else
+		fallback = fs->started;
+	cache_read_unlock(fs->cache);
+	*mtime = log_mtime(grew, finished_at, started, fallback, now);
 }
 
 void logfile_poke(struct fs *fs, struct fs_inode *in)

@@ -2,14 +2,20 @@
 exactly what kubectl logs shows; tail -F follows a restarted container to its new
 instance; a finished container's log is complete and stable; a pending pod's
 log is an empty file; and the daemon stops cleanly while tail -f holds a log
-open (issue 4)."""
+open (issue 4). Sizes and mtimes (docs/tree.md, "Size and mtime of a log"): stat
+asks the cluster nothing, a log's size is known once it was read, a finished
+one's mtime is its container's finishedAt, and tar archives a read log whole."""
 
+import calendar
+import io
 import os
 import signal
 import subprocess
+import tarfile
 import time
 
 from helpers import wait_until
+from k8scache_helpers import brief, last_request, sim_requests
 import jobspecs
 
 
@@ -20,6 +26,28 @@ def kubectl_logs(c, pod, container, previous=False):
 
 def pod_phase(c, pod):
     return c.kubectl_json("get", "pod", pod)["status"].get("phase")
+
+
+def finished_at(c, pod):
+    """The pod's first container's finishedAt, as kubectl shows it (Unix seconds)."""
+    cs = c.kubectl_json("get", "pod", pod)["status"]["containerStatuses"][0]
+    return calendar.timegm(time.strptime(cs["state"]["terminated"]["finishedAt"],
+                                         "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def mount_with_job(kubesim, arenafs, manifest, pod, phase):
+    """A one-node cluster mounted, running manifest, once pod has reached phase."""
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    jobspecs.create(c, manifest)
+    wait_until(lambda: pod_phase(c, pod) == phase, timeout=60,
+               message="%s to be %s" % (pod, phase))
+    return c, m
+
+
+def log_requests(c, since):
+    """arenafs's GETs of pods/POD/log after request number since."""
+    return [e for e in sim_requests(c, since) if e["path"].endswith("/log")]
 
 
 class Tail:
@@ -42,11 +70,8 @@ class Tail:
 
 
 def test_tail_f_prints_lines_as_written_and_ends_equal_to_kubectl_logs(kubesim, arenafs, tmp_path):
-    c = kubesim("--nodes", "1")
-    m = arenafs(c)
-    jobspecs.create(c, jobspecs.tfjob("chatty", start=1, run=6, lines=5))
-    wait_until(lambda: pod_phase(c, "chatty-worker-0") == "Running", timeout=60,
-               message="the worker to run")
+    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("chatty", start=1, run=6, lines=5),
+                          "chatty-worker-0", "Running")
     logs = m.path("jobs", "chatty", "logs")
     tail = Tail(["-n", "+1", "-s", "0.2", "-f", logs], tmp_path)
     try:
@@ -67,14 +92,16 @@ def test_tail_f_prints_lines_as_written_and_ends_equal_to_kubectl_logs(kubesim, 
     with open(inst) as f:
         assert f.read() == full
     assert os.stat(inst).st_size == len(full.encode())
+    # followed live, the log last grew before its container finished
+    end = finished_at(c, "chatty-worker-0")
+    for path in (logs, inst):
+        st = os.stat(path)
+        assert st.st_mtime <= end + 1, (path, st.st_mtime, end)
 
 
 def test_finished_log_is_complete_and_stable(kubesim, arenafs):
-    c = kubesim("--nodes", "1")
-    m = arenafs(c)
-    jobspecs.create(c, jobspecs.tfjob("done", start=1, run=2, lines=50))
-    wait_until(lambda: pod_phase(c, "done-worker-0") == "Succeeded", timeout=60,
-               message="the worker to finish")
+    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("done", start=1, run=2, lines=50),
+                          "done-worker-0", "Succeeded")
     full = kubectl_logs(c, "done-worker-0", "tensorflow")
     assert full.count("\n") > 50
     path = m.path("jobs", "done", "logs")
@@ -86,6 +113,106 @@ def test_finished_log_is_complete_and_stable(kubesim, arenafs):
     assert r.stdout == "".join(full.splitlines(True)[-3:])
     r = subprocess.run(["grep", "-c", "loss=", path], capture_output=True, text=True)
     assert int(r.stdout) == full.count("loss=")
+
+
+def test_finished_log_size_is_known_once_read_and_mtime_is_finishedAt(kubesim, arenafs):
+    pod = "ended-worker-0"
+    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("ended", start=1, run=2, lines=20),
+                          pod, "Succeeded")
+    end = finished_at(c, pod)
+    # read well after the end, so that a fetch time would show in st_mtime
+    wait_until(lambda: time.time() > end + 2.5, message="2.5 s past finishedAt")
+    full = kubectl_logs(c, pod, "tensorflow").encode()
+    assert len(full) > 0
+    job_log = m.path("jobs", "ended", "logs")
+    inst_log = m.path("jobs", "ended", "instances", pod, "logs")
+
+    # never read: size unknown (0), mtime the container's finishedAt
+    for path in (job_log, inst_log):
+        st = os.stat(path)
+        assert (st.st_size, st.st_mtime) == (0, end), path
+
+    with open(job_log, "rb") as f:
+        assert os.fstat(f.fileno()).st_size == len(full)   # open waited for the whole log
+        assert f.read() == full
+    # known once read, through both names of the instance (the other name's cached
+    # attributes are invalidated by the notifier); mtime still finishedAt
+    for path in (job_log, inst_log):
+        wait_until(lambda: os.stat(path).st_size == len(full), timeout=5,
+                   message="st_size of %s to be %d" % (path, len(full)))
+        st = os.stat(path)
+        assert end - 1 <= st.st_mtime <= end + 1, (path, st.st_mtime, end)
+
+    # opened again, the size is the whole log at once, and read returns exactly it
+    with open(inst_log, "rb") as f:
+        assert os.fstat(f.fileno()).st_size == len(full)
+        assert f.read() == full
+
+    # tar trusts st_size: a read log is archived whole, without "file changed"
+    r = subprocess.run(["tar", "cf", "-", "-C", m.mnt, "jobs/ended/logs",
+                        "jobs/ended/instances/%s/logs" % pod], capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    with tarfile.open(fileobj=io.BytesIO(r.stdout)) as tar:
+        for member in tar.getmembers():
+            assert tar.extractfile(member).read() == full, member.name
+            assert member.mtime == end, member.name
+
+
+def test_ls_l_and_du_fetch_no_log(kubesim, arenafs, tmp_path):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    for name in ("quiet-a", "quiet-b", "quiet-c"):
+        jobspecs.create(c, jobspecs.tfjob(name, workers=2, start=1, run=1, lines=5))
+    pods = ["quiet-%s-worker-%d" % (x, i) for x in "abc" for i in range(2)]
+    wait_until(lambda: all(pod_phase(c, p) == "Succeeded" for p in pods), timeout=60,
+               message="the workers to finish")
+    wait_until(lambda: all(os.path.isdir(m.path("jobs", "quiet-a", "instances", p))
+                           for p in pods[:2]), message="the pods in the tree")
+    since = last_request(c)
+    for cmd in (["ls", "-lR", m.path("jobs")], ["du", "-ab", m.path("jobs")],
+                ["find", m.path("jobs"), "-name", "logs", "-size", "+0"]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, (cmd, r.stderr)
+    assert log_requests(c, since) == [], brief(log_requests(c, since))
+    # reading one log is one request
+    m.read("jobs", "quiet-b", "logs")
+    assert len(log_requests(c, since)) == 1, brief(log_requests(c, since))
+    # rsync sizes a file by fstat after open, and open waits for a finished log: an
+    # unread log (st_size 0) is copied whole
+    pod = "quiet-c-worker-1"
+    src = m.path("jobs", "quiet-c", "instances", pod)
+    assert os.stat(os.path.join(src, "logs")).st_size == 0
+    r = subprocess.run(["rsync", "-a", src + "/", str(tmp_path / "copy")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    full = kubectl_logs(c, pod, "tensorflow").encode()
+    assert full and (tmp_path / "copy" / "logs").read_bytes() == full
+
+
+def test_running_log_keeps_the_size_read_after_close(kubesim, arenafs):
+    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("steady", start=1, run=120, lines=5),
+                          "steady-worker-0", "Running")
+    path = m.path("jobs", "steady", "logs")
+    assert os.stat(path).st_size == 0                      # not read yet
+    wait_until(lambda: kubectl_logs(c, "steady-worker-0", "tensorflow").count("\n") >= 3,
+               message="a few lines")
+    with open(path, "rb") as f:
+        got = f.read()
+    assert got
+    after = os.stat(path)
+    # what was read stays (the stream is closed: the log's growth is no longer seen)
+    assert after.st_size >= len(got)
+    time.sleep(1.5)
+    later = os.stat(path)
+    assert (later.st_size, later.st_mtime) == (after.st_size, after.st_mtime)
+    assert later.st_mtime <= time.time()
+    current = kubectl_logs(c, "steady-worker-0", "tensorflow").encode()
+    assert current.startswith(got) and len(current) >= later.st_size
+    # opened again it catches up, and what it reports is what it reads
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        again = f.read(size)
+    assert size > len(got) and len(again) == size and again.startswith(got)
 
 
 def test_pending_pods_log_is_an_empty_file(kubesim, arenafs):
@@ -105,12 +232,11 @@ def test_pending_pods_log_is_an_empty_file(kubesim, arenafs):
 
 
 def test_tail_F_follows_a_restarted_container(kubesim, arenafs, tmp_path):
-    c = kubesim("--nodes", "1")
-    m = arenafs(c)
-    jobspecs.create(c, jobspecs.pytorchjob("crashy", restart_policy="OnFailure", backoff=3,
-                                           start=1, run=3, exit_code=1, lines=5))
     pod = "crashy-master-0"
-    wait_until(lambda: pod_phase(c, pod) == "Running", timeout=60, message="the master to run")
+    c, m = mount_with_job(kubesim, arenafs,
+                          jobspecs.pytorchjob("crashy", restart_policy="OnFailure", backoff=3,
+                                              start=1, run=3, exit_code=1, lines=5),
+                          pod, "Running")
     inst = m.path("jobs", "crashy", "instances", pod)
     first_ino = os.stat(os.path.join(inst, "logs")).st_ino
     assert not os.path.exists(os.path.join(inst, "logs.previous"))
