@@ -4,14 +4,17 @@ what kubectl says about the same objects (issue 4). One lively kubesim cluster
 and one mount serve the whole module; jobs move while the tests run, so every
 comparison is retried until both sides agree (helpers.wait_until)."""
 
+import calendar
 import json
 import os
 import stat
 import subprocess
+import time
 
 import pytest
 
 from helpers import wait_until
+import jobspecs
 import tree_expect as te
 
 
@@ -272,3 +275,88 @@ def test_missing_names_are_enoent_not_errors(env):
         open(m.path("jobs", "nope", "status"))
     with pytest.raises(NotADirectoryError):
         os.listdir(m.path("README"))
+
+
+# ---- docs/tree.md: order, mtimes outside jobs, NAME.TYPE, namespaces and RBAC ----
+
+def unix_time(rfc3339):
+    """"2026-12-02T10:14:29Z" as Unix seconds."""
+    return calendar.timegm(time.strptime(rfc3339, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def test_directories_list_in_the_documented_order(env):
+    c, m = env
+    nodes = listdir(m.path("nodes"))
+    assert nodes == sorted(nodes, key=lambda n: n.encode())
+    assert listdir(m.path("namespaces")) == sorted(listdir(m.path("namespaces")))
+    for d in listdir(m.path("jobs")):
+        pods = listdir(m.path("jobs", d, "instances"))
+        assert pods == sorted(pods, key=lambda n: n.encode()), d
+    job = listdir(m.path("jobs", "mnist"))
+    assert job == sorted(job, key=lambda n: n.encode())
+    pod = listdir(m.path("jobs", "mnist-v1", "instances", "mnist-v1-chief-0"))
+    assert pod == ["gpus", "ip", "logs", "node", "status"]
+    assert listdir(m.path("nodes", nodes[0])) == ["gpus", "info", "ip", "role", "status"]
+
+
+def test_mtimes_outside_jobs(env):
+    c, m = env
+    mount_time = os.stat(m.mnt).st_mtime
+    for p in ("README", "cluster", os.path.join("cluster", "context")):
+        assert os.stat(m.path(p)).st_mtime == mount_time, p
+    now = time.time()
+    assert mount_time <= os.stat(m.path("submit")).st_mtime <= now   # as a local directory
+    for n in c.kubectl_json("get", "nodes")["items"]:
+        created = unix_time(n["metadata"]["creationTimestamp"])
+        name = n["metadata"]["name"]
+        for f in ("status", "ip", "role"):
+            assert os.stat(m.path("nodes", name, f)).st_mtime == created, (name, f)
+        assert os.stat(m.path("nodes", name)).st_mtime == created, name
+        assert created <= os.stat(m.path("nodes", name, "gpus")).st_mtime <= now, name
+    for f in ("top", "gpus"):
+        assert mount_time <= os.stat(m.path("cluster", f)).st_mtime <= now, f
+    for d in ("jobs", "nodes", "namespaces"):
+        assert mount_time - 5 <= os.stat(m.path(d)).st_mtime <= now, d
+
+
+def test_two_kinds_with_one_name_are_name_dot_type_and_namespaces_come_and_go(kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("twin", run=300))
+    wait_until(lambda: "twin" in listdir(m.path("jobs")), message="jobs/twin")
+    assert m.read("jobs", "twin", "type") == "tfjob\n"
+    jobspecs.create(c, jobspecs.pytorchjob("twin", run=300))
+    wait_until(lambda: sorted(listdir(m.path("jobs"))) == ["twin.pytorchjob", "twin.tfjob"],
+               message="both kinds as NAME.TYPE")
+    assert not os.path.exists(m.path("jobs", "twin"))
+    assert m.read("jobs", "twin.pytorchjob", "type") == "pytorchjob\n"
+    assert m.read("jobs", "twin.tfjob", "type") == "tfjob\n"
+    c.kubectl("delete", "pytorchjob", "twin", "--wait=false")
+    wait_until(lambda: listdir(m.path("jobs")) == ["twin"], message="jobs/twin again")
+    assert m.read("jobs", "twin", "type") == "tfjob\n"
+
+    # another namespace shows with its first job and goes with its last
+    assert listdir(m.path("namespaces")) == []
+    jobspecs.create(c, jobspecs.tfjob("elsewhere", run=300), namespace="team-a")
+    wait_until(lambda: listdir(m.path("namespaces")) == ["team-a"], message="namespaces/team-a")
+    assert listdir(m.path("namespaces", "team-a", "jobs")) == ["elsewhere"]
+    c.kubectl("delete", "tfjob", "elsewhere", "-n", "team-a", "--wait=false")
+    wait_until(lambda: listdir(m.path("namespaces")) == [], message="namespaces/ empty again")
+    assert not os.path.exists(m.path("namespaces", "team-a"))
+
+
+def test_what_rbac_forbids_is_absent_not_an_error(kubesim, arenafs):
+    c = kubesim("--demo")
+    m = arenafs(c, "context=viewer")         # may read namespace default only
+    assert listdir(m.path("nodes")) == []
+    assert listdir(m.path("namespaces")) == []
+    assert m.read("cluster", "gpus") == "Allocated/Total GPUs In Cluster: 0/0 (0.0%)\n"
+    top = m.read("cluster", "top").splitlines()
+    assert top[0].split() == ["NAME", "IPADDRESS", "ROLE", "STATUS", "GPU(Total)",
+                              "GPU(Allocated)"]
+    assert top[-2:] == ["Allocated/Total GPUs In Cluster:", "0/0 (0.0%)"]
+    assert m.read("cluster", "health") == "ok\n"
+    wait_until(lambda: listdir(m.path("jobs")) ==
+               te.listing_order(te.job_dir_names(te.all_jobs(c))),
+               message="default's jobs as the admin sees them")
+    assert "gan" not in listdir(m.path("jobs"))          # research's job: not listable
