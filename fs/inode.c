@@ -495,7 +495,7 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 	}
 	in->node = *node;
 	*node = (struct fs_node)FS_NODE_INIT;
-	in->ino = derive_ino(t, parent, name, node);
+	in->ino = derive_ino(t, parent, name, &in->node);
 	in->parent = parent;
 	parent->pins++;
 	in->pins = 1;
