@@ -194,6 +194,8 @@ struct fs_handle {
 	struct fs_inode *in;         /* pinned while open */
 	struct fs_text *text;        /* regular files: the snapshot read from */
 	bool log;                    /* a log file (logfile.c) */
+	bool cached;                 /* reads go through the page cache (counted in
+	                                in->cached_opens) */
 	void *priv;                  /* the submit operations' own state */
 };
 

@@ -67,6 +67,9 @@ struct fs_inode {
 	uint64_t text_gen;           /* cache generation the text was rendered at */
 	int64_t mtime;               /* when the text last changed (Unix seconds) */
 	uint64_t version;            /* bumped whenever the text changes */
+	uint64_t kernel_version;     /* version whose pages the kernel may cache; 0: none */
+	unsigned cached_opens;       /* open handles reading through the page cache... */
+	uint64_t cached_version;     /* ...all of this version */
 	uint64_t reported_size;      /* st_size last sent to the kernel */
 	bool reported;               /* reported_size is set */
 	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */

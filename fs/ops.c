@@ -5,13 +5,18 @@
  * Directory listing is in dirs.c.
  *
  * What the kernel is asked to cache, and for how long, is content.c's choice.
- * Every file of the tree opens with direct_io:
- * - a small file is a snapshot taken at open (the handle's text), and each read
- *   must come from it: through the page cache, pages another reader filled with
- *   a newer text would be mixed into an older reader's (a status read in two
- *   calls across a change gave "PENCEEDED"), and a stale st_size could cut or
- *   pad it;
- * - logs grow while open.
+ * A small file is a snapshot taken at open (the handle's text), and every read of
+ * a handle must come from its snapshot. At open this file decides between the
+ * page cache and direct I/O:
+ * - through the page cache while every handle reading that way has the same
+ *   version: keep_cache when the kernel's pages are of that version (`cat
+ *   jobs/NAME/status` of every job then costs no read requests), else the kernel
+ *   drops them at open;
+ * - direct_io when a handle of another version still reads through the page
+ *   cache (its pages would mix with this one's: "PENCEEDED"), when the text no
+ *   longer has the size last reported (a stale st_size would cut or pad it), or
+ *   when the text shows ages;
+ * - logs open with direct_io: they grow while open.
  * Never nonseekable (tail seeks), never flushed (noflush: nothing to write back).
  * xattr operations are left out on purpose: the kernel then stops asking
  * (ENOSYS once disables them), which keeps `ls -l` at one request per entry.
@@ -253,6 +258,20 @@ static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int t
 	inode_table_put(fs->inodes, in);
 }
 
+static void close_regular(struct fs *fs, struct fs_handle *h)
+{
+	if (h->log)
+		logfile_release(fs, h->in);
+	if (h->cached) {
+		pthread_mutex_lock(&h->in->lock);
+		h->in->cached_opens--;
+		pthread_mutex_unlock(&h->in->lock);
+	}
+	fs_text_put(h->text);
+	inode_table_put(fs->inodes, h->in);
+	free(h);
+}
+
 static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 			 struct fuse_file_info *fi)
 {
@@ -283,20 +302,25 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		}
 		pthread_mutex_lock(&in->lock);
 		h->text = fs_text_get(in->text);
+		if (fs_type_is_volatile(in->node.type) ||
+		    (in->reported && in->reported_size != h->text->len) ||
+		    (in->cached_opens > 0 && in->cached_version != in->version)) {
+			fi->direct_io = 1;
+		} else {
+			h->cached = true;
+			in->cached_opens++;
+			in->cached_version = in->version;
+			if (in->kernel_version == in->version)
+				fi->keep_cache = 1;
+			in->kernel_version = in->version;
+		}
 		pthread_mutex_unlock(&in->lock);
-		fi->direct_io = 1;
 	}
 	fi->noflush = 1;
 	fi->fh = (uintptr_t)h;
 	inode_table_pin(fs->inodes, in);
-	if (fuse_reply_open(req, fi) < 0) {
-		/* interrupted: no release will come for this handle */
-		if (h->log)
-			logfile_release(fs, in);
-		fs_text_put(h->text);
-		free(h);
-		inode_table_put(fs->inodes, in);
-	}
+	if (fuse_reply_open(req, fi) < 0)
+		close_regular(fs, h);   /* interrupted: no release will come for this handle */
 }
 
 static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -393,11 +417,7 @@ static void ops_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 			fuse_reply_err(req, 0);
 		return;
 	}
-	if (h->log)
-		logfile_release(fs, h->in);
-	fs_text_put(h->text);
-	inode_table_put(fs->inodes, h->in);
-	free(h);
+	close_regular(fs, h);
 	fuse_reply_err(req, 0);
 }
 
