@@ -183,11 +183,65 @@ class Bench:
                      [["cat", path]],
                      [self.kubectl_cmd("logs", pod)])
 
+        self.submit_and_delete_rows(tempfile.mkdtemp(prefix="arenafs-bench-"))
+
         rss, hwm = self.m.rss_kib()
         k_rss = peak_rss_kib(self.kubectl_cmd("get", "pods", "-A", "-o", "json"),
                              self.kubectl_env())
         self.memory = {"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
                        "kubectl_get_pods_all_json_peak_kib": k_rss}
+
+    def timed_pairs(self, what, fs_cmd, kubectl_cmd):
+        """A row of commands that change the cluster, so each run needs a new name:
+        fs_cmd(i) and kubectl_cmd(i) give run i's argv (run 0 is the warm-up)."""
+        fs_t, k_t, fs_req, k_req = [], [], [], []
+        for i in range(self.repeat + 1):
+            for cmd, times, reqs, env in ((fs_cmd(i), fs_t, fs_req, None),
+                                          (kubectl_cmd(i), k_t, k_req, self.kubectl_env())):
+                before = self.c.stats()["total"]
+                wall, _ = run_timed(cmd, env)
+                if i:
+                    times.append(wall)
+                    reqs.append(self.c.stats()["total"] - before)
+        f, k = statistics.median(fs_t), statistics.median(k_t)
+        self.rows.append({"what": what, "arenafs_s": f, "kubectl_s": k,
+                          "ratio": k / f if f > 0 else float("inf"),
+                          "arenafs_requests": max(fs_req), "kubectl_requests": max(k_req),
+                          "arenafs_bytes": 0, "kubectl_bytes": 0})
+
+    def submit_and_delete_rows(self, tmp):
+        """arena submit and arena delete: a spec copied in and rmdir, against
+        kubectl create -f of the TFJob arenafs makes of it and kubectl delete."""
+        spec = ("type: tfjob\nimage: tensorflow/tensorflow:2.15.0-gpu\n"
+                "command: python train.py\ngpus: 1\nworkers: 2\n")
+        specs, manifests = [], []
+        for i in range(self.repeat + 1):
+            path = os.path.join(tmp, "bench-fs-%d.yaml" % i)
+            with open(path, "w") as f:
+                f.write(spec)
+            specs.append(path)
+        # kubectl's side creates the very object arenafs made, under another name
+        run_timed(["cp", specs[0], os.path.join(self.m.path, "submit")])
+        model = json.loads(run_timed(self.kubectl_cmd("get", "tfjob", "bench-fs-0", "-o", "json"),
+                                     self.kubectl_env())[1])
+        for k in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"):
+            model["metadata"].pop(k, None)
+        model.pop("status", None)
+        for i in range(self.repeat + 1):
+            model["metadata"]["name"] = "bench-k-%d" % i
+            path = os.path.join(tmp, "bench-k-%d.json" % i)
+            with open(path, "w") as f:
+                json.dump(model, f)
+            manifests.append(path)
+        os.rmdir(os.path.join(self.m.path, "jobs", "bench-fs-0"))
+        submit = os.path.join(self.m.path, "submit")
+        self.timed_pairs("submit a job (cp spec.yaml submit/ | kubectl create -f)",
+                         lambda i: ["cp", specs[i], submit],
+                         lambda i: self.kubectl_cmd("create", "-f", manifests[i]))
+        self.timed_pairs("delete a job (rmdir jobs/J | kubectl delete tfjob J)",
+                         lambda i: ["rmdir", os.path.join(self.m.path, "jobs", "bench-fs-%d" % i)],
+                         lambda i: self.kubectl_cmd("delete", "tfjob", "bench-k-%d" % i))
+        shutil.rmtree(tmp, ignore_errors=True)
 
     def busiest_job(self, jobs):
         best, best_n = jobs[0], -1
