@@ -48,6 +48,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&fs->listing_lock, NULL);
+	pthread_mutex_init(&fs->handles_lock, NULL);
 	fs->started = fs_now();
 	fs->nodes_mtime = fs->namespaces_mtime = fs->started;
 	fs->uid = getuid();
@@ -95,10 +96,43 @@ void fs_free(struct fs *fs)
 		return;
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
+	while (fs->handles)
+		fs_handle_free(fs, fs->handles);   /* their inodes go with the table */
 	inode_table_free(fs->inodes);
 	staging_free(fs->staging);
 	pthread_mutex_destroy(&fs->listing_lock);
+	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);
+}
+
+struct fs_handle *fs_handle_new(struct fs *fs, struct fs_inode *in)
+{
+	struct fs_handle *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->in = in;
+	pthread_mutex_lock(&fs->handles_lock);
+	h->next = fs->handles;
+	if (h->next)
+		h->next->prev = h;
+	fs->handles = h;
+	pthread_mutex_unlock(&fs->handles_lock);
+	return h;
+}
+
+void fs_handle_free(struct fs *fs, struct fs_handle *h)
+{
+	pthread_mutex_lock(&fs->handles_lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		fs->handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&fs->handles_lock);
+	fs_text_put(h->text);
+	free(h);
 }
 
 /* ---- listing mtimes ---- */

@@ -66,6 +66,11 @@ struct fs {
 	size_t n_jobs_mtime;
 	int64_t nodes_mtime;
 	int64_t namespaces_mtime;
+
+	/* Open handles: the kernel sends no release for files still open when the
+	 * daemon stops (SIGTERM with tail -f running), so fs_free frees them. */
+	pthread_mutex_t handles_lock;
+	struct fs_handle *handles;
 };
 
 int64_t fs_now(void);
@@ -196,8 +201,14 @@ struct fs_handle {
 	bool log;                    /* a log file (logfile.c) */
 	bool cached;                 /* reads go through the page cache (counted in
 	                                in->cached_opens) */
+	struct fs_handle *prev, *next; /* fs->handles: what a stop frees if no release came */
 	void *priv;                  /* the submit operations' own state */
 };
+
+/* A zeroed handle for in (not pinned here), listed in fs->handles; NULL on ENOMEM. */
+struct fs_handle *fs_handle_new(struct fs *fs, struct fs_inode *in);
+/* Unlists h, drops its text and frees it (the caller puts h->in first). */
+void fs_handle_free(struct fs *fs, struct fs_handle *h);
 
 /* Fills a fuse_entry_param for in (pinned) after a successful lookup. */
 int ops_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *e);

@@ -267,15 +267,14 @@ static void close_regular(struct fs *fs, struct fs_handle *h)
 		h->in->cached_opens--;
 		pthread_mutex_unlock(&h->in->lock);
 	}
-	fs_text_put(h->text);
 	inode_table_put(fs->inodes, h->in);
-	free(h);
+	fs_handle_free(fs, h);
 }
 
 static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 			 struct fuse_file_info *fi)
 {
-	struct fs_handle *h = calloc(1, sizeof(*h));
+	struct fs_handle *h = fs_handle_new(fs, in);
 	bool changed;
 	int ret;
 
@@ -283,11 +282,10 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	h->in = in;
 	if (fs_type_is_log(in->node.type)) {
 		ret = logfile_open(fs, in);
 		if (ret) {
-			free(h);
+			fs_handle_free(fs, h);
 			fuse_reply_err(req, -ret);
 			return;
 		}
@@ -296,7 +294,7 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 	} else {
 		ret = content_refresh(fs, in, &changed);
 		if (ret) {
-			free(h);
+			fs_handle_free(fs, h);
 			fuse_reply_err(req, -ret);
 			return;
 		}

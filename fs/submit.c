@@ -225,12 +225,11 @@ static void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent,
 static struct fs_handle *open_handle(struct fs *fs, struct fs_inode *in, bool generated,
                                      struct fuse_file_info *fi)
 {
-	struct fs_handle *h = calloc(1, sizeof(*h));
+	struct fs_handle *h = fs_handle_new(fs, in);
 
 	if (!h)
 		return NULL;
 	inode_table_pin(fs->inodes, in);
-	h->in = in;
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = generated;
 	fi->keep_cache = 0;
@@ -241,7 +240,7 @@ static void close_handle(struct fs *fs, struct fs_handle *h)
 {
 	staging_release(fs->staging, staging_id(h->in));
 	inode_table_put(fs->inodes, h->in);
-	free(h);
+	fs_handle_free(fs, h);
 }
 
 static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
