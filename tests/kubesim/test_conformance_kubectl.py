@@ -1,11 +1,13 @@
 """kubectl 1.32 against kubesim: what it prints for get (table, wide, json),
-api-resources, create -f with default validation, get -w, logs, logs -f and
-delete. Where kubectl and kubesim disagree, kubesim is wrong."""
+api-resources, create -f with default validation, get -w, logs, logs -f,
+delete, and NodePort allocation (a taken port's 422). Where kubectl and
+kubesim disagree, kubesim is wrong."""
 
 import subprocess
 import threading
 
 import pytest
+import yaml
 
 from helpers import wait_until
 
@@ -124,6 +126,55 @@ def test_server_dry_run_creates_nothing_and_sees_a_taken_name(c, tmp_path):
     assert out.returncode == 1
     assert out.stderr.strip() == ('Error from server (AlreadyExists): error when creating "%s": '
                                   'tfjobs.kubeflow.org "dry-taken" already exists' % f), out
+
+
+def nodeport_service(name, node_port=None):
+    return """apiVersion: v1
+kind: Service
+metadata:
+  name: %s
+spec:
+  type: NodePort
+  selector:
+    app: %s
+  ports:
+  - name: http
+    port: 80
+%s""" % (name, name, "    nodePort: %d\n" % node_port if node_port else "")
+
+
+def test_nodeport_is_allocated_and_a_taken_one_is_422(c, tmp_path):
+    f = tmp_path / "svc.yaml"
+    f.write_text(nodeport_service("np-auto"))
+    assert c.kubectl("create", "-f", str(f)).stdout == "service/np-auto created\n"
+    port = c.kubectl_json("get", "svc", "np-auto")["spec"]["ports"][0]["nodePort"]
+    # Allocated at random above the static band kept for ports asked for by
+    # number: 30000 + min(max(16, 2768/32), 128) = 30086 (KEP-3668, GA in 1.29).
+    assert 30086 <= port <= 32767, port
+    taken = tmp_path / "taken.yaml"
+    taken.write_text(nodeport_service("np-taken", port))
+    r = c.kubectl("create", "-f", str(taken), check=False)
+    assert r.returncode == 1
+    assert r.stderr == ('The Service "np-taken" is invalid: spec.ports[0].nodePort: Invalid '
+                        'value: %d: provided port is already allocated\n' % port), r.stderr
+    status, body = c.api("POST", "/api/v1/namespaces/default/services",
+                         yaml.safe_load(taken.read_text()))
+    assert (status, body["reason"], body["details"]["causes"]) == (422, "Invalid", [{
+        "reason": "FieldValueInvalid", "field": "spec.ports[0].nodePort",
+        "message": "Invalid value: %d: provided port is already allocated" % port}]), body
+    outside = tmp_path / "outside.yaml"
+    outside.write_text(nodeport_service("np-outside", 8080))
+    r = c.kubectl("create", "-f", str(outside), check=False)
+    assert r.stderr == ('The Service "np-outside" is invalid: spec.ports[0].nodePort: Invalid '
+                        'value: 8080: provided port is not in the valid range. The range of '
+                        'valid ports is 30000-32767\n'), r.stderr
+    # replace -f of the manifest without nodePort keeps the port (patchAllocatedValues)
+    assert c.kubectl("replace", "-f", str(f)).stdout == "service/np-auto replaced\n"
+    assert c.kubectl_json("get", "svc", "np-auto")["spec"]["ports"][0]["nodePort"] == port
+    # deleting the Service frees its port
+    c.kubectl("delete", "svc", "np-auto")
+    assert c.kubectl("create", "-f", str(taken)).stdout == "service/np-taken created\n"
+    assert c.kubectl_json("get", "svc", "np-taken")["spec"]["ports"][0]["nodePort"] == port
 
 
 def test_deployment_template_keeps_what_was_written_and_gets_only_api_defaults(c, tmp_path):

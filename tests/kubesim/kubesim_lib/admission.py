@@ -34,6 +34,9 @@ MSG_LABEL1035 = ("a DNS-1035 label must consist of lower case alphanumeric chara
                  "'[a-z]([-a-z0-9]*[a-z0-9])?')")
 
 NODE_PORT_MIN, NODE_PORT_MAX = 30000, 32767
+# The low ports kept for Services that name their nodePort: min(max(16,
+# size/32), 128) of the range (portallocator's calculateRangeOffset), 86 here.
+NODE_PORT_STATIC_BAND = min(max(16, (NODE_PORT_MAX - NODE_PORT_MIN + 1) // 32), 128)
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 
 
@@ -148,6 +151,7 @@ class Admission:
             for k in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
                 if k in ospec and not spec.get(k):
                     spec[k] = copy.deepcopy(ospec[k])
+            self._keep_node_ports(ospec, spec)
             self._node_ports(res, obj, old)
         if res.key == "pods":
             ospec = old.get("spec") or {}
@@ -239,14 +243,41 @@ class Admission:
                 used.add(np)
                 continue
             with self.lock:
-                for _ in range(NODE_PORT_MAX - NODE_PORT_MIN + 1):
-                    cand = self.rand.randint(NODE_PORT_MIN, NODE_PORT_MAX)
-                    if cand not in used:
-                        break
-                else:
-                    raise ApiError(500, "InternalError", "range is full")
+                cand = self._next_node_port(used)
+            if cand is None:
+                raise ApiError(500, "InternalError", "Internal error occurred: failed to "
+                               "allocate a nodePort: range is full")
             p["nodePort"] = cand
             used.add(cand)
+
+    def _keep_node_ports(self, ospec, spec):
+        """An update that leaves a port's nodePort out keeps the one allocated
+        to the port of that name, unless another port now has it (the
+        apiserver's patchAllocatedValues): `kubectl replace -f` of the
+        manifest that made the Service does not move its ports."""
+        kinds = ("NodePort", "LoadBalancer")
+        if ospec.get("type") not in kinds or spec.get("type", "ClusterIP") not in kinds:
+            return
+        old = {p.get("name", ""): p.get("nodePort") for p in ospec.get("ports") or []}
+        used = {p.get("nodePort") for p in spec.get("ports") or []} & set(old.values())
+        for p in spec.get("ports") or []:
+            keep = old.get(p.get("name", ""))
+            if not p.get("nodePort") and keep and keep not in used:
+                p["nodePort"] = keep
+
+    def _next_node_port(self, used):
+        """A free port as the apiserver's allocator picks one: at random in
+        the range above the static band, then in the band (KEP-3668, GA in
+        1.29: ports asked for by number are less likely to be taken)."""
+        size = NODE_PORT_MAX - NODE_PORT_MIN + 1
+        for lo, n in ((NODE_PORT_STATIC_BAND, size - NODE_PORT_STATIC_BAND),
+                      (0, NODE_PORT_STATIC_BAND)):
+            start = self.rand.randrange(n)
+            for i in range(n):
+                port = NODE_PORT_MIN + lo + (start + i) % n
+                if port not in used:
+                    return port
+        return None
 
     def _create_deployments(self, res, obj):
         spec = obj.setdefault("spec", {})

@@ -186,6 +186,20 @@ class Writes:
             meta.pop(k, None)
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = self.admission.generate_name(res, meta)
+        if res.key == "services":
+            # The apiserver reserves a nodePort in its allocator before the
+            # write: under the store's lock, two creates at once never get
+            # (or are both granted) the same port.
+            with self.store.lock:
+                stored = self._admit_and_store(req, res, obj)
+        else:
+            stored = self._admit_and_store(req, res, obj)
+        req.h.send_bytes(201, json.dumps(stored, separators=(",", ":")).encode(),
+                         headers=warnings)
+
+    def _admit_and_store(self, req, res, obj):
+        """The object as stored, or as it would be with dryRun=All."""
+        meta = obj["metadata"]
         self.admission.admit_create(res, obj)
         if self._dry_run(req):
             self.store.check_can_create(res.key, meta.get("namespace", ""), meta["name"])
@@ -193,10 +207,8 @@ class Writes:
             meta["creationTimestamp"] = now_rfc3339()
             if "spec" in obj:
                 meta["generation"] = 1
-            return req.h.send_json(201, obj, warnings)
-        stored = self.store.create(res.key, obj, adopt=True)
-        req.h.send_bytes(201, json.dumps(stored, separators=(",", ":")).encode(),
-                         headers=warnings)
+            return obj
+        return self.store.create(res.key, obj, adopt=True)
 
     # ---- update and patch ----
 
