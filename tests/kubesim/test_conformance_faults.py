@@ -1,6 +1,6 @@
-"""kubesim's control endpoints: /_sim/stats counts what clients asked,
-/_sim/requests logs it with the answers, and /_sim/fault breaks things the way
-a real cluster or network does."""
+"""kubesim's control endpoints: /_sim/stats counts what clients asked and
+the bytes sent them, /_sim/requests logs it with the answers, and
+/_sim/fault breaks things the way a real cluster or network does."""
 
 import http.client
 import json
@@ -36,6 +36,21 @@ def test_stats_count_requests_by_verb_and_resource(c):
     assert s["bytes"] > 0 and s["watches"] == 0
     again = c.stats()
     assert again["total"] == s["total"], "/_sim/ calls are not counted"
+
+
+def test_stats_bytes_grow_by_at_least_each_response_body(c):
+    h = conn(c)
+    for path in ("/api/v1/nodes", "/openapi/v2",
+                 "/api/v1/nodes?watch=true&timeoutSeconds=1"):
+        before = c.stats()["bytes"]
+        h.request("GET", path, headers={"Accept": "application/json"})
+        r = h.getresponse()
+        body = r.read()
+        after = c.stats()["bytes"]
+        assert r.status == 200 and body, (path, r.status)
+        assert after - before >= len(body), \
+            "%s: %d body bytes, bytes grew by %d" % (path, len(body), after - before)
+    h.close()
 
 
 def test_open_watches_are_counted(c):

@@ -217,9 +217,12 @@ class Handler(BaseHTTPRequestHandler):
     # ---- responses ----
 
     def _out(self, data):
-        self.wfile.write(data)
+        # Counted before it is written: a client that has read a response and
+        # then asks /_sim/stats must find it counted (after the write, the
+        # count could come later than the client's question).
         if self.counted:
             self.server.sim.stats.sent(len(data))
+        self.wfile.write(data)
 
     def _head(self, code, ctype, length=None, headers=None, chunked=False):
         note_status(self, code)
