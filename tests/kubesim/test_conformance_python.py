@@ -1,7 +1,8 @@
 """The Debian python3-kubernetes client (22.6) against kubesim: typed lists
 and reads (its models require every field the API promises), list
-pagination, watch with resource_version resume and 410 after compaction,
-pod logs, custom objects, and errors as ApiException."""
+pagination, one resourceVersion counter for every kind, watch with
+resource_version resume and 410 after compaction, pod logs, custom
+objects, and errors as ApiException."""
 
 import json
 
@@ -55,6 +56,24 @@ def test_typed_lists_and_reads(c, api):
     one = core.read_namespaced_pod(running[0].metadata.name, "default")
     assert one.metadata.uid == running[0].metadata.uid
     assert int(pods.metadata.resource_version) >= int(one.metadata.resource_version)
+
+
+def test_one_resource_version_counter_for_every_kind(kubesim):
+    # A quiet cluster (no jobs, so no pod is written): only a global counter
+    # moves the pods list's resourceVersion when a ConfigMap is created.
+    api = kubesim("--nodes", "1").python_client()
+    core = client.CoreV1Api(api)
+    before = core.list_namespaced_pod("default")
+    assert before.items == []
+    cm = core.create_namespaced_config_map("default", client.V1ConfigMap(
+        metadata=client.V1ObjectMeta(name="rv-probe"), data={"k": "v"}))
+    after = core.list_namespaced_pod("default")
+    assert after.items == []
+    b, w, a = (int(before.metadata.resource_version), int(cm.metadata.resource_version),
+               int(after.metadata.resource_version))
+    assert b < w <= a, "pods list %d, then configmap written at %d, then pods list %d" % (b, w, a)
+    nodes = core.list_node()
+    assert int(nodes.metadata.resource_version) >= w, nodes.metadata.resource_version
 
 
 def test_list_pagination_with_limit_and_continue(api):

@@ -1,7 +1,8 @@
 """The simulation seen through real clients (kubectl 1.32 and Debian's
 python3-kubernetes): failing jobs, unschedulable pods and their events,
-restarts, logs equal to what the simulated containers print, MPIJob v2beta1,
-TrainJob, the TensorBoard Deployment, the demo and the --jobs fleet.
+restarts, logs equal to what the simulated containers print, cleanPodPolicy
+All/Running/None, MPIJob v2beta1, TrainJob, the TensorBoard Deployment, the
+demo and the --jobs fleet.
 """
 
 import json
@@ -127,6 +128,49 @@ def test_restarts_and_previous_logs(c, tmp_path):
     d = c.kubectl("describe", "pod", "crashy-master-0").stdout
     assert "Back-off restarting failed container pytorch in pod crashy-master-0_default(" in d, d
     c.kubectl("delete", "pytorchjob", "crashy")
+
+
+@pytest.mark.parametrize("policy", ["All", "Running", "None"])
+def test_clean_pod_policy_when_the_job_succeeds(c, tmp_path, policy):
+    # training-operator's deletePodsAndServices once the job has finished:
+    # All deletes every pod (and its Service), Running the running and
+    # pending ones, None nothing. A PS that never ends is still running when
+    # worker 0's success makes the job Succeeded.
+    name = "clean-" + policy.lower()
+    spec = "\n  runPolicy:\n    cleanPodPolicy: %s\n  tfReplicaSpecs:\n" % policy
+    for rtype, seconds in (("PS", 100000), ("Worker", 4)):
+        spec += ("    %s:\n      replicas: 1\n      restartPolicy: Never\n      template:\n"
+                 "        spec:\n          containers:\n%s"
+                 % (rtype, tf_container(SIM_RUN_SECONDS=seconds)))
+    create(c, tmp_path, "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: %s\n"
+           "spec:%s" % (name, spec))
+    condition(c, "tfjob", name, "Succeeded")
+    # The operator deletes in the pass that moves the PS from active to
+    # succeeded, before it writes that status: once it is there, every
+    # deletion the policy asks for has been made.
+    settled = {"PS": {"succeeded": 1}, "Worker": {"succeeded": 1}}
+    wait_until(lambda: c.kubectl_json("get", "tfjob", name)["status"]["replicaStatuses"] ==
+               settled, 60, "replicaStatuses settled")
+    ps, worker = name + "-ps-0", name + "-worker-0"
+    deleted = sorted(e["message"] for e in c.kubectl_json(
+        "get", "events", "--field-selector",
+        "involvedObject.name=%s,reason=SuccessfulDeletePod" % name)["items"])
+    expect = {"All": [ps, worker], "Running": [ps], "None": []}[policy]
+    assert deleted == ["Deleted pod: " + p for p in expect], deleted
+
+    def pods_and_services():
+        sel = "training.kubeflow.org/job-name=" + name
+        return (c.kubectl("get", "pods", "-l", sel, "-o", "name").stdout.split(),
+                c.kubectl("get", "services", "-l", sel, "-o", "name").stdout.split())
+    kept = {"All": [], "Running": [worker], "None": [ps, worker]}[policy]
+    want = (["pod/" + p for p in kept], ["service/" + p for p in kept])
+    wait_until(lambda: pods_and_services() == want, 60, "only %s left" % kept)
+    pods = c.kubectl_json("get", "pods", "-l", "training.kubeflow.org/job-name=" + name)["items"]
+    phases = {p["metadata"]["name"]: (p["status"]["phase"], p["metadata"].get("deletionTimestamp"))
+              for p in pods}
+    assert phases == {"All": {}, "Running": {worker: ("Succeeded", None)},
+                      "None": {ps: ("Running", None), worker: ("Succeeded", None)}}[policy], \
+        phases
 
 
 def test_python_client_reads_the_simulation(c, tmp_path):
