@@ -114,11 +114,16 @@ def test_unscheduled_and_waiting(c):
 
 
 def test_previous_after_a_restart(c):
+    # a container that never ran has no previous instance (bound first: the log of a
+    # pod not yet scheduled is 204, whatever is asked)
+    make(c, pod("fresh", [{"name": "main", "env": env(SIM_START_SECONDS=2000)}],
+                restart="OnFailure"))
+    wait_until(lambda: (c.api("GET", PODS + "/fresh")[1]["spec"].get("nodeName")), 30, "bound")
+    status, body = log(c, "fresh", "?previous=true")
+    assert status == 400 and body["message"] == \
+        'previous terminated container "main" in pod "fresh" not found'
     make(c, pod("crashy", [{"name": "main", "env": env(SIM_RUN_SECONDS=4, SIM_EXIT_CODE=1)}],
                 restart="OnFailure"))
-    status, body = log(c, "crashy", "?previous=true")
-    assert status == 400 and body["message"] == \
-        'previous terminated container "main" in pod "crashy" not found'
 
     def restarted():
         st = c.api("GET", PODS + "/crashy")[1].get("status") or {}
