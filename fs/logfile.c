@@ -44,6 +44,7 @@
 #include <time.h>
 
 #include "k8s/logstream.h"
+#include "util/timefmt.h"
 
 #define LOG_QUIET_MS 100           /* a stream silent this long has caught up */
 #define LOG_READ_IDLE_MS 30000     /* a finished container's log: wait this long for bytes */
@@ -127,14 +128,6 @@ out:
 	pthread_mutex_unlock(&memo_lock);
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void wait_ms(struct fs_log *log, int ms)
 {
 	struct timespec ts;
@@ -174,7 +167,7 @@ static void log_appended(void *arg, uint64_t new_size)
 
 	pthread_mutex_lock(&log->mu);
 	log->appended = new_size;
-	log->last_append_ms = mono_ms();
+	log->last_append_ms = time_monotonic_ms();
 	pthread_cond_broadcast(&log->cond);
 	pthread_mutex_unlock(&log->mu);
 	notify_log_grew(log->fs->notifier, log->in);
@@ -397,11 +390,11 @@ static bool detach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log
 static void wait_first_bytes(struct fs *fs, struct fs_log *log, struct logstream *ls,
 			     bool finished)
 {
-	int64_t deadline = mono_ms() + fs->opts.log_wait_ms;
+	int64_t deadline = time_monotonic_ms() + fs->opts.log_wait_ms;
 	char why[256];
 
 	for (;;) {
-		int64_t now = mono_ms();
+		int64_t now = time_monotonic_ms();
 		uint64_t got;
 		int64_t last;
 
@@ -470,10 +463,10 @@ void logfile_release(struct fs *fs, struct fs_inode *in)
 /* Waits for the buffer to hold want bytes, as long as more is expected soon. */
 static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finished, uint64_t want)
 {
-	int64_t start = mono_ms();
+	int64_t start = time_monotonic_ms();
 
 	for (;;) {
-		int64_t now = mono_ms();
+		int64_t now = time_monotonic_ms();
 		bool more;
 
 		if (logstream_done(ls) || logstream_size(ls) >= want)

@@ -19,6 +19,7 @@
 
 #include "k8s/api.h"
 #include "render/spec.h"
+#include "util/timefmt.h"
 
 #define SUBMIT_CACHE_POLL_MS 20
 
@@ -29,18 +30,10 @@ struct made {
 	size_t n;
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,
                      bool present, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = time_monotonic_ms() + timeout_ms;
 	struct timespec pause = {0, SUBMIT_CACHE_POLL_MS * 1000000L};
 
 	for (;;) {
@@ -53,7 +46,7 @@ bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, 
 		cache_read_unlock(fs->cache);
 		if (there == present)
 			return true;
-		if (now_ms() >= deadline)
+		if (time_monotonic_ms() >= deadline)
 			return false;
 		nanosleep(&pause, NULL);
 	}

@@ -29,6 +29,7 @@
 #include "k8s/status.h"
 #include "k8s/transport.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 
 #ifndef ARENAFS_VERSION
 #define ARENAFS_VERSION "0.1"
@@ -254,7 +255,7 @@ static size_t on_header(char *line, size_t size, size_t n, void *arg)
 	struct attempt *a = arg;
 	size_t len = size * n;
 
-	a->x.last_activity_ms = transport_now_ms();
+	a->x.last_activity_ms = time_monotonic_ms();
 	if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
 		const char *sp = memchr(line, ' ', len);
 		int code = sp ? atoi(sp + 1) : 0;
@@ -281,7 +282,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 	struct attempt *a = arg;
 	size_t len = size * n;
 
-	a->x.last_activity_ms = transport_now_ms();
+	a->x.last_activity_ms = time_monotonic_ms();
 	if (a->stream && a->status >= 200 && a->status < 300) {
 		if (a->stream->on_data(a->stream->arg, data, len) != 0) {
 			transport_abort(&a->x, ECANCELED);
@@ -546,14 +547,14 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
                 struct k8s_error *err)
 {
 	bool idempotent = strcmp(method, "POST") != 0 && strcmp(method, "PATCH") != 0;
-	int64_t start = transport_now_ms(), deadline = start + c->opts.request_timeout_ms;
+	int64_t start = time_monotonic_ms(), deadline = start + c->opts.request_timeout_ms;
 	bool retried_401 = false;
 	int rc = 0;
 
 	memset(resp, 0, sizeof(*resp));
 	for (int n = 0;; n++) {
 		struct attempt a = {0};
-		long left = (long)(deadline - transport_now_ms()), wait;
+		long left = (long)(deadline - time_monotonic_ms()), wait;
 		bool retry;
 
 		if (left <= 0)
@@ -574,7 +575,7 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 			                     method, path);
 		}
 		if (a.x.result != CURLE_OK) {
-			rc = transport_error(c, &a, (long)(transport_now_ms() - start), err);
+			rc = transport_error(c, &a, (long)(time_monotonic_ms() - start), err);
 			retry = transport_retryable(a.x.result) &&
 			        (idempotent || never_sent(a.x.result));
 		} else if (a.status >= 200 && a.status < 300) {
@@ -599,7 +600,7 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 		}
 		wait = backoff_ms(n, a.retry_after_s);
 		attempt_clear(&a);
-		if (!retry || n + 1 >= RETRY_MAX_ATTEMPTS || transport_now_ms() + wait >= deadline)
+		if (!retry || n + 1 >= RETRY_MAX_ATTEMPTS || time_monotonic_ms() + wait >= deadline)
 			break;
 		sleep_ms(wait);
 	}
@@ -635,7 +636,7 @@ int k8s_stream_run(struct k8s_client *c, const struct k8s_stream_request *req,
 		*req->http_status = 0;
 	for (;;) {
 		struct attempt a = {0};
-		int64_t start = transport_now_ms();
+		int64_t start = time_monotonic_ms();
 
 		if (req->cancel && atomic_load(req->cancel))
 			return k8s_error_set(err, ECANCELED, "stream cancelled");
@@ -665,7 +666,7 @@ int k8s_stream_run(struct k8s_client *c, const struct k8s_stream_request *req,
 				continue;
 			}
 		} else if (a.x.result != CURLE_OK) {
-			rc = transport_error(c, &a, (long)(transport_now_ms() - start), err);
+			rc = transport_error(c, &a, (long)(time_monotonic_ms() - start), err);
 		} else {
 			rc = 0;
 			k8s_error_clear(err);

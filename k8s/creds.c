@@ -17,6 +17,7 @@
 #include "k8s/secret.h"
 #include "k8s/execcred.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 
 #define TOKEN_FILE_MAX 65536 /* service account tokens are ~1 KB */
 
@@ -36,14 +37,6 @@ struct k8s_creds {
 	bool exec_valid;
 	unsigned exec_runs;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static char *bearer(const char *token)
 {
@@ -131,7 +124,7 @@ static int refresh_token_file(struct k8s_creds *c, struct k8s_error *err)
 	FILE *fp;
 	int rc = 0;
 
-	if (c->token_read_at && mono_ms() - c->token_read_at < c->reread_ms && c->authorization)
+	if (c->token_read_at && time_monotonic_ms() - c->token_read_at < c->reread_ms && c->authorization)
 		return 0;
 	fp = fopen(path, "r");
 	if (!fp) {
@@ -161,14 +154,14 @@ static int refresh_token_file(struct k8s_creds *c, struct k8s_error *err)
 	if (!c->authorization)
 		rc = k8s_error_set(err, ENOMEM, "out of memory");
 	else
-		c->token_read_at = mono_ms();
+		c->token_read_at = time_monotonic_ms();
 out:
 	if (sb.buf)
 		explicit_bzero(sb.buf, sb.cap);
 	strbuf_free(&sb);
 	if (rc && c->authorization) {
 		/* an old token is better than none; the next 401 will say if it is not */
-		c->token_read_at = mono_ms();
+		c->token_read_at = time_monotonic_ms();
 		k8s_error_clear(err);
 		return 0;
 	}

@@ -29,14 +29,6 @@
 
 extern char **environ;
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* KUBERNETES_EXEC_INFO: the ExecCredential spec, with the cluster when asked for. */
 static char *exec_info(const struct k8s_config *cfg)
 {
@@ -127,7 +119,7 @@ static int drain(int out_fd, int err_fd, int64_t deadline, struct strbuf *out, s
 	int open_fds = 2;
 
 	while (open_fds > 0) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - time_monotonic_ms();
 		char buf[4096];
 		int r;
 
@@ -325,7 +317,7 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 		                  sp == ENOENT ? " (is it installed and on PATH?)" : "");
 		goto out;
 	}
-	if (drain(out_fd[0], err_fd[0], now_ms() + timeout_ms, &sout, &serr) == -ETIMEDOUT) {
+	if (drain(out_fd[0], err_fd[0], time_monotonic_ms() + timeout_ms, &sout, &serr) == -ETIMEDOUT) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		pid = -1;

@@ -30,6 +30,7 @@
 #include "k8s/urlpath.h"
 #include "k8s/watchparse.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 
 enum watch_stop { STOP_NONE, STOP_GONE, STOP_ERROR_EVENT, STOP_PARSE };
 
@@ -42,14 +43,6 @@ struct watch_run {
 	enum watch_stop stop;
 	struct k8s_error err; /* ERROR event or parse error */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static const char *type_plural(const struct reflector *r)
 {
@@ -362,7 +355,7 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	req.path = strbuf_str(&path);
 	watchparse_init(&w.parser, 0);
 	r->watch_events = 0;
-	started = mono_ms();
+	started = time_monotonic_ms();
 	rc = k8s_stream_run(r->cache->client, &req, err);
 	if (rc == 0 && watchparse_finish(&w.parser, on_event, &w, &w.err) < 0)
 		w.stop = w.stop == STOP_NONE ? STOP_PARSE : w.stop;
@@ -381,10 +374,10 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 		return WATCH_IDLE;
 	if (rc)
 		return WATCH_FAILED;
-	if (r->watch_events == 0 && mono_ms() - started < WATCH_MIN_HEALTHY_MS) {
+	if (r->watch_events == 0 && time_monotonic_ms() - started < WATCH_MIN_HEALTHY_MS) {
 		k8s_error_set(err, EIO,
 		              "the server closed the watch after %lld ms without an event",
-		              (long long)(mono_ms() - started));
+		              (long long)(time_monotonic_ms() - started));
 		return WATCH_FAILED;
 	}
 	return WATCH_REWATCH;

@@ -6,6 +6,7 @@
  * (curl_multi_wakeup) or the next tick is due.
  */
 #include "k8s/transport.h"
+#include "util/timefmt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,14 +20,6 @@ struct transport {
 	bool stopping;
 	struct xfer *active; /* in the multi handle; the thread's alone */
 };
-
-int64_t transport_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void transport_abort(struct xfer *x, int reason)
 {
@@ -56,7 +49,7 @@ static void finish(struct transport *t, struct xfer *x, CURLcode result)
  * needs watching, so the thread knows whether to wake up every tick. */
 static bool check_streams(struct transport *t)
 {
-	int64_t now = transport_now_ms();
+	int64_t now = time_monotonic_ms();
 	bool watching = false;
 	struct xfer *x = t->active, *next;
 
@@ -92,7 +85,7 @@ static void *transport_main(void *arg)
 		while (add) {
 			x = add;
 			add = add->next;
-			x->last_activity_ms = transport_now_ms();
+			x->last_activity_ms = time_monotonic_ms();
 			x->next = t->active;
 			t->active = x;
 			if (curl_multi_add_handle(t->multi, x->easy) != CURLM_OK)

@@ -44,6 +44,5 @@ void transport_free(struct transport *t);
 void transport_run(struct transport *t, struct xfer *x);
 /* Marks x aborted with reason (from a callback running on the transport thread). */
 void transport_abort(struct xfer *x, int reason);
-int64_t transport_now_ms(void);
 
 #endif

@@ -79,3 +79,11 @@ char *time_format_human(int64_t t, char *buf, size_t size)
 		snprintf(buf, size, "%s", "");
 	return buf;
 }
+
+int64_t time_monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -2,6 +2,7 @@
  * RFC 3339 timestamps as the Kubernetes API writes them ("2026-12-02T10:14:29Z",
  * fractions and offsets accepted on input), converted to and from Unix seconds.
  * Pure functions; used by k8s/ when decoding objects and by render/ when printing.
+ * Also the one monotonic clock reading the deadlines and waits of k8s/ and fs/ use.
  */
 #ifndef ARENAFS_UTIL_TIMEFMT_H
 #define ARENAFS_UTIL_TIMEFMT_H
@@ -15,5 +16,7 @@ int64_t time_parse_rfc3339(const char *s);
 char *time_format_rfc3339(int64_t t, char *buf, size_t size);
 /* Writes "YYYY-MM-DD HH:MM:SS" in UTC, the form arena get prints; returns buf. */
 char *time_format_human(int64_t t, char *buf, size_t size);
+/* Milliseconds of CLOCK_MONOTONIC: for deadlines and durations, never for display. */
+int64_t time_monotonic_ms(void);
 
 #endif

@@ -31,6 +31,7 @@
 #include "k8s/config.h"
 #include "k8s/kinds.h"
 #include "k8s/objpack.h"
+#include "util/timefmt.h"
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool print_changes;
@@ -41,14 +42,6 @@ static int watch_timeout_s;
 static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
 static const char *const PHASES[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static long proc_status_kb(const char *field)
 {
@@ -329,7 +322,7 @@ int main(int argc, char **argv)
 		status = fail(&err, rc);
 		goto out;
 	}
-	t0 = now_ms();
+	t0 = time_monotonic_ms();
 	if (discover && (rc = kinds_discover(client, opts.served, &err)) != 0) {
 		status = fail(&err, rc);
 		goto out;
@@ -341,7 +334,7 @@ int main(int argc, char **argv)
 		status = fail(&err, rc);
 		goto out;
 	}
-	sync_ms = now_ms() - t0;
+	sync_ms = time_monotonic_ms() - t0;
 	if (strcmp(mode, "once") == 0) {
 		emit("stats", dump_stats(cache, sync_ms));
 		emit("dump", dump_all(cache));
@@ -364,10 +357,10 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 out:
-	t0 = now_ms();
+	t0 = time_monotonic_ms();
 	cache_stop(cache);
 	if (cache && getenv("K8SCACHE_STOP_MS"))
-		fprintf(stderr, "stop_ms=%lld\n", (long long)(now_ms() - t0));
+		fprintf(stderr, "stop_ms=%lld\n", (long long)(time_monotonic_ms() - t0));
 	k8s_client_free(client);
 	kubeconfig_free(cfg);
 	return status;

@@ -32,6 +32,7 @@
 #include "k8s/client.h"
 #include "k8s/config.h"
 #include "k8s/kinds.h"
+#include "util/timefmt.h"
 
 struct options {
 	struct k8s_config_options cfg;
@@ -39,14 +40,6 @@ struct options {
 	int repeat, interval_ms;
 	bool stats, latency;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int fail(const struct k8s_error *err, int rc)
 {
@@ -302,15 +295,15 @@ int main(int argc, char **argv)
 		return fail(&err, rc);
 	}
 	for (int n = 0; n < o.repeat; n++) {
-		int64_t t0 = now_ms();
+		int64_t t0 = time_monotonic_ms();
 		int r;
 
 		if (n && o.interval_ms)
 			usleep((useconds_t)o.interval_ms * 1000);
-		t0 = now_ms();
+		t0 = time_monotonic_ms();
 		r = run_once(c, cfg, argc - i, argv + i, &err);
 		if (o.latency)
-			fprintf(stderr, "latency_ms=%lld\n", (long long)(now_ms() - t0));
+			fprintf(stderr, "latency_ms=%lld\n", (long long)(time_monotonic_ms() - t0));
 		if (r) {
 			fail(&err, r);
 			rc = r;
