@@ -468,17 +468,25 @@ void staging_release(struct staging *st, uint64_t id)
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* The file id (not a directory), or NULL with the errno in *err. */
+static struct snode *find_file(struct staging *st, uint64_t id, int *err)
+{
+	struct snode *n = find(st, id);
+
+	*err = !n ? -ENOENT : n->dir ? -EISDIR : 0;
+	return *err ? NULL : n;
+}
+
 ssize_t staging_read(struct staging *st, uint64_t id, char *buf, size_t size, off_t off)
 {
 	struct snode *n;
 	ssize_t got = 0;
+	int err;
 
 	pthread_mutex_lock(&st->lock);
-	n = find(st, id);
+	n = find_file(st, id, &err);
 	if (!n) {
-		got = -ENOENT;
-	} else if (n->dir) {
-		got = -EISDIR;
+		got = err;
 	} else if (off >= 0 && (uint64_t)off < n->len) {
 		got = (ssize_t)(n->len - (size_t)off < size ? n->len - (size_t)off : size);
 		memcpy(buf, n->data + off, (size_t)got);
@@ -492,6 +500,7 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 {
 	struct snode *n;
 	ssize_t ret = (ssize_t)size;
+	int err;
 
 	if (off < 0)
 		return -EINVAL;
@@ -500,11 +509,9 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 	if (size == 0)
 		return 0;
 	pthread_mutex_lock(&st->lock);
-	n = find(st, id);
+	n = find_file(st, id, &err);
 	if (!n)
-		ret = -ENOENT;
-	else if (n->dir)
-		ret = -EISDIR;
+		ret = err;
 	else if (n->generated)
 		ret = -EACCES;
 	else if ((size_t)off + size > n->len)
@@ -720,6 +727,23 @@ static int take_text(const struct snode *n, struct staging_submission *sub)
 	return 1;
 }
 
+/* Takes n's text into sub when n, as dir/name, is a spec that is not empty: 1, 0 or
+ * -ENOMEM. Taking it clears dirty: the next submission needs another write. */
+static int take_spec(struct staging *st, struct snode *n, const struct snode *dir,
+                     const char *name, struct staging_submission *sub)
+{
+	int ret;
+
+	if (n->dir || n->generated || n->len == 0)
+		return 0;
+	ret = spec_target(st, dir, name, sub);
+	if (ret > 0)
+		ret = take_text(n, sub);
+	if (ret > 0)
+		n->dirty = false;
+	return ret;
+}
+
 int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submission *sub)
 {
 	struct snode *n;
@@ -728,13 +752,8 @@ int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submiss
 	memset(sub, 0, sizeof(*sub));
 	pthread_mutex_lock(&st->lock);
 	n = find(st, id);
-	if (n && !n->dir && !n->generated && n->parent && n->dirty && n->len > 0) {
-		ret = spec_target(st, n->parent, n->name, sub);
-		if (ret > 0)
-			ret = take_text(n, sub);
-		if (ret > 0)
-			n->dirty = false;
-	}
+	if (n && n->parent && n->dirty)
+		ret = take_spec(st, n, n->parent, n->name, sub);
 	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
@@ -742,22 +761,15 @@ int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submiss
 int staging_take_renamed(struct staging *st, uint64_t dir, const char *name, uint64_t newdir,
                          const char *newname, struct staging_submission *sub)
 {
-	struct snode *d, *nd, *n;
+	struct snode *nd, *n;
 	int ret = 0, err;
 
 	memset(sub, 0, sizeof(*sub));
 	pthread_mutex_lock(&st->lock);
-	d = find_dir(st, dir, &err);
-	nd = d ? find_dir(st, newdir, &err) : NULL;
-	n = nd ? child(d, name) : NULL;
-	if (n && !n->dir && !n->generated && n->len > 0 &&
-	    (n->parent != nd || strcmp(name, newname) != 0)) {
-		ret = spec_target(st, nd, newname, sub);
-		if (ret > 0)
-			ret = take_text(n, sub);
-		if (ret > 0)
-			n->dirty = false;
-	}
+	n = find_child(st, dir, name, &err);
+	nd = n ? find_dir(st, newdir, &err) : NULL;
+	if (nd && (n->parent != nd || strcmp(name, newname) != 0))
+		ret = take_spec(st, n, nd, newname, sub);
 	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
