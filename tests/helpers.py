@@ -23,3 +23,21 @@ def wait_until(predicate, timeout=30.0, message="condition", interval=0.05):
             raise AssertionError("timed out after %.0f s waiting for %s (last: %r)"
                                  % (timeout, message, last))
         time.sleep(interval)
+
+
+# A one-worker TFJob as a user writes it: TFJOB_MANIFEST % (name, extra spec lines).
+TFJOB_MANIFEST = """apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: %s
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: tensorflow/tensorflow:2.15.0
+%s"""

@@ -11,24 +11,10 @@ import urllib.parse
 
 import pytest
 
+from helpers import TFJOB_MANIFEST as TFJOB
+
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 PROTOBUF_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
-
-TFJOB = """apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: %s
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 1
-      restartPolicy: Never
-      template:
-        spec:
-          containers:
-          - name: tensorflow
-            image: tensorflow/tensorflow:2.15.0
-%s"""
 
 
 @pytest.fixture(scope="module")

@@ -7,22 +7,8 @@ import subprocess
 
 import pytest
 import yaml
+from helpers import TFJOB_MANIFEST as TFJOB
 
-TFJOB = """apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: %s
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 1
-      restartPolicy: Never
-      template:
-        spec:
-          containers:
-          - name: tensorflow
-            image: tensorflow/tensorflow:2.15.0
-%s"""
 
 SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
                  "characters, '-' or '.', and must start and end with an alphanumeric character "
