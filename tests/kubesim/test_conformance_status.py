@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 import yaml
-from helpers import TFJOB_MANIFEST as TFJOB
 
+from helpers import TFJOB_MANIFEST as TFJOB
 
 SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
                  "characters, '-' or '.', and must start and end with an alphanumeric character "
