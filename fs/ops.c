@@ -460,13 +460,14 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	}
 	/* W_OK inside a job's directory says whether rm -r may remove it (remove_in_job):
 	 * GNU rm asks before it unlinks, and gives up on an error other than EACCES. */
-	if (mask & W_OK)
-		err = (fs_type_is_submit(in->node.type) && fs->submit) ||
-			      ((fs_type_in_job(in->node.type) ||
-				(in->parent && fs_type_in_job(in->parent->node.type))) &&
-			       SUBMIT_OP(fs, rmdir_job))
-			  ? may_write(fs, req)
-			  : EROFS;
+	if (mask & W_OK) {
+		bool in_job = fs_type_in_job(in->node.type) ||
+			      (in->parent && fs_type_in_job(in->parent->node.type));
+		bool changeable = (fs_type_is_submit(in->node.type) && fs->submit) ||
+				  (in_job && SUBMIT_OP(fs, rmdir_job));
+
+		err = changeable ? may_write(fs, req) : EROFS;
+	}
 	if (!err && (mask & X_OK) && !fs_type_is_dir(in->node.type) &&
 	    in->node.type != FS_SUBMIT_FILE)
 		err = EACCES;
