@@ -63,6 +63,20 @@ static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, js
 	return rc;
 }
 
+/* Creates obj for real and records it in m, to be undone if a later object fails. */
+static int make(struct fs *fs, struct made *m, json_t *obj, const char *what,
+                struct k8s_error *err)
+{
+	json_t *made_obj;
+	int rc = create(fs, obj, false, what, &made_obj, err);
+
+	if (rc)
+		return rc;
+	m->what[m->n] = what;
+	m->objs[m->n++] = made_obj;
+	return 0;
+}
+
 static void append(struct k8s_error *err, const char *text)
 {
 	size_t len = strlen(err->message);
@@ -121,7 +135,7 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
                struct k8s_error *err)
 {
 	struct job_spec *s = NULL;
-	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL, *made_obj = NULL;
+	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL;
 	struct made m = {{NULL}, {NULL}, 0};
 	char what[128], dep_what[160], svc_what[160];
 	int rc;
@@ -147,32 +161,19 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 	json_decref(svc);
 	dep = svc = NULL;
 
-	if ((rc = create(fs, job, false, what, &made_obj, err)))
+	if ((rc = make(fs, &m, job, what, err)))
 		goto out;
-	m.what[m.n] = what;
-	m.objs[m.n++] = made_obj;
 	/* The TensorBoard is owned by the job as made: its uid goes in ownerReferences. */
-	if ((rc = tensorboard_objects(fs, s, made_obj, &dep, &svc, err)))
-		goto undo;
-	if (dep) {
-		if ((rc = create(fs, dep, false, dep_what, &made_obj, err)))
-			goto undo;
-		m.what[m.n] = dep_what;
-		m.objs[m.n++] = made_obj;
-	}
-	if (svc) {
-		if ((rc = create(fs, svc, false, svc_what, &made_obj, err)))
-			goto undo;
-		m.what[m.n] = svc_what;
-		m.objs[m.n++] = made_obj;
+	if ((rc = tensorboard_objects(fs, s, m.objs[0], &dep, &svc, err)) ||
+	    (dep && (rc = make(fs, &m, dep, dep_what, err))) ||
+	    (svc && (rc = make(fs, &m, svc, svc_what, err)))) {
+		undo(fs, &m, err);
+		goto out;
 	}
 	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
 	 * is slow; then it appears a moment later. */
 	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
 	                SUBMIT_CACHE_WAIT_MS);
-	goto out;
-undo:
-	undo(fs, &m, err);
 out:
 	made_free(&m);
 	json_decref(job);
