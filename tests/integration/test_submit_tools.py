@@ -228,7 +228,7 @@ def test_rmdir_deletes_the_job_and_everything_it_owns(env, tmp_path):
     wait_until(lambda: not [p for p in te.pods(c)
                             if te.labels(p).get("training.kubeflow.org/job-name") == "doomed"],
                timeout=60, message="doomed's pods to be collected")
-    # the spec can be copied back out of the tree to run it again
+    # and nothing of it is left to look up under its old path
     with pytest.raises(FileNotFoundError):
         os.stat(m.path("jobs", "doomed", "status"))
 
