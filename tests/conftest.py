@@ -220,3 +220,70 @@ def kubesim_module():
     yield start
     _teardown(clusters)
     shutil.rmtree(d, ignore_errors=True)
+
+
+# ---- the real cluster (tests/cluster/) ----
+
+# ARENAFS_CLUSTER chooses where the tests that run on both clusters run:
+# "kubesim", "real", or "both" (the default; `make test` runs both).
+CLUSTER_CHOICE = os.environ.get("ARENAFS_CLUSTER", "both")
+if CLUSTER_CHOICE not in ("kubesim", "real", "both"):
+    raise RuntimeError("ARENAFS_CLUSTER=%r: expected kubesim, real or both" % CLUSTER_CHOICE)
+
+_real = {}
+
+
+@pytest.fixture(scope="session")
+def real_cluster():
+    """The session's one real cluster (tests/cluster/up), started on first use.
+    A cluster that cannot start fails every test that needs it, with up's log."""
+    if "error" in _real:
+        pytest.fail(_real["error"], pytrace=False)
+    if "cluster" not in _real:
+        import realcluster
+        d = tempfile.mkdtemp(prefix="arenafs-real-")
+        try:
+            _real["cluster"] = realcluster.RealCluster(d)
+        except Exception as e:  # noqa: every failure to start is reported the same way
+            _real["error"] = "the real cluster did not start: %s" % e
+            subprocess.run([realcluster.DOWN, d], timeout=120)
+            pytest.fail(_real["error"], pytrace=False)
+    yield _real["cluster"]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    c = _real.pop("cluster", None)
+    if c is not None:
+        c.stop()
+        shutil.rmtree(c.dir, ignore_errors=True)
+
+
+def _cluster_params():
+    return ["kubesim", "real"] if CLUSTER_CHOICE == "both" else [CLUSTER_CHOICE]
+
+
+@pytest.fixture(params=_cluster_params())
+def any_cluster(request, kubesim):
+    """A cluster for a test that means the same on both: a new kubesim with two
+    8-GPU nodes, or the session's real cluster (four 8-GPU kwok nodes) seen
+    through a fresh namespace of the test's own (kubectl and a mount of this
+    cluster default to it; c.namespace names it)."""
+    if request.param == "real":
+        real = request.getfixturevalue("real_cluster")
+        return real.namespaced(request.getfixturevalue("real_namespace"))
+    c = kubesim("--nodes", "2", "--gpus", "8")
+    c.kind = "kubesim"
+    c.namespace = "default"
+    return c
+
+
+@pytest.fixture
+def real_namespace(real_cluster, request):
+    """A fresh namespace of the real cluster for one test, deleted after it
+    (with everything in it) so that tests sharing the cluster never meet."""
+    import re as _re
+    name = ("t-" + _re.sub(r"[^a-z0-9-]", "-", request.node.name.lower()))[:50].rstrip("-")
+    name += "-%d" % (int(time.time() * 1000) % 100000)
+    real_cluster.kubectl("create", "namespace", name)
+    yield name
+    real_cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)

@@ -1,5 +1,7 @@
-"""Small training-job manifests for the live tests: kubesim runs their containers
-as the SIM_* environment says (docs/kubesim-simulation.md)."""
+"""Small training-job manifests for the live tests. Their containers say how
+they run twice: kubesim reads the SIM_* environment
+(docs/kubesim-simulation.md), the real cluster's kwok the KWOK_* one
+(docs/real-cluster.md), so one manifest behaves alike on both."""
 
 import json
 
@@ -9,7 +11,8 @@ TORCH_IMAGE = "pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime"
 
 def container(name, image, gpus=1, start=1, run=4, exit_code=0, lines=4):
     env = {"SIM_START_SECONDS": start, "SIM_RUN_SECONDS": run, "SIM_EXIT_CODE": exit_code,
-           "SIM_LOG_LINES_PER_SECOND": lines}
+           "SIM_LOG_LINES_PER_SECOND": lines,
+           "KWOK_RUN": "%ds" % run, "KWOK_EXIT": exit_code}
     c = {"name": name, "image": image, "command": ["python", "train.py"],
          "env": [{"name": k, "value": str(v)} for k, v in env.items()]}
     if gpus:

@@ -1,0 +1,646 @@
+"""A real Kubernetes control plane for the tests, built from upstream Go modules.
+
+`up DIR`, `down DIR` and `bin NAME` (beside this file) are thin commands over
+this module. What runs, each as a local process with its log in DIR/logs/:
+
+    etcd  ->  kube-apiserver  <-  kube-controller-manager, kube-scheduler,
+                              <-  kwok (fake GPU nodes, pod lifecycle, logs),
+                              <-  training-operator (TFJob, PyTorchJob, ...)
+
+TLS everywhere with a CA made by openssl; RBAC on; anonymous auth left as
+kube-apiserver defaults it. The binaries are built once per version into a
+cache outside the repository (ARENAFS_CLUSTER_CACHE, default
+~/.cache/arenafs/cluster), keyed by component, version and go.sum.
+Python standard library only: it runs under any python3.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> (module directory beside this file, Go package)
+BINARIES = {
+    "kube-apiserver": ("k8s", "k8s.io/kubernetes/cmd/kube-apiserver"),
+    "kube-controller-manager": ("k8s", "k8s.io/kubernetes/cmd/kube-controller-manager"),
+    "kube-scheduler": ("k8s", "k8s.io/kubernetes/cmd/kube-scheduler"),
+    "etcd": ("etcd", "go.etcd.io/etcd/server/v3"),
+    "kwok": ("kwok", "sigs.k8s.io/kwok/cmd/kwok"),
+    "training-operator": ("operator",
+                          "github.com/kubeflow/training-operator/cmd/training-operator.v1"),
+}
+
+# The module whose version names a component's cache directory.
+MAIN_MODULE = {
+    "k8s": "k8s.io/kubernetes",
+    "etcd": "go.etcd.io/etcd/server/v3",
+    "kwok": "sigs.k8s.io/kwok",
+    "operator": "github.com/kubeflow/training-operator",
+}
+
+# Kinds the training-operator serves; its CRD files are named after the plurals.
+OPERATOR_KINDS = ["tfjobs", "pytorchjobs", "mpijobs", "xgboostjobs", "paddlejobs", "jaxjobs"]
+
+ADMIN_USER = "admin"
+# names the operator's certificate rotator expects (pkg/cert of the operator)
+WEBHOOK_CA = "training-operator-ca"
+WEBHOOK_DNS = "training-operator.kubeflow.svc"
+WEBHOOK_SECRET = "training-operator-webhook-cert"
+WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
+VIEWER_SA = "viewer"
+
+
+class ClusterError(Exception):
+    """up failed: the message says which component and shows its log's end."""
+
+
+def log(msg):
+    print("cluster: " + msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- building
+
+def cache_root():
+    d = os.environ.get("ARENAFS_CLUSTER_CACHE")
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "arenafs", "cluster")
+
+
+def module_version(moddir):
+    """The version the module directory pins for its main upstream module."""
+    with open(os.path.join(HERE, moddir, "go.mod")) as f:
+        text = f.read()
+    m = re.search(r"^require\s+%s\s+(\S+)" % re.escape(MAIN_MODULE[moddir]), text, re.M)
+    if not m:
+        raise ClusterError("%s/go.mod does not require %s" % (moddir, MAIN_MODULE[moddir]))
+    return m.group(1)
+
+
+def component_dir(moddir):
+    """cache/<module>-<version>-<go.sum hash>: a change of any pin builds anew."""
+    with open(os.path.join(HERE, moddir, "go.sum"), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:10]
+    return os.path.join(cache_root(), "%s-%s-%s" % (moddir, module_version(moddir), digest))
+
+
+def binary_path(name):
+    if name not in BINARIES:
+        raise ClusterError("unknown binary %r (known: %s)" % (name, ", ".join(sorted(BINARIES))))
+    return os.path.join(component_dir(BINARIES[name][0]), "bin", name)
+
+
+def go_env():
+    env = dict(os.environ)
+    # the modules sit inside the project's git checkout: stamping its state
+    # into upstream binaries means nothing and fails in some CI clones
+    env["GOFLAGS"] = (env.get("GOFLAGS", "") + " -buildvcs=false").strip()
+    env["CGO_ENABLED"] = "0"
+    return env
+
+
+def build(names):
+    """Builds the named binaries that are not in the cache yet, one module at a time."""
+    missing = [n for n in names if not os.path.exists(binary_path(n))]
+    by_module = {}
+    for n in missing:
+        by_module.setdefault(BINARIES[n][0], []).append(n)
+    for moddir, group in by_module.items():
+        bindir = os.path.dirname(binary_path(group[0]))
+        tmp = bindir + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        log("building %s (%s %s): a few minutes the first time"
+            % (", ".join(group), MAIN_MODULE[moddir], module_version(moddir)))
+        started = time.monotonic()
+        for n in group:
+            cmd = ["go", "build", "-trimpath", "-ldflags=-s -w", "-o", os.path.join(tmp, n),
+                   BINARIES[n][1]]
+            r = subprocess.run(cmd, cwd=os.path.join(HERE, moddir), env=go_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                raise ClusterError("building %s failed:\n%s" % (n, r.stdout[-4000:]))
+        os.makedirs(bindir, exist_ok=True)
+        for n in group:
+            os.replace(os.path.join(tmp, n), os.path.join(bindir, n))
+        shutil.rmtree(tmp, ignore_errors=True)
+        log("built %s in %.0f s" % (", ".join(group), time.monotonic() - started))
+
+
+def module_source(moddir, module):
+    """Where the Go module cache holds a module's source (downloaded if needed)."""
+    r = subprocess.run(["go", "mod", "download", "-json", module], cwd=os.path.join(HERE, moddir),
+                       env=go_env(), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ClusterError("go mod download %s: %s" % (module, r.stdout + r.stderr))
+    return json.loads(r.stdout)["Dir"]
+
+
+# ---------------------------------------------------------------- certificates
+
+def openssl(*args, cwd):
+    r = subprocess.run(["openssl"] + list(args), cwd=cwd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise ClusterError("openssl %s: %s" % (" ".join(args), r.stderr))
+
+
+def make_cert(pki, name, subject, sans=None, client=False, ca="ca"):
+    """pki/NAME.key and NAME.crt, signed by pki/CA."""
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-out", name + ".key", cwd=pki)
+    openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr", cwd=pki)
+    ext = ["basicConstraints=CA:FALSE",
+           "keyUsage=critical,digitalSignature,keyEncipherment",
+           "extendedKeyUsage=" + ("clientAuth" if client else "serverAuth,clientAuth")]
+    if sans:
+        ext.append("subjectAltName=" + ",".join(sans))
+    with open(os.path.join(pki, name + ".ext"), "w") as f:
+        f.write("\n".join(ext) + "\n")
+    openssl("x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
+            "-CAcreateserial", "-days", "3650", "-extfile", name + ".ext",
+            "-out", name + ".crt", cwd=pki)
+
+
+def make_ca(pki, name, cn, san=None):
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-out", name + ".key", cwd=pki)
+    args = ["req", "-x509", "-new", "-key", name + ".key", "-subj", "/CN=" + cn,
+            "-days", "3650", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"]
+    if san:
+        args += ["-addext", "subjectAltName=" + san]
+    openssl(*args, "-out", name + ".crt", cwd=pki)
+
+
+def make_pki(pki):
+    os.makedirs(pki, exist_ok=True)
+    make_ca(pki, "ca", "arenafs-test-ca")
+    local = ["IP:127.0.0.1", "DNS:localhost"]
+    make_cert(pki, "etcd", "/CN=etcd", local)
+    make_cert(pki, "apiserver", "/CN=kube-apiserver", local + [
+        "IP:10.96.0.1", "DNS:kubernetes", "DNS:kubernetes.default", "DNS:kubernetes.default.svc",
+        "DNS:kubernetes.default.svc.cluster.local"])
+    make_cert(pki, "kubelet", "/CN=kwok-kubelet", local)
+    make_cert(pki, "apiserver-etcd-client", "/CN=kube-apiserver-etcd-client", client=True)
+    make_cert(pki, "apiserver-kubelet-client", "/O=system:masters/CN=kube-apiserver-kubelet-client",
+              client=True)
+    make_cert(pki, "admin", "/O=system:masters/CN=" + ADMIN_USER, client=True)
+    make_cert(pki, "controller-manager", "/CN=system:kube-controller-manager", client=True)
+    make_cert(pki, "scheduler", "/CN=system:kube-scheduler", client=True)
+    # kwok and the operator stand in for a whole fleet of kubelets and an
+    # operator deployment with its ClusterRole: cluster-admin keeps it simple.
+    make_cert(pki, "kwok", "/O=system:masters/CN=kwok-controller", client=True)
+    make_cert(pki, "operator", "/O=system:masters/CN=training-operator", client=True)
+    # The operator's webhook certificates, made here rather than by its
+    # rotator: the rotator keeps a valid pair it finds in its Secret, and only
+    # this one also names 127.0.0.1, where kube-apiserver calls the webhook
+    # (there is no Service network). The rotator checks its CA by that name.
+    make_ca(pki, "webhook-ca", WEBHOOK_CA, "DNS:" + WEBHOOK_CA)
+    make_cert(pki, "webhook", "/CN=" + WEBHOOK_DNS, ["DNS:" + WEBHOOK_DNS, "IP:127.0.0.1"],
+              ca="webhook-ca")
+    openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+            "-out", "sa.key", cwd=pki)
+    openssl("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
+
+
+def b64file(path):
+    with open(path, "rb") as f:
+        return base64.b64encode(f.read()).decode()
+
+
+def write_kubeconfig(path, url, pki, users, current, namespace="default"):
+    """users: [(context name, user dict)]. JSON is YAML: kubectl and arenafs read it."""
+    cfg = {
+        "apiVersion": "v1", "kind": "Config", "preferences": {},
+        "clusters": [{"name": "arenafs-real", "cluster": {
+            "server": url, "certificate-authority-data": b64file(os.path.join(pki, "ca.crt"))}}],
+        "users": [{"name": name, "user": user} for name, user in users],
+        "contexts": [{"name": name, "context": {"cluster": "arenafs-real", "user": name,
+                                                "namespace": namespace}}
+                     for name, _ in users],
+        "current-context": current,
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+
+
+def cert_user(pki, name):
+    return {"client-certificate-data": b64file(os.path.join(pki, name + ".crt")),
+            "client-key-data": b64file(os.path.join(pki, name + ".key"))}
+
+
+# ---------------------------------------------------------------- processes
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Plane:
+    """The files of one cluster directory and the processes started in it."""
+
+    def __init__(self, directory):
+        self.dir = os.path.abspath(directory)
+        self.pki = os.path.join(self.dir, "pki")
+        self.logs = os.path.join(self.dir, "logs")
+        self.pids = os.path.join(self.dir, "pids")
+        self.state_path = os.path.join(self.dir, "state.json")
+
+    def start(self, name, argv, env=None):
+        """Starts argv in a session of its own (down kills the group); log in logs/NAME.log."""
+        os.makedirs(self.logs, exist_ok=True)
+        os.makedirs(self.pids, exist_ok=True)
+        out = open(os.path.join(self.logs, name + ".log"), "ab")
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=self.dir, env=env,
+                                start_new_session=True)
+        out.close()
+        with open(os.path.join(self.pids, name + ".pid"), "w") as f:
+            f.write("%d\n" % proc.pid)
+        return proc
+
+    def log_tail(self, name, lines=30):
+        try:
+            with open(os.path.join(self.logs, name + ".log"), errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def alive(self, name):
+        pid = self.pid(name)
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        # a zombie child of this process has exited
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().split(")")[-1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    def pid(self, name):
+        try:
+            with open(os.path.join(self.pids, name + ".pid")) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def stop_all(self, timeout=15):
+        """SIGTERM to every process group started here, SIGKILL to what stays."""
+        if not os.path.isdir(self.pids):
+            return
+        pids = []
+        for entry in sorted(os.listdir(self.pids)):
+            try:
+                with open(os.path.join(self.pids, entry)) as f:
+                    pids.append(int(f.read().strip()))
+            except (OSError, ValueError):
+                continue
+        for pid in pids:
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except OSError:
+                pass
+        deadline = time.monotonic() + timeout
+        for pid in pids:
+            while _group_alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if _group_alive(pid):
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        for pid in pids:
+            deadline = time.monotonic() + 5
+            while _group_alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        shutil.rmtree(self.pids, ignore_errors=True)
+
+
+def _group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except OSError:
+        return False
+    # members that are zombies do not count: their parent (up) is gone, init reaps them
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- talking to it
+
+def https_get(url, pki, cert, timeout=5):
+    """(status, body) of a GET with client certificate pki/CERT; (0, reason) when unreachable."""
+    ctx = ssl.create_default_context(cafile=os.path.join(pki, "ca.crt"))
+    ctx.load_cert_chain(os.path.join(pki, cert + ".crt"), os.path.join(pki, cert + ".key"))
+    try:
+        with urllib.request.urlopen(url, context=ctx, timeout=timeout) as r:
+            return r.status, r.read().decode(errors="replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace")
+    except (OSError, ssl.SSLError) as e:
+        return 0, str(e)
+
+
+def wait_for(what, check, plane, component, timeout):
+    """Polls check() until true; a dead component or the deadline fails with its log."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if check():
+            return
+        if component and not plane.alive(component):
+            raise ClusterError("%s exited while waiting for %s:\n%s"
+                               % (component, what, plane.log_tail(component)))
+        if time.monotonic() > deadline:
+            raise ClusterError("timed out after %d s waiting for %s:\n%s"
+                               % (timeout, what, plane.log_tail(component) if component else ""))
+        time.sleep(0.2)
+
+
+def kubectl(plane, *args, input=None, check=True):
+    cmd = [shutil.which("kubectl") or "kubectl", "--kubeconfig",
+           os.path.join(plane.dir, "kubeconfig"), "--cache-dir",
+           os.path.join(plane.dir, "kubectl-cache")] + list(args)
+    r = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=120)
+    if check and r.returncode != 0:
+        raise ClusterError("kubectl %s failed:\n%s%s" % (" ".join(args), r.stdout, r.stderr))
+    return r
+
+
+# ---------------------------------------------------------------- up and down
+
+def cri_time(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%09dZ" % int((t % 1) * 1e9)
+
+
+def container_log_lines(n=40):
+    """The container log kwok serves for every pod: CRI log format, as a kubelet
+    keeps it, one line a second ending when up writes it."""
+    now = int(time.time())
+    return "".join("%s stdout F epoch %d loss %.4f accuracy %.4f\n"
+                   % (cri_time(now - n + i), i, 2.0 / i, 1 - 1.0 / (i + 1))
+                   for i in range(1, n + 1))
+
+
+def node_manifest(name, gpus):
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name,
+                     "annotations": {"kwok.x-k8s.io/node": "fake",
+                                     "node.alpha.kubernetes.io/ttl": "0"},
+                     "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                "kubernetes.io/arch": "amd64", "type": "kwok",
+                                "nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB"}},
+        "spec": {},
+        "status": {"capacity": {"cpu": "32", "memory": "256Gi", "pods": "110",
+                                "nvidia.com/gpu": str(gpus)},
+                   "allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110",
+                                   "nvidia.com/gpu": str(gpus)}},
+    }
+
+
+def stock_stages(kwok_src):
+    """kwok's own node stages and the pod stages ours do not replace; the jitter
+    of up to 5 s they give each pod step is cut to 0.5 s to keep tests short."""
+    names = ["node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
+             "pod/general/pod-create.yaml", "pod/general/pod-init-container-running.yaml",
+             "pod/general/pod-init-container-completed.yaml", "pod/general/pod-delete.yaml"]
+    docs = []
+    for n in names:
+        with open(os.path.join(kwok_src, "kustomize", "stage", n)) as f:
+            text = f.read()
+        text = re.sub(r"jitterDurationMilliseconds: \d+", "jitterDurationMilliseconds: 500", text)
+        text = re.sub(r"(\n    )durationMilliseconds: 1000", r"\1durationMilliseconds: 200", text)
+        docs.append(text)
+    return "\n---\n".join(docs)
+
+
+def webhook_config(plane, operator_src, port, ca_file):
+    """The operator's ValidatingWebhookConfiguration from its module, calling it
+    at https://127.0.0.1:PORT instead of through a Service."""
+    path = os.path.join(operator_src, "manifests", "base", "webhook", "manifests.yaml")
+    vwc = json.loads(kubectl(plane, "create", "--dry-run=client", "-o", "json", "-f", path).stdout)
+    vwc["metadata"] = {"name": WEBHOOK_CONFIG}
+    for wh in vwc["webhooks"]:
+        svc = wh["clientConfig"]["service"]
+        wh["clientConfig"] = {"url": "https://127.0.0.1:%d%s" % (port, svc["path"]),
+                              "caBundle": b64file(ca_file)}
+    return vwc
+
+
+def up(directory, nodes=4, gpus=8, timeout=180):
+    plane = Plane(directory)
+    if os.path.exists(os.path.join(plane.dir, "ready")):
+        raise ClusterError("%s already holds a running cluster: down it first" % plane.dir)
+    build(list(BINARIES))
+    started = time.monotonic()
+    kwok_src = module_source("kwok", "sigs.k8s.io/kwok")
+    operator_src = module_source("operator", "github.com/kubeflow/training-operator")
+    os.makedirs(plane.dir, exist_ok=True)
+    for sub in ("pki", "etcd", "logs", "components", "containerlogs"):
+        shutil.rmtree(os.path.join(plane.dir, sub), ignore_errors=True)
+    pki = plane.pki
+    make_pki(pki)
+    p = {k: free_port() for k in ("etcd", "etcd_peer", "apiserver", "kcm", "scheduler", "kwok",
+                                  "op_metrics", "op_probe", "op_webhook")}
+    P = lambda f: os.path.join(pki, f)  # noqa: E731
+    url = "https://127.0.0.1:%d" % p["apiserver"]
+
+    etcd_url = "https://127.0.0.1:%d" % p["etcd"]
+    peer_url = "https://127.0.0.1:%d" % p["etcd_peer"]
+    plane.start("etcd", [binary_path("etcd"), "--name=etcd0",
+                         "--data-dir=" + os.path.join(plane.dir, "etcd"),
+                         "--listen-client-urls=" + etcd_url, "--advertise-client-urls=" + etcd_url,
+                         "--listen-peer-urls=" + peer_url,
+                         "--initial-advertise-peer-urls=" + peer_url,
+                         "--initial-cluster=etcd0=" + peer_url,
+                         "--cert-file=" + P("etcd.crt"), "--key-file=" + P("etcd.key"),
+                         "--trusted-ca-file=" + P("ca.crt"), "--client-cert-auth",
+                         "--peer-cert-file=" + P("etcd.crt"), "--peer-key-file=" + P("etcd.key"),
+                         "--peer-trusted-ca-file=" + P("ca.crt"), "--peer-client-cert-auth",
+                         "--unsafe-no-fsync", "--log-level=warn"])
+    wait_for("etcd", lambda: https_get(etcd_url + "/health", pki, "apiserver-etcd-client")[0] == 200,
+             plane, "etcd", 60)
+
+    plane.start("kube-apiserver", [
+        binary_path("kube-apiserver"),
+        "--etcd-servers=" + etcd_url, "--etcd-cafile=" + P("ca.crt"),
+        "--etcd-certfile=" + P("apiserver-etcd-client.crt"),
+        "--etcd-keyfile=" + P("apiserver-etcd-client.key"),
+        "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+        "--secure-port=%d" % p["apiserver"],
+        "--tls-cert-file=" + P("apiserver.crt"), "--tls-private-key-file=" + P("apiserver.key"),
+        "--client-ca-file=" + P("ca.crt"),
+        "--service-account-key-file=" + P("sa.pub"),
+        "--service-account-signing-key-file=" + P("sa.key"),
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        "--service-cluster-ip-range=10.96.0.0/12",
+        "--authorization-mode=Node,RBAC",
+        "--kubelet-client-certificate=" + P("apiserver-kubelet-client.crt"),
+        "--kubelet-client-key=" + P("apiserver-kubelet-client.key"),
+        "--kubelet-certificate-authority=" + P("ca.crt"),
+        "--kubelet-preferred-address-types=InternalIP",
+        "--endpoint-reconciler-type=none",
+        "--allow-privileged=true",
+        "--v=1"])
+    wait_for("kube-apiserver /readyz",
+             lambda: https_get(url + "/readyz", pki, "admin")[0] == 200,
+             plane, "kube-apiserver", 120)
+
+    comp = os.path.join(plane.dir, "components")
+    os.makedirs(comp, exist_ok=True)
+    for name in ("controller-manager", "scheduler", "kwok", "operator"):
+        write_kubeconfig(os.path.join(comp, name + ".kubeconfig"), url, pki,
+                         [(name, cert_user(pki, name))], name)
+    write_kubeconfig(os.path.join(plane.dir, "kubeconfig"), url, pki,
+                     [("admin", cert_user(pki, "admin"))], "admin")
+
+    kc = lambda n: os.path.join(comp, n + ".kubeconfig")  # noqa: E731
+    plane.start("kube-controller-manager", [
+        binary_path("kube-controller-manager"),
+        "--kubeconfig=" + kc("controller-manager"),
+        "--authentication-kubeconfig=" + kc("controller-manager"),
+        "--authorization-kubeconfig=" + kc("controller-manager"),
+        "--bind-address=127.0.0.1", "--secure-port=%d" % p["kcm"],
+        "--service-account-private-key-file=" + P("sa.key"), "--root-ca-file=" + P("ca.crt"),
+        "--use-service-account-credentials=true",
+        "--leader-elect=false", "--controllers=*", "--v=1"])
+    plane.start("kube-scheduler", [
+        binary_path("kube-scheduler"),
+        "--kubeconfig=" + kc("scheduler"),
+        "--authentication-kubeconfig=" + kc("scheduler"),
+        "--authorization-kubeconfig=" + kc("scheduler"),
+        "--bind-address=127.0.0.1", "--secure-port=%d" % p["scheduler"],
+        "--leader-elect=false", "--v=1"])
+
+    crds = [os.path.join(kwok_src, "kustomize", "crd", "bases", "kwok.x-k8s.io_%s.yaml" % n)
+            for n in ("stages", "clusterlogs", "logs")]
+    crds += [os.path.join(operator_src, "manifests", "base", "crds", "kubeflow.org_%s.yaml" % k)
+             for k in OPERATOR_KINDS]
+    for path in crds:
+        kubectl(plane, "apply", "--server-side", "-f", path)
+    kubectl(plane, "wait", "--for=condition=Established", "--timeout=60s",
+            *["crd/%s" % os.path.basename(c).split("_", 1)[1][:-5] + "." +
+              os.path.basename(c).split("_", 1)[0] for c in crds])
+
+    logdir = os.path.join(plane.dir, "containerlogs")
+    os.makedirs(logdir, exist_ok=True)
+    with open(os.path.join(logdir, "current.log"), "w") as f:
+        f.write(container_log_lines())
+    with open(os.path.join(logdir, "previous.log"), "w") as f:
+        t = time.time() - 60
+        f.write("%s stdout F before the crash\n%s stderr F Traceback: out of memory\n"
+                % (cri_time(t), cri_time(t + 1)))
+    cluster_logs = {"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "ClusterLogs",
+                    "metadata": {"name": "every-container"},
+                    "spec": {"logs": [{"containers": [],
+                                       "logsFile": os.path.join(logdir, "current.log"),
+                                       "previousLogsFile": os.path.join(logdir, "previous.log"),
+                                       "follow": True}]}}
+    with open(os.path.join(HERE, "stages.yaml")) as f:
+        ours = f.read()
+    kubectl(plane, "apply", "-f", "-",
+            input=stock_stages(kwok_src) + "\n---\n" + ours + "\n---\n" + json.dumps(cluster_logs))
+    with open(os.path.join(HERE, "objects.yaml")) as f:
+        kubectl(plane, "apply", "-f", "-", input=f.read())
+    nodes_doc = {"apiVersion": "v1", "kind": "List",
+                 "items": [node_manifest("gpu-node-%d" % i, gpus) for i in range(nodes)]}
+    kubectl(plane, "create", "-f", "-", input=json.dumps(nodes_doc))
+
+    plane.start("kwok", [
+        binary_path("kwok"), "--kubeconfig=" + kc("kwok"), "--manage-all-nodes=true",
+        "--server-address=127.0.0.1:%d" % p["kwok"], "--node-ip=127.0.0.1",
+        "--node-port=%d" % p["kwok"],
+        "--tls-cert-file=" + P("kubelet.crt"), "--tls-private-key-file=" + P("kubelet.key"),
+        "--enable-crds=Stage,ClusterLogs,Logs", "--node-lease-duration-seconds=40",
+        "--cidr=10.244.0.0/16"])
+
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+              "metadata": {"name": WEBHOOK_SECRET, "namespace": "kubeflow"},
+              "data": {"ca.crt": b64file(P("webhook-ca.crt")), "ca.key": b64file(P("webhook-ca.key")),
+                       "tls.crt": b64file(P("webhook.crt")), "tls.key": b64file(P("webhook.key"))}}
+    kubectl(plane, "apply", "-f", "-", input=json.dumps(secret))
+    env = dict(os.environ, KUBECONFIG=kc("operator"), MY_POD_NAMESPACE="kubeflow")
+    plane.start("training-operator", [
+        binary_path("training-operator"), "--kubeconfig=" + kc("operator"),
+        "--metrics-bind-address=127.0.0.1:%d" % p["op_metrics"],
+        "--health-probe-bind-address=127.0.0.1:%d" % p["op_probe"],
+        "--webhook-server-port=%d" % p["op_webhook"]] +
+        ["--enable-scheme=" + k[:-1] for k in OPERATOR_KINDS], env=env)
+
+    def nodes_ready():
+        r = kubectl(plane, "get", "nodes", "-o", "json", check=False)
+        if r.returncode != 0:
+            return False
+        items = json.loads(r.stdout)["items"]
+        return len(items) == nodes and all(
+            any(c["type"] == "Ready" and c["status"] == "True"
+                for c in n.get("status", {}).get("conditions", [])) for n in items)
+    wait_for("%d kwok nodes Ready" % nodes, nodes_ready, plane, "kwok", 60)
+
+    def operator_ready():
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/readyz" % p["op_probe"],
+                                        timeout=2) as r:
+                return r.status == 200
+        except (OSError, urllib.error.HTTPError):
+            return False
+    wait_for("training-operator ready", operator_ready, plane, "training-operator", 90)
+    kubectl(plane, "apply", "-f", "-",
+            input=json.dumps(webhook_config(plane, operator_src, p["op_webhook"], P("webhook-ca.crt"))))
+    wait_for("ServiceAccount default/default",
+             lambda: kubectl(plane, "get", "serviceaccount", "default", "-n", "default",
+                             check=False).returncode == 0,
+             plane, "kube-controller-manager", 60)
+
+    token = kubectl(plane, "create", "token", VIEWER_SA, "-n", "default",
+                    "--duration=720h").stdout.strip()
+    write_kubeconfig(os.path.join(plane.dir, "kubeconfig"), url, pki,
+                     [("admin", cert_user(pki, "admin")), ("viewer", {"token": token})], "admin")
+    with open(plane.state_path, "w") as f:
+        json.dump({"url": url, "ports": p, "nodes": nodes, "gpus": gpus}, f, indent=1)
+    with open(os.path.join(plane.dir, "url"), "w") as f:
+        f.write(url + "\n")
+    with open(os.path.join(plane.dir, "ready"), "w") as f:
+        f.write("%d\n" % os.getpid())
+    log("ready in %.1f s: %s (kubeconfig %s)"
+        % (time.monotonic() - started, url, os.path.join(plane.dir, "kubeconfig")))
+    return plane
+
+
+def down(directory):
+    plane = Plane(directory)
+    plane.stop_all()
+    for f in ("ready", "url"):
+        try:
+            os.remove(os.path.join(plane.dir, f))
+        except OSError:
+            pass
