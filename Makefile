@@ -1,12 +1,15 @@
 # arenafs — build, test, demo and install.
 #
 #   make            build ./arenafs (objects under build/)
-#   make test       unit tests (C) and integration tests (pytest against kubesim)
+#   make test       unit tests (C) and integration tests (pytest against kubesim and
+#                   the real cluster of tests/cluster/, built first if not cached)
 #   make demo       run the daemon on the embedded test cluster
 #   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/)
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
 #   make deps       install the Debian packages the build and the tests need
+#   make cluster    build the real cluster's upstream binaries (tests/cluster/, cached
+#                   in ~/.cache/arenafs/cluster; ARENAFS_CLUSTER=kubesim skips it)
 #
 # Sources are picked up by wildcard: a new .c file in a room needs no edit here.
 
@@ -44,7 +47,7 @@ UNIT_BIN := $(BUILD)/unit_tests
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 
 .PHONY: all unit test test-unit test-integration bench demo asan test-asan install uninstall \
-	clean deps deps-check format
+	clean deps deps-check format cluster
 
 all: $(BIN)
 
@@ -82,7 +85,14 @@ deps:
 
 test: deps-check
 	@$(MAKE) --no-print-directory all unit
-	@$(MAKE) --no-print-directory test-unit test-integration
+	@$(MAKE) --no-print-directory test-unit cluster test-integration
+
+# The upstream binaries of the real test cluster (minutes the first time, then cached).
+CLUSTER_BINS := etcd kube-apiserver kube-controller-manager kube-scheduler kwok training-operator
+cluster:
+ifneq ($(ARENAFS_CLUSTER),kubesim)
+	@for b in $(CLUSTER_BINS); do tests/cluster/bin $$b >/dev/null || exit 1; done
+endif
 
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN)

@@ -14,6 +14,12 @@ for p in $PACKAGES; do
 	fi
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+# The real test cluster (tests/cluster/) is built from Go modules; Go is not a
+# Debian package here (Debian's is too old for kube-apiserver 1.36).
+if [ "${ARENAFS_CLUSTER:-both}" != kubesim ] && ! command -v go >/dev/null 2>&1; then
+	echo "arenafs: the real test cluster needs Go >= 1.26 on PATH (or ARENAFS_CLUSTER=kubesim)" >&2
+	exit 1
+fi
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

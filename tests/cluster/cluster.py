@@ -59,6 +59,7 @@ WEBHOOK_CA = "training-operator-ca"
 WEBHOOK_DNS = "training-operator.kubeflow.svc"
 WEBHOOK_SECRET = "training-operator-webhook-cert"
 WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
+WEBHOOK_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs"
 VIEWER_SA = "viewer"
 
 
@@ -157,10 +158,18 @@ def openssl(*args, cwd):
         raise ClusterError("openssl %s: %s" % (" ".join(args), r.stderr))
 
 
-def make_cert(pki, name, subject, sans=None, client=False, ca="ca"):
+def make_key(pki, name, rsa=False):
+    """An EC P-256 key, or RSA in PKCS#1 (the only form the operator's rotator reads)."""
+    if rsa:
+        openssl("genrsa", "-traditional", "-out", name + ".key", "2048", cwd=pki)
+    else:
+        openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-out", name + ".key", cwd=pki)
+
+
+def make_cert(pki, name, subject, sans=None, client=False, ca="ca", rsa=False):
     """pki/NAME.key and NAME.crt, signed by pki/CA."""
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-            "-out", name + ".key", cwd=pki)
+    make_key(pki, name, rsa)
     openssl("req", "-new", "-key", name + ".key", "-subj", subject, "-out", name + ".csr", cwd=pki)
     ext = ["basicConstraints=CA:FALSE",
            "keyUsage=critical,digitalSignature,keyEncipherment",
@@ -174,9 +183,8 @@ def make_cert(pki, name, subject, sans=None, client=False, ca="ca"):
             "-out", name + ".crt", cwd=pki)
 
 
-def make_ca(pki, name, cn, san=None):
-    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-            "-out", name + ".key", cwd=pki)
+def make_ca(pki, name, cn, san=None, rsa=False):
+    make_key(pki, name, rsa)
     args = ["req", "-x509", "-new", "-key", name + ".key", "-subj", "/CN=" + cn,
             "-days", "3650", "-addext", "basicConstraints=critical,CA:TRUE",
             "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"]
@@ -208,9 +216,9 @@ def make_pki(pki):
     # rotator: the rotator keeps a valid pair it finds in its Secret, and only
     # this one also names 127.0.0.1, where kube-apiserver calls the webhook
     # (there is no Service network). The rotator checks its CA by that name.
-    make_ca(pki, "webhook-ca", WEBHOOK_CA, "DNS:" + WEBHOOK_CA)
+    make_ca(pki, "webhook-ca", WEBHOOK_CA, "DNS:" + WEBHOOK_CA, rsa=True)
     make_cert(pki, "webhook", "/CN=" + WEBHOOK_DNS, ["DNS:" + WEBHOOK_DNS, "IP:127.0.0.1"],
-              ca="webhook-ca")
+              ca="webhook-ca", rsa=True)
     openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
             "-out", "sa.key", cwd=pki)
     openssl("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
@@ -588,6 +596,17 @@ def up(directory, nodes=4, gpus=8, timeout=180):
               "data": {"ca.crt": b64file(P("webhook-ca.crt")), "ca.key": b64file(P("webhook-ca.key")),
                        "tls.crt": b64file(P("webhook.crt")), "tls.key": b64file(P("webhook.key"))}}
     kubectl(plane, "apply", "-f", "-", input=json.dumps(secret))
+    # before the operator: its rotator is not ready until the configuration exists
+    kubectl(plane, "apply", "-f", "-",
+            input=json.dumps(webhook_config(plane, operator_src, p["op_webhook"],
+                                            P("webhook-ca.crt"))))
+    # In a cluster the kubelet mounts that Secret where the operator's webhook
+    # server reads it; this fixed path is the operator's (so one real cluster
+    # per machine at a time).
+    os.makedirs(WEBHOOK_CERT_DIR, exist_ok=True)
+    for src, dst in (("webhook.crt", "tls.crt"), ("webhook.key", "tls.key"),
+                     ("webhook-ca.crt", "ca.crt")):
+        shutil.copyfile(P(src), os.path.join(WEBHOOK_CERT_DIR, dst))
     env = dict(os.environ, KUBECONFIG=kc("operator"), MY_POD_NAMESPACE="kubeflow")
     plane.start("training-operator", [
         binary_path("training-operator"), "--kubeconfig=" + kc("operator"),
@@ -614,8 +633,6 @@ def up(directory, nodes=4, gpus=8, timeout=180):
         except (OSError, urllib.error.HTTPError):
             return False
     wait_for("training-operator ready", operator_ready, plane, "training-operator", 90)
-    kubectl(plane, "apply", "-f", "-",
-            input=json.dumps(webhook_config(plane, operator_src, p["op_webhook"], P("webhook-ca.crt"))))
     wait_for("ServiceAccount default/default",
              lambda: kubectl(plane, "get", "serviceaccount", "default", "-n", "default",
                              check=False).returncode == 0,

@@ -1,0 +1,283 @@
+"""kubesim against the real thing: the requests arenafs makes, sent to kubesim
+and to the real cluster (tests/cluster/), their answers compared field by field
+once what is meant to differ (uids, times, resourceVersions, generated names,
+the server's address) is taken out. Where they differ on purpose, the
+difference is written in docs/kubesim.md and named in KNOWN below; any other
+difference fails the test with both answers.
+
+The requests: discovery; list with limit and continue; watch with bookmarks
+from a resourceVersion, and from one that is too old (410); get; create with
+dryRun=All; delete with propagationPolicy; pod logs (previous, container,
+tailLines, follow of a finished container); and the errors 401, 403, 404,
+409, 410 and 422 with the webhook's denial."""
+
+import json
+import ssl
+import time
+import urllib.request
+
+import pytest
+
+from helpers import wait_until
+
+NS = "default"
+TFJOBS = "/apis/kubeflow.org/v1/namespaces/%s/tfjobs" % NS
+# Fields that are the server's own and never compared.
+VOLATILE = {"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation",
+            "selfLink", "deletionTimestamp", "continue"}
+
+
+def tfjob(name, run="600"):
+    return {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": name},
+            "spec": {"tfReplicaSpecs": {"Worker": {
+                "replicas": 1, "restartPolicy": "Never",
+                "template": {"spec": {"containers": [{
+                    "name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
+                    "env": [{"name": "SIM_RUN_SECONDS", "value": run},
+                            {"name": "KWOK_RUN", "value": run + "s"}]}]}}}}}}
+
+
+def scrub(v):
+    """v without the fields each server fills in its own way."""
+    if isinstance(v, dict):
+        return {k: scrub(x) for k, x in v.items() if k not in VOLATILE}
+    if isinstance(v, list):
+        return [scrub(x) for x in v]
+    return v
+
+
+def same(real, sim, what):
+    """Asserts equal after scrub(), printing both in full when not."""
+    a, b = scrub(real), scrub(sim)
+    assert a == b, "%s differs:\nreal:    %s\nkubesim: %s" % (
+        what, json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True))
+
+
+@pytest.fixture(scope="module")
+def both(real_cluster, kubesim_module):
+    sim = kubesim_module("--tls", "--nodes", "2", "--gpus", "8", "--speed", "10")
+    return real_cluster, sim
+
+
+def on_both(both, method, path, body=None, **kw):
+    real, sim = both
+    return real.api(method, path, body, **kw), sim.api(method, path, body, **kw)
+
+
+def cleanup(both, *names):
+    for c in both:
+        for n in names:
+            c.api("DELETE", "%s/%s" % (TFJOBS, n))
+
+
+# ---- discovery ----
+
+def resources(body, names):
+    return sorted((r for r in body["resources"] if r["name"].split("/")[0] in names),
+                  key=lambda r: r["name"])
+
+
+def test_discovery_of_the_training_kinds(both):
+    (rs, real), (ss, sim) = on_both(both, "GET", "/apis/kubeflow.org/v1")
+    assert rs == ss == 200
+    kinds = ["tfjobs", "pytorchjobs", "mpijobs", "xgboostjobs", "paddlejobs", "jaxjobs"]
+    same(resources(real, kinds), resources(sim, kinds), "/apis/kubeflow.org/v1")
+
+
+def test_discovery_of_the_core_resources_arenafs_reads(both):
+    (rs, real), (ss, sim) = on_both(both, "GET", "/api/v1")
+    assert rs == ss == 200
+    names = ["pods", "nodes", "events", "namespaces", "services"]
+    keep = ("name", "kind", "namespaced", "verbs", "shortNames", "singularName")
+    pick = lambda b: [{k: r.get(k) for k in keep} for r in resources(b, names)]  # noqa: E731
+    same(pick(real), pick(sim), "/api/v1")
+
+
+# ---- errors ----
+
+def test_not_found(both):
+    (rs, real), (ss, sim) = on_both(both, "GET", TFJOBS + "/nope")
+    assert rs == ss == 404
+    same(real, sim, "404 of a TFJob")
+    (rs, real), (ss, sim) = on_both(both, "GET", "/api/v1/namespaces/%s/pods/nope" % NS)
+    same(real, sim, "404 of a pod")
+
+
+def test_already_exists(both):
+    try:
+        for c in both:
+            assert c.api("POST", TFJOBS, tfjob("twice"))[0] == 201
+        (rs, real), (ss, sim) = on_both(both, "POST", TFJOBS, tfjob("twice"))
+        assert rs == ss == 409
+        same(real, sim, "409 AlreadyExists")
+    finally:
+        cleanup(both, "twice")
+
+
+def test_invalid_name_is_422(both):
+    (rs, real), (ss, sim) = on_both(both, "POST", TFJOBS, tfjob("Bad_Name"))
+    assert rs == ss == 422
+    same(real, sim, "422 Invalid")
+
+
+def test_webhook_denies_a_name_that_is_no_dns1035_label(both):
+    (rs, real), (ss, sim) = on_both(both, "POST", TFJOBS + "?dryRun=All", tfjob("9lives"))
+    same({"code": rs, **real}, {"code": ss, **sim}, "the operator webhook's denial")
+
+
+def test_unauthorized_token_is_401(both):
+    (rs, real), (ss, sim) = on_both(both, "GET", TFJOBS, token="not-a-token")
+    assert rs == ss == 401
+    same(real, sim, "401 of an unknown token")
+
+
+def test_viewer_may_not_create_403(both):
+    (rs, real), (ss, sim) = on_both(both, "POST", TFJOBS + "?dryRun=All", tfjob("v"),
+                                    context="viewer")
+    assert rs == ss == 403
+    real["message"] = real["message"].replace("system:serviceaccount:default:viewer", "viewer")
+    same(real, sim, "403 of the viewer")
+
+
+# ---- create, get, delete ----
+
+def test_dry_run_create_answers_the_object_and_makes_nothing(both):
+    (rs, real), (ss, sim) = on_both(both, "POST", TFJOBS + "?dryRun=All", tfjob("dry"))
+    assert rs == ss == 201
+    same(real, sim, "the dry-run answer")
+    for c in both:
+        assert c.api("GET", TFJOBS + "/dry")[0] == 404
+
+
+def test_get_after_create(both):
+    try:
+        for c in both:
+            assert c.api("POST", TFJOBS, tfjob("got"))[0] == 201
+        (rs, real), (ss, sim) = on_both(both, "GET", TFJOBS + "/got")
+        assert rs == ss == 200
+        # status is the operator's and moves on its own; the rest is the stored object
+        real.pop("status", None)
+        sim.pop("status", None)
+        same(real, sim, "GET of a created TFJob")
+    finally:
+        cleanup(both, "got")
+
+
+def test_delete_with_propagation_policy(both):
+    for c in both:
+        assert c.api("POST", TFJOBS, tfjob("gone"))[0] == 201
+    body = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}
+    (rs, real), (ss, sim) = on_both(both, "DELETE", TFJOBS + "/gone", body)
+    assert rs == ss == 200
+    real.pop("status", None)
+    sim.pop("status", None)
+    same(real, sim, "DELETE's answer")
+    for c in both:
+        wait_until(lambda: c.api("GET", TFJOBS + "/gone")[0] == 404, timeout=30,
+                   message="the deleted TFJob to be gone")
+
+
+# ---- list and watch ----
+
+def test_list_with_limit_and_continue(both):
+    names = ["page-a", "page-b", "page-c"]
+    try:
+        for c in both:
+            for n in names:
+                assert c.api("POST", TFJOBS, tfjob(n))[0] == 201
+        (rs, real), (ss, sim) = on_both(both, "GET", TFJOBS + "?limit=2")
+        assert rs == ss == 200
+        for body in (real, sim):
+            assert body["metadata"]["continue"]
+        same({"meta": real["metadata"], "names": [i["metadata"]["name"] for i in real["items"]]},
+             {"meta": sim["metadata"], "names": [i["metadata"]["name"] for i in sim["items"]]},
+             "the first page")
+        (rs, real), (ss, sim) = both[0].api("GET", TFJOBS + "?limit=2&continue=" +
+                                            real["metadata"]["continue"]), \
+            both[1].api("GET", TFJOBS + "?limit=2&continue=" + sim["metadata"]["continue"])
+        assert rs == ss == 200
+        same({"meta": real["metadata"], "names": [i["metadata"]["name"] for i in real["items"]]},
+             {"meta": sim["metadata"], "names": [i["metadata"]["name"] for i in sim["items"]]},
+             "the last page")
+        (rs, real), (ss, sim) = on_both(both, "GET", TFJOBS + "?limit=2&continue=garbage")
+        same({"code": rs, **real}, {"code": ss, **sim}, "a continue token that is no token")
+    finally:
+        cleanup(both, *names)
+
+
+def stream(c, path, seconds):
+    """The watch events a server sends on path within seconds (or until it ends)."""
+    ctx = c._ssl() if hasattr(c, "_ssl") else None
+    hdrs = {"Accept": "application/json"}
+    tok = c.token()
+    if tok:
+        hdrs["Authorization"] = "Bearer " + tok
+    req = urllib.request.Request(c.url + path, headers=hdrs)
+    events = []
+    deadline = time.monotonic() + seconds
+    with urllib.request.urlopen(req, context=ctx, timeout=seconds + 5) as r:
+        for line in r:
+            events.append(json.loads(line))
+            if time.monotonic() > deadline:
+                break
+    return events
+
+
+def test_watch_from_a_resource_version_sees_an_add(both):
+    try:
+        got = []
+        for c in both:
+            rv = c.api("GET", TFJOBS)[1]["metadata"]["resourceVersion"]
+            assert c.api("POST", TFJOBS, tfjob("watched"))[0] == 201
+            events = stream(c, TFJOBS + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=2"
+                            "&resourceVersion=" + rv, 3)
+            got.append([(e["type"], e["object"]["kind"],
+                         e["object"]["metadata"].get("name")) for e in events
+                        if e["type"] != "MODIFIED"][:1])
+        assert got[0] == got[1] == [("ADDED", "TFJob", "watched")]
+    finally:
+        cleanup(both, "watched")
+
+
+def test_watch_from_a_too_old_resource_version_is_410(both):
+    got = []
+    for c in both:
+        status, body = c.api("GET", TFJOBS + "?watch=true&resourceVersion=1&timeoutSeconds=2")
+        if status == 200:  # the real server: an ERROR event in a 200 stream
+            events = [json.loads(line) for line in body.splitlines() if line.strip()] \
+                if isinstance(body, str) else [body]
+            got.append(("event", events[0]["type"], scrub(events[0]["object"])))
+        else:
+            got.append(("status", status, scrub(body)))
+    assert got[0] == got[1], "410 differs:\nreal:    %s\nkubesim: %s" % tuple(got)
+
+
+# ---- logs ----
+
+def a_finished_pod(c):
+    pods = c.api("GET", "/api/v1/namespaces/%s/pods" % NS)[1]["items"]
+    return next((p for p in pods if p["status"].get("phase") == "Succeeded"), None)
+
+
+def test_log_errors(both):
+    try:
+        for c in both:
+            assert c.api("POST", TFJOBS, tfjob("logged", run="2"))[0] == 201
+        for c in both:
+            wait_until(lambda: c.api("GET", "/api/v1/namespaces/%s/pods/logged-worker-0" % NS)[1]
+                       .get("status", {}).get("phase") == "Succeeded", timeout=90,
+                       message="logged-worker-0 to finish")
+        base = "/api/v1/namespaces/%s/pods/logged-worker-0/log" % NS
+        (rs, real), (ss, sim) = on_both(both, "GET", base + "?previous=true")
+        same({"code": rs, "body": real}, {"code": ss, "body": sim}, "previous of a first instance")
+        (rs, real), (ss, sim) = on_both(both, "GET", base + "?container=nope")
+        same({"code": rs, "body": real}, {"code": ss, "body": sim}, "an unknown container")
+        (rs, real), (ss, sim) = on_both(both, "GET", base + "?tailLines=2")
+        assert rs == ss == 200
+        assert len(real.splitlines()) == len(sim.splitlines()) == 2
+        (rs, real), (ss, sim) = on_both(both, "GET", base + "?follow=true&timestamps=true")
+        assert rs == ss == 200, "follow of a finished container ends with its log"
+        for body in (real, sim):
+            assert all(line[:4].isdigit() and "Z " in line for line in body.splitlines())
+    finally:
+        cleanup(both, "logged")
