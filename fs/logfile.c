@@ -242,8 +242,12 @@ static bool instance_key(struct fs *fs, const struct fs_node *node, struct logst
 	key->pod = it.pod->meta.name;
 	key->container = it.c->name;
 	if (!it.previous) {
-		/* the current instance: streamable once it has started */
-		if (!it.c->container_id[0])
+		/* the current instance: streamable once it has started. A kubelet sets
+		 * containerID as it starts the container; a node agent that never sets
+		 * it (kwok without a containerID in its stages) still has a log once the
+		 * state says running or terminated. */
+		if (!it.c->container_id[0] && it.state->kind != CONTAINER_RUNNING &&
+		    it.state->kind != CONTAINER_TERMINATED)
 			return false;
 		key->container_id = it.c->container_id;
 		key->finished = it.state->kind == CONTAINER_TERMINATED;

@@ -203,7 +203,10 @@ static int run_request(struct logstream *ls, enum ls_mode mode, int *http_status
                        struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	struct k8s_stream_request req = {NULL, "text/plain", on_data, ls, &ls->cancel, http_status};
+	/* kube-apiserver answers 406 to "text/plain" for pods/log (it offers only its
+	 * serializers); this is what kubectl sends, and the body is the log as is. */
+	struct k8s_stream_request req = {NULL, "application/json, */*", on_data, ls, &ls->cancel,
+	                                 http_status};
 	const char *since = loglines_since(&ls->lines);
 	int rc;
 

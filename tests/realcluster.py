@@ -16,14 +16,14 @@ import subprocess
 import urllib.error
 import urllib.request
 
-import conftest
+import kubesimcluster
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UP = os.path.join(HERE, "cluster", "up")
 DOWN = os.path.join(HERE, "cluster", "down")
 
 
-class RealCluster(conftest.Cluster):
+class RealCluster(kubesimcluster.Cluster):
     """A running tests/cluster control plane in self.dir."""
 
     kind = "real"
@@ -59,7 +59,6 @@ class RealCluster(conftest.Cluster):
         client certificate, the viewer by its token; token="" sends no credentials
         at all (and no client certificate): the anonymous user."""
         hdrs = {"Accept": "application/json"}
-        anonymous = token == ""
         tok = self.token(context) if token is None else token
         if tok:
             hdrs["Authorization"] = "Bearer " + tok
@@ -68,7 +67,8 @@ class RealCluster(conftest.Cluster):
             data = body if isinstance(body, bytes) else json.dumps(body).encode()
             hdrs["Content-Type"] = "application/json"
         hdrs.update(headers or {})
-        ctx = (ssl.create_default_context(cafile=self.ca_file) if anonymous
+        # a token given here is the only credential: no client certificate with it
+        ctx = (ssl.create_default_context(cafile=self.ca_file) if token is not None
                else self._ssl(context))
         req = urllib.request.Request(self.url + path, data=data, headers=hdrs, method=method)
         try:

@@ -35,7 +35,7 @@ TESTS = os.path.dirname(HERE)
 ROOT = os.path.dirname(TESTS)
 sys.path.insert(0, TESTS)
 
-from conftest import Cluster  # noqa: E402  (the same cluster class the tests use)
+from kubesimcluster import Cluster  # noqa: E402
 from helpers import wait_until  # noqa: E402
 
 ARENAFS = os.environ.get("ARENAFS_BIN", os.path.join(ROOT, "arenafs"))

@@ -25,7 +25,7 @@ TESTS = os.path.dirname(HERE)
 ROOT = os.path.dirname(TESTS)
 sys.path.insert(0, TESTS)
 
-from conftest import Cluster  # noqa: E402
+from kubesimcluster import Cluster  # noqa: E402
 
 TOOLS = os.environ.get("ARENAFS_TOOLS", os.path.join(ROOT, "build", "tools"))
 

@@ -198,10 +198,12 @@ image: tensorflow/tensorflow:2.15.0-gpu
 command: python train.py
 gpus: %d
 """ % (gpus + 1)) == 0
-    pod = "greedy-worker-0"
-    wait_until(lambda: any(cond.get("reason") == "Unschedulable" for cond in
-                           c.kubectl_json("get", "pod", pod)["status"].get("conditions", [])),
-               timeout=60, message="the scheduler to find no node with enough GPUs")
+    def unschedulable():
+        pods = te.pods_of_job(c.kubectl_json("get", "tfjob", "greedy"), te.pods(c, c.namespace))
+        return pods and any(cond.get("reason") == "Unschedulable"
+                            for cond in pods[0]["status"].get("conditions", [])) and pods[0]
+    pod = wait_until(unschedulable, timeout=60,
+                     message="the scheduler to find no node with enough GPUs")["metadata"]["name"]
     assert m.read("jobs", "greedy", "status") == "PENDING\n"
     assert m.read("jobs", "greedy", "instances", pod, "node") == "N/A\n"
     events = m.read("jobs", "greedy", "events")
@@ -226,7 +228,7 @@ spec:
              env: [{name: KWOK_RUN, value: forever}]}
 """)
     try:
-        m = arenafs(c, "context=viewer")
+        m = arenafs(c, "context=viewer", allow=(r"rmdir default/seen-by-viewer: .*forbidden",))
         wait_until(lambda: os.path.exists(m.path("jobs", "seen-by-viewer", "status")),
                    timeout=30, message="the viewer to see the job")
         assert submit(m, "nope", "type: tfjob\nimage: x\ncommand: y\n") == errno.EACCES

@@ -12,7 +12,7 @@ tailLines, follow of a finished container); and the errors 401, 403, 404,
 409, 410 and 422 with the webhook's denial."""
 
 import json
-import ssl
+import re
 import time
 import urllib.request
 
@@ -88,7 +88,8 @@ def test_discovery_of_the_core_resources_arenafs_reads(both):
     (rs, real), (ss, sim) = on_both(both, "GET", "/api/v1")
     assert rs == ss == 200
     names = ["pods", "nodes", "events", "namespaces", "services"]
-    keep = ("name", "kind", "namespaced", "verbs", "shortNames", "singularName")
+    keep = ("name", "kind", "namespaced", "verbs", "shortNames", "singularName", "categories",
+            "storageVersionHash", "group", "version")
     pick = lambda b: [{k: r.get(k) for k in keep} for r in resources(b, names)]  # noqa: E731
     same(pick(real), pick(sim), "/api/v1")
 
@@ -246,13 +247,32 @@ def test_watch_from_a_too_old_resource_version_is_410(both):
         if status == 200:  # the real server: an ERROR event in a 200 stream
             events = [json.loads(line) for line in body.splitlines() if line.strip()] \
                 if isinstance(body, str) else [body]
-            got.append(("event", events[0]["type"], scrub(events[0]["object"])))
+            obj = scrub(events[0]["object"])
+            if "message" in obj:  # resourceVersions: "too old resource version: 1 (271)"
+                obj["message"] = re.sub(r"\d+", "N", obj["message"])
+            got.append(("event", events[0]["type"], obj))
         else:
             got.append(("status", status, scrub(body)))
     assert got[0] == got[1], "410 differs:\nreal:    %s\nkubesim: %s" % tuple(got)
 
 
 # ---- logs ----
+
+def read_for(c, path, seconds):
+    """What a streaming GET sends within seconds (it may never end)."""
+    req = urllib.request.Request(c.url + path, headers={"Accept": "application/json, */*"})
+    data = b""
+    try:
+        with urllib.request.urlopen(req, context=c._ssl(), timeout=seconds) as r:
+            while True:
+                chunk = r.read1(65536)
+                if not chunk:
+                    break
+                data += chunk
+    except (TimeoutError, OSError):
+        pass
+    return data.decode(errors="replace")
+
 
 def a_finished_pod(c):
     pods = c.api("GET", "/api/v1/namespaces/%s/pods" % NS)[1]["items"]
@@ -268,15 +288,25 @@ def test_log_errors(both):
                        .get("status", {}).get("phase") == "Succeeded", timeout=90,
                        message="logged-worker-0 to finish")
         base = "/api/v1/namespaces/%s/pods/logged-worker-0/log" % NS
+        # previous=true of a first instance: a kubelet answers 400 (kubesim says
+        # what it says); kwok serves its one "previous" file for every container.
+        # A difference of the fake node, not of kubesim (docs/real-cluster.md):
+        # held here as it is, so that a kwok that learns it shows up.
         (rs, real), (ss, sim) = on_both(both, "GET", base + "?previous=true")
-        same({"code": rs, "body": real}, {"code": ss, "body": sim}, "previous of a first instance")
+        assert (rs, ss) == (200, 400), (real, sim)
+        assert sim["message"] == ('previous terminated container "tensorflow" in pod '
+                                  '"logged-worker-0" not found')
         (rs, real), (ss, sim) = on_both(both, "GET", base + "?container=nope")
         same({"code": rs, "body": real}, {"code": ss, "body": sim}, "an unknown container")
         (rs, real), (ss, sim) = on_both(both, "GET", base + "?tailLines=2")
         assert rs == ss == 200
         assert len(real.splitlines()) == len(sim.splitlines()) == 2
-        (rs, real), (ss, sim) = on_both(both, "GET", base + "?follow=true&timestamps=true")
-        assert rs == ss == 200, "follow of a finished container ends with its log"
+        # follow of a finished container: a kubelet sends the log and ends the
+        # stream; kwok's never ends (docs/real-cluster.md), so the real side is
+        # read for a few seconds only
+        ss, sim = both[1].api("GET", base + "?follow=true&timestamps=true")
+        real = read_for(both[0], base + "?follow=true&timestamps=true", 3)
+        assert ss == 200 and real.strip() and sim.strip()
         for body in (real, sim):
             assert all(line[:4].isdigit() and "Z " in line for line in body.splitlines())
     finally:

@@ -65,14 +65,63 @@ def encode_continue(rv, key):
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+B64URL = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def go_quote_char(c):
+    """encoding/json's quoteChar: how its errors show one byte."""
+    if c == "'":
+        return "'\\''"
+    if c == '"':
+        return "'\"'"
+    if 0x20 <= ord(c) < 0x7f:
+        return "'%s'" % c
+    esc = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+           "\t": "\\t", "\v": "\\v"}
+    if c in esc:
+        return "'%s'" % esc[c]
+    return "'\\x%02x'" % ord(c) if ord(c) < 0x20 else "'\\u%04x'" % ord(c)
+
+
 def decode_continue(tok):
+    """(list resourceVersion, start key) of a continue token; a bad one is 400
+    with the text apiserver's DecodeContinue gives (prefixed as its storage
+    layer prefixes it)."""
+    def bad(why):
+        return ApiError(400, "BadRequest", "invalid continue token: continue key is not valid" +
+                        why)
+    for i, ch in enumerate(tok):
+        if ch not in B64URL:
+            raise bad(": illegal base64 data at input byte %d" % i)
+    if len(tok) % 4 == 1:
+        raise bad(": illegal base64 data at input byte %d" % (len(tok) - 1))
+    raw = base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4))
+    text = raw.decode("latin-1")
+    first = text.lstrip(" \t\r\n")[:1]
+    if not first:
+        raise bad(": unexpected end of JSON input")
+    if first not in '{["-0123456789tfn':
+        raise bad(": invalid character %s looking for beginning of value" % go_quote_char(first))
     try:
-        raw = base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4))
         d = json.loads(raw)
+    except ValueError:
+        raise bad(": invalid JSON")
+    if not isinstance(d, dict):
+        raise bad(": json: cannot unmarshal %s into Go value of type storage.continueToken"
+                  % {list: "array", str: "string", bool: "bool"}.get(type(d), "number"))
+    if d.get("v") != "meta.k8s.io/v1":
+        raise ApiError(400, "BadRequest", "invalid continue token: continue key is not valid: "
+                       "server does not recognize this encoded version %s" % (d.get("v") or ""))
+    if not d.get("rv"):
+        raise ApiError(400, "BadRequest", "invalid continue token: continue key is not valid: "
+                       "incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    if not d.get("start"):
+        raise ApiError(400, "BadRequest", "invalid continue token: continue key is not valid: "
+                       "encoded start key empty (version meta.k8s.io/v1)")
+    try:
         return int(d["rv"]), tuple(d["start"])
-    except (ValueError, KeyError, TypeError):
-        raise ApiError(400, "BadRequest", "continue key is not valid: incorrect encoded start "
-                       "resourceVersion (version meta.k8s.io/v1)")
+    except (ValueError, TypeError):
+        raise bad(": %s" % d["start"])
 
 
 def client_gone(conn):

@@ -21,6 +21,7 @@ import time
 
 from . import api as api_mod
 from .admission import go_quote
+from .openapi import accept_clauses
 from .sim.util import container_id, parse_rfc3339
 from .store import ApiError
 
@@ -152,6 +153,7 @@ class PodLogs:
 
     def serve(self, req, rt):
         name = rt.name
+        self.negotiate(req.headers.get("Accept"))
         opts = self.options(req, name)
         e = self.sim.store.get("pods", rt.namespace, name)
         if e is None:
@@ -162,6 +164,18 @@ class PodLogs:
             return req.h.send_bytes(204, b"", "text/plain")
         inst = self.instance(pod, container, opts["previous"])
         self.stream(req, rt.namespace, name, container, inst, opts)
+
+    @staticmethod
+    def negotiate(accept):
+        """kube-apiserver negotiates pods/log like any other answer: one of its
+        serializers' media types or */* (not text/plain, not application/*),
+        else 406 before it even looks for the pod. The body is the log either way."""
+        ok = {("application", "json"), ("application", "yaml"),
+              ("application", "vnd.kubernetes.protobuf"), ("*", "*")}
+        if accept and not any(c in ok for c in accept_clauses(accept)):
+            raise ApiError(406, "NotAcceptable", "only the following media types are accepted: "
+                           "application/json, application/yaml, "
+                           "application/vnd.kubernetes.protobuf")
 
     def _format(self, lines, opts):
         since = opts["since_t"]

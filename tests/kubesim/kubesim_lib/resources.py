@@ -12,6 +12,9 @@ kubeflow.org/v2beta1 (mpi-operator) instead of v1 (training-operator), and
 `--no-kinds` removes kinds (a cluster without that CRD installed).
 """
 
+import base64
+import hashlib
+
 ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 STATUS_VERBS = ["get", "patch", "update"]
 
@@ -95,7 +98,7 @@ FIELD_GETTERS = {
 class Resource:
     def __init__(self, group, version, plural, kind, namespaced=True, short=(),
                  verbs=ALL_VERBS, subresources=("status",), categories=(), singular=None,
-                 names="subdomain", crd=False, printer=None):
+                 names="subdomain", crd=False, printer=None, advertised=()):
         self.group = group
         self.version = version
         self.plural = plural
@@ -103,8 +106,11 @@ class Resource:
         self.list_kind = kind + "List"
         self.namespaced = namespaced
         self.short = list(short)
-        self.verbs = list(verbs)
+        # kube-apiserver lists a custom resource's verbs in this order
+        self.verbs = list(CRD_VERBS if crd and verbs is ALL_VERBS else verbs)
         self.subresources = tuple(subresources)
+        # subresources discovery lists although kubesim does not serve them (exec, proxy, ...)
+        self.advertised = tuple(sorted(set(subresources) | set(advertised)))
         self.categories = list(categories)
         self.singular = singular or kind.lower()
         self.names = names          # subdomain | label1123 | label1035
@@ -138,17 +144,25 @@ class Resource:
     def supports_field(self, label):
         return label in BASE_FIELDS or label in self.fields
 
+    def storage_version_hash(self):
+        """As kube-apiserver computes it: the first 8 bytes of sha256("group/version/Kind")."""
+        digest = hashlib.sha256(("%s/%s/%s" % (self.group, self.version, self.kind)).encode())
+        return base64.b64encode(digest.digest()[:8]).decode()
+
     def discovery_entries(self):
-        """The APIResourceList entries: the resource, then its subresources."""
+        """The APIResourceList entries: the resource, then its subresources by name."""
         e = {"name": self.plural, "singularName": self.singular, "namespaced": self.namespaced,
              "kind": self.kind, "verbs": self.verbs}
         if self.short:
             e["shortNames"] = self.short
         if self.categories:
             e["categories"] = self.categories
+        e["storageVersionHash"] = self.storage_version_hash()
         out = [e]
-        for sub in self.subresources:
+        for sub in self.advertised:
             kind, verbs, gv = SUBRESOURCE_KINDS.get(sub, (None, STATUS_VERBS, None))
+            if sub == "proxy":
+                kind = self.kind + "ProxyOptions"
             s = {"name": self.plural + "/" + sub, "singularName": "",
                  "namespaced": self.namespaced, "kind": kind or self.kind, "verbs": verbs}
             if gv:
@@ -163,7 +177,18 @@ SUBRESOURCE_KINDS = {
     "binding": ("Binding", ["create"], None),
     "eviction": ("Eviction", ["create"], ("policy", "v1")),
     "scale": ("Scale", ["get", "patch", "update"], ("autoscaling", "v1")),
+    "attach": ("PodAttachOptions", ["create", "get"], None),
+    "exec": ("PodExecOptions", ["create", "get"], None),
+    "portforward": ("PodPortForwardOptions", ["create", "get"], None),
+    "proxy": (None, ["create", "delete", "get", "patch", "update"], None),
+    "ephemeralcontainers": ("Pod", STATUS_VERBS, None),
+    "resize": ("Pod", STATUS_VERBS, None),
+    "finalize": ("Namespace", ["update"], None),
 }
+
+CRD_VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
+# The kinds whose CRD (training-operator v1.9) has a scale subresource.
+SCALABLE_KINDS = ("pytorchjobs", "paddlejobs", "jaxjobs")
 
 
 KUBEFLOW_KINDS = (
@@ -178,13 +203,17 @@ def build(mpi_v2beta1=False, no_kinds=()):
     res = [
         R("", "v1", "namespaces", "Namespace", namespaced=False, short=["ns"],
           verbs=["create", "delete", "get", "list", "patch", "update", "watch"],
-          subresources=("status",), names="label1123", printer="namespaces"),
-        R("", "v1", "nodes", "Node", namespaced=False, short=["no"], printer="nodes"),
+          subresources=("status",), names="label1123", printer="namespaces",
+          advertised=("finalize",)),
+        R("", "v1", "nodes", "Node", namespaced=False, short=["no"], printer="nodes",
+          advertised=("proxy",)),
         R("", "v1", "pods", "Pod", short=["po"], categories=["all"],
-          subresources=("binding", "eviction", "log", "status"), printer="pods"),
+          subresources=("binding", "eviction", "log", "status"), printer="pods",
+          advertised=("attach", "ephemeralcontainers", "exec", "portforward", "proxy",
+                      "resize")),
         R("", "v1", "services", "Service", short=["svc"], categories=["all"],
           verbs=["create", "delete", "deletecollection", "get", "list", "patch", "update",
-                 "watch"], names="label1035", printer="services"),
+                 "watch"], names="label1035", printer="services", advertised=("proxy",)),
         R("", "v1", "events", "Event", short=["ev"], subresources=(), printer="events"),
         R("", "v1", "configmaps", "ConfigMap", short=["cm"], subresources=(),
           printer="configmaps"),
@@ -203,7 +232,8 @@ def build(mpi_v2beta1=False, no_kinds=()):
         if plural == "mpijobs" and mpi_v2beta1:
             continue
         res.append(R("kubeflow.org", "v1", plural, kind, crd=True, names="label1035",
-                     printer="kubeflow"))
+                     printer="kubeflow",
+                     advertised=("scale",) if plural in SCALABLE_KINDS else ()))
     if mpi_v2beta1:
         res.append(R("kubeflow.org", "v2beta1", "mpijobs", "MPIJob", crd=True,
                      printer="kubeflow"))
