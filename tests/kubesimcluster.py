@@ -22,6 +22,9 @@ KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 class Cluster:
     """A running kubesim and how to talk to it."""
 
+    kind = "kubesim"          # realcluster.RealCluster says "real"
+    namespace = "default"     # the kubeconfig's namespace
+
     def __init__(self, directory, args, ready_timeout=120.0):
         self.dir = str(directory)
         self.args = [str(a) for a in args]

@@ -13,6 +13,7 @@ import json
 import os
 import ssl
 import subprocess
+import time
 import urllib.error
 import urllib.request
 
@@ -121,3 +122,21 @@ class NamespacedView(RealCluster):
 
     def stop(self):
         pass
+
+
+def cluster_params():
+    """The clusters a test that means the same on both runs on, as ARENAFS_CLUSTER says."""
+    choice = os.environ.get("ARENAFS_CLUSTER", "both")
+    return ["kubesim", "real"] if choice == "both" else [choice]
+
+
+def module_view(request):
+    """For a module-scoped fixture: the session's real cluster seen through a
+    namespace of the module's own, deleted when the module ends."""
+    real = request.getfixturevalue("real_cluster")
+    ns = "m-" + request.module.__name__.split(".")[-1].replace("_", "-")[:40]
+    ns += "-%d" % (int(time.time() * 1000) % 100000)
+    view = real.namespaced(ns)
+    request.addfinalizer(lambda: real.kubectl("delete", "namespace", ns, "--wait=false",
+                                              check=False))
+    return view

@@ -40,5 +40,8 @@ def pytorchjob(name, restart_policy="Never", backoff=None, **kw):
             "metadata": {"name": name}, "spec": spec}
 
 
-def create(cluster, manifest, namespace="default"):
+def create(cluster, manifest, namespace=None):
+    """kubectl create, in the cluster's own namespace (a real cluster's test
+    has one of its own) unless one is named."""
+    namespace = namespace or getattr(cluster, "namespace", "default")
     cluster.kubectl("create", "-n", namespace, "-f", "-", input=json.dumps(manifest))

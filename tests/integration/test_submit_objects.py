@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from helpers import wait_until
+import realcluster
 
-NS = "default"
 TF_IMAGE = "tensorflow/tensorflow:2.15.0-gpu"
 TORCH_IMAGE = "pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime"
 MPI_IMAGE = "horovod/horovod:0.28.1"
@@ -35,8 +35,11 @@ REPLICA_FIELD = {"TFJob": "tfReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs",
 
 # ---- the cluster, the mount, submitting ----
 
-@pytest.fixture(scope="module")
-def cluster(kubesim_module):
+@pytest.fixture(scope="module", params=realcluster.cluster_params())
+def cluster(request, kubesim_module):
+    """kubesim, or the real cluster in a namespace of this module's own."""
+    if request.param == "real":
+        return realcluster.module_view(request)
     return kubesim_module("--nodes", "3", "--gpus", "8", "--speed", "20")
 
 
@@ -85,7 +88,7 @@ def submit(m, entry, text, as_dir=False):
 
 
 def get(c, kind, name):
-    return c.kubectl_json("get", kind, name, "-n", NS)
+    return c.kubectl_json("get", kind, name, "-n", c.namespace)
 
 
 def show(obj):
@@ -175,10 +178,11 @@ def vision(cluster, mnt):
     return get(cluster, "tfjob", "vision")
 
 
-def test_tfjob_has_ps_chief_evaluator_and_workers(vision):
+def test_tfjob_has_ps_chief_evaluator_and_workers(cluster, vision):
     rs = replica_specs(vision)
     assert vision["apiVersion"] == "kubeflow.org/v1" and vision["kind"] == "TFJob"
-    assert vision["metadata"]["name"] == "vision" and vision["metadata"]["namespace"] == NS
+    assert vision["metadata"]["name"] == "vision" and \
+        vision["metadata"]["namespace"] == cluster.namespace
     got = {rt: (s["replicas"], s["restartPolicy"]) for rt, s in rs.items()}
     # Workers restart OnFailure when there is a Chief; PS, Chief and Evaluator never
     assert got == {"PS": (2, "Never"), "Worker": (3, "OnFailure"), "Chief": (1, "Never"),
@@ -295,7 +299,9 @@ def test_tfjob_scheduling_fields_on_every_pod(vision):
 
 
 def test_tfjob_run_policy(vision):
+    # suspend: false is the CRD's default, filled in by the API server
     assert vision["spec"]["runPolicy"] == {"backoffLimit": 3, "cleanPodPolicy": "Running",
+                                           "suspend": False,
                                            "ttlSecondsAfterFinished": 9000,
                                            "activeDeadlineSeconds": 10800}
 
@@ -347,7 +353,7 @@ def test_tfjob_defaults(solo):
               "imagePullSecrets"):
         assert k not in t["spec"], "%s: %s" % (k, show(t["spec"][k]))
     # cleanPodPolicy Running; no backoffLimit unless retry (Arena's TF chart writes none)
-    assert solo["spec"].get("runPolicy") == {"cleanPodPolicy": "Running"}
+    assert solo["spec"].get("runPolicy") == {"cleanPodPolicy": "Running", "suspend": False}
     assert solo["metadata"]["annotations"]["requestGPUsOfJobOwner"] == "0"
 
 
@@ -428,7 +434,8 @@ def test_pytorchjob_workers_count_the_master(torch):
     got = {rt: (s["replicas"], s["restartPolicy"]) for rt, s in replica_specs(torch).items()}
     assert got == {"Master": (1, "Never"), "Worker": (2, "OnFailure")}
     assert torch["metadata"]["annotations"]["requestGPUsOfJobOwner"] == "6"
-    assert torch["spec"]["runPolicy"] == {"cleanPodPolicy": "Running", "backoffLimit": 0}
+    assert torch["spec"]["runPolicy"] == {"cleanPodPolicy": "Running", "backoffLimit": 0,
+                                          "suspend": False}
 
 
 def test_pytorchjob_containers(torch):
@@ -478,7 +485,8 @@ def check_mpijob(job, name, version, worker_words):
     got = {rt: (s["replicas"], s["restartPolicy"]) for rt, s in rs.items()}
     assert got == {"Launcher": (1, "Never"), "Worker": (2, "Never")}
     assert job["spec"]["slotsPerWorker"] == 2
-    assert job["spec"]["runPolicy"] == {"cleanPodPolicy": "All", "backoffLimit": 0}
+    assert job["spec"]["runPolicy"] == {"cleanPodPolicy": "All", "backoffLimit": 0,
+                                        "suspend": False}
     launcher = only_container(rs["Launcher"]["template"], "mpi", "Launcher")
     assert launcher["image"] == MPI_IMAGE
     assert launcher["command"] == ["sh", "-c", "horovodrun -np 4 python /root/code/train.py"]
@@ -672,7 +680,8 @@ def test_tensorboard_deployment_is_owned_and_reads_the_local_logs(tb):
     assert s.get("priorityClassName") == "high"
     assert s.get("imagePullSecrets") == [{"name": "regcred"}]
     logs = [v for v in s.get("volumes", []) if "hostPath" in v]
-    assert [v["hostPath"]["path"] for v in logs] == ["/arena_logs/default/tb"], show(logs)
+    ns = job["metadata"]["namespace"]
+    assert [v["hostPath"]["path"] for v in logs] == ["/arena_logs/%s/tb" % ns], show(logs)
     assert mounts_of(c).get(logs[0]["name"]) == "/output/training_logs", show(c)
 
 
@@ -685,7 +694,7 @@ def test_tensorboard_job_pods_write_logs_to_the_node(tb):
             assert "training-logs-volume" not in [v["name"] for v in vols], show(vols)
             continue
         assert vols[-1]["name"] == "training-logs-volume", "%s: %s" % (rt, show(vols))
-        assert vols[-1]["hostPath"] == {"path": "/arena_logs/default/tb",
+        assert vols[-1]["hostPath"] == {"path": "/arena_logs/%s/tb" % job["metadata"]["namespace"],
                                         "type": "DirectoryOrCreate"}, show(vols[-1])
         assert mounts_of(c).get("training-logs-volume") == "/training_logs", rt
 
@@ -773,22 +782,24 @@ RAW = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
                     "template": {"spec": {"containers": [{
                         "name": "pytorch", "image": TORCH_IMAGE,
                         "command": ["python", "train.py"]}]}}}}}}
+# RAW as the API server keeps it: the CRD's default suspend: false filled in
+RAW_STORED = dict(RAW["spec"], runPolicy={"backoffLimit": 2, "suspend": False})
 
 
 def test_full_manifest_is_created_as_it_stands(cluster, mnt):
     submit(mnt, "raw-job", yaml.safe_dump(RAW))       # no metadata.name: the file's name
     job = get(cluster, "pytorchjob", "raw-job")
-    assert job["metadata"]["namespace"] == NS
+    assert job["metadata"]["namespace"] == cluster.namespace
     assert job["metadata"].get("labels") == {"team": "raw"}
     assert job["metadata"].get("annotations") == {"note": "as is"}
-    assert job["spec"] == RAW["spec"], show(job["spec"])
+    assert job["spec"] == RAW_STORED, show(job["spec"])
 
 
 def test_full_manifest_keeps_its_own_name(cluster, mnt):
     raw = dict(RAW, metadata={"name": "raw-named"})
     submit(mnt, "some-file", yaml.safe_dump(raw))
     job = get(cluster, "pytorchjob", "raw-named")
-    assert job["metadata"].get("labels") is None and job["spec"] == RAW["spec"]
+    assert job["metadata"].get("labels") is None and job["spec"] == RAW_STORED
     r = cluster.kubectl("get", "pytorchjob", "some-file", "--ignore-not-found", "-o", "name")
     assert r.stdout.strip() == ""
 
@@ -798,7 +809,7 @@ def test_full_manifest_of_another_namespace_is_refused(cluster, mnt):
     rc = write_spec(mnt.path("submit", "elsewhere.yaml"), yaml.safe_dump(raw))
     status, err = staging(mnt, "elsewhere")
     assert rc != 0 and status == "failed\n" and err, (rc, status, err)
-    for ns in (NS, "team-a"):
+    for ns in (cluster.namespace, "team-a"):
         r = cluster.kubectl("get", "pytorchjob", "elsewhere", "-n", ns, "--ignore-not-found",
                             "-o", "name")
         assert r.stdout.strip() == "", "created in %s" % ns

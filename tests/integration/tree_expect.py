@@ -28,15 +28,18 @@ def served_resources(cluster):
     return [r for r, _, _ in KINDS if r in out]
 
 
-def all_jobs(cluster, namespace="default"):
-    """Every training job of the namespace, any kind: kubectl's JSON items."""
+def all_jobs(cluster, namespace=None):
+    """Every training job of the namespace (the cluster's own by default), any
+    kind: kubectl's JSON items."""
+    namespace = namespace or getattr(cluster, "namespace", "default")
     jobs = []
     for resource in served_resources(cluster):
         jobs += cluster.kubectl_json("get", resource, "-n", namespace)["items"]
     return jobs
 
 
-def pods(cluster, namespace="default"):
+def pods(cluster, namespace=None):
+    namespace = namespace or getattr(cluster, "namespace", "default")
     return cluster.kubectl_json("get", "pods", "-n", namespace)["items"]
 
 

@@ -141,6 +141,11 @@ class Admission:
             fn(res, obj)
         if res.group == "kubeflow.org" and res.version == "v1":
             webhook_validate(res, obj)
+            # the CRDs' structural defaults (training-operator v1.9): a runPolicy
+            # that is there gets suspend: false, as kube-apiserver fills it in
+            rp = (obj.get("spec") or {}).get("runPolicy")
+            if isinstance(rp, dict):
+                rp.setdefault("suspend", False)
         return obj
 
     def admit_update(self, res, old, obj):
