@@ -3,7 +3,7 @@
 # prints the apt-get line that would. The one list of packages; Makefile and .ci/run call this.
 set -e
 PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
-libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml openssl kubernetes-client \
+libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
 procps psmisc rsync"
 
 missing=""

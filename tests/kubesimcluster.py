@@ -97,6 +97,10 @@ class Cluster:
     def _ssl(self):
         return ssl.create_default_context(cafile=self.ca_file) if self.tls else None
 
+    def _ssl_for(self, context, token):
+        """The TLS context of an api() request (kubesim's users are all tokens)."""
+        return self._ssl()
+
     def api(self, method, path, body=None, context=None, token=None, headers=None,
             timeout=30):
         """(status, parsed JSON body or text) of one raw API request, with
@@ -112,7 +116,8 @@ class Cluster:
         hdrs.update(headers or {})
         req = urllib.request.Request(self.url + path, data=data, headers=hdrs, method=method)
         try:
-            with urllib.request.urlopen(req, context=self._ssl(), timeout=timeout) as r:
+            with urllib.request.urlopen(req, context=self._ssl_for(context, token),
+                                        timeout=timeout) as r:
                 status, raw = r.status, r.read()
         except urllib.error.HTTPError as e:
             status, raw = e.code, e.read()

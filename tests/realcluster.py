@@ -14,8 +14,6 @@ import os
 import ssl
 import subprocess
 import time
-import urllib.error
-import urllib.request
 
 import kubesimcluster
 
@@ -28,7 +26,6 @@ class RealCluster(kubesimcluster.Cluster):
     """A running tests/cluster control plane in self.dir."""
 
     kind = "real"
-    namespace = "default"
 
     def __init__(self, directory, nodes=4, gpus=8):  # noqa: super().__init__ starts kubesim
         self.dir = str(directory)
@@ -55,32 +52,13 @@ class RealCluster(kubesimcluster.Cluster):
             ctx.load_cert_chain(os.path.join(pki, "admin.crt"), os.path.join(pki, "admin.key"))
         return ctx
 
-    def api(self, method, path, body=None, context=None, token=None, headers=None, timeout=30):
-        """(status, parsed body) of one raw request. The admin authenticates by its
-        client certificate, the viewer by its token; token="" sends no credentials
-        at all (and no client certificate): the anonymous user."""
-        hdrs = {"Accept": "application/json"}
-        tok = self.token(context) if token is None else token
-        if tok:
-            hdrs["Authorization"] = "Bearer " + tok
-        data = None
-        if body is not None:
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            hdrs["Content-Type"] = "application/json"
-        hdrs.update(headers or {})
-        # a token given here is the only credential: no client certificate with it
-        ctx = (ssl.create_default_context(cafile=self.ca_file) if token is not None
-               else self._ssl(context))
-        req = urllib.request.Request(self.url + path, data=data, headers=hdrs, method=method)
-        try:
-            with urllib.request.urlopen(req, context=ctx, timeout=timeout) as r:
-                status, raw = r.status, r.read()
-        except urllib.error.HTTPError as e:
-            status, raw = e.code, e.read()
-        try:
-            return status, json.loads(raw)
-        except ValueError:
-            return status, raw.decode(errors="replace")
+    def _ssl_for(self, context, token):
+        """api() authenticates the admin by its client certificate; a token given
+        to api() is the only credential, and token="" sends none at all (and no
+        client certificate): the anonymous user."""
+        if token is not None:
+            return ssl.create_default_context(cafile=self.ca_file)
+        return self._ssl(context)
 
     def fault(self, **body):
         raise AssertionError("fault injection is kubesim's: this test belongs on kubesim")

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from helpers import wait_until
+from helpers import TFJOB_MANIFEST, wait_until
 import tree_expect as te
 
 
@@ -212,21 +212,8 @@ gpus: %d
 
 def test_viewer_reads_but_cannot_submit_or_delete(real_cluster, arenafs, tmp_path):
     c = real_cluster
-    c.kubectl("create", "-f", "-", input="""apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata:
-  name: seen-by-viewer
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 1
-      restartPolicy: Never
-      template:
-        spec:
-          containers:
-          - {name: tensorflow, image: tensorflow/tensorflow:2.15.0,
-             env: [{name: KWOK_RUN, value: forever}]}
-""")
+    c.kubectl("create", "-f", "-", input=TFJOB_MANIFEST % (
+        "seen-by-viewer", "            env: [{name: KWOK_RUN, value: forever}]\n"))
     try:
         m = arenafs(c, "context=viewer", allow=(r"rmdir default/seen-by-viewer: .*forbidden",))
         wait_until(lambda: os.path.exists(m.path("jobs", "seen-by-viewer", "status")),
