@@ -212,16 +212,34 @@ def make_pki(pki):
     # operator deployment with its ClusterRole: cluster-admin keeps it simple.
     make_cert(pki, "kwok", "/O=system:masters/CN=kwok-controller", client=True)
     make_cert(pki, "operator", "/O=system:masters/CN=training-operator", client=True)
-    # The operator's webhook certificates, made here rather than by its
-    # rotator: the rotator keeps a valid pair it finds in its Secret, and only
-    # this one also names 127.0.0.1, where kube-apiserver calls the webhook
-    # (there is no Service network). The rotator checks its CA by that name.
-    make_ca(pki, "webhook-ca", WEBHOOK_CA, "DNS:" + WEBHOOK_CA, rsa=True)
-    make_cert(pki, "webhook", "/CN=" + WEBHOOK_DNS, ["DNS:" + WEBHOOK_DNS, "IP:127.0.0.1"],
-              ca="webhook-ca", rsa=True)
+    webhook_pki(pki)
     openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
             "-out", "sa.key", cwd=pki)
     openssl("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
+
+
+def webhook_pki(pki):
+    """The operator's webhook certificates, made here rather than by its
+    rotator: the rotator keeps a valid pair it finds in its Secret, and only
+    this one also names 127.0.0.1, where kube-apiserver calls the webhook
+    (there is no Service network). The rotator checks its CA by that name.
+    Every cluster of the machine shares one pair (made once, kept in the
+    cache), because the operator reads it from one fixed path."""
+    shared = os.path.join(cache_root(), "webhook-pki")
+    names = ("webhook-ca.crt", "webhook-ca.key", "webhook.crt", "webhook.key")
+    if not all(os.path.exists(os.path.join(shared, n)) for n in names):
+        tmp = shared + ".tmp.%d" % os.getpid()
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        make_ca(tmp, "webhook-ca", WEBHOOK_CA, "DNS:" + WEBHOOK_CA, rsa=True)
+        make_cert(tmp, "webhook", "/CN=" + WEBHOOK_DNS, ["DNS:" + WEBHOOK_DNS, "IP:127.0.0.1"],
+                  ca="webhook-ca", rsa=True)
+        try:
+            os.rename(tmp, shared)
+        except OSError:  # another up made it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    for n in names:
+        shutil.copyfile(os.path.join(shared, n), os.path.join(pki, n))
 
 
 def b64file(path):
@@ -601,12 +619,14 @@ def up(directory, nodes=4, gpus=8, timeout=180):
             input=json.dumps(webhook_config(plane, operator_src, p["op_webhook"],
                                             P("webhook-ca.crt"))))
     # In a cluster the kubelet mounts that Secret where the operator's webhook
-    # server reads it; this fixed path is the operator's (so one real cluster
-    # per machine at a time).
+    # server reads it; this fixed path is the operator's (every cluster of the
+    # machine writes the same pair there).
     os.makedirs(WEBHOOK_CERT_DIR, exist_ok=True)
     for src, dst in (("webhook.crt", "tls.crt"), ("webhook.key", "tls.key"),
                      ("webhook-ca.crt", "ca.crt")):
-        shutil.copyfile(P(src), os.path.join(WEBHOOK_CERT_DIR, dst))
+        tmp = os.path.join(WEBHOOK_CERT_DIR, ".%s.%d" % (dst, os.getpid()))
+        shutil.copyfile(P(src), tmp)
+        os.replace(tmp, os.path.join(WEBHOOK_CERT_DIR, dst))  # a running operator reads it
     env = dict(os.environ, KUBECONFIG=kc("operator"), MY_POD_NAMESPACE="kubeflow")
     plane.start("training-operator", [
         binary_path("training-operator"), "--kubeconfig=" + kc("operator"),
