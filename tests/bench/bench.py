@@ -1,16 +1,19 @@
 #!/usr/bin/python3
-"""Benchmarks: arenafs against kubectl on the same kubesim cluster, in one run.
+"""Benchmarks: arenafs against kubectl on the same cluster, in one run.
 
-    /usr/bin/python3 tests/bench/bench.py [--jobs 10000] [--nodes 1000] [--gpus 8]
-                                          [--repeat 3] [--json FILE]
-    make bench                                   # the full-size run
+    /usr/bin/python3 tests/bench/bench.py [--cluster kubesim|real] [--jobs 10000]
+                                          [--nodes 1000] [--gpus 8] [--repeat 3]
+                                          [--json FILE]
+    make bench                                   # the full-size run on kubesim
+    make bench CLUSTER=real                      # 2,000 jobs on the real cluster
 
 For each thing a user does, the same question is answered twice: once by
 reading the mounted tree, once by the kubectl commands that give the same
 answer (what a kubectl user types, or what `arena` does under the hood).
 Reported per row: the median wall time of each side over --repeat runs, the
 ratio kubectl / arenafs (above 1: arenafs is faster), and the API requests
-each side made (from kubesim's /_sim/stats). At the end: the daemon's
+each side made (from kubesim's /_sim/stats; the real cluster does not count
+them per client, so there they are left out). At the end: the daemon's
 resident memory (VmRSS, VmHWM) against kubectl's peak RSS for the largest
 listing.
 
@@ -36,6 +39,7 @@ ROOT = os.path.dirname(TESTS)
 sys.path.insert(0, TESTS)
 
 from kubesimcluster import Cluster  # noqa: E402
+from realcluster import RealCluster  # noqa: E402
 from helpers import wait_until  # noqa: E402
 
 ARENAFS = os.environ.get("ARENAFS_BIN", os.path.join(ROOT, "arenafs"))
@@ -112,12 +116,16 @@ class Bench:
         env["HOME"] = self.c.dir
         return env
 
+    def requests(self):
+        """kubesim's count of API requests so far; None on the real cluster."""
+        return self.c.stats()["total"] if self.c.kind == "kubesim" else None
+
     def side(self, cmds, env=None):
         """Median wall time of running cmds (a list of argv) in sequence, the API
         requests they made (per run), and the bytes they printed."""
         times, requests, out_bytes = [], [], 0
         for _ in range(self.repeat):
-            before = self.c.stats()["total"]
+            before = self.requests()
             t = 0.0
             out_bytes = 0
             for cmd in cmds:
@@ -125,8 +133,9 @@ class Bench:
                 t += wall
                 out_bytes += len(out)
             times.append(t)
-            requests.append(self.c.stats()["total"] - before)
-        return statistics.median(times), max(requests), out_bytes
+            if before is not None:
+                requests.append(self.requests() - before)
+        return statistics.median(times), max(requests) if requests else None, out_bytes
 
     def row(self, what, fs_cmds, kubectl_cmds):
         # One warm-up each, as a user's second `ls` is the usual case for both.
@@ -198,15 +207,17 @@ class Bench:
         for i in range(self.repeat + 1):
             for cmd, times, reqs, env in ((fs_cmd(i), fs_t, fs_req, None),
                                           (kubectl_cmd(i), k_t, k_req, self.kubectl_env())):
-                before = self.c.stats()["total"]
+                before = self.requests()
                 wall, _ = run_timed(cmd, env)
                 if i:
                     times.append(wall)
-                    reqs.append(self.c.stats()["total"] - before)
+                    if before is not None:
+                        reqs.append(self.requests() - before)
         f, k = statistics.median(fs_t), statistics.median(k_t)
         self.rows.append({"what": what, "arenafs_s": f, "kubectl_s": k,
                           "ratio": k / f if f > 0 else float("inf"),
-                          "arenafs_requests": max(fs_req), "kubectl_requests": max(k_req),
+                          "arenafs_requests": max(fs_req) if fs_req else None,
+                          "kubectl_requests": max(k_req) if k_req else None,
                           "arenafs_bytes": 0, "kubectl_bytes": 0})
 
     def submit_and_delete_rows(self, tmp):
@@ -266,15 +277,51 @@ class Bench:
         return None
 
 
-def report(rows, memory, scale):
-    lines = ["arenafs vs kubectl on kubesim (%s)" % scale, ""]
+def populate_real(cluster, jobs, per_job=5, timeout=3600):
+    """jobs TFJobs of five pods each (four workers and a PS) made by the real
+    operator; every fifth asks a GPU per worker (the rest none, so that most
+    pods find room), every tenth ends after 5 s, the rest run on. Returns when
+    every pod exists and is Running, Succeeded or Pending for lack of room."""
+    items = []
+    for i in range(jobs):
+        env = [{"name": "KWOK_RUN", "value": "5s" if i % 10 == 0 else "forever"}]
+        worker = {"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
+                  "command": ["python", "train.py"], "env": env}
+        if i % 5 == 0:
+            worker["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
+        ps = {"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
+              "command": ["python", "ps.py"], "env": env}
+        items.append({"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
+                      "metadata": {"name": "tfjob-%05d" % i},
+                      "spec": {"runPolicy": {"cleanPodPolicy": "None"}, "tfReplicaSpecs": {
+                          "PS": {"replicas": 1, "restartPolicy": "Never",
+                                 "template": {"spec": {"containers": [ps]}}},
+                          "Worker": {"replicas": per_job - 1, "restartPolicy": "Never",
+                                     "template": {"spec": {"containers": [worker]}}}}}})
+    for start in range(0, jobs, 500):
+        cluster.kubectl("create", "-f", "-", timeout=600, input=json.dumps(
+            {"apiVersion": "v1", "kind": "List", "items": items[start:start + 500]}))
+
+    def settled():
+        st, body = cluster.api("GET", "/api/v1/namespaces/default/pods", timeout=120)
+        pods = body.get("items", []) if st == 200 else []
+        done = [p for p in pods if p["status"].get("phase") in ("Running", "Succeeded") or
+                any(c.get("reason") == "Unschedulable" for c in p["status"].get("conditions", []))]
+        print("populate: %d of %d pods settled" % (len(done), jobs * per_job), flush=True)
+        return len(done) >= jobs * per_job
+    wait_until(settled, timeout=timeout, interval=15, message="every pod to settle")
+
+
+def report(rows, memory, scale, where="kubesim"):
+    lines = ["arenafs vs kubectl on %s (%s)" % (where, scale), ""]
     w = max(len(r["what"]) for r in rows)
     lines.append("%-*s  %9s  %9s  %7s  %9s" % (w, "what", "arenafs", "kubectl", "ratio",
                                                "requests"))
     for r in rows:
-        lines.append("%-*s  %8.3fs  %8.3fs  %6.1fx  %4d/%-4d" % (
-            w, r["what"], r["arenafs_s"], r["kubectl_s"], r["ratio"],
-            r["arenafs_requests"], r["kubectl_requests"]))
+        req = ("%4d/%-4d" % (r["arenafs_requests"], r["kubectl_requests"])
+               if r["arenafs_requests"] is not None else "      -")
+        lines.append("%-*s  %8.3fs  %8.3fs  %6.1fx  %s" % (
+            w, r["what"], r["arenafs_s"], r["kubectl_s"], r["ratio"], req))
     lines.append("")
     lines.append("memory: arenafs RSS %.1f MiB (peak %.1f MiB); kubectl get pods -A -o json "
                  "peak %.1f MiB" % (memory["arenafs_rss_kib"] / 1024.0,
@@ -292,15 +339,20 @@ def main():
     ap.add_argument("--gpus", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", help="also write the results as JSON to this file")
+    ap.add_argument("--cluster", choices=("kubesim", "real"), default="kubesim")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="arenafs-bench-")
     cluster = mount = None
     try:
         t0 = time.monotonic()
-        cluster = Cluster(os.path.join(work, "cluster"),
-                          ["--nodes", args.nodes, "--gpus", args.gpus, "--jobs", args.jobs],
-                          ready_timeout=900)
+        if args.cluster == "real":
+            cluster = RealCluster(os.path.join(work, "cluster"), args.nodes, args.gpus)
+            populate_real(cluster, args.jobs)
+        else:
+            cluster = Cluster(os.path.join(work, "cluster"),
+                              ["--nodes", args.nodes, "--gpus", args.gpus, "--jobs", args.jobs],
+                              ready_timeout=900)
         cluster_s = time.monotonic() - t0
         pods = cluster.api("GET", "/api/v1/pods?limit=1")[1]
         t0 = time.monotonic()
@@ -309,10 +361,11 @@ def main():
         b = Bench(cluster, mount, args.repeat)
         b.run()
         remaining = pods.get("metadata", {}).get("remainingItemCount")
-        scale = "%d jobs, %d nodes, %s pods; kubesim ready in %.1fs, arenafs mounted in %.1fs" % (
+        scale = "%d jobs, %d nodes, %s pods; %s ready in %.1fs, arenafs mounted in %.1fs" % (
             args.jobs, args.nodes, (remaining + 1) if remaining is not None else "?",
-            cluster_s, mount_s)
-        print(report(b.rows, b.memory, scale))
+            args.cluster, cluster_s, mount_s)
+        print(report(b.rows, b.memory, scale,
+                     "kubesim" if args.cluster == "kubesim" else "the real cluster"))
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"scale": scale, "rows": b.rows, "memory": b.memory}, f, indent=2)

@@ -558,6 +558,8 @@ def up(directory, nodes=4, gpus=8, timeout=180):
         "--bind-address=127.0.0.1", "--secure-port=%d" % p["kcm"],
         "--service-account-private-key-file=" + P("sa.key"), "--root-ca-file=" + P("ca.crt"),
         "--use-service-account-credentials=true",
+        # client rate limits raised (defaults 20/30): one machine, thousands of pods
+        "--kube-api-qps=200", "--kube-api-burst=400",
         "--leader-elect=false", "--controllers=*", "--v=1"])
     plane.start("kube-scheduler", [
         binary_path("kube-scheduler"),
@@ -565,6 +567,7 @@ def up(directory, nodes=4, gpus=8, timeout=180):
         "--authentication-kubeconfig=" + kc("scheduler"),
         "--authorization-kubeconfig=" + kc("scheduler"),
         "--bind-address=127.0.0.1", "--secure-port=%d" % p["scheduler"],
+        "--kube-api-qps=200", "--kube-api-burst=400",
         "--leader-elect=false", "--v=1"])
 
     crds = [os.path.join(kwok_src, "kustomize", "crd", "bases", "kwok.x-k8s.io_%s.yaml" % n)
@@ -632,7 +635,8 @@ def up(directory, nodes=4, gpus=8, timeout=180):
         binary_path("training-operator"), "--kubeconfig=" + kc("operator"),
         "--metrics-bind-address=127.0.0.1:%d" % p["op_metrics"],
         "--health-probe-bind-address=127.0.0.1:%d" % p["op_probe"],
-        "--webhook-server-port=%d" % p["op_webhook"]] +
+        "--webhook-server-port=%d" % p["op_webhook"],
+        "--kube-api-qps=200", "--kube-api-burst=400", "--controller-threads=4"] +
         ["--enable-scheme=" + k[:-1] for k in OPERATOR_KINDS], env=env)
 
     def nodes_ready():
