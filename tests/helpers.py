@@ -41,3 +41,20 @@ spec:
           - name: tensorflow
             image: tensorflow/tensorflow:2.15.0
 %s"""
+
+
+def let_viewer_read(c):
+    """The viewer context reads the namespace its context names: kubesim's
+    viewer may read default, which it names there. A real cluster's test
+    names a namespace of its own, where ServiceAccount default/viewer needs
+    the same Role it has in default (tests/cluster/objects.yaml)."""
+    if c.kind != "real" or c.namespace == "default":
+        return
+    import json
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "viewer", "namespace": c.namespace},
+            "rules": [{"apiGroups": ["*"], "resources": ["*"],
+                       "verbs": ["get", "list", "watch"]}]}
+    c.kubectl("create", "-f", "-", input=json.dumps(role))
+    c.kubectl("create", "rolebinding", "viewer", "--role=viewer",
+              "--serviceaccount=default:viewer", "-n", c.namespace)

@@ -206,12 +206,18 @@ def cache_tool():
         assert rc == 0 and "Sanitizer" not in err, "k8scache exited %d: %s" % (rc, err)
 
 
-def tfjob(name, namespace="default", workers=2, run_seconds=30):
-    env = [{"name": "SIM_RUN_SECONDS", "value": str(run_seconds)}]
+def tfjob(name, namespace=None, workers=2, run_seconds=30):
+    """A TFJob in namespace (by default kubectl's: the cluster's own), its
+    containers running run_seconds on kubesim (SIM_*) and on kwok (KWOK_RUN)."""
+    env = [{"name": "SIM_RUN_SECONDS", "value": str(run_seconds)},
+           {"name": "KWOK_RUN", "value": "%ds" % run_seconds}]
     tpl = {"spec": {"containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
                                     "command": ["python", "train.py"], "env": env}]}}
+    meta = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
     return {"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
-            "metadata": {"name": name, "namespace": namespace},
+            "metadata": meta,
             "spec": {"tfReplicaSpecs": {"Worker": {"replicas": workers, "restartPolicy": "Never",
                                                    "template": tpl}}}}
 

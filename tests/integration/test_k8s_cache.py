@@ -1,14 +1,19 @@
-"""The watch-fed cache (k8s/cache.c, reflector.c, store.c) against kubesim,
-through build/tools/k8scache: the first list holds what kubectl sees, changes
-arrive, a relist after compaction notices a deletion made while the cache was
-not watching, an outage loses nothing and shows in the health, the viewer sees
-only its namespace, and start-up failures say why.
+"""The watch-fed cache (k8s/cache.c, reflector.c, store.c) against kubesim and the
+real cluster, through build/tools/k8scache: the first list holds what kubectl
+sees, changes arrive, a relist after compaction notices a deletion made while
+the cache was not watching, an outage loses nothing and shows in the health
+(these two by kubesim's fault injection, on kubesim only), the viewer sees only
+its namespace, and start-up failures say why.
 """
+import json
 import os
 import time
 
 import pytest
+import yaml
 
+from helpers import let_viewer_read
+import realcluster
 from k8scache_helpers import (K8SCACHE, KUBESIM, brief, cache_tool, converge,  # noqa: F401
                               create, last_request, run_once, sim_requests, tfjob, wait_for)
 
@@ -19,15 +24,31 @@ pytestmark = [
 
 
 
-@pytest.fixture
-def cluster(kubesim):
+@pytest.fixture(params=realcluster.cluster_params())
+def cluster(request, kubesim):
+    """kubesim with six jobs moving, or the real cluster seen through a namespace
+    of the test's own, where two jobs of its own move."""
+    if request.param == "real":
+        c = request.getfixturevalue("real_cluster").namespaced(
+            request.getfixturevalue("real_namespace"))
+        for i in range(2):
+            create(c, tfjob("moving-%d" % i, run_seconds=8))
+        return c
     return kubesim("--nodes", "2", "--gpus", "4", "--jobs", "6", "--speed", "10")
+
+
+# for the tests that need kubesim's fault injection and request log
+on_kubesim = pytest.mark.parametrize("cluster", ["kubesim"], indirect=True)
 
 
 def test_first_list_matches_kubectl(cluster, cache_tool):
     tool = cache_tool(cluster.kubeconfig)
     counts = tool.ready["counts"]
-    assert counts["node"] == 2 and counts["job"] >= 6, counts
+    nodes = cluster.kubectl_json("get", "nodes")["items"]
+    own = cluster.kubectl_json("get", "tfjobs")["items"]          # the namespace's
+    assert counts["node"] == len(nodes) and counts["job"] >= len(own) > 0, counts
+    if cluster.kind == "kubesim":
+        assert counts["node"] == 2 and counts["job"] >= 6, counts     # --jobs 6
     converge(cluster, tool, "the first list")
     dump = tool.dump()
     # pods are matched to their jobs by the operator's labels and owners
@@ -42,7 +63,7 @@ def test_first_list_matches_kubectl(cluster, cache_tool):
     # pods on nodes add up
     assert sum(n["pods"] for n in dump["nodes"]) == sum(1 for p in dump["pods"] if p["node"])
     assert dump["health"]["connected"] is True, dump["health"]
-    assert dump["namespaces"][0] == "default", dump["namespaces"]
+    assert dump["namespaces"][0] == cluster.namespace, dump["namespaces"]
 
 
 def test_changes_arrive(cluster, cache_tool):
@@ -60,13 +81,15 @@ def test_changes_arrive(cluster, cache_tool):
                      lambda: [c for c in tool.changes_matching(object="pod", job_name="fresh")
                               if c["node"] and c["old_node"] == ""
                               and c["type"] == "MODIFIED"])
-    assert bound[0]["node"].startswith("node-"), bound[0]
+    assert bound[0]["node"] in [n["metadata"]["name"]
+                                for n in cluster.kubectl_json("get", "nodes")["items"]], bound[0]
     cluster.kubectl("delete", "tfjob", "fresh", "--wait=false")
     wait_for("the job's DELETED", lambda: tool.changes_matching(object="job", name="fresh",
                                                                  type="DELETED"))
     converge(cluster, tool, "after the deletion")
 
 
+@on_kubesim
 def test_relist_after_compaction_notices_deletion_while_not_watching(cluster, cache_tool):
     tool = cache_tool(cluster.kubeconfig)
     converge(cluster, tool, "the first list")
@@ -102,6 +125,7 @@ def test_relist_after_compaction_notices_deletion_while_not_watching(cluster, ca
     assert expired and relists and relists[0]["status"] == 200, brief(pods)
 
 
+@on_kubesim
 def test_outage_loses_nothing_and_shows_in_health(cluster, cache_tool):
     tool = cache_tool(cluster.kubeconfig)
     converge(cluster, tool, "the first list")
@@ -120,35 +144,57 @@ def test_outage_loses_nothing_and_shows_in_health(cluster, cache_tool):
 
 
 def test_viewer_sees_only_default(cluster, cache_tool):
-    create(cluster, tfjob("elsewhere", namespace="team-a"))
-    create(cluster, tfjob("here"))
-    tool = cache_tool(cluster.kubeconfig, context="viewer")
-    dump = tool.dump()
-    assert dump["namespaces"] == ["default"], dump["namespaces"]
-    assert {p["namespace"] for p in dump["pods"]} <= {"default"}
-    assert {j["namespace"] for j in dump["jobs"]} == {"default"}
-    assert "here" in [j["name"] for j in dump["jobs"]]
-    assert dump["nodes"] == []  # nodes are cluster-scoped: forbidden to the viewer
-    assert dump["health"]["connected"] is True, dump["health"]
-    want = {(i["metadata"]["namespace"], i["metadata"]["name"])
-            for i in cluster.kubectl_json("get", "pods", "-n", "default")["items"]}
-    wait_for("the viewer's pods", lambda: {(p["namespace"], p["name"])
-                                           for p in tool.dump()["pods"]} == want, timeout=30)
+    """(default on kubesim; on the real cluster the test's namespace, where the
+    viewer is given the Role it has in default)"""
+    ns = cluster.namespace
+    other = ns + "-b"
+    cluster.kubectl("create", "namespace", other)
+    try:
+        create(cluster, tfjob("elsewhere", namespace=other))
+        create(cluster, tfjob("here"))
+        let_viewer_read(cluster)
+        tool = cache_tool(cluster.kubeconfig, context="viewer")
+        dump = tool.dump()
+        assert dump["namespaces"] == [ns], dump["namespaces"]
+        assert {p["namespace"] for p in dump["pods"]} <= {ns}
+        assert {j["namespace"] for j in dump["jobs"]} == {ns}
+        assert "here" in [j["name"] for j in dump["jobs"]]
+        assert dump["nodes"] == []  # nodes are cluster-scoped: forbidden to the viewer
+        assert dump["health"]["connected"] is True, dump["health"]
+        want = {(i["metadata"]["namespace"], i["metadata"]["name"])
+                for i in cluster.kubectl_json("get", "pods", "-n", ns)["items"]}
+        wait_for("the viewer's pods", lambda: {(p["namespace"], p["name"])
+                                               for p in tool.dump()["pods"]} == want,
+                 timeout=30)
+    finally:
+        cluster.kubectl("delete", "namespace", other, "--wait=false")
+
+
+def changed_kubeconfig(cluster, path, token=None, server=None):
+    """A copy of the cluster's kubeconfig whose current user has only the token
+    given (the real cluster's admin has a client certificate), or whose
+    clusters are at server."""
+    cfg = json.loads(json.dumps(cluster.config()))
+    ctx = next(c["context"] for c in cfg["contexts"] if c["name"] == cfg["current-context"])
+    if token:
+        user = next(u["user"] for u in cfg["users"] if u["name"] == ctx["user"])
+        for k in ("client-certificate-data", "client-key-data"):
+            user.pop(k, None)
+        user["token"] = token
+    for c in cfg["clusters"]:
+        c["cluster"]["server"] = server or c["cluster"]["server"]
+    path.write_text(yaml.safe_dump(cfg))
+    return path
 
 
 def test_start_fails_with_the_reason(cluster, tmp_path):
-    with open(cluster.kubeconfig) as f:
-        text = f.read()
-    token = cluster.token()
-    bad = tmp_path / "bad-token.yaml"
-    bad.write_text(text.replace(token, "not-a-valid-token"))
+    bad = changed_kubeconfig(cluster, tmp_path / "bad-token.yaml", token="not-a-valid-token")
     # discover=0: the cache's own first lists meet the error, not discovery
     rc, out, err = run_once(str(bad), "discover=0")
     assert rc == 1 and out == [], (rc, out, err)
     assert err.startswith("error: EACCES: cannot list ") and "Unauthorized" in err, err
 
-    gone = tmp_path / "unreachable.yaml"
-    gone.write_text(text.replace(cluster.url, "http://127.0.0.1:9"))
+    gone = changed_kubeconfig(cluster, tmp_path / "unreachable.yaml", server="http://127.0.0.1:9")
     rc, out, err = run_once(str(gone), "discover=0")
     assert rc == 1, (rc, out, err)
     assert err.startswith("error: EIO: cannot list ") and "cannot reach" in err, err

@@ -1,10 +1,12 @@
-"""The C client (k8s/client.c, creds.c, kubeconfig.c, api.c) against kubesim over TLS,
-through build/tools/k8sget: credentials of every kind, the API server's errors as a
-user sees them (errno name + message), retries, deadlines and outages.
+"""The C client (k8s/client.c, creds.c, kubeconfig.c, api.c) against kubesim over TLS
+and against the real cluster, through build/tools/k8sget: credentials of every kind,
+the API server's errors as a user sees them (errno name + message), retries,
+deadlines and outages (these three by kubesim's fault injection, on kubesim only).
 
 kubesim is started here by its command-line interface (tests/kubesim/kubesim --dir D
 --tls --port 0), which writes D/kubeconfig, D/url and D/ready; $ARENAFS_KUBESIM names
-another executable with the same interface.
+another executable with the same interface. The real cluster is the session's
+(tests/realcluster.py), seen through a namespace of this module's own.
 """
 import base64
 import json
@@ -21,6 +23,8 @@ import urllib.request
 import pytest
 import yaml
 
+import realcluster
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOOLS = os.environ.get("ARENAFS_TOOLS", os.path.join(ROOT, "build", "tools"))
@@ -36,6 +40,8 @@ pytestmark = [
 
 class Sim:
     """A kubesim --tls process and what it wrote."""
+
+    kind = "kubesim"
 
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="arenafs-k8sclient-")
@@ -54,6 +60,11 @@ class Sim:
             self.config = yaml.safe_load(f)
         with open(os.path.join(self.dir, "url")) as f:
             self.url = f.read().strip()
+
+    def token_context(self):
+        """The name of a context whose user is a token (the current one first)."""
+        names = [self.config["current-context"]] + [c["name"] for c in self.config["contexts"]]
+        return next(n for n in names if "token" in self.user_of(n))
 
     def user_of(self, context):
         ctx = next(c["context"] for c in self.config["contexts"] if c["name"] == context)
@@ -110,11 +121,35 @@ class Sim:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def sim():
-    s = Sim()
+class RealSim(Sim):
+    """The real cluster with Sim's face: its admin is a client certificate, its
+    token user the viewer (who may read namespace default only)."""
+
+    kind = "real"
+
+    def __init__(self, view):      # noqa: Sim.__init__ starts kubesim
+        self.dir = tempfile.mkdtemp(prefix="arenafs-k8sclient-real-")
+        self.kubeconfig = view.kubeconfig
+        with open(self.kubeconfig) as f:
+            self.config = yaml.safe_load(f)
+        self.url = view.url
+
+    def fault(self, **kw):
+        raise AssertionError("fault injection is kubesim's: this test belongs on kubesim")
+
+    def stop(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=realcluster.cluster_params())
+def sim(request):
+    s = RealSim(realcluster.module_view(request)) if request.param == "real" else Sim()
     yield s
     s.stop()
+
+
+# for the tests that need kubesim's fault injection
+on_kubesim = pytest.mark.parametrize("sim", ["kubesim"], indirect=True)
 
 
 def k8sget(kubeconfig, *args, env=None, wrap=None, timeout=60):
@@ -131,7 +166,8 @@ def ok(out):
 
 
 def test_token_user_over_tls_with_the_clusters_ca(sim):
-    body = json.loads(ok(k8sget(sim.kubeconfig, "get", "/api/v1/namespaces/default/pods")))
+    body = json.loads(ok(k8sget(sim.kubeconfig, "context=" + sim.token_context(),
+                                "get", "/api/v1/namespaces/default/pods")))
     assert body["kind"] == "PodList"
     assert isinstance(body["items"], list)
 
@@ -217,6 +253,7 @@ def test_discovery_lists_the_kubeflow_kinds(sim):
     assert "pytorchjobs kubeflow.org/v1" in served
 
 
+@on_kubesim
 def test_retries_across_503s(sim):
     sim.fault(fail_next=2, code=503)
     out = k8sget(sim.kubeconfig, "stats=1", "get", "/api/v1/namespaces/default/pods")
@@ -224,6 +261,7 @@ def test_retries_across_503s(sim):
     assert "retries=2 " in out.stderr, out.stderr
 
 
+@on_kubesim
 def test_deadline_gives_etimedout(sim):
     sim.fault(delay_ms=3000)
     try:
@@ -234,6 +272,7 @@ def test_deadline_gives_etimedout(sim):
     assert out.stderr.startswith("error: ETIMEDOUT: "), out.stderr
 
 
+@on_kubesim
 def test_connection_refused_during_an_outage_is_eio_then_recovers(sim):
     sim.fault(down_seconds=3)
     out = k8sget(sim.kubeconfig, "timeout=800", "get", "/api/v1/namespaces")
@@ -244,9 +283,14 @@ def test_connection_refused_during_an_outage_is_eio_then_recovers(sim):
     assert out.returncode == 0, out.stderr
 
 
+# what every token user may read (the real cluster's viewer: namespace default)
+READABLE = "/api/v1/namespaces/default/pods"
+
+
 def exec_config(sim, name, count_file):
-    admin = sim.user_of(sim.config["current-context"])
-    token = admin["token"]
+    """A kubeconfig whose current user runs the plugin, which answers the token
+    of the token user (kubesim's admin, the real cluster's viewer)."""
+    token = sim.user_of(sim.token_context())["token"]
 
     def use_plugin(cfg):
         ctx = next(c["context"] for c in cfg["contexts"] if c["name"] == cfg["current-context"])
@@ -262,11 +306,11 @@ def exec_config(sim, name, count_file):
 def test_exec_plugin_token_is_cached_until_expiry(sim, tmp_path):
     count = tmp_path / "count"
     cfg = exec_config(sim, "exec-cached.yaml", count)
-    ok(k8sget(cfg, "repeat=3", "get", "/api/v1/namespaces", env={"EXEC_EXPIRY_OFFSET": "3600"}))
+    ok(k8sget(cfg, "repeat=3", "get", READABLE, env={"EXEC_EXPIRY_OFFSET": "3600"}))
     assert count.read_text() == "1\n"
     count.unlink()
     # an expiry one second ahead: the second request, 2.5 s later, needs a new run
-    ok(k8sget(cfg, "repeat=2", "interval=2500", "get", "/api/v1/namespaces",
+    ok(k8sget(cfg, "repeat=2", "interval=2500", "get", READABLE,
               env={"EXEC_EXPIRY_OFFSET": "1"}))
     assert count.read_text() == "2\n"
 
@@ -275,7 +319,7 @@ def test_exec_plugin_reruns_after_a_401(sim, tmp_path):
     count = tmp_path / "count"
     cfg = exec_config(sim, "exec-401.yaml", count)
     # the first run answers a token the server rejects
-    out = k8sget(cfg, "stats=1", "get", "/api/v1/namespaces",
+    out = k8sget(cfg, "stats=1", "get", READABLE,
                  env={"EXEC_EXPIRY_OFFSET": "3600", "EXEC_BAD_FIRST": "1"})
     assert out.returncode == 0, out.stderr
     assert count.read_text() == "2\n"
@@ -308,6 +352,7 @@ def test_no_temp_files_with_certificate_data(sim, tmp_path):
     assert written == [], written
 
 
+@on_kubesim
 def test_request_latency_against_kubesim(sim):
     """Records numbers for docs/k8s-client.md; asserts only that all requests worked."""
     out = k8sget(sim.kubeconfig, "latency=1", "stats=1", "repeat=50", "get",

@@ -11,18 +11,23 @@ import time
 
 import pytest
 
-from helpers import wait_until
+from helpers import let_viewer_read, wait_until
+import realcluster
 
 GOOD = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
         "command: python train.py\n"
         "gpus: 1\n"
-        'env: {SIM_RUN_SECONDS: "30"}\n')
+        'env: {SIM_RUN_SECONDS: "30", KWOK_RUN: "30s"}\n')
 
 
-@pytest.fixture(scope="module")
-def env(kubesim_module, arenafs_module):
-    c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "4")
+@pytest.fixture(scope="module", params=realcluster.cluster_params())
+def env(request, kubesim_module, arenafs_module):
+    """kubesim, or the real cluster in a namespace of this module's own; one mount."""
+    if request.param == "real":
+        c = realcluster.module_view(request)
+    else:
+        c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "4")
     return c, arenafs_module(c)
 
 
@@ -123,9 +128,10 @@ def test_a_rejected_manifest_gets_the_api_servers_message(env):
     assert nothing_named(c, "strict") == []
 
 
-def test_viewer_is_refused_with_eacces_and_nothing_is_made(kubesim, arenafs):
-    c = kubesim("--nodes", "1", "--gpus", "4")
-    m = arenafs(c, "context=viewer", allow=[r"rmdir default/seen: .*forbidden"])
+def test_viewer_is_refused_with_eacces_and_nothing_is_made(any_cluster, arenafs):
+    c = any_cluster
+    let_viewer_read(c)
+    m = arenafs(c, "context=viewer", allow=[r"rmdir %s/seen: .*forbidden" % c.namespace])
     assert submit(m, "peek.yaml", GOOD) == errno.EACCES
     assert m.read("submit", "peek", "status") == "failed\n"
     assert "forbidden" in m.read("submit", "peek", "error")
@@ -140,6 +146,7 @@ def test_viewer_is_refused_with_eacces_and_nothing_is_made(kubesim, arenafs):
     assert c.kubectl_json("get", "tfjob", "seen")["metadata"]["name"] == "seen"
 
 
+@pytest.mark.parametrize("env", ["kubesim"], indirect=True)     # fault injection
 def test_failed_tensorboard_service_deletes_the_job_again(env):
     c, m = env
     c.fault(fail_next=1, code=500,

@@ -14,9 +14,12 @@ import subprocess
 import pytest
 
 from helpers import wait_until
+import realcluster
 import tree_expect as te
 
-SIM_ENV = 'env: {SIM_START_SECONDS: "1", SIM_RUN_SECONDS: "3", SIM_LOG_LINES_PER_SECOND: "4"}\n'
+# how long the containers run: kubesim's SIM_* and the real cluster's kwok KWOK_RUN
+SIM_ENV = ('env: {SIM_START_SECONDS: "1", SIM_RUN_SECONDS: "3", SIM_LOG_LINES_PER_SECOND: "4",'
+           ' KWOK_RUN: "3s"}\n')
 
 
 def spec(name=None, workers=1, gpus=1, tensorboard=False, extra=""):
@@ -31,9 +34,13 @@ def spec(name=None, workers=1, gpus=1, tensorboard=False, extra=""):
     return text
 
 
-@pytest.fixture(scope="module")
-def env(kubesim_module, arenafs_module):
-    c = kubesim_module("--nodes", "3", "--gpus", "8", "--speed", "4")
+@pytest.fixture(scope="module", params=realcluster.cluster_params())
+def env(request, kubesim_module, arenafs_module):
+    """kubesim, or the real cluster in a namespace of this module's own; one mount."""
+    if request.param == "real":
+        c = realcluster.module_view(request)
+    else:
+        c = kubesim_module("--nodes", "3", "--gpus", "8", "--speed", "4")
     return c, arenafs_module(c)
 
 
@@ -270,8 +277,8 @@ def test_spec_yaml_of_a_job_runs_it_again(env, tmp_path):
     assert_launched(c, m, "again", entry="copy")
 
 
-def test_readonly_mount_refuses_submit_and_delete(kubesim, arenafs, tmp_path):
-    c = kubesim("--nodes", "1", "--gpus", "4")
+def test_readonly_mount_refuses_submit_and_delete(any_cluster, arenafs, tmp_path):
+    c = any_cluster
     m = arenafs(c, "readonly")
     (tmp_path / "ro.yaml").write_text(spec())
     r = run("cp", tmp_path / "ro.yaml", m.path("submit"))

@@ -2,7 +2,9 @@
 what kubectl says about the same objects (issue 4). One lively kubesim cluster
 (--demo: every kind, a TensorBoard, another namespace, plus a fleet of TFJobs)
 and one mount serve the whole module; jobs move while the tests run, so every
-comparison is retried until both sides agree (helpers.wait_until)."""
+comparison is retried until both sides agree (helpers.wait_until). The last two
+tests make their own clusters; NAME.TYPE and namespaces coming and going runs on
+the real cluster too (any_cluster)."""
 
 import calendar
 import json
@@ -319,8 +321,19 @@ def test_mtimes_outside_jobs(env):
         assert mount_time - 5 <= os.stat(m.path(d)).st_mtime <= now, d
 
 
-def test_two_kinds_with_one_name_are_name_dot_type_and_namespaces_come_and_go(kubesim, arenafs):
-    c = kubesim("--nodes", "1")
+def other_namespaces_with_jobs(c):
+    """The namespaces besides the mount's own that hold a training job, as kubectl
+    lists them (on the real cluster, other tests' namespaces may still hold some)."""
+    found = set()
+    for resource in te.served_resources(c):
+        found |= {j["metadata"]["namespace"]
+                  for j in c.kubectl_json("get", resource, "-A")["items"]}
+    return sorted(found - {c.namespace})
+
+
+def test_two_kinds_with_one_name_are_name_dot_type_and_namespaces_come_and_go(any_cluster,
+                                                                             arenafs):
+    c = any_cluster
     m = arenafs(c)
     jobspecs.create(c, jobspecs.tfjob("twin", run=300))
     wait_until(lambda: "twin" in listdir(m.path("jobs")), message="jobs/twin")
@@ -335,14 +348,26 @@ def test_two_kinds_with_one_name_are_name_dot_type_and_namespaces_come_and_go(ku
     wait_until(lambda: listdir(m.path("jobs")) == ["twin"], message="jobs/twin again")
     assert m.read("jobs", "twin", "type") == "tfjob\n"
 
-    # another namespace shows with its first job and goes with its last
-    assert listdir(m.path("namespaces")) == []
-    jobspecs.create(c, jobspecs.tfjob("elsewhere", run=300), namespace="team-a")
-    wait_until(lambda: listdir(m.path("namespaces")) == ["team-a"], message="namespaces/team-a")
-    assert listdir(m.path("namespaces", "team-a", "jobs")) == ["elsewhere"]
-    c.kubectl("delete", "tfjob", "elsewhere", "-n", "team-a", "--wait=false")
-    wait_until(lambda: listdir(m.path("namespaces")) == [], message="namespaces/ empty again")
-    assert not os.path.exists(m.path("namespaces", "team-a"))
+    # another namespace (a new one) shows with its first job and goes with its last
+    other = c.namespace + "-b"
+    c.kubectl("create", "namespace", other)
+    try:
+        wait_until(lambda: listdir(m.path("namespaces")) == other_namespaces_with_jobs(c),
+                   message="namespaces/ listing what kubectl finds jobs in")
+        if c.kind == "kubesim":
+            assert listdir(m.path("namespaces")) == []
+        jobspecs.create(c, jobspecs.tfjob("elsewhere", run=300), namespace=other)
+        wait_until(lambda: other in listdir(m.path("namespaces")) and
+                   listdir(m.path("namespaces")) == other_namespaces_with_jobs(c),
+                   message="namespaces/%s" % other)
+        assert listdir(m.path("namespaces", other, "jobs")) == ["elsewhere"]
+        c.kubectl("delete", "tfjob", "elsewhere", "-n", other, "--wait=false")
+        wait_until(lambda: other not in listdir(m.path("namespaces")) and
+                   listdir(m.path("namespaces")) == other_namespaces_with_jobs(c),
+                   message="namespaces/%s gone again" % other)
+        assert not os.path.exists(m.path("namespaces", other))
+    finally:
+        c.kubectl("delete", "namespace", other, "--wait=false", check=False)
 
 
 def test_what_rbac_forbids_is_absent_not_an_error(kubesim, arenafs):

@@ -35,9 +35,8 @@ def finished_at(c, pod):
                                          "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def mount_with_job(kubesim, arenafs, manifest, pod, phase):
-    """A one-node cluster mounted, running manifest, once pod has reached phase."""
-    c = kubesim("--nodes", "1")
+def mount_with_job(c, arenafs, manifest, pod, phase):
+    """The cluster mounted, running manifest, once pod has reached phase."""
     m = arenafs(c)
     jobspecs.create(c, manifest)
     wait_until(lambda: pod_phase(c, pod) == phase, timeout=60,
@@ -70,7 +69,7 @@ class Tail:
 
 
 def test_tail_f_prints_lines_as_written_and_ends_equal_to_kubectl_logs(kubesim, arenafs, tmp_path):
-    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("chatty", start=1, run=6, lines=5),
+    c, m = mount_with_job(kubesim("--nodes", "1"), arenafs, jobspecs.tfjob("chatty", start=1, run=6, lines=5),
                           "chatty-worker-0", "Running")
     logs = m.path("jobs", "chatty", "logs")
     tail = Tail(["-n", "+1", "-s", "0.2", "-f", logs], tmp_path)
@@ -99,11 +98,13 @@ def test_tail_f_prints_lines_as_written_and_ends_equal_to_kubectl_logs(kubesim, 
         assert st.st_mtime <= end + 1, (path, st.st_mtime, end)
 
 
-def test_finished_log_is_complete_and_stable(kubesim, arenafs):
-    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("done", start=1, run=2, lines=50),
+def test_finished_log_is_complete_and_stable(any_cluster, arenafs):
+    c, m = mount_with_job(any_cluster, arenafs, jobspecs.tfjob("done", start=1, run=2, lines=50),
                           "done-worker-0", "Succeeded")
     full = kubectl_logs(c, "done-worker-0", "tensorflow")
-    assert full.count("\n") > 50
+    assert full
+    if c.kind == "kubesim":
+        assert full.count("\n") > 50              # 2 s at 50 lines a second, and more
     path = m.path("jobs", "done", "logs")
     for _ in range(3):
         with open(path) as f:
@@ -111,13 +112,13 @@ def test_finished_log_is_complete_and_stable(kubesim, arenafs):
         assert os.stat(path).st_size == len(full.encode())
     r = subprocess.run(["tail", "-n", "3", path], capture_output=True, text=True)
     assert r.stdout == "".join(full.splitlines(True)[-3:])
-    r = subprocess.run(["grep", "-c", "loss=", path], capture_output=True, text=True)
-    assert int(r.stdout) == full.count("loss=")
+    r = subprocess.run(["grep", "-c", "loss", path], capture_output=True, text=True)
+    assert int(r.stdout) == sum("loss" in line for line in full.splitlines()) > 0
 
 
-def test_finished_log_size_is_known_once_read_and_mtime_is_finishedAt(kubesim, arenafs):
+def test_finished_log_size_is_known_once_read_and_mtime_is_finishedAt(any_cluster, arenafs):
     pod = "ended-worker-0"
-    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("ended", start=1, run=2, lines=20),
+    c, m = mount_with_job(any_cluster, arenafs, jobspecs.tfjob("ended", start=1, run=2, lines=20),
                           pod, "Succeeded")
     end = finished_at(c, pod)
     # read well after the end, so that a fetch time would show in st_mtime
@@ -190,7 +191,7 @@ def test_ls_l_and_du_fetch_no_log(kubesim, arenafs, tmp_path):
 
 
 def test_running_log_keeps_the_size_read_after_close(kubesim, arenafs):
-    c, m = mount_with_job(kubesim, arenafs, jobspecs.tfjob("steady", start=1, run=120, lines=5),
+    c, m = mount_with_job(kubesim("--nodes", "1"), arenafs, jobspecs.tfjob("steady", start=1, run=120, lines=5),
                           "steady-worker-0", "Running")
     path = m.path("jobs", "steady", "logs")
     assert os.stat(path).st_size == 0                      # not read yet
@@ -215,8 +216,8 @@ def test_running_log_keeps_the_size_read_after_close(kubesim, arenafs):
     assert size > len(got) and len(again) == size and again.startswith(got)
 
 
-def test_pending_pods_log_is_an_empty_file(kubesim, arenafs):
-    c = kubesim("--nodes", "1", "--gpus", "2")
+def test_pending_pods_log_is_an_empty_file(any_cluster, arenafs):
+    c = any_cluster
     m = arenafs(c)
     jobspecs.create(c, jobspecs.tfjob("huge", gpus=64, run=60))
     wait_until(lambda: os.path.exists(m.path("jobs", "huge", "instances", "huge-worker-0")),
@@ -233,7 +234,7 @@ def test_pending_pods_log_is_an_empty_file(kubesim, arenafs):
 
 def test_tail_F_follows_a_restarted_container(kubesim, arenafs, tmp_path):
     pod = "crashy-master-0"
-    c, m = mount_with_job(kubesim, arenafs,
+    c, m = mount_with_job(kubesim("--nodes", "1"), arenafs,
                           jobspecs.pytorchjob("crashy", restart_policy="OnFailure", backoff=3,
                                               start=1, run=3, exit_code=1, lines=5),
                           pod, "Running")
@@ -280,8 +281,8 @@ def tail_on_a_running_log(c, m, tmp_path):
     return tail
 
 
-def test_sigterm_while_tail_f_holds_a_log_stops_cleanly(kubesim, arenafs, tmp_path):
-    c = kubesim("--nodes", "1")
+def test_sigterm_while_tail_f_holds_a_log_stops_cleanly(any_cluster, arenafs, tmp_path):
+    c = any_cluster
     m = arenafs(c)
     tail = tail_on_a_running_log(c, m, tmp_path)
     try:
@@ -293,8 +294,8 @@ def test_sigterm_while_tail_f_holds_a_log_stops_cleanly(kubesim, arenafs, tmp_pa
         tail.stop()
 
 
-def test_lazy_unmount_while_tail_f_holds_a_log_stops_cleanly(kubesim, arenafs, tmp_path):
-    c = kubesim("--nodes", "1")
+def test_lazy_unmount_while_tail_f_holds_a_log_stops_cleanly(any_cluster, arenafs, tmp_path):
+    c = any_cluster
     m = arenafs(c)
     tail = tail_on_a_running_log(c, m, tmp_path)
     try:

@@ -15,17 +15,22 @@ import yaml
 
 from conftest import ARENAFS_BIN, run_arenafs
 from helpers import wait_until
+import jobspecs
 
 
 def write_kubeconfig(c, path, **change):
-    """A copy of the cluster's kubeconfig with its cluster or user fields changed."""
+    """A copy of the cluster's kubeconfig with its cluster or user fields changed
+    (a field given None is removed)."""
     cfg = c.config()
     ctx = next(x for x in cfg["contexts"] if x["name"] == cfg["current-context"])["context"]
     for k, v in change.items():
         if k == "server":
             next(x for x in cfg["clusters"] if x["name"] == ctx["cluster"])["cluster"]["server"] = v
         else:
-            next(x for x in cfg["users"] if x["name"] == ctx["user"])["user"][k] = v
+            user = next(x for x in cfg["users"] if x["name"] == ctx["user"])["user"]
+            user[k] = v
+            if v is None:
+                del user[k]
     with open(path, "w") as f:
         yaml.safe_dump(cfg, f)
     return str(path)
@@ -63,10 +68,14 @@ def test_unknown_context_prints_one_line(kubesim, tmp_path, mnt):
     assert not os.path.ismount(mnt)
 
 
+# a user whose only credential is a token (the real cluster's admin has a certificate)
+NO_CERTIFICATE = {"client-certificate-data": None, "client-key-data": None}
+
+
 @pytest.mark.parametrize("foreground", [True, False])
-def test_wrong_token_prints_one_line(kubesim, tmp_path, mnt, foreground):
-    c = kubesim("--nodes", "1")
-    kc = write_kubeconfig(c, tmp_path / "bad-token", token="not-the-token")
+def test_wrong_token_prints_one_line(any_cluster, tmp_path, mnt, foreground):
+    c = any_cluster
+    kc = write_kubeconfig(c, tmp_path / "bad-token", token="not-the-token", **NO_CERTIFICATE)
     args = (["-f"] if foreground else []) + ["-o", "kubeconfig=" + kc, mnt]
     line = one_line_failure(run_arenafs(args, tmp_path), "Unauthorized")
     assert "not-the-token" not in line          # never a secret in a message
@@ -114,8 +123,8 @@ def mount_entry(mnt):
     return None
 
 
-def test_mount_shows_type_and_cluster(kubesim, arenafs):
-    c = kubesim("--nodes", "1")
+def test_mount_shows_type_and_cluster(any_cluster, arenafs):
+    c = any_cluster
     m = arenafs(c)
     dev, fstype, opts = mount_entry(m.mnt)
     assert fstype == "fuse.arenafs"
@@ -123,14 +132,16 @@ def test_mount_shows_type_and_cluster(kubesim, arenafs):
     assert "rw" in opts
 
 
-def test_daemon_mode_returns_once_mounted(kubesim, tmp_path, mnt):
-    c = kubesim("--nodes", "1", "--jobs", "2")
+def test_daemon_mode_returns_once_mounted(any_cluster, tmp_path, mnt):
+    c = any_cluster
+    for name in ("early-a", "early-b"):
+        jobspecs.create(c, jobspecs.tfjob(name, run=300))
     r = run_arenafs(["-o", "kubeconfig=" + c.kubeconfig, mnt], tmp_path, timeout=120)
     try:
         assert r.returncode == 0, r.stderr
         assert r.stderr == ""
         assert os.path.ismount(mnt)          # mounted before the command returned
-        assert sorted(os.listdir(os.path.join(mnt, "jobs"))) == ["tfjob-00000", "tfjob-00001"]
+        assert sorted(os.listdir(os.path.join(mnt, "jobs"))) == ["early-a", "early-b"]
     finally:
         u = subprocess.run(["fusermount3", "-u", mnt], capture_output=True, text=True)
     assert u.returncode == 0, u.stderr
