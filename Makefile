@@ -3,9 +3,9 @@
 #   make            build ./arenafs (objects under build/)
 #   make test       unit tests (C) and integration tests (pytest against kubesim and
 #                   the real cluster of tests/cluster/, built first if not cached)
-#   make demo       run the daemon on the embedded test cluster
+#   make demo       run the daemon on the embedded test cluster (CLUSTER=real: the real one)
 #   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/);
-#                   CLUSTER=real: 2,000 jobs on the real cluster
+#                   CLUSTER=real: 1,000 jobs (5,000 pods) on the real cluster
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
 #   make deps       install the Debian packages the build and the tests need
@@ -101,8 +101,8 @@ test-unit: $(UNIT_BIN)
 test-integration: $(BIN) $(TOOL_BIN)
 	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) $(PYTHON) -m pytest -q tests/
 
-# CLUSTER=real: on the real cluster of tests/cluster/, at a size it holds here
-BENCH_REAL := $(if $(filter real,$(CLUSTER)),--cluster real --jobs 2000 --nodes 200,)
+# CLUSTER=real: on the real cluster of tests/cluster/, at a size it populates in minutes
+BENCH_REAL := $(if $(filter real,$(CLUSTER)),--cluster real --jobs 1000 --nodes 100,)
 bench: deps-check
 	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
 	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) tests/bench/bench.py $(BENCH_REAL) $(BENCH_ARGS)
@@ -116,8 +116,8 @@ test-asan: deps-check asan
 	  ARENAFS_TOOLS=$(abspath build-asan/tools) $(PYTHON) -m pytest -q tests/
 
 demo: deps-check
-	@$(MAKE) --no-print-directory all
-	@sh tests/demo.sh $(abspath $(BIN))
+	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
+	@ARENAFS_DEMO_CLUSTER=$(or $(CLUSTER),kubesim) sh tests/demo.sh $(abspath $(BIN))
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PREFIX)/share/man/man1

@@ -2,9 +2,12 @@
 # make demo: starts kubesim's small lively cluster (tests/kubesim, --demo), mounts
 # arenafs on it in the foreground, and shows what to try. Ctrl-C (or
 # `fusermount3 -u MOUNTPOINT` from another shell) unmounts and stops the cluster.
+# make demo CLUSTER=real: the real cluster of tests/cluster/ instead, with a few
+# jobs of every outcome made by the real training-operator.
 #
 #   tests/demo.sh [ARENAFS_BINARY]      ARENAFS_DEMO_DIR=DIR picks the work folder
-#                                       (default: a new one under $TMPDIR or /tmp)
+#                                       (default: a new one under $TMPDIR or /tmp);
+#                                       ARENAFS_DEMO_CLUSTER=real the real cluster
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +17,8 @@ mnt=$dir/mnt
 mkdir -p "$mnt" "$dir/cluster"
 
 sim_pid=""
+real=""
+[ "${ARENAFS_DEMO_CLUSTER:-kubesim}" = real ] && real=1
 cleanup() {
 	trap - EXIT INT TERM
 	set +e   # a cleanup step that fails must not skip the next
@@ -21,23 +26,55 @@ cleanup() {
 		fusermount3 -u "$mnt" 2>/dev/null || fusermount3 -u -z "$mnt" 2>/dev/null || true
 	fi
 	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null && wait "$sim_pid" 2>/dev/null
+	[ -n "$real" ] && "$root/tests/cluster/down" "$dir/cluster"
 	echo "arenafs demo: stopped (files kept in $dir)"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$root/tests/kubesim/kubesim" --dir "$dir/cluster" --demo >"$dir/kubesim.log" 2>&1 &
-sim_pid=$!
-i=0
-while [ ! -f "$dir/cluster/ready" ]; do
-	if ! kill -0 "$sim_pid" 2>/dev/null || [ $i -ge 300 ]; then
-		echo "arenafs demo: kubesim did not start; its log:" >&2
-		cat "$dir/kubesim.log" >&2
+if [ -n "$real" ]; then
+	echo "arenafs demo: starting the real cluster (tests/cluster/up; minutes the first time)"
+	if ! "$root/tests/cluster/up" "$dir/cluster" >"$dir/cluster.log" 2>&1; then
+		echo "arenafs demo: the real cluster did not start; its log:" >&2
+		cat "$dir/cluster.log" >&2
 		exit 1
 	fi
-	sleep 0.1
-	i=$((i + 1))
-done
+	# a few jobs the real operator runs: one long, one that fails, one that ends
+	for j in resnet:forever:0 broken:20s:1 mnist:30s:0; do
+		name=${j%%:*}; rest=${j#*:}; run=${rest%%:*}; code=${rest#*:}
+		KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null <<EOF
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: $name}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: tensorflow/tensorflow:2.15.0-gpu
+            command: [python, train.py]
+            env: [{name: KWOK_RUN, value: "$run"}, {name: KWOK_EXIT, value: "$code"}]
+            resources: {limits: {nvidia.com/gpu: 2}}
+EOF
+	done
+else
+	"$root/tests/kubesim/kubesim" --dir "$dir/cluster" --demo >"$dir/kubesim.log" 2>&1 &
+	sim_pid=$!
+	i=0
+	while [ ! -f "$dir/cluster/ready" ]; do
+		if ! kill -0 "$sim_pid" 2>/dev/null || [ $i -ge 300 ]; then
+			echo "arenafs demo: kubesim did not start; its log:" >&2
+			cat "$dir/kubesim.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+fi
 
 mkdir -p "$dir/my-mnist"
 cat >"$dir/my-mnist/spec.yaml" <<'EOF'
@@ -47,7 +84,7 @@ command: python code/main.py --logdir /training_logs
 gpus: 1
 workers: 2
 tensorboard: true
-env: {SIM_RUN_SECONDS: "120"}
+env: {SIM_RUN_SECONDS: "120", KWOK_RUN: 120s}
 EOF
 
 cat <<EOF

@@ -5,7 +5,7 @@
                                           [--nodes 1000] [--gpus 8] [--repeat 3]
                                           [--json FILE]
     make bench                                   # the full-size run on kubesim
-    make bench CLUSTER=real                      # 2,000 jobs on the real cluster
+    make bench CLUSTER=real                      # 1,000 jobs on the real cluster
 
 For each thing a user does, the same question is answered twice: once by
 reading the mounted tree, once by the kubectl commands that give the same

@@ -330,7 +330,7 @@ class Plane:
         except (OSError, ValueError):
             return None
 
-    def stop_all(self, timeout=15):
+    def stop_all(self, timeout=5):
         """SIGTERM to every process group started here, SIGKILL to what stays."""
         if not os.path.isdir(self.pids):
             return
