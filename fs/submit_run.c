@@ -2,8 +2,9 @@
  * One submission, from a spec's text to objects in the cluster (SPEC.md §4):
  * parse and validate (render/spec.h), dry-run every object so that the API
  * server's own validation (names, admission, a taken name) speaks before anything
- * exists, create the job, then its TensorBoard (owned by the job), and delete what
- * was made when a later object fails, so that a failure leaves nothing behind.
+ * exists, ask for the PriorityClasses its pods name, create the job, then its
+ * TensorBoard (owned by the job), and delete what was made when a later object
+ * fails, so that a failure leaves nothing behind.
  *
  * It blocks on the network (each request has the client's deadline) on the FUSE
  * worker thread of the close(2) or rename(2) that submits; FUSE runs others
@@ -74,6 +75,67 @@ static int make(struct fs *fs, struct made *m, json_t *obj, const char *what,
 		return rc;
 	m->what[m->n] = what;
 	m->objs[m->n++] = made_obj;
+	return 0;
+}
+
+/* Collects into names the distinct priorityClassName values anywhere in obj. */
+static void collect_priority_classes(const json_t *obj, const char **names, size_t *n,
+                                     size_t max)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(obj)) {
+		json_array_foreach(obj, i, v)
+			collect_priority_classes(v, names, n, max);
+		return;
+	}
+	json_object_foreach((json_t *)obj, key, v) {
+		if (strcmp(key, "priorityClassName") == 0 && json_is_string(v)) {
+			const char *name = json_string_value(v);
+			bool seen = false;
+
+			for (i = 0; i < *n && !seen; i++)
+				seen = strcmp(names[i], name) == 0;
+			if (!seen && *n < max)
+				names[(*n)++] = name;
+		} else if (json_is_object(v) || json_is_array(v)) {
+			collect_priority_classes(v, names, n, max);
+		}
+	}
+}
+
+/*
+ * The API server admits a job whose pod templates name a PriorityClass that does
+ * not exist (it is the pods that are refused, one FailedCreate event at a time,
+ * and the job waits forever): ask before anything is made. Only "not found"
+ * refuses; credentials that may not read PriorityClasses (403) cannot tell, and
+ * a server that does not answer will fail the dry run that follows anyway.
+ */
+static int check_priority_classes(struct fs *fs, const json_t *job, struct k8s_error *err)
+{
+	static const struct k8s_resource classes = {"/apis/scheduling.k8s.io/v1",
+	                                            "priorityclasses", false};
+	const char *names[8];
+	size_t n = 0;
+
+	collect_priority_classes(job, names, &n, 8);
+	for (size_t i = 0; i < n; i++) {
+		struct k8s_error get_err;
+		json_t *pc = NULL;
+		int rc;
+
+		k8s_error_clear(&get_err);
+		rc = k8s_get(fs->client, &classes, NULL, names[i], &pc, &get_err);
+		json_decref(pc);
+		if (rc && get_err.code == 404)
+			return k8s_error_set(err, EINVAL,
+			                     "priority: no PriorityClass \"%s\" in this cluster: its "
+			                     "pods would never be created (kubectl get priorityclasses "
+			                     "lists those there are)",
+			                     names[i]);
+	}
 	return 0;
 }
 
@@ -152,7 +214,8 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 		goto out;
 
 	/* Everything is checked by the API server before anything is made. */
-	if ((rc = create(fs, job, true, what, &checked, err)) ||
+	if ((rc = check_priority_classes(fs, job, err)) ||
+	    (rc = create(fs, job, true, what, &checked, err)) ||
 	    (rc = tensorboard_objects(fs, s, checked, &dep, &svc, err)) ||
 	    (dep && (rc = create(fs, dep, true, dep_what, NULL, err))) ||
 	    (svc && (rc = create(fs, svc, true, svc_what, NULL, err))))

@@ -65,6 +65,9 @@ BAD_SPECS = [
      ['type: "tfjobs" is not a job type', "did you mean tfjob?", "tfjob, pytorchjob"]),
     ("badname", "name: Bad_Name\n" + GOOD,
      ["line 1", "name:", "Bad_Name"]),
+    # a real cluster creates such a job and then refuses every one of its pods
+    ("nopriority", GOOD + "priority: nosuch\n",
+     ['priority: no PriorityClass "nosuch" in this cluster', "kubectl get priorityclasses"]),
 ]
 
 

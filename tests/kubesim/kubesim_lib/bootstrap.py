@@ -37,3 +37,11 @@ def bootstrap(store):
                             "targetPort": 6443}],
                  "sessionAffinity": "None", "type": "ClusterIP"},
         "status": {"loadBalancer": {}}})
+    # the two a cluster always has, and the two the real test cluster adds
+    # (tests/cluster/objects.yaml) for the specs' `priority: high`
+    for name, value in (("system-cluster-critical", 2000000000),
+                        ("system-node-critical", 2000001000), ("high", 1000), ("low", 10)):
+        store.create("priorityclasses.scheduling.k8s.io", {
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name, "creationTimestamp": now_rfc3339()},
+            "value": value, "preemptionPolicy": "PreemptLowerPriority"})

@@ -46,7 +46,7 @@ OBJECT_META = META + "ObjectMeta"
 LIST_META = META + "ListMeta"
 STATUS = META + "Status"
 # Where the built-in groups' types live (k8s.io/api), for definition names.
-BUILTIN_PACKAGES = {"": "core", "apps": "apps", "batch": "batch"}
+BUILTIN_PACKAGES = {"": "core", "apps": "apps", "batch": "batch", "scheduling.k8s.io": "scheduling"}
 
 
 def _op_id(verb, res, scope):

@@ -227,6 +227,8 @@ def build(mpi_v2beta1=False, no_kinds=()):
         R("apps", "v1", "replicasets", "ReplicaSet", short=["rs"], categories=["all"],
           subresources=("scale", "status"), printer="replicasets"),
         R("batch", "v1", "jobs", "Job", categories=["all"], printer="jobs"),
+        R("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", namespaced=False,
+          short=["pc"], subresources=()),
     ]
     for plural, kind in KUBEFLOW_KINDS:
         if plural == "mpijobs" and mpi_v2beta1:
