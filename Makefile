@@ -79,7 +79,8 @@ deps-check:
 	@pkg-config --exists $(PKGS) && [ -x $(PYTHON) ] && \
 	  $(PYTHON) -c 'import pytest, kubernetes, yaml' 2>/dev/null && \
 	  command -v kubectl >/dev/null && command -v fusermount3 >/dev/null && \
-	  command -v openssl >/dev/null && command -v rsync >/dev/null || $(MAKE) --no-print-directory deps
+	  command -v openssl >/dev/null && command -v rsync >/dev/null && \
+	  command -v gio >/dev/null || $(MAKE) --no-print-directory deps
 
 deps:
 	@sh .ci/deps.sh

@@ -14,6 +14,7 @@
 #include "render/render_internal.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "util/timefmt.h"
 
@@ -54,6 +55,15 @@ static const char *auth_kind(const struct k8s_config *cfg)
 	return "none";
 }
 
+/* What TLSVerify says: over plain HTTP there is no TLS to verify, and "true"
+ * would tell a user their traffic is checked when it is not even encrypted. */
+static const char *tls_verify(const struct k8s_config *cfg)
+{
+	if (cfg->server && strncasecmp(cfg->server, "http://", 7) == 0)
+		return "no TLS (http)";
+	return cfg->insecure_skip_tls_verify ? "false" : "true";
+}
+
 void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg)
 {
 	struct strbuf server = STRBUF_INIT, auth = STRBUF_INIT;
@@ -70,8 +80,7 @@ void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg)
 	render_table_add(&t, (const char *[]){"Namespace:", str_or_empty(cfg->namespace)});
 	render_table_add(&t, (const char *[]){"User:", str_or_empty(cfg->user)});
 	render_table_add(&t, (const char *[]){"Auth:", strbuf_str(&auth)});
-	render_table_add(
-	    &t, (const char *[]){"TLSVerify:", cfg->insecure_skip_tls_verify ? "false" : "true"});
+	render_table_add(&t, (const char *[]){"TLSVerify:", tls_verify(cfg)});
 	render_table_add(&t, (const char *[]){"Kubeconfig:", str_or_empty(cfg->source)});
 	if (!strbuf_ok(&server) || !strbuf_ok(&auth))
 		sb->oom = true;

@@ -6,6 +6,7 @@ shared machine makes these tests slower, not wrong."""
 
 import calendar
 import os
+import subprocess
 import threading
 import time
 
@@ -123,6 +124,26 @@ def test_deleted_job_disappears(any_cluster, arenafs):
     jobspecs.create(c, jobspecs.tfjob("brief", run=60))
     wait_until(lambda: os.path.exists(m.path("jobs", "brief", "status")), message="brief back")
     assert os.stat(m.path("jobs", "brief")).st_ino != ino
+
+
+def test_file_managers_delete_key_fails_and_gio_remove_deletes(any_cluster, arenafs):
+    """A file manager's Delete moves to the trash, which a mount like this has
+    not: `gio trash` fails and the job stays (the README says to use Shift+Delete);
+    `gio remove`, what "Delete permanently" does, deletes the job."""
+    c = any_cluster
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("binned", run=60))
+    wait_until(lambda: os.path.exists(m.path("jobs", "binned", "status")), message="binned")
+    r = subprocess.run(["gio", "trash", m.path("jobs", "binned")], capture_output=True,
+                       text=True)
+    assert r.returncode != 0 and "trash" in r.stderr, r
+    assert c.kubectl("get", "tfjob", "binned", check=False).returncode == 0
+    r = subprocess.run(["gio", "remove", m.path("jobs", "binned")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert "binned" not in os.listdir(m.path("jobs"))
+    wait_until(lambda: c.kubectl("get", "tfjob", "binned", check=False).returncode != 0,
+               timeout=30, message="the TFJob deleted")
 
 
 def test_two_kinds_with_one_name_appear_as_name_dot_type(any_cluster, arenafs):

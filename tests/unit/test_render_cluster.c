@@ -44,6 +44,13 @@ TEST(cluster_context_names_no_secret)
 	CHECK_STR_CONTAINS(s, "TLSVerify:   false\n");
 	CHECK(!strstr(s, "abc"));
 	free(s);
+	/* Plain HTTP: nothing is verified, and the file says why rather than "true". */
+	cfg.exec = NULL;
+	cfg.insecure_skip_tls_verify = false;
+	cfg.server = "http://127.0.0.1:8080";
+	s = FX_RENDER(render_cluster_context(sb, &cfg));
+	CHECK_STR_CONTAINS(s, "TLSVerify:   no TLS (http)\n");
+	free(s);
 	/* In-cluster: empty names stay empty, nothing is NULL-dereferenced. */
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.source = "in-cluster";
