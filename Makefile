@@ -126,11 +126,18 @@ install: $(BIN)
 	sed 's#@BINDIR@#$(PREFIX)/bin#g' mount/mount.arenafs > $(DESTDIR)$(SBINDIR)/mount.arenafs
 	chmod 755 $(DESTDIR)$(SBINDIR)/mount.arenafs
 	ln -sf mount.arenafs $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs
-	install -m 644 docs/arenafs.1 $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
+	install -d $(DESTDIR)$(PREFIX)/share/doc/arenafs
+	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/arenafs/
+	# the man page names the installed binary and docs, wherever PREFIX puts them
+	sed -e 's#/usr/bin/arenafs#$(PREFIX)/bin/arenafs#g' \
+	    -e 's#docs/\([a-z-]*\)\.md#$(PREFIX)/share/doc/arenafs/\1.md#g' \
+	    docs/arenafs.1 > $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
+	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/arenafs $(DESTDIR)$(SBINDIR)/mount.arenafs \
 	  $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/arenafs
 
 format:
 	clang-format -i $(LIB_SRC) $(MAIN_SRC) $(UNIT_SRC) $(wildcard */*.h tests/unit/*.h)

@@ -209,6 +209,30 @@ def mounted_with(cmd, mnt, env, c, context):
     wait_until(lambda: not os.path.ismount(mnt), message="unmounted")
 
 
+def test_install_follows_the_prefix_in_the_man_page_and_installs_the_docs(tmp_path):
+    """The man page's systemd unit runs the binary where `make install` put it,
+    and the docs it sends readers to are installed next to it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    dest = tmp_path / "dest"
+    binary = os.path.relpath(ARENAFS_BIN, root)
+    r = subprocess.run(["make", "-s", "-C", root, "-o", binary, "install",
+                        "DESTDIR=" + str(dest), "PREFIX=/opt/af", "SBINDIR=/opt/af/sbin",
+                        "BIN=" + binary], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    man = (dest / "opt/af/share/man/man1/arenafs.1").read_text()
+    assert "ExecStart=/opt/af/bin/arenafs" in man
+    assert "/usr/bin/arenafs" not in man
+    for doc in ("tree.md", "spec.md", "submit.md"):
+        assert "/opt/af/share/doc/arenafs/" + doc in man, doc
+        assert (dest / "opt/af/share/doc/arenafs" / doc).exists(), doc
+    assert "docs/tree.md" not in man
+    r = subprocess.run(["make", "-s", "-C", root, "uninstall", "DESTDIR=" + str(dest),
+                        "PREFIX=/opt/af", "SBINDIR=/opt/af/sbin"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert not (dest / "opt/af/share/doc/arenafs").exists()
+    assert not (dest / "opt/af/bin/arenafs").exists()
+
+
 def test_installed_arenafs_mounts_through_mount_8_and_fstab_options(kubesim, tmp_path, mnt):
     """`make install` puts arenafs, mount.arenafs (+ mount.fuse.arenafs) and the man
     page in place. mount(8) runs /sbin/mount.fuse.arenafs when installed, else
