@@ -118,3 +118,11 @@ def module_view(request):
     request.addfinalizer(lambda: real.kubectl("delete", "namespace", ns, "--wait=false",
                                               check=False))
     return view
+
+
+def module_cluster(request, kubesim_module, *kubesim_args):
+    """For a module-scoped fixture with params=cluster_params(): the real cluster
+    in a namespace of the module's own, or a kubesim started with kubesim_args."""
+    if request.param == "real":
+        return module_view(request)
+    return kubesim_module(*kubesim_args)

@@ -30,6 +30,8 @@ import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Go is no Debian package here; where the machine installs it, if PATH lacks it
+GO = shutil.which("go") or "/usr/local/go/bin/go"
 
 # name -> (module directory beside this file, Go package)
 BINARIES = {
@@ -128,7 +130,7 @@ def build(names):
             % (", ".join(group), MAIN_MODULE[moddir], module_version(moddir)))
         started = time.monotonic()
         for n in group:
-            cmd = ["go", "build", "-trimpath", "-ldflags=-s -w", "-o", os.path.join(tmp, n),
+            cmd = [GO, "build", "-trimpath", "-ldflags=-s -w", "-o", os.path.join(tmp, n),
                    BINARIES[n][1]]
             r = subprocess.run(cmd, cwd=os.path.join(HERE, moddir), env=go_env(),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -143,7 +145,7 @@ def build(names):
 
 def module_source(moddir, module):
     """Where the Go module cache holds a module's source (downloaded if needed)."""
-    r = subprocess.run(["go", "mod", "download", "-json", module], cwd=os.path.join(HERE, moddir),
+    r = subprocess.run([GO, "mod", "download", "-json", module], cwd=os.path.join(HERE, moddir),
                        env=go_env(), capture_output=True, text=True)
     if r.returncode != 0:
         raise ClusterError("go mod download %s: %s" % (module, r.stdout + r.stderr))

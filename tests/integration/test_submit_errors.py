@@ -24,10 +24,7 @@ GOOD = ("type: tfjob\n"
 @pytest.fixture(scope="module", params=realcluster.cluster_params())
 def env(request, kubesim_module, arenafs_module):
     """kubesim, or the real cluster in a namespace of this module's own; one mount."""
-    if request.param == "real":
-        c = realcluster.module_view(request)
-    else:
-        c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "4")
+    c = realcluster.module_cluster(request, kubesim_module, "--nodes", "2", "--gpus", "8", "--speed", "4")
     return c, arenafs_module(c)
 
 

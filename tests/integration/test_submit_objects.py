@@ -38,9 +38,8 @@ REPLICA_FIELD = {"TFJob": "tfReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs",
 @pytest.fixture(scope="module", params=realcluster.cluster_params())
 def cluster(request, kubesim_module):
     """kubesim, or the real cluster in a namespace of this module's own."""
-    if request.param == "real":
-        return realcluster.module_view(request)
-    return kubesim_module("--nodes", "3", "--gpus", "8", "--speed", "20")
+    return realcluster.module_cluster(request, kubesim_module,
+                                      "--nodes", "3", "--gpus", "8", "--speed", "20")
 
 
 @pytest.fixture(scope="module")

@@ -37,10 +37,7 @@ def spec(name=None, workers=1, gpus=1, tensorboard=False, extra=""):
 @pytest.fixture(scope="module", params=realcluster.cluster_params())
 def env(request, kubesim_module, arenafs_module):
     """kubesim, or the real cluster in a namespace of this module's own; one mount."""
-    if request.param == "real":
-        c = realcluster.module_view(request)
-    else:
-        c = kubesim_module("--nodes", "3", "--gpus", "8", "--speed", "4")
+    c = realcluster.module_cluster(request, kubesim_module, "--nodes", "3", "--gpus", "8", "--speed", "4")
     return c, arenafs_module(c)
 
 
