@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 import pytest
 
@@ -86,12 +85,6 @@ def kubesim_module():
 
 # ---- the real cluster (tests/cluster/) ----
 
-# ARENAFS_CLUSTER chooses where the tests that run on both clusters run:
-# "kubesim", "real", or "both" (the default; `make test` runs both).
-CLUSTER_CHOICE = os.environ.get("ARENAFS_CLUSTER", "both")
-if CLUSTER_CHOICE not in ("kubesim", "real", "both"):
-    raise RuntimeError("ARENAFS_CLUSTER=%r: expected kubesim, real or both" % CLUSTER_CHOICE)
-
 _real = {}
 
 
@@ -101,7 +94,7 @@ def real_cluster():
     A cluster that cannot start fails every test that needs it, with up's log.
     ARENAFS_CLUSTER=kubesim asks for no real cluster: its tests are then
     reported skipped, with that reason (make test runs both)."""
-    if CLUSTER_CHOICE == "kubesim":
+    if realcluster.CLUSTER_CHOICE == "kubesim":
         pytest.skip("ARENAFS_CLUSTER=kubesim: no real cluster asked for")
     if "error" in _real:
         pytest.fail(_real["error"], pytrace=False)
@@ -123,25 +116,27 @@ def pytest_sessionfinish(session, exitstatus):
         shutil.rmtree(c.dir, ignore_errors=True)
 
 
-@pytest.fixture(params=realcluster.cluster_params())
-def any_cluster(request, kubesim):
-    """A cluster for a test that means the same on both: a new kubesim with two
-    8-GPU nodes, or the session's real cluster (four 8-GPU kwok nodes) seen
-    through a fresh namespace of the test's own (kubectl and a mount of this
-    cluster default to it; c.namespace names it)."""
-    if request.param == "real":
-        real = request.getfixturevalue("real_cluster")
-        return real.namespaced(request.getfixturevalue("real_namespace"))
-    return kubesim("--nodes", "2", "--gpus", "8")
-
-
 @pytest.fixture
 def real_namespace(real_cluster, request):
     """A fresh namespace of the real cluster for one test, deleted after it
     (with everything in it) so that tests sharing the cluster never meet."""
-    import re as _re
-    name = ("t-" + _re.sub(r"[^a-z0-9-]", "-", request.node.name.lower()))[:50].rstrip("-")
-    name += "-%d" % (int(time.time() * 1000) % 100000)
-    real_cluster.kubectl("create", "namespace", name)
+    name = real_cluster.fresh_namespace("t-" + request.node.name)
     yield name
     real_cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+@pytest.fixture
+def real_view(real_cluster, real_namespace):
+    """The real cluster seen through real_namespace: kubectl and a mount of it
+    default to that namespace (c.namespace names it)."""
+    return real_cluster.namespaced(real_namespace)
+
+
+@pytest.fixture(params=realcluster.cluster_params())
+def any_cluster(request, kubesim):
+    """A cluster for a test that means the same on both: a new kubesim with two
+    8-GPU nodes, or the session's real cluster (four 8-GPU kwok nodes) as
+    real_view shows it."""
+    if request.param == "real":
+        return request.getfixturevalue("real_view")
+    return kubesim("--nodes", "2", "--gpus", "8")

@@ -25,6 +25,16 @@ def wait_until(predicate, timeout=30.0, message="condition", interval=0.05):
         time.sleep(interval)
 
 
+def read_log(path):
+    """A log file's text as far as it was written ("" when it was never made);
+    bytes that are not UTF-8 do not stop a test from showing it."""
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
 # A one-worker TFJob as a user writes it: TFJOB_MANIFEST % (name, extra spec lines).
 TFJOB_MANIFEST = """apiVersion: kubeflow.org/v1
 kind: TFJob

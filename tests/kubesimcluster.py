@@ -14,6 +14,8 @@ import time
 import urllib.error
 import urllib.request
 
+from helpers import read_log
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 KUBESIM = os.environ.get("ARENAFS_KUBESIM", os.path.join(HERE, "kubesim", "kubesim"))
 KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
@@ -147,11 +149,7 @@ class Cluster:
     # ---- lifetime ----
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode(errors="replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     def stop(self):
         if self.proc.poll() is None:

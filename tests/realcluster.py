@@ -11,6 +11,7 @@ start, the tests that need it fail with up's message: never a silent skip.
 
 import json
 import os
+import re
 import ssl
 import subprocess
 import time
@@ -66,25 +67,24 @@ class RealCluster(kubesimcluster.Cluster):
     def stats(self):
         raise AssertionError("request statistics are kubesim's: this test belongs on kubesim")
 
-    def component_log(self, name):
-        try:
-            with open(os.path.join(self.dir, "logs", name + ".log"), errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
-
     def stop(self):
         subprocess.run([DOWN, self.dir], timeout=120)
 
+    def fresh_namespace(self, base):
+        """Creates a namespace of a name made from base (a test's or a module's)
+        that no earlier one took; returns the name."""
+        name = re.sub(r"[^a-z0-9-]", "-", base.lower())[:50].rstrip("-")
+        name += "-%d" % (int(time.time() * 1000) % 100000)
+        self.kubectl("create", "namespace", name)
+        return name
+
     def namespaced(self, namespace):
         """The same cluster seen through a kubeconfig whose contexts all name
-        namespace (created if missing): kubectl and a mount default to it."""
+        namespace (made by fresh_namespace): kubectl and a mount default to it."""
         view = object.__new__(NamespacedView)
         view.__dict__.update(self.__dict__)
         view.namespace = namespace
         view._config = None
-        if self.kubectl("get", "namespace", namespace, check=False).returncode != 0:
-            self.kubectl("create", "namespace", namespace)
         cfg = json.loads(json.dumps(self.config()))
         for ctx in cfg["contexts"]:
             ctx["context"]["namespace"] = namespace
@@ -102,18 +102,23 @@ class NamespacedView(RealCluster):
         pass
 
 
+# ARENAFS_CLUSTER chooses where the tests that run on both clusters run:
+# "kubesim", "real", or "both" (the default; `make test` runs both).
+CLUSTER_CHOICE = os.environ.get("ARENAFS_CLUSTER", "both")
+if CLUSTER_CHOICE not in ("kubesim", "real", "both"):
+    raise RuntimeError("ARENAFS_CLUSTER=%r: expected kubesim, real or both" % CLUSTER_CHOICE)
+
+
 def cluster_params():
     """The clusters a test that means the same on both runs on, as ARENAFS_CLUSTER says."""
-    choice = os.environ.get("ARENAFS_CLUSTER", "both")
-    return ["kubesim", "real"] if choice == "both" else [choice]
+    return ["kubesim", "real"] if CLUSTER_CHOICE == "both" else [CLUSTER_CHOICE]
 
 
 def module_view(request):
     """For a module-scoped fixture: the session's real cluster seen through a
     namespace of the module's own, deleted when the module ends."""
     real = request.getfixturevalue("real_cluster")
-    ns = "m-" + request.module.__name__.split(".")[-1].replace("_", "-")[:40]
-    ns += "-%d" % (int(time.time() * 1000) % 100000)
+    ns = real.fresh_namespace("m-" + request.module.__name__.split(".")[-1][:40])
     view = real.namespaced(ns)
     request.addfinalizer(lambda: real.kubectl("delete", "namespace", ns, "--wait=false",
                                               check=False))

@@ -311,19 +311,9 @@ class Plane:
             return "(no log)"
 
     def alive(self, name):
+        """The component still runs (it leads a session of its own: pgid = pid)."""
         pid = self.pid(name)
-        if pid is None:
-            return False
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        # a zombie child of this process has exited
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                return f.read().split(")")[-1].split()[0] != "Z"
-        except OSError:
-            return False
+        return pid is not None and _group_alive(pid)
 
     def pid(self, name):
         try:
@@ -439,6 +429,7 @@ def container_log_lines(n=40):
 
 
 def node_manifest(name, gpus):
+    resources = {"cpu": "32", "memory": "256Gi", "pods": "110", "nvidia.com/gpu": str(gpus)}
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name,
@@ -448,10 +439,7 @@ def node_manifest(name, gpus):
                                 "kubernetes.io/arch": "amd64", "type": "kwok",
                                 "nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB"}},
         "spec": {},
-        "status": {"capacity": {"cpu": "32", "memory": "256Gi", "pods": "110",
-                                "nvidia.com/gpu": str(gpus)},
-                   "allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110",
-                                   "nvidia.com/gpu": str(gpus)}},
+        "status": {"capacity": resources, "allocatable": resources},
     }
 
 
@@ -484,7 +472,7 @@ def webhook_config(plane, operator_src, port, ca_file):
     return vwc
 
 
-def up(directory, nodes=4, gpus=8, timeout=180):
+def up(directory, nodes=4, gpus=8):
     plane = Plane(directory)
     if os.path.exists(os.path.join(plane.dir, "ready")):
         raise ClusterError("%s already holds a running cluster: down it first" % plane.dir)
@@ -572,15 +560,16 @@ def up(directory, nodes=4, gpus=8, timeout=180):
         "--kube-api-qps=200", "--kube-api-burst=400",
         "--leader-elect=false", "--v=1"])
 
-    crds = [os.path.join(kwok_src, "kustomize", "crd", "bases", "kwok.x-k8s.io_%s.yaml" % n)
+    # (group, plural, where the module keeps its CRD)
+    crds = [("kwok.x-k8s.io", n, os.path.join(kwok_src, "kustomize", "crd", "bases"))
             for n in ("stages", "clusterlogs", "logs")]
-    crds += [os.path.join(operator_src, "manifests", "base", "crds", "kubeflow.org_%s.yaml" % k)
+    crds += [("kubeflow.org", k, os.path.join(operator_src, "manifests", "base", "crds"))
              for k in OPERATOR_KINDS]
-    for path in crds:
-        kubectl(plane, "apply", "--server-side", "-f", path)
+    for group, plural, where in crds:
+        kubectl(plane, "apply", "--server-side", "-f",
+                os.path.join(where, "%s_%s.yaml" % (group, plural)))
     kubectl(plane, "wait", "--for=condition=Established", "--timeout=60s",
-            *["crd/%s" % os.path.basename(c).split("_", 1)[1][:-5] + "." +
-              os.path.basename(c).split("_", 1)[0] for c in crds])
+            *["crd/%s.%s" % (plural, group) for group, plural, _ in crds])
 
     logdir = os.path.join(plane.dir, "containerlogs")
     os.makedirs(logdir, exist_ok=True)
@@ -673,7 +662,7 @@ def up(directory, nodes=4, gpus=8, timeout=180):
     with open(os.path.join(plane.dir, "url"), "w") as f:
         f.write(url + "\n")
     with open(os.path.join(plane.dir, "ready"), "w") as f:
-        f.write("%d\n" % os.getpid())
+        f.write("%d\n" % plane.pid("kube-apiserver"))
     log("ready in %.1f s: %s (kubeconfig %s)"
         % (time.monotonic() - started, url, os.path.join(plane.dir, "kubeconfig")))
     return plane

@@ -24,6 +24,8 @@ import time
 
 import pytest
 
+from helpers import read_log
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARENAFS_BIN = os.environ.get("ARENAFS_BIN", os.path.join(ROOT, "arenafs"))
 VALGRIND = os.environ.get("ARENAFS_VALGRIND") == "1"
@@ -89,11 +91,7 @@ class Mount:
             return f.read()
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode(errors="replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     def unexpected_output(self):
         """Lines the daemon printed that no test expected."""

@@ -29,8 +29,7 @@ def cluster(request, kubesim):
     """kubesim with six jobs moving, or the real cluster seen through a namespace
     of the test's own, where two jobs of its own move."""
     if request.param == "real":
-        c = request.getfixturevalue("real_cluster").namespaced(
-            request.getfixturevalue("real_namespace"))
+        c = request.getfixturevalue("real_view")
         for i in range(2):
             create(c, tfjob("moving-%d" % i, run_seconds=8))
         return c

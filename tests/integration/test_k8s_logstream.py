@@ -73,8 +73,7 @@ def cluster(kubesim):
 def any_cluster(request, kubesim):
     """As cluster, or the real cluster seen through a namespace of the test's own."""
     if request.param == "real":
-        return request.getfixturevalue("real_cluster").namespaced(
-            request.getfixturevalue("real_namespace"))
+        return request.getfixturevalue("real_view")
     return kubesim("--nodes", "2", "--gpus", "4")
 
 

@@ -28,9 +28,8 @@ def kubectl_logs(c, ns, pod):
 
 
 @pytest.fixture
-def ns_mount(real_cluster, real_namespace, arenafs):
-    c = real_cluster.namespaced(real_namespace)
-    return c, arenafs(c, "namespace=" + real_namespace)
+def ns_mount(real_view, arenafs):
+    return real_view, arenafs(real_view, "namespace=" + real_view.namespace)
 
 
 def test_tfjob_ps_and_two_workers_runs_and_succeeds(ns_mount):

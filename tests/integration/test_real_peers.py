@@ -32,9 +32,8 @@ def peer(venvs, which, c, *args, timeout=180):
 
 
 @pytest.fixture
-def ns_mount(real_cluster, real_namespace, arenafs):
-    c = real_cluster.namespaced(real_namespace)
-    return c, arenafs(c)
+def ns_mount(real_view, arenafs):
+    return real_view, arenafs(real_view)
 
 
 def test_sdk_job_appears_in_arenafs_with_the_sdks_status(venvs, ns_mount):

@@ -208,7 +208,7 @@ def test_list_with_limit_and_continue(both):
 
 def stream(c, path, seconds):
     """The watch events a server sends on path within seconds (or until it ends)."""
-    ctx = c._ssl() if hasattr(c, "_ssl") else None
+    ctx = c._ssl_for(None, None)
     hdrs = {"Accept": "application/json"}
     tok = c.token()
     if tok:
