@@ -350,7 +350,7 @@ static int submit_and_record(struct fs *fs, const struct staging_submission *sub
 	staging_set_outcome(fs->staging, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
 	if (ret)
-		fs_log(LOG_DEBUG, "submit/%s: %s", sub->entry, err.message);
+		fs_log(LOG_INFO, "submit/%s refused: %s", sub->entry, err.message);
 	return ret;
 }
 
@@ -459,6 +459,9 @@ static void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *job
 		fuse_reply_err(req, -ret);
 		return;
 	}
+	if (ret == 0)
+		fs_log(LOG_INFO, "deleted %s %s in namespace %s", kinds_info(n->kind)->kind_name,
+		       n->job, n->ns);
 	/* Gone from the cache (this uid), so that ls after rmdir no longer shows it. */
 	submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, RMDIR_CACHE_WAIT_MS);
 	fuse_reply_err(req, -ret);

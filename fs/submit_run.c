@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "k8s/api.h"
@@ -237,6 +238,7 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 	 * is slow; then it appears a moment later. */
 	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
 	                SUBMIT_CACHE_WAIT_MS);
+	fs_log(LOG_INFO, "submitted %s in namespace %s", what, fs->namespace);
 out:
 	made_free(&m);
 	json_decref(job);

@@ -489,8 +489,16 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 		return k8s_error_set(err, ETIMEDOUT, "cannot reach %s: no answer within %ld ms",
 		                     c->cfg->server, elapsed_ms);
 	if (r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CACERT_BADFILE ||
-	    r == CURLE_SSL_CERTPROBLEM || r == CURLE_SSL_CONNECT_ERROR)
-		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r); /* the TLS detail matters */
+	    r == CURLE_SSL_CERTPROBLEM) {
+		/* the TLS detail matters; and waiting will not change it (reason says so) */
+		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r);
+		k8s_error_set(err, EIO, "cannot reach %s: %s", c->cfg->server, why);
+		if (err)
+			snprintf(err->reason, sizeof(err->reason), "%s", K8S_REASON_TLS);
+		return -EIO;
+	}
+	if (r == CURLE_SSL_CONNECT_ERROR)
+		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r);
 	else if (os_errno)
 		why = strerror((int)os_errno);
 	else
@@ -540,6 +548,15 @@ static void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+int k8s_client_set_request_timeout(struct k8s_client *c, int ms)
+{
+	int old = c->opts.request_timeout_ms;
+
+	if (ms > 0)
+		c->opts.request_timeout_ms = ms;
+	return old;
 }
 
 int k8s_request(struct k8s_client *c, const char *method, const char *path,

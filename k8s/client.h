@@ -39,6 +39,9 @@ struct k8s_client_options {
 int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options *opts,
 		   struct k8s_client **out, struct k8s_error *err);
 void k8s_client_free(struct k8s_client *c);
+/* Changes request_timeout_ms (> 0); returns the old one. Only while no other
+ * thread uses the client: start-up waits longer or shorter than requests later. */
+int k8s_client_set_request_timeout(struct k8s_client *c, int ms);
 const struct k8s_config *k8s_client_config(const struct k8s_client *c);
 
 /* Counters since k8s_client_new (for cluster/ files, tests and benchmarks). */

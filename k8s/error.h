@@ -16,6 +16,10 @@
 #define K8S_ERROR_REASON_MAX  64
 #define K8S_ERROR_MESSAGE_MAX 2048
 
+/* reason of a transport error that trying again cannot mend: the server's
+ * certificate does not verify, or ours is unreadable */
+#define K8S_REASON_TLS "TLS"
+
 struct k8s_error {
 	int code;                              /* HTTP status of a Status; 0 for local or transport errors */
 	int err;                               /* errno this error maps to (positive), 0 when unset */

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fuse_lowlevel.h>
@@ -41,6 +42,7 @@
 #include "mount/daemon.h"
 #include "mount/options.h"
 #include "mount/watch.h"
+#include "util/timefmt.h"
 
 struct daemon_state {
 	struct mount_options opts;
@@ -180,6 +182,68 @@ static const char *startup_reason(const char *fallback)
 
 /* ---- start and stop ---- */
 
+/* The first question start-up asks (which job kinds?) gets this long before the
+ * user is told what is being waited for. */
+#define STARTUP_FIRST_TRY_MS 2000
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Could the same question get an answer later (server down, starting, busy)? */
+static bool worth_waiting(const struct k8s_error *err)
+{
+	if (err->code == 0)
+		return (err->err == EIO || err->err == ETIMEDOUT) &&
+		       strcmp(err->reason, K8S_REASON_TLS) != 0;
+	return err->code == 429 || err->code >= 500;
+}
+
+/*
+ * Asks the cluster which kinds it serves, waiting up to startup_timeout for a
+ * cluster that does not answer yet (a server still booting, a VPN coming up) and
+ * saying so after the first failed try rather than being silent until the end.
+ */
+static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
+{
+	int wait_ms = options_startup_timeout_ms(&d->opts);
+	int64_t deadline = time_monotonic_ms() + wait_ms;
+	int first = wait_ms < STARTUP_FIRST_TRY_MS ? wait_ms : STARTUP_FIRST_TRY_MS;
+	int usual = k8s_client_set_request_timeout(d->client, first > 0 ? first : 1);
+	int rc = kinds_discover(d->client, d->served, err);
+	bool said = false;
+
+	/* the client's own retries end early for a refused connection: try again
+	 * each second until the deadline */
+	while (rc < 0 && worth_waiting(err)) {
+		int64_t left = deadline - time_monotonic_ms();
+
+		if (left <= 0)
+			break;
+		if (!said) {
+			fs_log(LOG_NOTICE, "%s; waiting up to %d s more (-o startup_timeout=S)",
+			       err->message, (int)((left + 999) / 1000));
+			said = true;
+		}
+		sleep_ms(left < 1000 ? left : 1000);
+		left = deadline - time_monotonic_ms();
+		if (left <= 0)
+			break;
+		k8s_client_set_request_timeout(d->client, (int)left);
+		k8s_error_clear(err);
+		rc = kinds_discover(d->client, d->served, err);
+	}
+	if (rc < 0 && said)
+		snprintf(err->message + strlen(err->message), sizeof(err->message) - strlen(err->message),
+		         " (gave up after startup_timeout, %d s)", (wait_ms + 999) / 1000);
+	k8s_client_set_request_timeout(d->client, usual);
+	return rc;
+}
+
 static int start(struct daemon_state *d)
 {
 	struct k8s_config_options kopts = {d->opts.kubeconfig, d->opts.context, d->opts.namespace};
@@ -204,7 +268,7 @@ static int start(struct daemon_state *d)
 	options_client(&d->opts, &co_client);
 	if (k8s_client_new(d->cfg, &co_client, &d->client, &err) < 0)
 		return fail(d, "%s", err.message);
-	if (kinds_discover(d->client, d->served, &err) < 0)
+	if (discover_kinds(d, &err) < 0)
 		return fail(d, "%s", err.message);
 	memset(&co, 0, sizeof(co));
 	co.namespace = d->cfg->namespace;

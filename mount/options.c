@@ -46,6 +46,7 @@ static const struct fuse_opt OPTS[] = {
 	OPT("static_timeout=%lf", static_timeout),
 	OPT("log_wait=%d", log_wait_ms),
 	OPT("request_timeout=%lf", request_timeout),
+	OPT("startup_timeout=%lf", startup_timeout),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
@@ -104,9 +105,12 @@ static void print_usage(const char *prog)
 	       "    -o log_wait=MS         open() of a log waits MS ms for its first bytes (%d)\n"
 	       "    -o request_timeout=S   an API request, retries included, gives up after S\n"
 	       "                           seconds: submit and rmdir then fail with EIO (%g)\n"
+	       "    -o startup_timeout=S   start-up waits S seconds for an unreachable cluster\n"
+	       "                           before it gives up, saying so (%g)\n"
 	       "\n",
 	       prog, FS_ATTR_TIMEOUT_DEFAULT, FS_ENTRY_TIMEOUT_DEFAULT, FS_STATIC_TIMEOUT_DEFAULT,
-	       FS_LOG_WAIT_MS_DEFAULT, K8S_REQUEST_TIMEOUT_MS_DEFAULT / 1000.0);
+	       FS_LOG_WAIT_MS_DEFAULT, K8S_REQUEST_TIMEOUT_MS_DEFAULT / 1000.0,
+	       STARTUP_TIMEOUT_DEFAULT);
 }
 
 static int check_timeout(const char *name, double v)
@@ -141,6 +145,7 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	o->attr_timeout = o->entry_timeout = o->static_timeout = -1;
 	o->log_wait_ms = -1;
 	o->request_timeout = -1;
+	o->startup_timeout = -1;
 	o->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
 	if (fuse_opt_parse(&o->args, o, OPTS, opt_proc) != 0)
 		return -1;     /* fuse_opt printed why */
@@ -171,7 +176,8 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	if (check_timeout("attr_timeout", o->attr_timeout) ||
 	    check_timeout("entry_timeout", o->entry_timeout) ||
 	    check_timeout("static_timeout", o->static_timeout) ||
-	    check_timeout("request_timeout", o->request_timeout))
+	    check_timeout("request_timeout", o->request_timeout) ||
+	    check_timeout("startup_timeout", o->startup_timeout))
 		return -1;
 	if (o->request_timeout == 0) {
 		fprintf(stderr, "arenafs: request_timeout must be more than 0 seconds\n");
@@ -212,6 +218,12 @@ void options_client(const struct mount_options *o, struct k8s_client_options *ou
 	memset(out, 0, sizeof(*out));   /* zero: the client's defaults */
 	if (o->request_timeout > 0)
 		out->request_timeout_ms = (int)(o->request_timeout * 1000);
+}
+
+int options_startup_timeout_ms(const struct mount_options *o)
+{
+	return (int)((o->startup_timeout >= 0 ? o->startup_timeout : STARTUP_TIMEOUT_DEFAULT) *
+	             1000);
 }
 
 int options_add_mount_names(struct mount_options *o, const char *context)

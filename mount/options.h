@@ -30,6 +30,7 @@ struct mount_options {
 	double static_timeout;
 	int log_wait_ms;
 	double request_timeout;      /* seconds; -1: the client's default */
+	double startup_timeout;      /* seconds start-up waits for the cluster; -1: default */
 	/* libfuse options arenafs needs to know of (they are passed on too) */
 	int allow_other;
 	int default_permissions;
@@ -52,6 +53,9 @@ int options_parse(int argc, char **argv, struct mount_options *o);
 void options_fs(const struct mount_options *o, struct fs_options *out);
 /* The API client's options the command line asked for. */
 void options_client(const struct mount_options *o, struct k8s_client_options *out);
+/* How long start-up waits for the cluster to answer, in ms (startup_timeout). */
+#define STARTUP_TIMEOUT_DEFAULT 30.0
+int options_startup_timeout_ms(const struct mount_options *o);
 /* Adds subtype=arenafs, fsname=arenafs:CONTEXT (unless given) and ro for readonly. */
 int options_add_mount_names(struct mount_options *o, const char *context);
 void options_free(struct mount_options *o);

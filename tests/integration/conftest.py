@@ -55,6 +55,12 @@ def run_arenafs(args, tmpdir, timeout=120):
                           timeout=timeout, env=daemon_env(tmpdir))
 
 
+# What the daemon says of its own accord (docs/arenafs.1 DIAGNOSTICS): one line
+# per submit, refusal and delete; never a test's surprise.
+ACTIVITY = [r"^arenafs: submitted \S+ \S+ in namespace ", r"^arenafs: deleted \S+ \S+ in namespace ",
+            r"^arenafs: submit/.* refused: "]
+
+
 class Mount:
     """One arenafs daemon in the foreground and its mount point."""
 
@@ -65,7 +71,7 @@ class Mount:
         self.tmp = os.path.join(self.dir, "tmp")
         os.makedirs(self.tmp, exist_ok=True)
         self.log_path = os.path.join(self.dir, "arenafs.log")
-        self.allow = [re.compile(a) for a in allow]
+        self.allow = [re.compile(a) for a in list(allow) + ACTIVITY]
         opts = ",".join(["kubeconfig=" + str(kubeconfig)] + list(options))
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(daemon_command(["-f", "-o", opts, self.mnt]),

@@ -33,11 +33,21 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
                                                        "tensorboard_url")),
                    timeout=30, message="my-mnist's tensorboard_url")
         os.rmdir(os.path.join(mnt, "jobs", "my-mnist"))
+        # a spec that is wrong: refused, and the demo pane says so too
+        (work / "broken.yaml").write_text("type: tfjob\n")
+        r = subprocess.run(["cp", str(work / "broken.yaml"), "submit/"], cwd=mnt,
+                           capture_output=True, text=True)
+        assert r.returncode != 0
     finally:
         os.killpg(proc.pid, signal.SIGINT)       # Ctrl-C in the demo's terminal
         out, _ = proc.communicate(timeout=60)
     assert "mounted at" in out and mnt in out, out
+    # the pane shows what the daemon did: each submit, refusal and delete, in one line
+    assert "arenafs: submitted TFJob my-mnist in namespace default\n" in out, out
+    assert "arenafs: submit/broken refused: image: required" in out, out
+    assert "arenafs: deleted TFJob my-mnist in namespace default\n" in out, out
     assert "arenafs demo: stopped" in out, out
+    assert proc.returncode == 0, "Ctrl-C is the demo's clean stop: make must see 0"
     assert not os.path.ismount(mnt)
     sims = subprocess.run(["pgrep", "-f", "kubesim --dir " + str(work)], capture_output=True)
     assert sims.returncode == 1, "kubesim still runs"

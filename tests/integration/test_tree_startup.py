@@ -8,7 +8,9 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
+import threading
 
 import pytest
 import yaml
@@ -82,12 +84,101 @@ def test_wrong_token_prints_one_line(any_cluster, tmp_path, mnt, foreground):
     assert not os.path.ismount(mnt)
 
 
-def test_unreachable_server_prints_one_line(kubesim, tmp_path, mnt):
+def test_unreachable_server_with_no_wait_prints_one_line(kubesim, tmp_path, mnt):
     c = kubesim("--nodes", "1")
     kc = write_kubeconfig(c, tmp_path / "nowhere", server="http://127.0.0.1:9")
-    r = run_arenafs(["-f", "-o", "kubeconfig=" + kc, mnt], tmp_path)
-    one_line_failure(r, "127.0.0.1:9")
+    r = run_arenafs(["-f", "-o", "kubeconfig=%s,startup_timeout=0" % kc, mnt], tmp_path)
+    one_line_failure(r, "127.0.0.1:9", "Connection refused")
     assert not os.path.ismount(mnt)
+
+
+@pytest.mark.parametrize("foreground", [True, False])
+def test_unreachable_server_says_what_it_waits_for_then_gives_up(kubesim, tmp_path, mnt,
+                                                                  foreground):
+    c = kubesim("--nodes", "1")
+    kc = write_kubeconfig(c, tmp_path / "nowhere", server="http://127.0.0.1:9")
+    args = (["-f"] if foreground else []) + ["-o", "kubeconfig=%s,startup_timeout=3" % kc, mnt]
+    r = run_arenafs(args, tmp_path)
+    assert r.returncode == 1, r
+    assert r.stderr.splitlines() == [
+        "arenafs: cannot reach http://127.0.0.1:9: Connection refused; waiting up to 2 s more "
+        "(-o startup_timeout=S)",
+        "arenafs: cannot reach http://127.0.0.1:9: Connection refused (gave up after "
+        "startup_timeout, 3 s)"], r.stderr
+    assert not os.path.ismount(mnt)
+
+
+class LateListener:
+    """A port that refuses connections until open(), then forwards each
+    connection to target_port: a server that comes up while arenafs waits."""
+
+    def __init__(self, target_port):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+        self.target = target_port
+        self.sock = None
+
+    def open(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", self.port))
+        self.sock.listen(16)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+
+
+def test_a_server_that_comes_up_during_the_wait_is_mounted(kubesim, tmp_path, mnt):
+    c = kubesim("--nodes", "1")
+    late = LateListener(int(c.url.rsplit(":", 1)[1]))
+    kc = write_kubeconfig(c, tmp_path / "late", server="http://127.0.0.1:%d" % late.port)
+    proc = subprocess.Popen([ARENAFS_BIN, "-f", "-o", "kubeconfig=%s,startup_timeout=60" % kc,
+                             mnt], stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, TMPDIR=str(tmp_path)))
+    try:
+        first = proc.stderr.readline()
+        assert "Connection refused; waiting up to" in first, first
+        assert not os.path.ismount(mnt)
+        late.open()
+        wait_until(lambda: os.path.ismount(mnt), timeout=30,
+                   message="the mount once the server answers")
+        assert os.listdir(os.path.join(mnt, "nodes")) == ["node-0"]
+    finally:
+        subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+        proc.wait(timeout=30)
+        late.close()
+    assert proc.returncode == 0
 
 
 def test_unknown_option_prints_one_line(kubesim, tmp_path, mnt):
