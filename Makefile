@@ -90,7 +90,9 @@ test: deps-check
 	@$(MAKE) --no-print-directory test-unit cluster test-integration
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
-CLUSTER_BINS := etcd kube-apiserver kube-controller-manager kube-scheduler kwok training-operator
+# arena: the peer the parity test compares with.
+CLUSTER_BINS := etcd kube-apiserver kube-controller-manager kube-scheduler kwok training-operator \
+                arena
 cluster:
 ifneq ($(ARENAFS_CLUSTER),kubesim)
 	@for b in $(CLUSTER_BINS); do tests/cluster/bin $$b >/dev/null || exit 1; done
@@ -103,7 +105,8 @@ test-integration: $(BIN) $(TOOL_BIN)
 	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) $(PYTHON) -m pytest -q tests/
 
 # CLUSTER=real: on the real cluster of tests/cluster/, at a size it populates in minutes
-BENCH_REAL := $(if $(filter real,$(CLUSTER)),--cluster real --jobs 1000 --nodes 100,)
+BENCH_REAL := $(if $(filter real,$(CLUSTER)),--cluster real --jobs 1000 --nodes 100 \
+                --arena $$(tests/cluster/bin arena),)
 bench: deps-check
 	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
 	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) tests/bench/bench.py $(BENCH_REAL) $(BENCH_ARGS)

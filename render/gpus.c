@@ -104,8 +104,8 @@ static bool node_has_gpus(const struct node *n)
 
 void render_job_gpus(struct strbuf *sb, const struct job_view *v)
 {
-	strbuf_printf(sb, "Allocated/Requested GPUs of Job: %d/%d\n", render_job_gpus_allocated(v),
-	              render_job_gpus_requested(v));
+	/* ALLOCATED/REQUESTED, as nodes/NAME/gpus is ALLOCATED/TOTAL: one form for scripts */
+	strbuf_printf(sb, "%d/%d\n", render_job_gpus_allocated(v), render_job_gpus_requested(v));
 }
 
 void render_node_gpus(struct strbuf *sb, const struct node_view *v)

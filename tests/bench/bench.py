@@ -100,10 +100,11 @@ def peak_rss_kib(cmd, env=None):
 
 
 class Bench:
-    def __init__(self, cluster, mount, repeat):
+    def __init__(self, cluster, mount, repeat, arena=None):
         self.c = cluster
         self.m = mount
         self.repeat = repeat
+        self.arena = arena       # the Arena CLI's path: its rows too
         self.rows = []
 
     def kubectl_cmd(self, *args):
@@ -137,8 +138,12 @@ class Bench:
                 requests.append(self.requests() - before)
         return statistics.median(times), max(requests) if requests else None, out_bytes
 
+    def arena_cmd(self, *args):
+        return [self.arena, "--config", self.c.kubeconfig] + list(args)
+
     def row(self, what, fs_cmds, kubectl_cmds):
-        # One warm-up each, as a user's second `ls` is the usual case for both.
+        """kubectl_cmds: the peer's commands, kubectl's or Arena's.
+        One warm-up each, as a user's second `ls` is the usual case for both."""
         for cmd in fs_cmds:
             run_timed(cmd)
         for cmd in kubectl_cmds:
@@ -192,6 +197,8 @@ class Bench:
                      [["cat", path]],
                      [self.kubectl_cmd("logs", pod)])
 
+        if self.arena:
+            self.arena_rows(jobs, job)
         self.submit_and_delete_rows(tempfile.mkdtemp(prefix="arenafs-bench-"))
 
         rss, hwm = self.m.rss_kib()
@@ -254,6 +261,22 @@ class Bench:
                          lambda i: self.kubectl_cmd("delete", "tfjob", "bench-k-%d" % i))
         shutil.rmtree(tmp, ignore_errors=True)
 
+    def arena_rows(self, jobs, job):
+        """The same answers from Arena: its list, get, top node and logs."""
+        m = self.m.path
+        self.row("arena list (cat jobs/*/status | arena list)",
+                 [["sh", "-c", "cat %s/jobs/*/status" % m]], [self.arena_cmd("list")])
+        self.row("arena get J (cat jobs/J/info | arena get J)",
+                 [["cat", os.path.join(m, "jobs", job, "info")]], [self.arena_cmd("get", job)])
+        self.row("arena top node (cat cluster/top | arena top node)",
+                 [["cat", os.path.join(m, "cluster", "top")]], [self.arena_cmd("top", "node")])
+        done = next((j for j in jobs
+                     if open(os.path.join(m, "jobs", j, "status")).read() == "SUCCEEDED\n"), None)
+        if done:
+            self.row("arena logs J, finished (cat jobs/J/logs | arena logs J)",
+                     [["cat", os.path.join(m, "jobs", done, "logs")]],
+                     [self.arena_cmd("logs", done)])
+
     def busiest_job(self, jobs):
         best, best_n = jobs[0], -1
         for j in jobs[:200]:
@@ -291,13 +314,17 @@ def populate_real(cluster, jobs, per_job=5, timeout=3600):
             worker["resources"] = {"limits": {"nvidia.com/gpu": "1"}}
         ps = {"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0",
               "command": ["python", "ps.py"], "env": env}
+        # Arena lists only jobs and pods labelled app=tfjob, release=NAME
+        labels = {"app": "tfjob", "release": "tfjob-%05d" % i}
+        worker_tpl = {"metadata": {"labels": labels}, "spec": {"containers": [worker]}}
+        ps_tpl = {"metadata": {"labels": labels}, "spec": {"containers": [ps]}}
         items.append({"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
-                      "metadata": {"name": "tfjob-%05d" % i},
+                      "metadata": {"name": "tfjob-%05d" % i, "labels": labels},
                       "spec": {"runPolicy": {"cleanPodPolicy": "None"}, "tfReplicaSpecs": {
                           "PS": {"replicas": 1, "restartPolicy": "Never",
-                                 "template": {"spec": {"containers": [ps]}}},
+                                 "template": ps_tpl},
                           "Worker": {"replicas": per_job - 1, "restartPolicy": "Never",
-                                     "template": {"spec": {"containers": [worker]}}}}}})
+                                     "template": worker_tpl}}}})
     for start in range(0, jobs, 500):
         cluster.kubectl("create", "-f", "-", timeout=600, input=json.dumps(
             {"apiVersion": "v1", "kind": "List", "items": items[start:start + 500]}))
@@ -315,7 +342,7 @@ def populate_real(cluster, jobs, per_job=5, timeout=3600):
 def report(rows, memory, scale, where="kubesim"):
     lines = ["arenafs vs kubectl on %s (%s)" % (where, scale), ""]
     w = max(len(r["what"]) for r in rows)
-    lines.append("%-*s  %9s  %9s  %7s  %9s" % (w, "what", "arenafs", "kubectl", "ratio",
+    lines.append("%-*s  %9s  %9s  %7s  %9s" % (w, "what", "arenafs", "peer", "ratio",
                                                "requests"))
     for r in rows:
         req = ("%4d/%-4d" % (r["arenafs_requests"], r["kubectl_requests"])
@@ -327,8 +354,8 @@ def report(rows, memory, scale, where="kubesim"):
                  "peak %.1f MiB" % (memory["arenafs_rss_kib"] / 1024.0,
                                     memory["arenafs_hwm_kib"] / 1024.0,
                                     memory["kubectl_get_pods_all_json_peak_kib"] / 1024.0))
-    lines.append("ratio = kubectl time / arenafs time; requests = API requests per run "
-                 "(arenafs/kubectl)")
+    lines.append("peer = kubectl, or Arena in the rows named arena; ratio = peer time / "
+                 "arenafs time; requests = API requests per run (arenafs/peer)")
     return "\n".join(lines)
 
 
@@ -340,6 +367,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", help="also write the results as JSON to this file")
     ap.add_argument("--cluster", choices=("kubesim", "real"), default="kubesim")
+    ap.add_argument("--arena", help="the Arena CLI: adds its rows (make bench CLUSTER=real "
+                    "passes tests/cluster/bin arena)")
     args = ap.parse_args()
 
     work = tempfile.mkdtemp(prefix="arenafs-bench-")
@@ -358,7 +387,7 @@ def main():
         t0 = time.monotonic()
         mount = Mount(cluster, work)
         mount_s = time.monotonic() - t0
-        b = Bench(cluster, mount, args.repeat)
+        b = Bench(cluster, mount, args.repeat, args.arena)
         b.run()
         remaining = pods.get("metadata", {}).get("remainingItemCount")
         scale = "%d jobs, %d nodes, %s pods; %s ready in %.1fs, arenafs mounted in %.1fs" % (

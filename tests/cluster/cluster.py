@@ -42,7 +42,10 @@ BINARIES = {
     "kwok": ("kwok", "sigs.k8s.io/kwok/cmd/kwok"),
     "training-operator": ("operator",
                           "github.com/kubeflow/training-operator/cmd/training-operator.v1"),
+    # the peer arenafs is compared with (tests/integration/test_arena_parity.py)
+    "arena": ("arena", "github.com/kubeflow/arena/cmd/arena"),
 }
+CLUSTER_BINARIES = [n for n in BINARIES if n != "arena"]
 
 # The module whose version names a component's cache directory.
 MAIN_MODULE = {
@@ -50,7 +53,9 @@ MAIN_MODULE = {
     "etcd": "go.etcd.io/etcd/server/v3",
     "kwok": "sigs.k8s.io/kwok",
     "operator": "github.com/kubeflow/training-operator",
+    "arena": "github.com/kubeflow/arena",
 }
+
 
 # Kinds the training-operator serves; its CRD files are named after the plurals.
 OPERATOR_KINDS = ["tfjobs", "pytorchjobs", "mpijobs", "xgboostjobs", "paddlejobs", "jaxjobs"]
@@ -141,6 +146,11 @@ def build(names):
             os.replace(os.path.join(tmp, n), os.path.join(bindir, n))
         shutil.rmtree(tmp, ignore_errors=True)
         log("built %s in %.0f s" % (", ".join(group), time.monotonic() - started))
+
+
+def arena_charts():
+    """The Helm charts `arena submit` renders: in the Arena source it was built from."""
+    return os.path.join(module_source("arena", MAIN_MODULE["arena"]), "charts")
 
 
 def module_source(moddir, module):
@@ -429,7 +439,10 @@ def container_log_lines(n=40):
 
 
 def node_manifest(name, gpus):
-    resources = {"cpu": "32", "memory": "256Gi", "pods": "110", "nvidia.com/gpu": str(gpus)}
+    # ephemeral-storage as a real node reports it: the operator's MPI launcher
+    # init container requests 5Gi, and a node without it never takes the pod
+    resources = {"cpu": "32", "memory": "256Gi", "pods": "110", "ephemeral-storage": "500Gi",
+                 "nvidia.com/gpu": str(gpus)}
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name,
@@ -476,7 +489,7 @@ def up(directory, nodes=4, gpus=8):
     plane = Plane(directory)
     if os.path.exists(os.path.join(plane.dir, "ready")):
         raise ClusterError("%s already holds a running cluster: down it first" % plane.dir)
-    build(list(BINARIES))
+    build(CLUSTER_BINARIES)
     started = time.monotonic()
     kwok_src = module_source("kwok", "sigs.k8s.io/kwok")
     operator_src = module_source("operator", "github.com/kubeflow/training-operator")

@@ -64,17 +64,27 @@ env: {KWOK_RUN: 12s}
         assert m.read("jobs", "mnist", "instances", pn, "status") == "Running\n"
 
     # GPUs: 2 per worker, none for the PS, counted on the nodes the scheduler chose
-    assert m.read("jobs", "mnist", "gpus").strip().endswith("4/4")
+    assert m.read("jobs", "mnist", "gpus") == "4/4\n"
     nodes = c.kubectl_json("get", "nodes")["items"]
-    for n in nodes:
-        name = n["metadata"]["name"]
-        used = sum(int(ctr.get("resources", {}).get("limits", {}).get(te.GPU, 0))
-                   for p in c.kubectl_json("get", "pods", "-A")["items"]
-                   if p["spec"].get("nodeName") == name
-                   and p["status"].get("phase") in ("Pending", "Running")
-                   for ctr in p["spec"]["containers"])
-        total = int(n["status"]["allocatable"][te.GPU])
-        assert m.read("nodes", name, "gpus") == "%d/%d\n" % (used, total)
+
+    def node_gpus_agree():
+        # pods being deleted hold no GPU (Arena's count): an earlier module's
+        # namespace may still be going away
+        pods = c.kubectl_json("get", "pods", "-A")["items"]
+        for n in nodes:
+            name = n["metadata"]["name"]
+            used = sum(int(ctr.get("resources", {}).get("limits", {}).get(te.GPU, 0))
+                       for p in pods
+                       if p["spec"].get("nodeName") == name
+                       and p["status"].get("phase") in ("Pending", "Running")
+                       and not p["metadata"].get("deletionTimestamp")
+                       for ctr in p["spec"]["containers"])
+            total = int(n["status"]["allocatable"][te.GPU])
+            if m.read("nodes", name, "gpus") != "%d/%d\n" % (used, total):
+                return False
+        return True
+    wait_until(node_gpus_agree, timeout=30, interval=0.5,
+               message="nodes/*/gpus to match the pods kubectl shows")
     top = m.read("cluster", "top")
     for n in nodes:
         assert n["metadata"]["name"] in top

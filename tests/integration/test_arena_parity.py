@@ -1,0 +1,334 @@
+"""Arena itself beside arenafs on the real cluster: the Kubeflow Arena CLI
+(tests/cluster/arena, v0.15.5) and a mount read the same jobs, and every fact
+one prints the other prints too. Where they differ by design, docs/arena.md
+says why and the test checks arenafs' side of it. Jobs in every phase go in
+through submit/, and one through `arena submit`."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+import realcluster
+from helpers import wait_until
+from kubesimcluster import KUBECTL
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "cluster"))
+import cluster as upstream  # noqa: E402
+
+pytestmark = pytest.mark.skipif(realcluster.CLUSTER_CHOICE == "kubesim",
+                                reason="ARENAFS_CLUSTER=kubesim: Arena runs on the real cluster")
+
+RUNNING = "env: {KWOK_RUN: forever}"
+
+# name -> (the spec copied into submit/, the status both must reach)
+JOBS = {
+    "tf-running": ("""type: tfjob
+image: tensorflow/tensorflow:2.15.0-gpu
+command: python train.py
+gpus: 1
+workers: 2
+ps: 1
+tensorboard: true
+""" + RUNNING + "\n", "RUNNING"),
+    "torch-done": ("""type: pytorchjob
+image: pytorch/pytorch:2.2.0
+command: python train.py
+gpus: 1
+workers: 2
+env: {KWOK_RUN: 3s}
+""", "SUCCEEDED"),
+    "torch-failed": ("""type: pytorchjob
+image: pytorch/pytorch:2.2.0
+command: python train.py
+gpus: 1
+env: {KWOK_RUN: 2s, KWOK_EXIT: "1"}
+""", "FAILED"),
+    "tf-waiting": ("""type: tfjob
+image: tensorflow/tensorflow:2.15.0-gpu
+command: python train.py
+gpus: 64
+""", "PENDING"),
+    # a full manifest as it stands: Arena sees it because it carries Arena's labels
+    "tf-restarted": ("""apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata:
+  name: tf-restarted
+  labels: {app: tfjob, release: tf-restarted}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      restartPolicy: OnFailure
+      template:
+        metadata:
+          labels: {app: tfjob, release: tf-restarted}
+        spec:
+          containers:
+          - name: tensorflow
+            image: tensorflow/tensorflow:2.15.0
+            env:
+            - {name: KWOK_CRASH_ONCE, value: "1"}
+            - {name: KWOK_RUN, value: forever}
+""", "RUNNING"),
+}
+
+
+class Arena:
+    """The Arena CLI against the module's namespace, with a home of its own
+    (its charts, arena-kubectl on PATH: what `arena submit` runs)."""
+
+    def __init__(self, binary, kubeconfig, namespace, home):
+        self.binary, self.kubeconfig, self.namespace = binary, kubeconfig, namespace
+        os.makedirs(os.path.join(home, "bin"), exist_ok=True)
+        os.symlink(upstream.arena_charts(), os.path.join(home, "charts"))
+        os.symlink(KUBECTL, os.path.join(home, "bin", "arena-kubectl"))
+        self.env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+        # Arena prints local time, arenafs UTC: the same clock for both here
+        self.env.update(HOME=home, PATH=os.path.join(home, "bin") + ":" + os.environ["PATH"],
+                        TZ="UTC")
+
+    def run(self, *args, namespace=True):
+        cmd = [self.binary, "--config", self.kubeconfig]
+        if namespace:
+            cmd += ["-n", self.namespace]
+        r = subprocess.run(cmd + list(args), capture_output=True, text=True, env=self.env,
+                           timeout=120)
+        if r.returncode != 0:
+            raise AssertionError("arena %s failed (%d): %s" % (" ".join(args), r.returncode,
+                                                              r.stdout + r.stderr))
+        return r.stdout
+
+
+def columns(line):
+    """A row of a table Arena (or arenafs) aligned with spaces."""
+    return re.split(r"\s{2,}", line.strip())
+
+
+def table(text, first):
+    """{first column: {header: cell}} of the table whose header starts with first."""
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.strip().startswith(first))
+    head = columns(lines[start])
+    rows = {}
+    for line in lines[start + 1:]:
+        if not line.strip() or line.lstrip().startswith("---"):
+            if rows:
+                break
+            continue
+        cells = columns(line)
+        rows[cells[0]] = dict(zip(head, cells))
+    return rows
+
+
+def header(text):
+    """The `Key: value` lines above the first blank line of `arena get`/info, in order."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        out.append((key, value.strip()))
+    return out
+
+
+def seconds(short):
+    """Arena's short duration ("45s", "3m", "2h") in seconds."""
+    m = re.fullmatch(r"(\d+)([smhdy])", short)
+    assert m, "not a short duration: %r" % short
+    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 31536000}[m.group(2)]
+
+
+def utc(stamp):
+    """An API timestamp as both print it: "2026-12-03 13:52:02"."""
+    return stamp.replace("T", " ").rstrip("Z")
+
+
+def tensorboard_url(text):
+    lines = text.splitlines()
+    for i, l in enumerate(lines):
+        if "Your tensorboard will be available on:" in l:
+            return lines[i + 1].strip()
+    return None
+
+
+@pytest.fixture(scope="module")
+def scene(request, arenafs_module):
+    try:
+        upstream.build(["arena"])
+    except upstream.ClusterError as e:
+        pytest.fail("the Arena CLI could not be built: %s" % e, pytrace=False)
+    view = realcluster.module_view(request)
+    ns = view.namespace
+    m = arenafs_module(view, "namespace=" + ns)
+    home = tempfile.mkdtemp(prefix="arena-home-")
+    arena = Arena(upstream.binary_path("arena"), view.kubeconfig, ns, home)
+    for name, (spec, _) in JOBS.items():
+        with open(m.path("submit", name + ".yaml"), "w") as f:
+            f.write(spec)
+    # and one the other way: Arena's own submit, its chart rendered and created
+    arena.run("submit", "tf", "--name=by-arena", "--gpus=1", "--workers=2",
+              "--image=tensorflow/tensorflow:2.15.0-gpu", "--env=KWOK_RUN=forever",
+              "--tensorboard", "python train.py")
+    want = {n: s for n, (_, s) in JOBS.items()}
+    want["by-arena"] = "RUNNING"
+
+    def settled():
+        arena_list = table(arena.run("list"), "NAME")
+        return all(m.read("jobs", n, "status") == s + "\n" and
+                   arena_list.get(n, {}).get("STATUS") == s for n, s in want.items())
+    wait_until(settled, timeout=120, interval=1,
+               message="every job in its phase in both arenafs and `arena list`")
+    pod = "tf-restarted-worker-0"
+    wait_until(lambda: view.kubectl_json("get", "pod", pod)["status"]["containerStatuses"][0]
+               .get("restartCount") == 1 and m.read("jobs", "tf-restarted", "status")
+               == "RUNNING\n", timeout=90, interval=1, message="tf-restarted to run again")
+    return view, m, arena, want
+
+
+def test_arena_list_names_the_same_jobs_with_the_same_status_and_trainer(scene):
+    c, m, arena, want = scene
+    assert sorted(os.listdir(m.path("jobs"))) == sorted(want)
+    rows = table(arena.run("list"), "NAME")
+    assert sorted(rows) == sorted(want)
+    for name, row in rows.items():
+        info = dict(header(m.read("jobs", name, "info")))
+        assert row["STATUS"] + "\n" == m.read("jobs", name, "status"), name
+        assert row["TRAINER"] == info["Trainer"], name
+        assert row["TRAINER"].lower() == m.read("jobs", name, "type").strip(), name
+        allocated, requested = m.read("jobs", name, "gpus").strip().split("/")
+        assert row["GPU(Requested)"] == requested, name
+        # Arena prints N/A for a finished job's allocation (arenafs: 0, docs/arena.md)
+        assert row["GPU(Allocated)"] == (allocated if row["STATUS"] in ("RUNNING", "PENDING")
+                                         else "N/A"), name
+    # -A: every namespace's jobs, ours in jobs/, the others' in namespaces/NS/jobs/
+    def status(ns, name):
+        where = ("jobs",) if ns == c.namespace else ("namespaces", ns, "jobs")
+        try:
+            return m.read(*where, name, "status").strip()
+        except OSError:
+            return None
+
+    def all_agree():
+        rows = [columns(l) for l in arena.run("list", "-A", namespace=False).splitlines()[1:]]
+        theirs = {(r[0], r[1]): r[2] for r in rows}
+        ours = {(ns, n): status(ns, n) for ns, n in theirs}
+        mine = {n for ns, n in theirs if ns == c.namespace}
+        return theirs == ours and mine == set(want) and theirs
+    every = wait_until(all_agree, timeout=30, interval=1,
+                       message="arena list -A and jobs/, namespaces/*/jobs/ to agree")
+    assert sum(1 for ns, _ in every if ns == c.namespace) == len(want)
+
+
+def test_arena_get_and_info_agree_field_by_field(scene):
+    c, m, arena, want = scene
+    for name in want:
+        theirs = arena.run("get", name)
+        ours = m.read("jobs", name, "info")
+        a, o = header(theirs), header(ours)
+        # Arena's field names in Arena's order
+        assert [k for k, _ in o] == [k for k, _ in a], name
+        a, o = dict(a), dict(o)
+        for key in ("Name", "Status", "Namespace", "Priority", "Trainer"):
+            assert o[key] == a[key], "%s %s: arenafs %r, Arena %r" % (name, key, o[key], a[key])
+        # CreateTime: Arena prints status.startTime under that name, arenafs the
+        # creation itself (docs/arena.md)
+        job = c.kubectl_json("get", m.read("jobs", name, "type").strip(), name)
+        assert o["CreateTime"] == utc(job["metadata"]["creationTimestamp"]), name
+        if job["status"].get("startTime"):
+            assert a["CreateTime"] == utc(job["status"]["startTime"]), name
+        # read a moment apart, both in Arena's short form (whole minutes past 1m)
+        d_o, d_a = seconds(o["Duration"]), seconds(a["Duration"])
+        assert abs(d_o - d_a) <= (2 if max(d_o, d_a) < 60 else 60), \
+            (name, o["Duration"], a["Duration"])
+        if want[name] in ("SUCCEEDED", "FAILED"):
+            # Arena prints CreateTime + Duration; arenafs the end itself (docs/arena.md)
+            assert o["EndTime"] not in ("", "N/A") and a["EndTime"], name
+            assert o["EndTime"] >= a["EndTime"], name
+        else:
+            assert (o["EndTime"], a["EndTime"]) == ("N/A", ""), name
+        # the instances: same pods, status, chief, GPUs, node (AGE: docs/arena.md)
+        ti, oi = table(theirs, "NAME"), table(ours, "NAME")
+        assert sorted(oi) == sorted(ti), name
+        for pod, row in ti.items():
+            for col in ("STATUS", "IS_CHIEF", "GPU(Requested)", "NODE"):
+                assert oi[pod][col] == row[col], "%s %s %s" % (name, pod, col)
+        url = tensorboard_url(theirs)
+        assert tensorboard_url(ours) == url, name
+        if url:
+            assert m.read("jobs", name, "tensorboard_url") == url + "\n"
+        else:
+            assert not os.path.exists(m.path("jobs", name, "tensorboard_url")), name
+
+
+def test_arena_get_events_are_in_events(scene):
+    c, m, arena, want = scene
+    for name in ("tf-waiting", "tf-running", "tf-restarted"):
+        text = arena.run("get", "-e", name)
+        events = text.split("\nEvents:\n", 1)[1]
+        assert "No events" not in events, name
+        rows = [columns(l) for l in events.splitlines()[2:] if l.strip()]
+        assert rows, name
+        ours = m.read("jobs", name, "events")
+        for row in rows:
+            # Arena: SOURCE TYPE AGE MESSAGE; the message is "[Reason] text" in both
+            assert row[-1] in ours, "%s: Arena's event %r not in events" % (name, row[-1])
+
+
+def test_arena_top_node_is_cluster_top(scene):
+    c, m, arena, want = scene
+
+    def same():
+        theirs = arena.run("top", "node", namespace=False)
+        ours = m.read("cluster", "top")
+        rows = table(theirs, "NAME")
+        return rows == table(ours, "NAME") and theirs.splitlines()[-1] == \
+            ours.splitlines()[-1] and rows
+    rows = wait_until(same, timeout=30, interval=1,
+                      message="arena top node and cluster/top to show the same table")
+    for node, row in rows.items():
+        assert m.read("nodes", node, "gpus") == "%s/%s\n" % (row["GPU(Allocated)"],
+                                                           row["GPU(Total)"])
+
+    def same_details():
+        theirs = arena.run("top", "node", "-d", namespace=False)
+        blocks = [b for b in re.split(r"\n(?=Name:)", theirs.split("\n---")[0]) if b.strip()]
+        return all(m.read("nodes", header(b.strip())[0][1], "info").strip() == b.strip()
+                   for b in blocks) and blocks
+    wait_until(same_details, timeout=30, interval=1,
+               message="arena top node -d and nodes/*/info to agree node by node")
+
+
+def test_arena_logs_are_byte_identical(scene):
+    c, m, arena, want = scene
+    for name in ("tf-running", "torch-done", "by-arena"):
+        ours = m.read("jobs", name, "logs")
+        assert ours, name
+        assert arena.run("logs", name) == ours, name
+        assert arena.run("logs", "--tail", "3", name) == "".join(ours.splitlines(True)[-3:])
+        for pod in os.listdir(m.path("jobs", name, "instances")):
+            assert arena.run("logs", "-i", pod, name) == \
+                m.read("jobs", name, "instances", pod, "logs"), pod
+
+
+def test_a_job_arena_submitted_is_whole_in_arenafs(scene):
+    c, m, arena, want = scene
+    job = c.kubectl_json("get", "tfjob", "by-arena")
+    assert job["metadata"]["labels"]["release"] == "by-arena"
+    assert m.read("jobs", "by-arena", "type") == "tfjob\n"
+    assert m.read("jobs", "by-arena", "tensorboard_url").startswith("http://")
+    pods = sorted(os.listdir(m.path("jobs", "by-arena", "instances")))
+    assert pods == ["by-arena-worker-0", "by-arena-worker-1"]
+    assert m.read("jobs", "by-arena", "gpus") == "2/2\n"
+
+
+def test_a_job_arenafs_submitted_carries_arenas_labels(scene):
+    c, m, arena, want = scene
+    for name in ("tf-running", "torch-done"):
+        job = c.kubectl_json("get", m.read("jobs", name, "type").strip(), name)
+        labels = job["metadata"]["labels"]
+        assert (labels["app"], labels["release"]) == (job["kind"].lower(), name)
