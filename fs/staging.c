@@ -28,6 +28,8 @@ struct snode {
 	bool dir;
 	bool generated;
 	bool dirty; /* written since its text was last taken */
+	int lost;   /* errno of a write that failed since it was last emptied: bytes are
+	             * missing, so it must never be submitted (a cut spec is another job) */
 	mode_t mode;
 	char *data;
 	size_t len, cap;
@@ -392,6 +394,8 @@ static int set_size(struct staging *st, struct snode *n, size_t size)
 	if (size > n->len)
 		memset(n->data + n->len, 0, size - n->len);
 	n->len = size;
+	if (size == 0)
+		n->lost = 0;
 	n->mtime = n->ctime = now();
 	n->dirty = true;
 	return 0;
@@ -406,11 +410,12 @@ static int open_node(struct staging *st, struct snode *n, int open_flags)
 		return -EISDIR;
 	if (n->generated && (acc != O_RDONLY || (open_flags & O_TRUNC)))
 		return -EACCES;
-	if ((open_flags & O_TRUNC) && acc != O_RDONLY && n->len) {
-		int err = set_size(st, n, 0);
+	if ((open_flags & O_TRUNC) && acc != O_RDONLY) {
+		int err = n->len ? set_size(st, n, 0) : 0;
 
 		if (err)
 			return err;
+		n->lost = 0;
 	}
 	n->opens++;
 	return 0;
@@ -504,8 +509,6 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 
 	if (off < 0)
 		return -EINVAL;
-	if ((uint64_t)off + size > STAGING_FILE_MAX)
-		return -EFBIG;
 	if (size == 0)
 		return 0;
 	pthread_mutex_lock(&st->lock);
@@ -514,8 +517,14 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 		ret = err;
 	else if (n->generated)
 		ret = -EACCES;
+	else if ((uint64_t)off + size > STAGING_FILE_MAX)
+		ret = -EFBIG;
 	else if ((size_t)off + size > n->len)
 		ret = set_size(st, n, (size_t)off + size);
+	if (ret < 0 && n && !n->generated && ret != -EINVAL) {
+		n->lost = (int)-ret;
+		n->dirty = true;        /* so that close reports it */
+	}
 	if (ret >= 0) {
 		memcpy(n->data + off, buf, size);
 		n->mtime = n->ctime = now();
@@ -554,6 +563,10 @@ int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *s
 			err = -EFBIG;
 		else
 			err = set_size(st, n, (size_t)set->size);
+		if (err && !n->dir) {
+			n->lost = -err;
+			n->dirty = true;
+		}
 		if (err)
 			goto out;
 	}
@@ -728,15 +741,20 @@ static int take_text(const struct snode *n, struct staging_submission *sub)
 }
 
 /* Takes n's text into sub when n, as dir/name, is a spec that is not empty: 1, 0 or
- * -ENOMEM. Taking it clears dirty: the next submission needs another write. */
+ * -ENOMEM. Taking it clears dirty: the next submission needs another write. A spec
+ * a write failed on gives -errno of that write and sub->entry, text-less. */
 static int take_spec(struct staging *st, struct snode *n, const struct snode *dir,
                      const char *name, struct staging_submission *sub)
 {
 	int ret;
 
-	if (n->dir || n->generated || n->len == 0)
+	if (n->dir || n->generated || (n->len == 0 && !n->lost))
 		return 0;
 	ret = spec_target(st, dir, name, sub);
+	if (ret > 0 && n->lost) {
+		n->dirty = false;
+		return -n->lost;
+	}
 	if (ret > 0)
 		ret = take_text(n, sub);
 	if (ret > 0)

@@ -121,7 +121,8 @@ int staging_rename(struct staging *st, uint64_t dir, const char *name, uint64_t 
 /*
  * A file was flushed (closed): when it was written since it was last taken, is a
  * spec (see above), still linked and not empty, returns 1 with *sub filled; else 0.
- * -ENOMEM.
+ * -ENOMEM. A spec a write failed on since it was last emptied (EFBIG, ENOSPC) is
+ * never submitted: -that errno, with only sub->entry filled, to record why.
  */
 int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submission *sub);
 /*

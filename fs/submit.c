@@ -354,6 +354,29 @@ static int submit_and_record(struct fs *fs, const struct staging_submission *sub
 	return ret;
 }
 
+/* A spec a write failed on: nothing is submitted, and the entry's error says why. */
+static int record_lost(struct fs *fs, const struct staging_submission *sub, int ret)
+{
+	char why[256];
+
+	if (ret == -EFBIG)
+		snprintf(why, sizeof(why),
+		         "the spec is too large: submit/ takes files of at most %d bytes (1 MiB); "
+		         "a write past that failed with EFBIG and nothing was submitted",
+		         STAGING_FILE_MAX);
+	else if (ret == -ENOSPC)
+		snprintf(why, sizeof(why),
+		         "submit/ is full (%d MiB of files together): a write failed with ENOSPC "
+		         "and nothing was submitted; remove what is no longer needed",
+		         STAGING_BYTES_MAX >> 20);
+	else
+		snprintf(why, sizeof(why), "a write failed (%s): nothing was submitted",
+		         strerror(-ret));
+	staging_set_outcome(fs->staging, sub->entry, STAGING_FAILED, why);
+	fs_log(LOG_INFO, "submit/%s refused: %s", sub->entry, why);
+	return ret;
+}
+
 static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                          struct fuse_file_info *fi)
 {
@@ -364,6 +387,8 @@ static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 	ret = staging_take_flushed(fs->staging, staging_id(in), &sub);
 	if (ret > 0)
 		ret = submit_and_record(fs, &sub);
+	else if (ret < 0 && sub.entry)
+		ret = record_lost(fs, &sub, ret);
 	staging_submission_clear(&sub);
 	fuse_reply_err(req, -ret);
 }
@@ -422,6 +447,8 @@ static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 	ret = staging_take_renamed(fs->staging, from, name, to, newname, &sub);
 	if (ret > 0)
 		ret = submit_and_record(fs, &sub);
+	else if (ret < 0 && sub.entry)
+		ret = record_lost(fs, &sub, ret);
 	staging_submission_clear(&sub);
 	if (!ret)
 		ret = staging_rename(fs->staging, from, name, to, newname, flags);

@@ -195,7 +195,7 @@ static int annotation_text(struct spec_ctx *c, const char *text, size_t len)
 }
 
 /* The job's annotations together must fit the API server's limit. */
-static int check_annotation_size(struct spec_ctx *c)
+static int check_annotation_size(struct spec_ctx *c, size_t len)
 {
 	size_t total =
 	    strlen(SPEC_ANNOTATION) + strlen(c->s->text) + strlen(SPEC_ANNOT_REQUEST_GPUS) + 20;
@@ -204,10 +204,13 @@ static int check_annotation_size(struct spec_ctx *c)
 
 	json_object_foreach(c->s->annotations, key, v) total += strlen(key) + json_string_length(v);
 	if (total > SPEC_ANNOTATIONS_MAX)
-		return spec_fail(c, NULL, false, "spec",
-		                 "is %zu bytes; kept as the job's %s annotation, the annotations "
-		                 "would exceed the %d bytes Kubernetes allows on an object",
-		                 strlen(c->s->text), SPEC_ANNOTATION, SPEC_ANNOTATIONS_MAX);
+		return k8s_error_set(c->err, EFBIG,
+		                     "the spec is too large: %zu bytes, where a small spec may have "
+		                     "about %d (the job keeps it in its %s annotation, and Kubernetes "
+		                     "allows %d bytes of annotations on an object); nothing was "
+		                     "submitted",
+		                     len, SPEC_ANNOTATIONS_MAX - (int)(total - strlen(c->s->text)),
+		                     SPEC_ANNOTATION, SPEC_ANNOTATIONS_MAX);
 	return 0;
 }
 
@@ -250,7 +253,7 @@ int spec_parse(const char *text, size_t len, const char *default_name,
 		if (rc == 0)
 			rc = annotation_text(&c, text, len);
 		if (rc == 0)
-			rc = check_annotation_size(&c);
+			rc = check_annotation_size(&c, len);
 	}
 	yaml_doc_free(doc);
 	if (rc < 0) {

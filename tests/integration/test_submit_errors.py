@@ -93,6 +93,48 @@ def test_cp_shows_the_failure(env, tmp_path):
     assert nothing_named(c, "cpbad") == []
 
 
+def huge_manifest(name, entries):
+    """A TFJob manifest whose env list makes it as large as wanted."""
+    env = "".join('            - {name: V%06d, value: "x"}\n' % i for i in range(entries))
+    return ("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: %s}\nspec:\n"
+            "  tfReplicaSpecs:\n    Worker:\n      replicas: 1\n      template:\n"
+            "        spec:\n          containers:\n          - name: tensorflow\n"
+            "            image: tensorflow/tensorflow:2.15.0\n            env:\n%s"
+            % (name, env))
+
+
+def test_a_spec_cut_by_efbig_is_never_submitted(env, tmp_path):
+    c, m = env
+    src = tmp_path / "huge.yaml"
+    src.write_text(huge_manifest("huge", 40001))
+    assert src.stat().st_size > 1024 * 1024
+    r = subprocess.run(["cp", str(src), m.path("submit")], capture_output=True, text=True)
+    assert r.returncode == 1 and "File too large" in r.stderr, r.stderr
+    assert m.read("submit", "huge", "status") == "failed\n"
+    error = m.read("submit", "huge", "error")
+    assert error.startswith("the spec is too large: ") and "1 MiB" in error, error
+    assert "nothing was submitted" in error
+    assert nothing_named(c, "huge") == []
+    # closing again, or renaming it, submits nothing either; a fresh copy works
+    with open(m.path("submit", "huge.yaml"), "a"):
+        pass
+    assert nothing_named(c, "huge") == []
+    src.write_text(GOOD)
+    r = subprocess.run(["cp", str(src), m.path("submit")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert m.read("submit", "huge", "status") == "submitted\n"
+
+
+def test_a_small_spec_too_large_for_its_annotation_says_so(env):
+    c, m = env
+    text = GOOD.replace("command: python train.py", "command: |\n" + "  echo\n" * 50000)
+    assert 256 * 1024 < len(text) < 1024 * 1024
+    assert submit(m, "wordy.yaml", text) == errno.EFBIG
+    error = m.read("submit", "wordy", "error")
+    assert error.startswith("the spec is too large: %d bytes" % len(text)), error
+    assert nothing_named(c, "wordy") == []
+
+
 def test_taken_name_is_eexist_and_the_job_is_untouched(env):
     c, m = env
     assert submit(m, "taken.yaml", GOOD) == 0

@@ -663,6 +663,36 @@ static int flush_new_file(struct staging *st, uint64_t dir, const char *name, co
 	return ret;
 }
 
+/* A spec cut short by EFBIG is another job: it is never taken, until emptied. */
+TEST(fs_staging_spec_a_write_failed_on_is_never_taken)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	uint64_t id = open_file(st, STAGING_ROOT, "cut.yaml", NULL);
+	struct staging_attr a;
+	uint64_t again;
+
+	CHECK_INT_EQ(staging_write(st, id, "kind: TFJob\n", 12, 0), 12);
+	CHECK_INT_EQ(staging_write(st, id, "x", 1, STAGING_FILE_MAX), -EFBIG);
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), -EFBIG);
+	CHECK(sub.text == NULL);
+	CHECK_STR_EQ(sub.entry, "cut");       /* where the reason is recorded */
+	staging_submission_clear(&sub);
+	/* a second close has nothing new to say */
+	CHECK_INT_EQ(staging_take_flushed(st, id, &sub), 0);
+	staging_release(st, id);
+	/* cp again: O_TRUNC empties it, and the new text is a spec again */
+	CHECK_INT_EQ(staging_create(st, STAGING_ROOT, "cut.yaml", 0644, false, O_WRONLY | O_TRUNC,
+	                            &a), 0);
+	again = a.id;
+	CHECK_INT_EQ(staging_write(st, again, "kind: TFJob\n", 12, 0), 12);
+	CHECK_INT_EQ(staging_take_flushed(st, again, &sub), 1);
+	CHECK_STR_EQ(sub.text, "kind: TFJob\n");
+	staging_submission_clear(&sub);
+	staging_release(st, again);
+	staging_free(st);
+}
+
 TEST(fs_staging_flushed_top_level_yaml_is_a_spec_of_its_stem)
 {
 	struct staging *st = new_staging();

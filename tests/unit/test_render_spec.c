@@ -528,8 +528,16 @@ TEST(spec_oversized_spec_is_refused)
 		len += sizeof(line) - 1;
 	}
 	text[len] = '\0';
-	CHECK_STR_CONTAINS(SPEC_ERROR(text),
-	                   "annotations would exceed the 262144 bytes Kubernetes allows");
+	{
+		struct job_spec *s = NULL;
+		struct k8s_error err;
+
+		/* EFBIG, the size first in words a user reads as "too big", then why */
+		CHECK(spec_parse(text, len, "mnist", SERVED_ALL, &s, &err) == -EFBIG);
+		CHECK(s == NULL);
+		CHECK_STR_CONTAINS(err.message, "the spec is too large: ");
+		CHECK_STR_CONTAINS(err.message, "allows 262144 bytes of annotations");
+	}
 	free(text);
 }
 
