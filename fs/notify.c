@@ -472,8 +472,12 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 
 	cache_get_health(fs->cache, &h);
 	if (n->health_known && h.connected == n->health.connected && h.since == n->health.since &&
-	    strcmp(h.last_error, n->health.last_error) == 0)
+	    strcmp(h.last_error, n->health.last_error) == 0 && h.skipped == n->health.skipped)
 		return;
+	if (h.skipped > (n->health_known ? n->health.skipped : 0) &&
+	    (!n->health_known || !n->health.skipped))
+		fs_log(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
+		       "(see cluster/health)", h.skipped_last);
 	if (n->health_known && h.connected != n->health.connected)
 		fs_log(LOG_NOTICE, h.connected ? "the cluster is reachable again"
 					       : "the cluster is unreachable; serving the last state (see cluster/health)");

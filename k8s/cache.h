@@ -112,6 +112,10 @@ struct cache_health {
 	bool connected;              /* every watch is up */
 	int64_t since;               /* when connected changed last (Unix seconds) */
 	char last_error[512];        /* why it is disconnected, "" when connected */
+	/* objects the server sent whose name or namespace cannot be a file name ("/",
+	 * NUL, "." or "..", over 255 bytes): never cached, counted here */
+	uint64_t skipped;
+	char skipped_last[200];      /* the last one, printable: `pod "../../etc" in default` */
 };
 
 /* Lock-free for the caller: takes its own short lock. */

@@ -82,8 +82,58 @@ static int collection_path(const struct reflector *r, struct strbuf *sb, struct 
 	return urlpath_resource(sb, api, r->ns[0] ? r->ns : NULL, type_plural(r), NULL, NULL, err);
 }
 
-static void *decode(const struct reflector *r, json_t *obj)
+/* Can s be one file name of the tree? Only a broken or hostile server sends a
+ * name with "/" or NUL, ".", "..", or one longer than a file name may be: the
+ * kernel would refuse the whole directory listing that held it. */
+static bool file_name_ok(const json_t *s)
 {
+	const char *v = json_string_value(s);
+	size_t n = json_string_length(s);
+
+	if (!v || n == 0 || n > 255 || strlen(v) != n)
+		return false;
+	return strcmp(v, ".") != 0 && strcmp(v, "..") != 0 && !strchr(v, '/');
+}
+
+/* A readable form of a hostile name: bytes outside printable ASCII become '?'. */
+static void printable(char *out, size_t size, const json_t *s)
+{
+	const char *v = json_string_value(s);
+	size_t n = v ? json_string_length(s) : 0, i;
+
+	for (i = 0; i < n && i + 1 < size && i < 80; i++)
+		out[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+	out[i] = '\0';
+}
+
+static void note_skipped(struct reflector *r, const json_t *name, const json_t *ns)
+{
+	struct k8s_cache *c = r->cache;
+	char n[96], s[96];
+
+	printable(n, sizeof(n), name);
+	printable(s, sizeof(s), ns);
+	pthread_mutex_lock(&c->lock);
+	c->health.skipped++;
+	if (ns)
+		snprintf(c->health.skipped_last, sizeof(c->health.skipped_last), "%s \"%s\" in %s",
+		         type_plural(r), n, s);
+	else
+		snprintf(c->health.skipped_last, sizeof(c->health.skipped_last), "%s \"%s\"",
+		         type_plural(r), n);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *decode(struct reflector *r, json_t *obj)
+{
+	const json_t *md = json_object_get(obj, "metadata");
+	const json_t *name = json_object_get(md, "name");
+	const json_t *ns = type_namespaced(r->type) ? json_object_get(md, "namespace") : NULL;
+
+	if (!file_name_ok(name) || (ns && !file_name_ok(ns))) {
+		note_skipped(r, name, ns);
+		return NULL;
+	}
 	switch (r->type) {
 	case CACHE_JOB:
 		return job_decode(obj, (enum job_kind)r->kind);

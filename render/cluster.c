@@ -90,12 +90,28 @@ void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg)
 	strbuf_free(&auth);
 }
 
+/* The second line, only when the server sent names no file can have. */
+static void skipped_line(struct strbuf *sb, const struct cache_health *h)
+{
+	char last[sizeof(h->skipped_last) + 1];
+
+	if (!h->skipped)
+		return;
+	memcpy(last, h->skipped_last, sizeof(h->skipped_last));
+	last[sizeof(h->skipped_last)] = '\0';
+	strbuf_printf(sb, "not shown: %llu objects whose names cannot be file names (the last: ",
+	              (unsigned long long)h->skipped);
+	render_put_oneline(sb, last, sizeof(last));
+	strbuf_puts(sb, ")\n");
+}
+
 void render_cluster_health(struct strbuf *sb, const struct cache_health *h)
 {
 	char when[32], reason[sizeof(h->last_error) + 1];
 
 	if (h->connected) {
 		strbuf_puts(sb, "ok\n");
+		skipped_line(sb, h);
 		return;
 	}
 	strbuf_puts(sb, "disconnected");
@@ -107,4 +123,5 @@ void render_cluster_health(struct strbuf *sb, const struct cache_health *h)
 	reason[sizeof(h->last_error)] = '\0';
 	render_put_oneline(sb, reason[0] ? reason : "unknown reason", HEALTH_REASON_MAX);
 	strbuf_putc(sb, '\n');
+	skipped_line(sb, h);
 }

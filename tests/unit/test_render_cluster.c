@@ -63,7 +63,7 @@ TEST(cluster_context_names_no_secret)
 
 TEST(cluster_health)
 {
-	struct cache_health h = {true, FX_T0, ""};
+	struct cache_health h = {true, FX_T0, "", 0, ""};
 	char *s;
 
 	s = FX_RENDER(render_cluster_health(sb, &h));
@@ -87,6 +87,14 @@ TEST(cluster_health)
 	h.last_error[0] = '\0';
 	s = FX_RENDER(render_cluster_health(sb, &h));
 	CHECK_STR_EQ(s, "disconnected: unknown reason\n");
+	free(s);
+	/* names no file can have: a second line, whatever the first */
+	h.connected = true;
+	h.skipped = 3;
+	snprintf(h.skipped_last, sizeof(h.skipped_last), "pods \"../../etc\" in default");
+	s = FX_RENDER(render_cluster_health(sb, &h));
+	CHECK_STR_EQ(s, "ok\nnot shown: 3 objects whose names cannot be file names (the last: "
+	                "pods \"../../etc\" in default)\n");
 	free(s);
 }
 

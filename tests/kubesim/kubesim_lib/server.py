@@ -518,7 +518,7 @@ class Sim:
 
     def fault(self, h, body):
         known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
-                 "down_seconds", "reset"}
+                 "down_seconds", "reset", "store"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -547,6 +547,15 @@ class Sim:
                 return h.send_json(400, {"error": "compact_on: %s" % e})
             with self.faults.lock:
                 self.faults.compact_on = compact_on
+        if body.get("store"):
+            # a lying server: the object goes in unvalidated, name and all
+            put = body["store"]
+            if not isinstance(put, dict) or set(put) != {"resource", "object"}:
+                return h.send_json(400, {"error": "store: {resource, object}"})
+            try:
+                self.store.create(put["resource"], put["object"])
+            except Exception as e:  # noqa: BLE001 - the control endpoint says what failed
+                return h.send_json(400, {"error": "store: %s" % e})
         if body.get("drop_watches"):
             self.store.drop_watches()
             self.end_streams()
