@@ -357,6 +357,14 @@ int main(int argc, char **argv)
 		options_free(&d.opts);
 		return 1;
 	}
+	/* A second mount would hide the first one, still running, under it. */
+	if (watch_fuse_mounted_at(d.opts.cmd.mountpoint)) {
+		fprintf(stderr, "arenafs: %s is already a FUSE mount point (another arenafs?): "
+		        "unmount it first (fusermount3 -u %s)\n", d.opts.cmd.mountpoint,
+		        d.opts.cmd.mountpoint);
+		options_free(&d.opts);
+		return 1;
+	}
 	/* Before any thread exists: threads do not survive fork. */
 	if (!d.opts.cmd.foreground && (d.ready_fd = daemon_fork()) < 0) {
 		options_free(&d.opts);

@@ -87,6 +87,11 @@ static long scan(const char *mountpoint, long id_wanted)
 	return found;
 }
 
+bool watch_fuse_mounted_at(const char *mountpoint)
+{
+	return scan(mountpoint, -1) >= 0;
+}
+
 static void *watch_main(void *arg)
 {
 	struct mount_watch *w = arg;

@@ -17,6 +17,8 @@ struct mount_watch;
 /* Finds the newest FUSE mount at mountpoint (absolute) and starts watching it.
  * 0, or -errno when it cannot be found or the thread not started (*out NULL). */
 int watch_start(const char *mountpoint, struct mount_watch **out);
+/* Is a FUSE filesystem mounted at mountpoint (absolute) already? */
+bool watch_fuse_mounted_at(const char *mountpoint);
 /* Is the watched mount still attached? (true when not watching: w NULL) */
 bool watch_mounted(struct mount_watch *w);
 void watch_stop(struct mount_watch *w);

@@ -223,6 +223,19 @@ def test_mount_shows_type_and_cluster(any_cluster, arenafs):
     assert "rw" in opts
 
 
+@pytest.mark.parametrize("foreground", [True, False])
+def test_a_second_mount_on_the_same_point_is_refused(kubesim, arenafs, tmp_path, foreground):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    args = (["-f"] if foreground else []) + ["-o", "kubeconfig=" + c.kubeconfig, m.mnt]
+    line = one_line_failure(run_arenafs(args, tmp_path), m.mnt, "already a FUSE mount point",
+                            "fusermount3 -u")
+    assert line
+    # one mount there, the first one, still serving
+    assert sum(1 for l in open("/proc/self/mountinfo") if " %s " % m.mnt in l) == 1
+    assert os.listdir(m.path("nodes")) == ["node-0"]
+
+
 def test_daemon_mode_returns_once_mounted(any_cluster, tmp_path, mnt):
     c = any_cluster
     for name in ("early-a", "early-b"):
