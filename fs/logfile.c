@@ -14,9 +14,13 @@
  *   which fstat once after open (tail -n, cp) see its full size.
  * - reads at the end of what has arrived wait while the stream is still
  *   catching up (bytes arrived within LOG_QUIET_MS), and for a finished
- *   container until its log is complete: `cat` of a finished log is whole.
+ *   container until its log is complete: `cat` of a finished log is whole. No
+ *   read waits more than log_wait for bytes.
  * - a pending container has no instance yet: an empty file, never an error;
  *   its stream starts when the cache shows the container started.
+ * - a log that cannot be had is not an empty file (end_of_log): EIO when its
+ *   stream failed or got nothing yet, ETIMEDOUT when a finished log stalls,
+ *   ENODATA at open when a finished job's pods are gone.
  *
  * Size and mtime when no stream is open (docs/tree.md, "Size and mtime of a
  * log"): the Kubernetes API has no way to learn a log's length but to download
@@ -47,7 +51,6 @@
 #include "util/timefmt.h"
 
 #define LOG_QUIET_MS 100           /* a stream silent this long has caught up */
-#define LOG_READ_IDLE_MS 30000     /* a finished container's log: wait this long for bytes */
 #define LOG_NOTIFY_WAIT_MS 500     /* open waits this long for the size notice to go out */
 #define LOG_POLL_MS 20
 #define LOG_MEMO_SLOTS 2048        /* instances whose read size outlives their inodes */
@@ -261,7 +264,26 @@ static bool instance_key(struct fs *fs, const struct fs_node *node, struct logst
 	return true;
 }
 
-/* Starts the stream when there is an instance to stream. Called with in->lock held. */
+/* A finished job without pods (cleanPodPolicy, a TTL, an admin): its log is gone
+ * with them, which is not an empty log (info says the same). */
+static bool job_log_is_gone(struct fs *fs, const struct fs_node *node)
+{
+	struct fs_job_view jv;
+	const struct job *job;
+	bool gone = false;
+
+	cache_read_lock(fs->cache);
+	job = model_job(fs, node);
+	if (job && view_job(fs, job, VIEW_PODS, &jv) == 0) {
+		gone = jv.v.n_pods == 0 && render_job_ended(&jv.v);
+		view_job_free(&jv);
+	}
+	cache_read_unlock(fs->cache);
+	return gone;
+}
+
+/* Starts the stream when there is an instance to stream. Called with in->lock held.
+ * -ENODATA: a finished job's log whose pods are gone. */
 static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 {
 	struct logstream_key key;
@@ -286,7 +308,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	}
 	cache_read_unlock(fs->cache);
 	if (!have)
-		return 0;
+		return in->node.type == FS_JOB_LOGS && job_log_is_gone(fs, &in->node) ? -ENODATA : 0;
 	k8s_error_clear(&err);
 	ret = logstream_open(fs->client, &key, log_appended, log, &log->ls, &err);
 	if (ret) {
@@ -464,20 +486,20 @@ void logfile_release(struct fs *fs, struct fs_inode *in)
 		tell_siblings(fs, in);
 }
 
-/* Waits for the buffer to hold want bytes, as long as more is expected soon. */
-static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finished, uint64_t want)
+/* Waits for the buffer to hold want bytes, as long as more is expected soon, and
+ * never past deadline (log_wait after the read began: docs/tree.md). */
+static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finished, uint64_t want,
+                           int64_t deadline)
 {
-	int64_t start = time_monotonic_ms();
-
 	for (;;) {
 		int64_t now = time_monotonic_ms();
 		bool more;
 
-		if (logstream_done(ls) || logstream_size(ls) >= want)
+		if (logstream_done(ls) || logstream_size(ls) >= want || now >= deadline)
 			return;
 		pthread_mutex_lock(&log->mu);
 		if (finished)
-			more = now - start < LOG_READ_IDLE_MS;
+			more = true;
 		else
 			more = log->appended > 0 && now - log->last_append_ms < LOG_QUIET_MS;
 		if (more)
@@ -488,12 +510,42 @@ static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finish
 	}
 }
 
+/*
+ * A read found nothing past off (docs/tree.md, "A log that cannot be read"): the
+ * end of the log (0), or the log cannot be had. EIO: the stream ended without the
+ * whole log (the pod went away, the API refused), or nothing of it could be
+ * fetched yet (cluster/health says why); ETIMEDOUT: a finished container's log
+ * stopped arriving for log_wait.
+ */
+static ssize_t end_of_log(struct fs *fs, struct fs_inode *in, struct logstream *ls,
+                          bool finished)
+{
+	enum logstream_health h = logstream_health(ls);
+	char why[256];
+
+	if (h == LOGSTREAM_OK && logstream_done(ls))
+		return 0;
+	logstream_status(ls, why, sizeof(why));
+	if (h == LOGSTREAM_FAILED || (h == LOGSTREAM_RETRYING && logstream_size(ls) == 0)) {
+		fs_log(LOG_INFO, "log of %s/%s: %s", in->node.ns, in->node.pod ? in->node.pod : "?",
+		       why[0] ? why : "cannot be fetched");
+		return -EIO;
+	}
+	if (finished && !logstream_done(ls)) {
+		fs_log(LOG_INFO, "log of %s/%s: nothing arrived for %d ms (log_wait)", in->node.ns,
+		       in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size, off_t off)
 {
 	struct fs_log *log;
 	struct logstream *ls;
 	bool finished;
 	uint64_t promised;
+	int64_t deadline = time_monotonic_ms() + fs->opts.log_wait_ms;
 	ssize_t n;
 
 	pthread_mutex_lock(&in->lock);
@@ -511,12 +563,15 @@ ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size,
 	 * read for a file that shrank and pads it with zeros. */
 	if ((uint64_t)off < promised)
 		wait_for_bytes(log, ls, finished,
-			       promised - (uint64_t)off < size ? promised : (uint64_t)off + size);
+			       promised - (uint64_t)off < size ? promised : (uint64_t)off + size,
+			       deadline);
 	n = logstream_read(ls, buf, size, (uint64_t)off);
 	if (n == 0) {
-		wait_for_bytes(log, ls, finished, (uint64_t)off + 1);
+		wait_for_bytes(log, ls, finished, (uint64_t)off + 1, deadline);
 		n = logstream_read(ls, buf, size, (uint64_t)off);
 	}
+	if (n == 0)
+		n = end_of_log(fs, in, ls, finished);
 	return n;
 }
 

@@ -73,6 +73,7 @@ struct logstream {
 	bool done;
 	int64_t mtime;
 	char status[512];
+	enum logstream_health health;
 
 	pthread_mutex_t cb_lock;
 	struct ls_callback *cbs;
@@ -100,14 +101,15 @@ static bool same_key(const struct logstream *ls, struct k8s_client *c,
 	       strcmp(ls->container_id, str_or_empty(k->container_id)) == 0;
 }
 
-static void set_status(struct logstream *ls, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void set_status(struct logstream *ls, enum logstream_health h, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static void set_status(struct logstream *ls, const char *fmt, ...)
+static void set_status(struct logstream *ls, enum logstream_health h, const char *fmt, ...)
 {
 	va_list ap;
 
 	pthread_mutex_lock(&ls->lock);
+	ls->health = h;
 	va_start(ap, fmt);
 	if (vsnprintf(ls->status, sizeof(ls->status), fmt, ap) < 0)
 		ls->status[0] = '\0';
@@ -172,7 +174,7 @@ static int on_data(void *arg, const char *data, size_t len)
 
 	if (!ls->got_data) {
 		ls->got_data = true;
-		set_status(ls, "%s", ""); /* streaming again */
+		set_status(ls, LOGSTREAM_OK, "%s", ""); /* streaming again */
 	}
 	commit(ls);
 	return rc != 0;
@@ -336,7 +338,8 @@ static int next_mode(struct logstream *ls, bool broke)
 		return broke ? MODE_PREVIOUS : -1;
 	case INSTANCE_GONE:
 		if (broke)
-			set_status(ls, "the pod is gone; the log ends where the connection broke");
+			set_status(ls, LOGSTREAM_FAILED,
+			           "the pod is gone; the log ends where the connection broke");
 		return -1;
 	}
 	return -1;
@@ -360,7 +363,8 @@ static void *stream_main(void *arg)
 		if (ls->got_data)
 			failures = 0;
 		if (rc == 0 && http_status == 204) {
-			set_status(ls, "pod %s is not scheduled on a node yet: no log", ls->pod);
+			set_status(ls, LOGSTREAM_OK, "pod %s is not scheduled on a node yet: no log",
+			           ls->pod);
 			break;
 		}
 		if (rc == 0 && mode != MODE_FOLLOW) {
@@ -371,18 +375,19 @@ static void *stream_main(void *arg)
 		if (rc != 0 && err.code >= 400 && err.code < 500 && err.code != 429) {
 			/* the answer will not change by asking again */
 			if (not_started_yet(&err))
-				set_status(ls, "%s", err.message);
+				set_status(ls, LOGSTREAM_OK, "%s", err.message);
 			else if (err.code == 404)
-				set_status(ls, "the pod is gone: %s", err.message);
+				set_status(ls, LOGSTREAM_FAILED, "the pod is gone: %s", err.message);
 			else
-				set_status(ls, "%s", err.message);
+				set_status(ls, LOGSTREAM_FAILED, "%s", err.message);
 			break;
 		}
 		if (rc != 0) {
 			failures++;
-			set_status(ls, "reconnecting: %s", err.message);
+			set_status(ls, LOGSTREAM_RETRYING, "reconnecting: %s", err.message);
 			if (mode != MODE_FOLLOW && failures >= LOGSTREAM_ONCE_ATTEMPTS) {
-				set_status(ls, "the log is incomplete: %s", err.message);
+				set_status(ls, LOGSTREAM_FAILED, "the log is incomplete: %s",
+				           err.message);
 				break;
 			}
 			if (!wait_ms(ls, backoff_ms(failures)))
@@ -593,6 +598,16 @@ bool logstream_done(struct logstream *ls)
 	d = ls->done;
 	pthread_mutex_unlock(&ls->lock);
 	return d;
+}
+
+enum logstream_health logstream_health(struct logstream *ls)
+{
+	enum logstream_health h;
+
+	pthread_mutex_lock(&ls->lock);
+	h = ls->health;
+	pthread_mutex_unlock(&ls->lock);
+	return h;
 }
 
 void logstream_status(struct logstream *ls, char *buf, size_t size)

@@ -73,4 +73,11 @@ bool logstream_done(struct logstream *ls);
  * "" when streaming normally. Copied into buf. */
 void logstream_status(struct logstream *ls, char *buf, size_t size);
 
+/* Whether what the stream holds is the log: OK (streaming, ended, or rightly empty:
+ * not scheduled, waiting to start), RETRYING (a connection broke or cannot be made;
+ * trying again) or FAILED (it ended without the whole log: the pod went away, the
+ * API refused, the retries ran out). logstream_status() says why. */
+enum logstream_health { LOGSTREAM_OK, LOGSTREAM_RETRYING, LOGSTREAM_FAILED };
+enum logstream_health logstream_health(struct logstream *ls);
+
 #endif

@@ -102,9 +102,9 @@ static void print_usage(const char *prog)
 	       "    -o attr_timeout=S      kernel caches file attributes S seconds (%g)\n"
 	       "    -o entry_timeout=S     names of jobs, pods, nodes cached S seconds (%g)\n"
 	       "    -o static_timeout=S    the fixed skeleton cached S seconds (%g)\n"
-	       "    -o log_wait=MS         open() of a log waits MS ms for its first bytes (%d)\n"
+	       "    -o log_wait=MS         no open or read of a log waits longer for bytes (%d)\n"
 	       "    -o request_timeout=S   an API request, retries included, gives up after S\n"
-	       "                           seconds: submit and rmdir then fail with EIO (%g)\n"
+	       "                           seconds: submit and rmdir then fail with ETIMEDOUT (%g)\n"
 	       "    -o startup_timeout=S   start-up waits S seconds for an unreachable cluster\n"
 	       "                           before it gives up, saying so (%g)\n"
 	       "\n",

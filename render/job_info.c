@@ -27,6 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool render_job_ended(const struct job_view *v)
+{
+	const char *w = render_job_status_word(v);
+
+	return strcmp(w, "SUCCEEDED") == 0 || strcmp(w, "FAILED") == 0;
+}
+
 int64_t render_job_start(const struct job_view *v)
 {
 	const struct job *job = v->job;
@@ -173,6 +180,9 @@ static void info_instances(struct strbuf *sb, const struct job_view *v, const st
 	strbuf_puts(sb, "\nInstances:\n");
 	render_table_render(sb, &t, "  ");
 	render_table_free(&t);
+	if (v->n_pods == 0 && render_job_ended(v))
+		strbuf_puts(sb, "  (none: the pods of this finished job are gone, and their logs "
+		                "with them; logs reads fail with ENODATA)\n");
 }
 
 /* Why a Pending pod waits: the scheduler's verdict, else the first waiting init

@@ -45,6 +45,8 @@ struct node_view {
 
 /* Arena's status word ("RUNNING"), the one function behind every file that shows it. */
 const char *render_job_status_word(const struct job_view *v);
+/* SUCCEEDED or FAILED: nothing more will run. */
+bool render_job_ended(const struct job_view *v);
 void render_job_status(struct strbuf *sb, const struct job_view *v);    /* "RUNNING\n" */
 void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjob\n" */
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */

@@ -170,6 +170,21 @@ def test_a_rejected_manifest_gets_the_api_servers_message(env):
     assert nothing_named(c, "strict") == []
 
 
+def test_a_cluster_slower_than_request_timeout_is_etimedout_and_nothing_is_made(kubesim,
+                                                                                arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c, "request_timeout=2")
+    c.fault(delay_ms=5000)
+    try:
+        assert submit(m, "slow.yaml", GOOD) == errno.ETIMEDOUT
+    finally:
+        c.fault(delay_ms=0)
+    assert m.read("submit", "slow", "status") == "failed\n"
+    assert "no answer within 2000 ms" in m.read("submit", "slow", "error")
+    time.sleep(6)     # anything the server still had queued has been handled now
+    assert nothing_named(c, "slow") == []
+
+
 def test_viewer_is_refused_with_eacces_and_nothing_is_made(any_cluster, arenafs):
     c = any_cluster
     let_viewer_read(c)

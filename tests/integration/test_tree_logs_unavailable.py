@@ -1,0 +1,85 @@
+"""A log that cannot be had is never an empty file (issue 10, docs/tree.md "A
+log that cannot be read"): with the API server gone, reading a log not read
+before fails with EIO; with a server slower than log_wait, with ETIMEDOUT,
+before the server answers; a finished job whose pods were deleted has no log
+(ENODATA) and info says why. A log that is rightly empty still reads as
+empty."""
+
+import errno
+import os
+import subprocess
+
+import pytest
+
+from helpers import wait_until
+import jobspecs
+
+
+def read_errno(path):
+    """(errno, text): 0 and the content when cat would succeed."""
+    try:
+        with open(path) as f:
+            return 0, f.read()
+    except OSError as e:
+        return e.errno, ""
+
+
+@pytest.fixture
+def finished(kubesim, arenafs):
+    """A cluster with a TFJob whose one worker has finished; its log not read yet."""
+    c = kubesim("--nodes", "1", "--speed", "4")
+    m = arenafs(c, "log_wait=1000",
+                allow=[r"log of default/", r"cluster is unreachable|reachable again"])
+    jobspecs.create(c, jobspecs.tfjob("done", gpus=0, start=0, run=2))
+    wait_until(lambda: m.read("jobs", "done", "status") == "SUCCEEDED\n", timeout=60,
+               message="the job to succeed")
+    return c, m
+
+
+def test_a_log_the_server_cannot_give_is_eio_not_empty(finished):
+    c, m = finished
+    c.fault(down_seconds=30)
+    err, text = read_errno(m.path("jobs", "done", "logs"))
+    assert (err, text) == (errno.EIO, ""), (err, text)
+    r = subprocess.run(["cat", m.path("jobs", "done", "instances", "done-worker-0", "logs")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "Input/output error" in r.stderr, r
+    # the reason is in the tree: the cluster is gone
+    wait_until(lambda: m.read("cluster", "health").startswith("disconnected"), timeout=30,
+               message="cluster/health to say disconnected")
+
+
+def test_a_server_slower_than_log_wait_is_etimedout(finished):
+    c, m = finished
+    c.fault(delay_ms=8000)
+    try:
+        err, text = read_errno(m.path("jobs", "done", "logs"))
+    finally:
+        c.fault(delay_ms=0)
+    # the error came before the server's answer could: the read kept its deadline
+    assert (err, text) == (errno.ETIMEDOUT, ""), (err, text)
+    # and once the server answers again, the same file reads whole
+    wait_until(lambda: read_errno(m.path("jobs", "done", "logs"))[1] ==
+               c.kubectl("logs", "done-worker-0").stdout, timeout=30,
+               message="the log once the server answers")
+
+
+def test_a_finished_job_whose_pods_are_gone_has_no_log(finished):
+    c, m = finished
+    c.kubectl("delete", "pod", "done-worker-0", "--wait=true")
+    wait_until(lambda: os.listdir(m.path("jobs", "done", "instances")) == [], timeout=30,
+               message="the pod to leave instances/")
+    err, _ = read_errno(m.path("jobs", "done", "logs"))
+    assert err == errno.ENODATA
+    info = m.read("jobs", "done", "info")
+    assert "the pods of this finished job are gone, and their logs with them" in info, info
+
+
+def test_a_rightly_empty_log_still_reads_empty(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--gpus", "1")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("waits", gpus=2))     # never fits: Pending
+    wait_until(lambda: os.path.isdir(m.path("jobs", "waits", "instances", "waits-worker-0")),
+               timeout=30, message="the pending pod")
+    assert read_errno(m.path("jobs", "waits", "logs")) == (0, "")
+    assert read_errno(m.path("jobs", "waits", "instances", "waits-worker-0", "logs")) == (0, "")
