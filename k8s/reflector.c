@@ -5,8 +5,10 @@
  *
  *   LIST in pages of 500, then WATCH from the list's resourceVersion with
  *   bookmarks and a random 5–10 min timeoutSeconds; a clean end re-watches from
- *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event) lists
- *   again and sweeps what the new list lacks; any other failure waits a capped,
+ *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event), and
+ *   504 "Too large resource version" (the server's history started again below
+ *   ours: an etcd restore), list again and sweep what the new list lacks; any
+ *   other failure waits a capped,
  *   jittered, doubling backoff, probes the server with a one-item list, and
  *   re-watches.
  *
@@ -324,6 +326,13 @@ out:
 
 /* ---- WATCH ---- */
 
+/* "Too large resource version: 5000, current: 12" (504 Timeout, cause
+ * ResourceVersionTooLarge; the message is what older servers send too). */
+static bool rv_too_large(const struct k8s_error *e)
+{
+	return e->code == 504 && strstr(e->message, "Too large resource version") != NULL;
+}
+
 static int on_event(void *arg, const struct watch_event *ev)
 {
 	struct watch_run *w = arg;
@@ -415,6 +424,10 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	if (cancelled(r))
 		return WATCH_CANCELLED;
 	if (w.stop == STOP_GONE || rc == -ESTALE)
+		return WATCH_RELIST;
+	/* The server has never reached our version: its history started again (an
+	 * etcd restore, a new cluster at the same address). Only a new list helps. */
+	if ((rc && rv_too_large(err)) || (w.stop == STOP_ERROR_EVENT && rv_too_large(&w.err)))
 		return WATCH_RELIST;
 	if (w.stop == STOP_ERROR_EVENT || w.stop == STOP_PARSE) {
 		*err = w.err;

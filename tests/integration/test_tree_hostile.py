@@ -44,3 +44,25 @@ def test_names_no_file_can_have_are_skipped_and_reported(kubesim, arenafs):
     wait_until(lambda: "a name no file can have: not shown (see cluster/health)" in m.log(),
                timeout=10, message="the daemon's warning")
     assert m.log().count("a name no file can have") == 1, m.log()
+
+
+def test_a_cluster_restored_with_a_fresh_history_is_listed_anew(kubesim, arenafs):
+    """An etcd restore: versions start again below what the mount has seen, and
+    a job made after the backup is gone without a DELETED event. The watches'
+    next start meets "Too large resource version": the mount lists again."""
+    c = kubesim("--nodes", "1", "--jobs", "4")
+    m = arenafs(c, allow=[r"cluster is unreachable|reachable again"])
+    jobs = sorted(te.job_dir_names(te.all_jobs(c)))
+    wait_until(lambda: sorted(os.listdir(m.path("jobs"))) == jobs, timeout=30,
+               message="the jobs listed")
+    gone = jobs[0]
+    c.fault(restore=["tfjobs.kubeflow.org/default/" + gone])
+    assert gone not in c.kubectl("get", "tfjobs", "-o", "name").stdout
+    wait_until(lambda: sorted(os.listdir(m.path("jobs"))) ==
+               sorted(te.job_dir_names(te.all_jobs(c))), timeout=60,
+               message="jobs/ to match the restored cluster")
+    assert gone not in os.listdir(m.path("jobs"))
+    # and it follows the restored cluster from there
+    c.kubectl("delete", "tfjob", jobs[1])
+    wait_until(lambda: jobs[1] not in os.listdir(m.path("jobs")), timeout=30,
+               message="a delete after the restore")

@@ -399,6 +399,10 @@ class Api:
                 initial = store.list(res.key, ns)[0] if since is None or initial_end else []
                 start_rv = store.rv
         except ApiError as e:
+            if e.code == 504:     # a version the server never had: no stream at all
+                h.send_error_status(e)
+                note_end(h, "clean", error=e.code)
+                return
             h.start_stream()
             h.chunk(json.dumps({"type": "ERROR", "object": e.status()},
                                separators=(",", ":")).encode() + b"\n")

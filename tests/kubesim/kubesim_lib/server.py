@@ -518,7 +518,7 @@ class Sim:
 
     def fault(self, h, body):
         known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
-                 "down_seconds", "reset", "store"}
+                 "down_seconds", "reset", "store", "restore"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -556,6 +556,10 @@ class Sim:
                 self.store.create(put["resource"], put["object"])
             except Exception as e:  # noqa: BLE001 - the control endpoint says what failed
                 return h.send_json(400, {"error": "store: %s" % e})
+        if "restore" in body:
+            forget = body["restore"] if isinstance(body["restore"], list) else []
+            self.store.restore(forget)
+            self.end_streams()
         if body.get("drop_watches"):
             self.store.drop_watches()
             self.end_streams()

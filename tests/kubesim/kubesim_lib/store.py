@@ -344,6 +344,13 @@ class Store:
         w = Watcher(self, resource, namespace)
         with self.lock:
             if since_rv is not None:
+                if since_rv > self.rv:
+                    # kube-apiserver's watch cache waits 3 s for it, then says so
+                    raise ApiError(504, "Timeout", "Too large resource version: %d, current: %d"
+                                   % (since_rv, self.rv),
+                                   {"causes": [{"reason": "ResourceVersionTooLarge",
+                                                "message": "Too large resource version"}],
+                                    "retryAfterSeconds": 1})
                 if since_rv < self.compacted:
                     raise ApiError(410, "Expired", "too old resource version: %d (%d)"
                                    % (since_rv, self.compacted))
@@ -365,6 +372,26 @@ class Store:
             self.watchers.clear()
         for w in ws:
             w.close()
+
+    def restore(self, forget=()):
+        """As after an etcd restore from an older backup: the resourceVersion
+        counter starts again, without history; the objects named in forget
+        ("resource/namespace/name", made after the backup) are simply gone,
+        with no event. Watches are cut."""
+        with self.lock:
+            gone = set(tuple(f.split("/", 2)) for f in forget)
+            self.rv = 0
+            for resource, table in self.objects.items():
+                for key in sorted(table):
+                    if (resource, key[0], key[1]) in gone:
+                        del table[key]
+                        continue
+                    obj = table[key].obj
+                    obj["metadata"]["resourceVersion"] = str(self._next_rv())
+                    table[key] = Entry(obj, self.rv)
+            self.history.clear()
+            self.compacted = 0
+        self.drop_watches()
 
     def compact(self, advance=False):
         """Forgets history: a watch or list continue from before now gets 410.
