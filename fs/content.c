@@ -70,9 +70,14 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, struct str
 	case FS_JOB_TYPE:
 		render_job_type(sb, job);
 		break;
-	case FS_JOB_INFO:
+	case FS_JOB_INFO: {
+		struct cache_health h;
+
 		render_job_info(sb, &jv.v);
+		cache_get_health(fs->cache, &h);
+		render_stale_note(sb, &h);
 		break;
+	}
 	case FS_JOB_EVENTS:
 		render_job_events(sb, &jv.v);
 		break;

@@ -465,6 +465,21 @@ static void send_actions(struct fs_notifier *n, struct batch *b)
 	b->n = 0;
 }
 
+static void refresh_info_files(struct fs *fs, struct batch *b)
+{
+	bool want[FS_TYPE_COUNT] = {false};
+	struct fs_inode **arr = NULL;
+	size_t count;
+
+	want[FS_JOB_INFO] = true;
+	count = inode_table_by_type(fs->inodes, want, &arr);
+	for (size_t i = 0; i < count; i++) {
+		revalidate_inode(fs, b, arr[i]);
+		inode_table_put(fs->inodes, arr[i]);
+	}
+	free(arr);
+}
+
 static void check_health(struct fs_notifier *n, struct batch *b)
 {
 	struct fs *fs = n->fs;
@@ -478,9 +493,11 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 	    (!n->health_known || !n->health.skipped))
 		fs_log(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
 		       "(see cluster/health)", h.skipped_last);
-	if (n->health_known && h.connected != n->health.connected)
+	if (n->health_known && h.connected != n->health.connected) {
 		fs_log(LOG_NOTICE, h.connected ? "the cluster is reachable again"
 					       : "the cluster is unreachable; serving the last state (see cluster/health)");
+		refresh_info_files(fs, b);   /* each says so, or stops saying so */
+	}
 	n->health = h;
 	n->health_known = true;
 	add_key(b, "health", NULL, 0, NULL);

@@ -90,6 +90,23 @@ void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg)
 	strbuf_free(&auth);
 }
 
+void render_stale_note(struct strbuf *sb, const struct cache_health *h)
+{
+	char when[32], reason[sizeof(h->last_error) + 1];
+
+	if (h->connected)
+		return;
+	memcpy(reason, h->last_error, sizeof(h->last_error));
+	reason[sizeof(h->last_error)] = '\0';
+	strbuf_puts(sb, "\nCluster: unreachable");
+	if (h->since > 0)
+		strbuf_printf(sb, " since %s; this is the state last seen then",
+		              time_format_rfc3339(h->since, when, sizeof(when)));
+	strbuf_puts(sb, " (");
+	render_put_oneline(sb, reason[0] ? reason : "unknown reason", HEALTH_REASON_MAX);
+	strbuf_puts(sb, ")\n");
+}
+
 /* The second line, only when the server sent names no file can have. */
 static void skipped_line(struct strbuf *sb, const struct cache_health *h)
 {

@@ -97,6 +97,9 @@ void render_cluster_top(struct strbuf *sb, const struct node_view *nodes, size_t
 void render_cluster_gpus(struct strbuf *sb, const struct node_view *nodes, size_t n);
 void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg);
 void render_cluster_health(struct strbuf *sb, const struct cache_health *h);
+/* For files that show the cluster's state: nothing while connected, else one
+ * paragraph saying the state is the one last seen, since when and why. */
+void render_stale_note(struct strbuf *sb, const struct cache_health *h);
 void render_readme(struct strbuf *sb);
 
 #endif

@@ -44,9 +44,15 @@ def test_a_log_the_server_cannot_give_is_eio_not_empty(finished):
     r = subprocess.run(["cat", m.path("jobs", "done", "instances", "done-worker-0", "logs")],
                        capture_output=True, text=True)
     assert r.returncode == 1 and "Input/output error" in r.stderr, r
-    # the reason is in the tree: the cluster is gone
+    # the reason is in the tree: the cluster is gone, and info says its state is old
     wait_until(lambda: m.read("cluster", "health").startswith("disconnected"), timeout=30,
                message="cluster/health to say disconnected")
+    wait_until(lambda: "\nCluster: unreachable since " in m.read("jobs", "done", "info"),
+               timeout=10, message="info to say the cluster is unreachable")
+    assert "this is the state last seen then" in m.read("jobs", "done", "info")
+    # and stops saying so once it is back
+    wait_until(lambda: "Cluster: unreachable" not in m.read("jobs", "done", "info"),
+               timeout=90, interval=1, message="info to drop the note after reconnecting")
 
 
 def test_a_server_slower_than_log_wait_is_etimedout(finished):

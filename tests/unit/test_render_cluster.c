@@ -88,6 +88,18 @@ TEST(cluster_health)
 	s = FX_RENDER(render_cluster_health(sb, &h));
 	CHECK_STR_EQ(s, "disconnected: unknown reason\n");
 	free(s);
+	/* info's note: nothing while connected, one paragraph while not */
+	h.connected = true;
+	s = FX_RENDER(render_stale_note(sb, &h));
+	CHECK_STR_EQ(s, "");
+	free(s);
+	h.connected = false;
+	h.since = FX_T0;
+	snprintf(h.last_error, sizeof(h.last_error), "connection refused");
+	s = FX_RENDER(render_stale_note(sb, &h));
+	CHECK_STR_EQ(s, "\nCluster: unreachable since 2026-12-02T10:00:00Z; this is the state last "
+	                "seen then (connection refused)\n");
+	free(s);
 	/* names no file can have: a second line, whatever the first */
 	h.connected = true;
 	h.skipped = 3;
