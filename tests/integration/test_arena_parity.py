@@ -120,6 +120,8 @@ def table(text, first):
             if rows:
                 break
             continue
+        if line.strip().startswith("("):
+            continue        # arenafs' note under an empty Instances table
         cells = columns(line)
         rows[cells[0]] = dict(zip(head, cells))
     return rows

@@ -50,9 +50,10 @@ def test_first_list_matches_kubectl(cluster, cache_tool):
         assert counts["node"] == 2 and counts["job"] >= 6, counts     # --jobs 6
     converge(cluster, tool, "the first list")
     dump = tool.dump()
-    # pods are matched to their jobs by the operator's labels and owners
+    # pods are matched to their jobs by the operator's labels and owners (in this
+    # namespace: another module's may be going away meanwhile on a shared cluster)
     pods = {(p["namespace"], p["name"]): p for p in dump["pods"]}
-    for job in dump["jobs"]:
+    for job in (j for j in dump["jobs"] if j["namespace"] == cluster.namespace):
         labelled = cluster.kubectl_json("get", "pods", "-n", job["namespace"], "-l",
                                         "training.kubeflow.org/job-name=" + job["name"])
         want = sorted(i["metadata"]["name"] for i in labelled["items"])
