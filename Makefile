@@ -7,6 +7,7 @@
 #   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/);
 #                   CLUSTER=real: 1,000 jobs (5,000 pods) on the real cluster
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
+#   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
 #   make deps       install the Debian packages the build and the tests need
 #   make cluster    build the real cluster's upstream binaries (tests/cluster/, cached
@@ -32,6 +33,12 @@ ifeq ($(SANITIZE),1)
 override CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 override LDFLAGS += -fsanitize=address,undefined
 endif
+# libFuzzer (clang): the library instrumented for coverage, the targets linked with
+# libFuzzer's main (tests/fuzz/, make fuzz).
+ifeq ($(SANITIZE),fuzz)
+override CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+override LDFLAGS += -fsanitize=fuzzer,address,undefined
+endif
 LDLIBS += $(PKG_LIBS) -lpthread
 
 # Layers, bottom first: util → k8s → render → fs → mount (see docs/architecture.md).
@@ -46,9 +53,11 @@ MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(BUILD)/unit_tests
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+FUZZ_SRC := $(wildcard tests/fuzz/*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 .PHONY: all unit test test-unit test-integration bench demo asan test-asan install uninstall \
-	clean deps deps-check format cluster
+	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
 
@@ -72,6 +81,33 @@ $(UNIT_BIN): $(UNIT_OBJ) $(BUILD)/libarenafs.a
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libarenafs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/libarenafs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Each target runs FUZZ_SECONDS from its seeds (tests/fuzz/corpus/NAME, kept in the
+# repository) plus what earlier runs found (build-fuzz/corpus/NAME). A crash stops
+# the run and leaves its input in build-fuzz/crashes/: fix it, then add the input
+# to the seeds so that it is tried on every run.
+FUZZ_SECONDS ?= 300
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang SANITIZE=fuzz \
+	  $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/fuzz/%)
+
+fuzz: deps-check
+	@command -v clang >/dev/null || $(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@mkdir -p build-fuzz/crashes
+	@for t in $(FUZZ_SRC:tests/fuzz/%.c=%); do \
+	  mkdir -p build-fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  build-fuzz/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=build-fuzz/crashes/$$t- \
+	    build-fuzz/corpus/$$t tests/fuzz/corpus/$$t 2>build-fuzz/$$t.log \
+	    || { tail -n 60 build-fuzz/$$t.log; exit 1; }; \
+	  grep -h "stat::number_of_executed_units\|stat::new_units_added" build-fuzz/$$t.log; \
+	done
 
 # The test and demo targets first make sure the libraries are there, then build in a
 # second make so that pkg-config is asked again after an install.
@@ -146,7 +182,8 @@ format:
 	clang-format -i $(LIB_SRC) $(MAIN_SRC) $(UNIT_SRC) $(wildcard */*.h tests/unit/*.h)
 
 clean:
-	rm -rf build build-asan arenafs arenafs-asan
+	rm -rf build build-asan build-fuzz arenafs arenafs-asan
 
 .SECONDARY:
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
+  $(FUZZ_SRC:%.c=$(BUILD)/%.d)

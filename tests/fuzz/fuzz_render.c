@@ -1,0 +1,74 @@
+/*
+ * libFuzzer target: objects → text (render/). The input is JSON
+ * {"job": {...}, "pods": [...], "nodes": [...], "events": [...]}; what decodes
+ * becomes a job view and a node view, and every job and node file is rendered
+ * from it, as the tree would show them.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "k8s/objects.h"
+#include "render/render.h"
+#include "util/strbuf.h"
+
+#define MAX_ITEMS 64
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *root = json_loadb((const char *)data, size, 0, NULL);
+	const struct pod *pods[MAX_ITEMS];
+	const struct node *nodes[MAX_ITEMS];
+	const struct event *events[MAX_ITEMS];
+	struct job *job = NULL;
+	struct job_view v = {0};
+	struct node_view nv[MAX_ITEMS];
+	struct strbuf sb = STRBUF_INIT;
+	size_t np = 0, nn = 0, ne = 0, i;
+	json_t *item;
+
+	if (!root)
+		return 0;
+	for (int k = 0; k < JOB_KIND_COUNT && !job; k++)
+		job = job_decode(json_object_get(root, "job"), (enum job_kind)k);
+	json_array_foreach(json_object_get(root, "pods"), i, item)
+		if (np < MAX_ITEMS && (pods[np] = pod_decode(item)))
+			np++;
+	json_array_foreach(json_object_get(root, "nodes"), i, item)
+		if (nn < MAX_ITEMS && (nodes[nn] = node_decode(item)))
+			nn++;
+	json_array_foreach(json_object_get(root, "events"), i, item)
+		if (ne < MAX_ITEMS && (events[ne] = event_decode(item)))
+			ne++;
+	for (i = 0; i < nn; i++)
+		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
+	if (job) {
+		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
+		                      .n_nodes = nn, .events = events, .n_events = ne,
+		                      .now = 1764669600};
+		render_job_status(&sb, &v);
+		render_job_info(&sb, &v);
+		render_job_events(&sb, &v);
+		render_job_gpus(&sb, &v);
+		strbuf_reset(&sb);
+	}
+	for (i = 0; i < np; i++)
+		render_pod_status(&sb, pods[i]);
+	if (nn) {
+		render_cluster_top(&sb, nv, nn);
+		render_cluster_gpus(&sb, nv, nn);
+		for (i = 0; i < nn; i++)
+			render_node_info(&sb, &nv[i]);
+	}
+	strbuf_free(&sb);
+	if (job)
+		job_free(job);
+	for (i = 0; i < np; i++)
+		pod_free((struct pod *)pods[i]);
+	for (i = 0; i < nn; i++)
+		node_free((struct node *)nodes[i]);
+	for (i = 0; i < ne; i++)
+		event_free((struct event *)events[i]);
+	json_decref(root);
+	return 0;
+}
