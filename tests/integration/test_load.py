@@ -90,6 +90,7 @@ def test_readers_and_tails_under_churn(kubesim, arenafs, tmp_path):
     threads.append(threading.Thread(target=churn, args=(c, stop, made)))
     running = [j for j in os.listdir(m.path("jobs"))
                if m.read("jobs", j, "status") == "RUNNING\n"][:TAILS]
+    assert len(running) == TAILS, running
     tails = [subprocess.Popen(["tail", "-f", m.path("jobs", j, "logs")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
              for j in running]
