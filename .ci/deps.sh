@@ -4,7 +4,7 @@
 set -e
 PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
 libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
-procps psmisc rsync libglib2.0-bin clang"
+procps psmisc rsync libglib2.0-bin clang valgrind"
 
 missing=""
 for p in $PACKAGES; do
