@@ -32,7 +32,19 @@ class Cluster:
         self.args = [str(a) for a in args]
         os.makedirs(self.dir, exist_ok=True)
         self.log_path = os.path.join(self.dir, "kubesim.log")
-        self._log = open(self.log_path, "wb")
+        self._start(ready_timeout)
+
+    def restart(self, down_seconds, ready_timeout=120.0):
+        """Stops kubesim, waits down_seconds, starts it again in the same --dir
+        (with --keep-state and a fixed --port: the same cluster at the same
+        address, as a restarted kube-apiserver with its etcd)."""
+        assert "--keep-state" in self.args and "--port" in self.args, self.args
+        self.stop()
+        time.sleep(down_seconds)
+        self._start(ready_timeout)
+
+    def _start(self, ready_timeout):
+        self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([KUBESIM, "--dir", self.dir] + self.args,
                                      stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + ready_timeout

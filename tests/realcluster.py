@@ -70,6 +70,14 @@ class RealCluster(kubesimcluster.Cluster):
     def stop(self):
         subprocess.run([DOWN, self.dir], timeout=120)
 
+    def restart_apiserver(self, down_seconds):
+        """kube-apiserver stopped for down_seconds and started again, etcd and
+        every other component running on (tests/cluster/cluster.py)."""
+        import sys
+        sys.path.insert(0, os.path.join(HERE, "cluster"))
+        import cluster
+        cluster.restart_apiserver(self.dir, down_seconds)
+
     def fresh_namespace(self, base):
         """Creates a namespace of a name made from base (a test's or a module's)
         that no earlier one took; returns the name."""

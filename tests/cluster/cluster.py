@@ -681,6 +681,31 @@ def up(directory, nodes=4, gpus=8):
     return plane
 
 
+def restart_apiserver(directory, down_seconds):
+    """Stops kube-apiserver, waits down_seconds, starts it again with the same
+    command line (etcd keeps everything, as in a control-plane upgrade or a
+    crash), and returns once it is ready again."""
+    plane = Plane(directory)
+    pid = plane.pid("kube-apiserver")
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        argv = [a.decode() for a in f.read().split(b"\0") if a]
+    os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while _group_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _group_alive(pid):
+        os.killpg(pid, signal.SIGKILL)
+    time.sleep(down_seconds)
+    plane.start("kube-apiserver", argv)
+    with open(plane.state_path) as f:
+        url = json.load(f)["url"]
+    wait_for("kube-apiserver /readyz after a restart",
+             lambda: https_get(url + "/readyz", plane.pki, "admin")[0] == 200,
+             plane, "kube-apiserver", 120)
+    with open(os.path.join(plane.dir, "ready"), "w") as f:
+        f.write("%d\n" % plane.pid("kube-apiserver"))
+
+
 def down(directory):
     plane = Plane(directory)
     plane.stop_all()

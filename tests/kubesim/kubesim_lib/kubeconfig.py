@@ -28,9 +28,14 @@ def _openssl(args, cwd):
         raise RuntimeError("openssl %s failed: %s" % (" ".join(args[:2]), r.stderr.strip()))
 
 
-def make_pki(directory):
-    """Creates DIR/pki/{ca,server,client}.{crt,key}; returns the paths dict."""
+def make_pki(directory, reuse=False):
+    """Creates DIR/pki/{ca,server,client}.{crt,key}; returns the paths dict.
+    reuse: keep the ones a previous run made (a restart keeps its clients' trust)."""
     pki = os.path.join(directory, "pki")
+    paths = {k: os.path.join(pki, k.replace("_", ".")) for k in
+             ("ca_crt", "ca_key", "server_crt", "server_key", "client_crt", "client_key")}
+    if reuse and all(os.path.exists(p) for p in paths.values()):
+        return paths
     os.makedirs(pki, exist_ok=True)
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     _openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "3650",

@@ -365,7 +365,10 @@ class Kubelet(Controller):
             if c.profile.periodic():
                 due = self._due_lines(c)
                 have = self.rt.logs.get(run.key[0], run.key[1], c.name, c.restarts)
-                c.lines = max(0, due - BACKLOG_MAX) if have is None else due
+                # a log kept across a restart goes on from its last line: the
+                # container kept running, so what it printed meanwhile comes at once
+                c.lines = (max(0, due - BACKLOG_MAX) if have is None else
+                           max(0, len(have.lines) - len(c.profile.startup())))
                 if have is None:
                     for line in c.profile.startup():
                         self.rt.logs.append(run.key[0], run.key[1], c.name, c.restarts, line)
