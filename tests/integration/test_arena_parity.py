@@ -237,11 +237,13 @@ def test_arena_get_and_info_agree_field_by_field(scene):
         a, o = dict(a), dict(o)
         for key in ("Name", "Status", "Namespace", "Priority", "Trainer"):
             assert o[key] == a[key], "%s %s: arenafs %r, Arena %r" % (name, key, o[key], a[key])
-        # CreateTime: Arena prints status.startTime under that name, arenafs the
-        # creation itself (docs/arena.md)
+        # CreateTime: the creation in arenafs; Arena prints a TFJob's
+        # status.startTime under that name (docs/arena.md), other kinds' creation
         job = c.kubectl_json("get", m.read("jobs", name, "type").strip(), name)
         assert o["CreateTime"] == utc(job["metadata"]["creationTimestamp"]), name
-        if job["status"].get("startTime"):
+        if job["kind"] != "TFJob":
+            assert a["CreateTime"] == o["CreateTime"], name
+        elif job["status"].get("startTime"):
             assert a["CreateTime"] == utc(job["status"]["startTime"]), name
         # read a moment apart, both in Arena's short form (whole minutes past 1m)
         d_o, d_a = seconds(o["Duration"]), seconds(a["Duration"])
