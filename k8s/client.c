@@ -550,6 +550,12 @@ static void sleep_ms(long ms)
 		;
 }
 
+int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config *cfg,
+                                   struct k8s_error *err)
+{
+	return creds_replace(c->creds, cfg, err);
+}
+
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms)
 {
 	int old = c->opts.request_timeout_ms;

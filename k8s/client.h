@@ -39,6 +39,10 @@ struct k8s_client_options {
 int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options *opts,
 		   struct k8s_client **out, struct k8s_error *err);
 void k8s_client_free(struct k8s_client *c);
+/* Presents cfg's credentials from now on (cfg: a reloaded kubeconfig naming the
+ * same server; it must outlive the client). */
+int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config *cfg,
+                                   struct k8s_error *err);
 /* Changes request_timeout_ms (> 0); returns the old one. Only while no other
  * thread uses the client: start-up waits longer or shorter than requests later. */
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms);

@@ -24,12 +24,12 @@
 enum creds_kind { CREDS_NONE, CREDS_TOKEN, CREDS_TOKEN_FILE, CREDS_EXEC, CREDS_BASIC };
 
 struct k8s_creds {
-	const struct k8s_config *cfg;
-	enum creds_kind kind;
 	int reread_ms;
 	int exec_timeout_ms;
 
 	pthread_mutex_t lock;        /* guards everything below */
+	const struct k8s_config *cfg;  /* replaced by creds_replace() */
+	enum creds_kind kind;
 	uint64_t generation;         /* bumped whenever what we present changes */
 	char *authorization;         /* current header value, or NULL */
 	int64_t token_read_at;       /* CREDS_TOKEN_FILE: monotonic ms of the last read; 0: never */
@@ -212,12 +212,16 @@ static int copy_blob(const char *src, size_t len, char **dst, size_t *dlen)
 
 int creds_get(struct k8s_creds *c, struct creds_auth *out, struct k8s_error *err)
 {
-	const char *cert = c->cfg->client_cert_pem, *key = c->cfg->client_key_pem;
-	size_t cert_len = c->cfg->client_cert_pem_len, key_len = c->cfg->client_key_pem_len;
+	const char *cert, *key;
+	size_t cert_len, key_len;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&c->lock);
+	cert = c->cfg->client_cert_pem;
+	key = c->cfg->client_key_pem;
+	cert_len = c->cfg->client_cert_pem_len;
+	key_len = c->cfg->client_key_pem_len;
 	if (c->kind == CREDS_TOKEN_FILE)
 		rc = refresh_token_file(c, err);
 	else if (c->kind == CREDS_EXEC)
@@ -250,6 +254,31 @@ void creds_auth_clear(struct creds_auth *a)
 	free(a->cert_pem);
 	k8s_secret_free(a->key_pem, a->key_len);
 	memset(a, 0, sizeof(*a));
+}
+
+int creds_replace(struct k8s_creds *c, const struct k8s_config *cfg, struct k8s_error *err)
+{
+	struct k8s_creds_options o = {c->reread_ms, c->exec_timeout_ms};
+	struct k8s_creds *fresh;
+	char *old;
+	int rc = creds_new(cfg, &o, &fresh, err);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&c->lock);
+	c->cfg = cfg;
+	c->kind = fresh->kind;
+	old = c->authorization;
+	c->authorization = fresh->authorization;
+	fresh->authorization = NULL;
+	c->token_read_at = 0;
+	execcred_result_clear(&c->exec);
+	c->exec_valid = false;
+	c->generation++;             /* a 401 to the old ones must not drop the new */
+	pthread_mutex_unlock(&c->lock);
+	k8s_secret_free(old, 0);
+	creds_free(fresh);
+	return 0;
 }
 
 bool creds_invalidate(struct k8s_creds *c, uint64_t gen)

@@ -64,6 +64,11 @@ void creds_auth_clear(struct creds_auth *a);
  */
 bool creds_invalidate(struct k8s_creds *c, uint64_t gen);
 
+/* Presents cfg's credentials from now on (a rewritten kubeconfig: the same
+ * server, other credentials); cfg must outlive the creds. What was cached of the
+ * old ones (a token, a plugin's answer) is dropped. */
+int creds_replace(struct k8s_creds *c, const struct k8s_config *cfg, struct k8s_error *err);
+
 /* How often the exec plugin ran (tests and logs). */
 unsigned creds_exec_runs(struct k8s_creds *c);
 

@@ -41,6 +41,7 @@
 #include "k8s/kinds.h"
 #include "mount/daemon.h"
 #include "mount/options.h"
+#include "mount/kcreload.h"
 #include "mount/watch.h"
 #include "util/timefmt.h"
 
@@ -54,6 +55,7 @@ struct daemon_state {
 	bool mounted;
 	bool served[JOB_KIND_COUNT];
 	struct mount_watch *watch;
+	struct kc_reload *reload;    /* a rewritten kubeconfig's new credentials */
 	int ready_fd;                /* the pipe to the waiting parent, or -1 */
 };
 
@@ -314,6 +316,7 @@ static void stop(struct daemon_state *d)
 	signal_session = NULL;
 	detached = d->mounted && !watch_mounted(d->watch);
 	watch_stop(d->watch);
+	kc_reload_stop(d->reload);
 	/* the notifier writes to the session's fd: it must be gone before the fd is */
 	if (d->fs)
 		fs_stop(d->fs);
@@ -329,6 +332,8 @@ static void stop(struct daemon_state *d)
 	fs_free(d->fs);
 	if (d->client)
 		k8s_client_free(d->client);
+	if (d->reload)
+		kc_reload_free(d->reload);   /* after the client: its creds pointed here */
 	kubeconfig_free(d->cfg);
 	options_free(&d->opts);
 }
@@ -386,6 +391,12 @@ int main(int argc, char **argv)
 	}
 	if (watch_start(d.opts.cmd.mountpoint, &d.watch) < 0)
 		fs_log(LOG_INFO, "not watching %s for a lazy unmount", d.opts.cmd.mountpoint);
+	{
+		struct k8s_config_options ko = {d.opts.kubeconfig, d.opts.context, d.opts.namespace};
+
+		if (kc_reload_start(d.client, &ko, d.cfg, &d.reload) < 0)
+			fs_log(LOG_INFO, "not following changes of the kubeconfig");
+	}
 	ret = serve(&d);
 	if (ret < 0)
 		fs_log(LOG_ERR, "the FUSE session ended: %s", strerror(-ret));

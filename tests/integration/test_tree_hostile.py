@@ -175,3 +175,40 @@ def test_kube_apiserver_restarted_converges_and_tail_f_has_no_gap_or_repeat(real
     want = c.kubectl("logs", pod).stdout
     assert got and want.startswith(got), (got[-300:], want[-300:])
     assert len(set(got.splitlines())) == len(got.splitlines()), "a repeated line"
+
+
+def test_rewritten_credentials_are_taken_without_a_remount(kubesim, arenafs, tmp_path):
+    """Credentials rotated (the old token refused) and the kubeconfig rewritten
+    with the new one, as `kubectl config set-credentials` would: the mount says
+    it is cut off meanwhile, then takes the new token and catches up."""
+    c = kubesim("--nodes", "1", "--jobs", "2")
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(open(c.kubeconfig).read())
+    m = arenafs(c, kubeconfig=str(kc),
+                allow=[r"cluster is unreachable|reachable again", r"kubeconfig changed"])
+    old = c.token()
+    c.fault(rotate_token={"user": "admin", "token": "admin-rotated"})
+    c.fault(drop_watches=True)
+    # the test's own kubectl follows the rotation at once
+    with open(c.kubeconfig) as f:
+        own = f.read()
+    with open(c.kubeconfig, "w") as f:
+        f.write(own.replace(old, "admin-rotated"))
+    c._config = None
+    wait_until(lambda: m.read("cluster", "health").startswith("disconnected") and
+               "Unauthorized" in m.read("cluster", "health"), timeout=30,
+               message="cluster/health to say the credentials are refused")
+    job = os.listdir(m.path("jobs"))[0]
+    assert "Cluster: unreachable since" in m.read("jobs", job, "info")
+    # a job made meanwhile: the mount cannot see it yet
+    jobspecs.create(c, jobspecs.tfjob("meanwhile", gpus=0))
+    assert "meanwhile" not in os.listdir(m.path("jobs"))
+    text = kc.read_text()
+    assert old in text
+    kc.write_text(text.replace(old, "admin-rotated"))
+    wait_until(lambda: m.read("cluster", "health") == "ok\n", timeout=60, interval=0.5,
+               message="the mount to take the new token")
+    wait_until(lambda: "meanwhile" in os.listdir(m.path("jobs")), timeout=30,
+               message="the job made meanwhile")
+    assert "Cluster: unreachable" not in m.read("jobs", job, "info")
+    assert "presenting its new credentials" in m.log()

@@ -518,7 +518,7 @@ class Sim:
 
     def fault(self, h, body):
         known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
-                 "down_seconds", "reset", "store", "restore"}
+                 "down_seconds", "reset", "store", "restore", "rotate_token"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -556,6 +556,14 @@ class Sim:
                 self.store.create(put["resource"], put["object"])
             except Exception as e:  # noqa: BLE001 - the control endpoint says what failed
                 return h.send_json(400, {"error": "store: %s" % e})
+        if body.get("rotate_token"):
+            # the user's token is replaced: the old one is refused from now on
+            user, new = body["rotate_token"].get("user"), body["rotate_token"].get("token")
+            olds = [t for t, u in self.tokens.items() if u.name == user]
+            if not olds or not new:
+                return h.send_json(400, {"error": "rotate_token: {user, token} of a token user"})
+            for t in olds:
+                self.tokens[new] = self.tokens.pop(t)
         if "restore" in body:
             forget = body["restore"] if isinstance(body["restore"], list) else []
             self.store.restore(forget)
