@@ -1,7 +1,8 @@
 """Load (issue 10): 48 readers (ls -lR, cat, stat) and 4 `tail -f` for 60 s
 while jobs are created and deleted. The only error a reader may meet is ENOENT
 of a job deleted under it; the daemon's memory after the run is within 20 % of
-before; under the ASan build (make test-asan) the same run must leave no
+before (measured after a 10 s warm-up under the same readers, so that the FUSE
+worker threads and their malloc arenas exist in both); under the ASan build (make test-asan) the same run must leave no
 sanitizer report (the mount fixture fails on any unexpected output)."""
 
 import errno
@@ -79,12 +80,22 @@ def test_readers_and_tails_under_churn(kubesim, arenafs, tmp_path):
     m = arenafs(c)
     wait_until(lambda: len(os.listdir(m.path("jobs"))) >= 20, timeout=30,
                message="the jobs listed")
-    # a warm-up pass, so that "before" is a mount that has been read
-    subprocess.run(["ls", "-lR", m.path("jobs")], capture_output=True)
+    # a warm-up under the same readers, so that "before" is a mount that has been
+    # read by as many threads (the FUSE workers and their malloc arenas exist)
+    errors, made, done = [], [], [0] * READERS
+    warm = threading.Event()
+    warmers = [threading.Thread(target=reader, args=(m.mnt, warm, errors, s, done))
+               for s in range(READERS)]
+    for t in warmers:
+        t.start()
+    time.sleep(10)
+    warm.set()
+    for t in warmers:
+        t.join(timeout=60)
     before = rss_kib(m.proc.pid)
+    done[:] = [0] * READERS
 
     stop = threading.Event()
-    errors, made, done = [], [], [0] * READERS
     threads = [threading.Thread(target=reader, args=(m.mnt, stop, errors, s, done))
                for s in range(READERS)]
     threads.append(threading.Thread(target=churn, args=(c, stop, made)))
@@ -111,5 +122,12 @@ def test_readers_and_tails_under_churn(kubesim, arenafs, tmp_path):
     wait_until(lambda: sorted(os.listdir(m.path("jobs"))) ==
                sorted(j["metadata"]["name"] for j in c.kubectl_json("get", "tfjobs")["items"]),
                timeout=30, message="jobs/ to match the cluster after the churn")
+    # the kernel forgets the inodes it no longer needs (as under memory pressure):
+    # what the daemon still holds then is its own
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("2\n")
+    time.sleep(2)
     after = rss_kib(m.proc.pid)
-    assert after <= before * 1.2 + 2048, "RSS grew from %d to %d KiB" % (before, after)
+    print("load: %d reads by %d readers, %d jobs churned, RSS %d -> %d KiB"
+          % (sum(done), READERS, len(made), before, after))
+    assert after <= before * 1.2, "RSS grew from %d to %d KiB" % (before, after)
