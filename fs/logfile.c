@@ -265,20 +265,17 @@ static bool instance_key(struct fs *fs, const struct fs_node *node, struct logst
 }
 
 /* A finished job without pods (cleanPodPolicy, a TTL, an admin): its log is gone
- * with them, which is not an empty log (info says the same). */
+ * with them, which is not an empty log (info says the same). Cache read-locked. */
 static bool job_log_is_gone(struct fs *fs, const struct fs_node *node)
 {
 	struct fs_job_view jv;
-	const struct job *job;
+	const struct job *job = model_job(fs, node);
 	bool gone = false;
 
-	cache_read_lock(fs->cache);
-	job = model_job(fs, node);
 	if (job && view_job(fs, job, VIEW_PODS, &jv) == 0) {
 		gone = jv.v.n_pods == 0 && render_job_ended(&jv.v);
 		view_job_free(&jv);
 	}
-	cache_read_unlock(fs->cache);
 	return gone;
 }
 
@@ -289,13 +286,15 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	struct logstream_key key;
 	char ns[256], pod[256], container[256], cid[256];
 	struct k8s_error err;
-	bool have;
+	bool have, gone = false;
 	int ret;
 
 	if (log->ls || !fs->client)
 		return 0;
 	cache_read_lock(fs->cache);
 	have = instance_key(fs, &in->node, &key);
+	if (!have && in->node.type == FS_JOB_LOGS)
+		gone = job_log_is_gone(fs, &in->node);
 	if (have) {
 		snprintf(ns, sizeof(ns), "%s", key.namespace);
 		snprintf(pod, sizeof(pod), "%s", key.pod);
@@ -308,7 +307,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	}
 	cache_read_unlock(fs->cache);
 	if (!have)
-		return in->node.type == FS_JOB_LOGS && job_log_is_gone(fs, &in->node) ? -ENODATA : 0;
+		return gone ? -ENODATA : 0;
 	k8s_error_clear(&err);
 	ret = logstream_open(fs->client, &key, log_appended, log, &log->ls, &err);
 	if (ret) {

@@ -489,8 +489,7 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 	if (n->health_known && h.connected == n->health.connected && h.since == n->health.since &&
 	    strcmp(h.last_error, n->health.last_error) == 0 && h.skipped == n->health.skipped)
 		return;
-	if (h.skipped > (n->health_known ? n->health.skipped : 0) &&
-	    (!n->health_known || !n->health.skipped))
+	if (h.skipped && !(n->health_known && n->health.skipped))
 		fs_log(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
 		       "(see cluster/health)", h.skipped_last);
 	if (n->health_known && h.connected != n->health.connected) {

@@ -521,7 +521,7 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 		ret = -EFBIG;
 	else if ((size_t)off + size > n->len)
 		ret = set_size(st, n, (size_t)off + size);
-	if (ret < 0 && n && !n->generated && ret != -EINVAL) {
+	if (ret < 0 && n && !n->generated) {
 		n->lost = (int)-ret;
 		n->dirty = true;        /* so that close reports it */
 	}

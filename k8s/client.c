@@ -480,6 +480,8 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 	CURLcode r = a->x.result;
 	long os_errno = 0;
 	const char *why;
+	bool tls_final;
+	int rc;
 
 	curl_easy_getinfo(a->x.easy, CURLINFO_OS_ERRNO, &os_errno);
 	if (a->too_big)
@@ -488,22 +490,19 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 	if (r == CURLE_OPERATION_TIMEDOUT)
 		return k8s_error_set(err, ETIMEDOUT, "cannot reach %s: no answer within %ld ms",
 		                     c->cfg->server, elapsed_ms);
-	if (r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CACERT_BADFILE ||
-	    r == CURLE_SSL_CERTPROBLEM) {
-		/* the TLS detail matters; and waiting will not change it (reason says so) */
-		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r);
-		k8s_error_set(err, EIO, "cannot reach %s: %s", c->cfg->server, why);
-		if (err)
-			snprintf(err->reason, sizeof(err->reason), "%s", K8S_REASON_TLS);
-		return -EIO;
-	}
-	if (r == CURLE_SSL_CONNECT_ERROR)
-		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r);
+	/* a certificate that does not verify: waiting will not change it (reason TLS) */
+	tls_final = r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CACERT_BADFILE ||
+	            r == CURLE_SSL_CERTPROBLEM;
+	if (tls_final || r == CURLE_SSL_CONNECT_ERROR)
+		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r); /* the TLS detail matters */
 	else if (os_errno)
 		why = strerror((int)os_errno);
 	else
 		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r);
-	return k8s_error_set(err, EIO, "cannot reach %s: %s", c->cfg->server, why);
+	rc = k8s_error_set(err, EIO, "cannot reach %s: %s", c->cfg->server, why);
+	if (tls_final && err)
+		snprintf(err->reason, sizeof(err->reason), "%s", K8S_REASON_TLS);
+	return rc;
 }
 
 static int status_error(struct k8s_client *c, struct attempt *a, struct k8s_error *err)
@@ -540,14 +539,6 @@ static long backoff_ms(int attempt, long retry_after_s)
 	if (retry_after_s >= 0 && retry_after_s * 1000 > d)
 		d = retry_after_s * 1000;
 	return d;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config *cfg,
@@ -625,7 +616,7 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 		attempt_clear(&a);
 		if (!retry || n + 1 >= RETRY_MAX_ATTEMPTS || time_monotonic_ms() + wait >= deadline)
 			break;
-		sleep_ms(wait);
+		time_sleep_ms(wait);
 	}
 	return rc;
 }

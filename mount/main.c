@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <fuse_lowlevel.h>
@@ -188,14 +187,6 @@ static const char *startup_reason(const char *fallback)
  * user is told what is being waited for. */
 #define STARTUP_FIRST_TRY_MS 2000
 
-static void sleep_ms(int64_t ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Could the same question get an answer later (server down, starting, busy)? */
 static bool worth_waiting(const struct k8s_error *err)
 {
@@ -231,7 +222,7 @@ static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 			       err->message, (int)((left + 999) / 1000));
 			said = true;
 		}
-		sleep_ms(left < 1000 ? left : 1000);
+		time_sleep_ms(left < 1000 ? left : 1000);
 		left = deadline - time_monotonic_ms();
 		if (left <= 0)
 			break;

@@ -90,41 +90,48 @@ void render_cluster_context(struct strbuf *sb, const struct k8s_config *cfg)
 	strbuf_free(&auth);
 }
 
+/* One line of a fixed array of cache_health, which need not hold its NUL (a long
+ * reason fills it), or fallback when it is empty. */
+static void put_field(struct strbuf *sb, const char *field, size_t size, const char *fallback)
+{
+	char copy[sizeof(((struct cache_health *)0)->last_error) + 1];
+
+	if (size >= sizeof(copy))
+		size = sizeof(copy) - 1;
+	memcpy(copy, field, size);
+	copy[size] = '\0';
+	render_put_oneline(sb, copy[0] ? copy : fallback, HEALTH_REASON_MAX);
+}
+
 void render_stale_note(struct strbuf *sb, const struct cache_health *h)
 {
-	char when[32], reason[sizeof(h->last_error) + 1];
+	char when[32];
 
 	if (h->connected)
 		return;
-	memcpy(reason, h->last_error, sizeof(h->last_error));
-	reason[sizeof(h->last_error)] = '\0';
 	strbuf_puts(sb, "\nCluster: unreachable");
 	if (h->since > 0)
 		strbuf_printf(sb, " since %s; this is the state last seen then",
 		              time_format_rfc3339(h->since, when, sizeof(when)));
 	strbuf_puts(sb, " (");
-	render_put_oneline(sb, reason[0] ? reason : "unknown reason", HEALTH_REASON_MAX);
+	put_field(sb, h->last_error, sizeof(h->last_error), "unknown reason");
 	strbuf_puts(sb, ")\n");
 }
 
 /* The second line, only when the server sent names no file can have. */
 static void skipped_line(struct strbuf *sb, const struct cache_health *h)
 {
-	char last[sizeof(h->skipped_last) + 1];
-
 	if (!h->skipped)
 		return;
-	memcpy(last, h->skipped_last, sizeof(h->skipped_last));
-	last[sizeof(h->skipped_last)] = '\0';
 	strbuf_printf(sb, "not shown: %llu objects whose names cannot be file names (the last: ",
 	              (unsigned long long)h->skipped);
-	render_put_oneline(sb, last, sizeof(last));
+	put_field(sb, h->skipped_last, sizeof(h->skipped_last), "");
 	strbuf_puts(sb, ")\n");
 }
 
 void render_cluster_health(struct strbuf *sb, const struct cache_health *h)
 {
-	char when[32], reason[sizeof(h->last_error) + 1];
+	char when[32];
 
 	if (h->connected) {
 		strbuf_puts(sb, "ok\n");
@@ -135,10 +142,7 @@ void render_cluster_health(struct strbuf *sb, const struct cache_health *h)
 	if (h->since > 0)
 		strbuf_printf(sb, " since %s", time_format_rfc3339(h->since, when, sizeof(when)));
 	strbuf_puts(sb, ": ");
-	/* last_error is a fixed array: never trust it to hold its NUL. */
-	memcpy(reason, h->last_error, sizeof(h->last_error));
-	reason[sizeof(h->last_error)] = '\0';
-	render_put_oneline(sb, reason[0] ? reason : "unknown reason", HEALTH_REASON_MAX);
+	put_field(sb, h->last_error, sizeof(h->last_error), "unknown reason");
 	strbuf_putc(sb, '\n');
 	skipped_line(sb, h);
 }

@@ -18,5 +18,7 @@ char *time_format_rfc3339(int64_t t, char *buf, size_t size);
 char *time_format_human(int64_t t, char *buf, size_t size);
 /* Milliseconds of CLOCK_MONOTONIC: for deadlines and durations, never for display. */
 int64_t time_monotonic_ms(void);
+/* Sleeps ms milliseconds, all of them even when a signal interrupts. */
+void time_sleep_ms(int64_t ms);
 
 #endif
