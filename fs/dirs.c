@@ -1,6 +1,6 @@
 /*
  * Directory listings: opendir takes a snapshot of the names (model.c's listing,
- * or the submit operations'), and readdir / readdirplus page through it, so
+ * or submit.c's), and readdir / readdirplus page through it, so
  * offsets stay stable while jobs come and go (reference/fuse.md: a listing that
  * shifts under `ls` or `find` skips or repeats entries).
  *
@@ -49,8 +49,7 @@ void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	if (fs_type_is_submit(in->node.type)) {
-		if (fs->submit && fs->submit->list)
-			ret = fs->submit->list(fs, in, &h->e, &h->n);
+		ret = submit_list(fs, in, &h->e, &h->n);
 	} else {
 		cache_read_lock(fs->cache);
 		ret = model_list(fs, &in->node, &h->e, &h->n);

@@ -74,11 +74,6 @@ void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache
 	memcpy(fs->served, served, sizeof(fs->served));
 }
 
-void fs_set_submit_ops(struct fs *fs, const struct fs_submit_ops *ops)
-{
-	fs->submit = ops;
-}
-
 void fs_set_session(struct fs *fs, struct fuse_session *se)
 {
 	fs->se = se;

@@ -40,7 +40,6 @@ struct fs_options {
 };
 
 struct fs;
-struct fs_submit_ops;            /* submit.h: submit/ and rmdir of jobs/NAME (issue 5) */
 
 void fs_options_default(struct fs_options *o);
 
@@ -50,10 +49,6 @@ void fs_cache_hook(struct fs *fs, struct cache_options *co);
 /* The cluster the tree shows; all must outlive the fs. */
 void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache,
 	       const struct k8s_config *cfg, const bool served[JOB_KIND_COUNT]);
-/* The operations submit/ is served with; NULL (the default) refuses writes with EROFS. */
-void fs_set_submit_ops(struct fs *fs, const struct fs_submit_ops *ops);
-/* arenafs' own: submitting through submit/ and deleting with rmdir (submit.c). */
-const struct fs_submit_ops *fs_submit_ops(void);
 
 const struct fuse_lowlevel_ops *fs_lowlevel_ops(void);
 void fs_set_session(struct fs *fs, struct fuse_session *se);

@@ -49,7 +49,6 @@ struct fs {
 	const struct k8s_config *cfg;
 	bool served[JOB_KIND_COUNT];
 	const char *namespace;       /* the configured one: jobs/ */
-	const struct fs_submit_ops *submit;
 	struct staging *staging;     /* submit/'s contents */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
@@ -202,7 +201,7 @@ struct fs_handle {
 	bool cached;                 /* reads go through the page cache (counted in
 	                                in->cached_opens) */
 	struct fs_handle *prev, *next; /* fs->handles: what a stop frees if no release came */
-	void *priv;                  /* the submit operations' own state */
+	void *priv;                  /* submit.c's own state */
 };
 
 /* A zeroed handle for in (not pinned here), listed in fs->handles; NULL on ENOMEM. */

@@ -1,7 +1,7 @@
 /*
  * The FUSE low-level operations of the tree: lookup/forget, getattr, open/read/
- * release, statfs, access, and the writes (refused with EROFS, or passed to the
- * submit operations for submit/ and rmdir of jobs/NAME, see submit.h).
+ * release, statfs, access, and the writes (refused with EROFS, or passed to
+ * submit.c for submit/ and rmdir of jobs/NAME, see submit.h).
  * Directory listing is in dirs.c.
  *
  * What the kernel is asked to cache, and for how long, is content.c's choice.
@@ -34,7 +34,6 @@
 #include "fs/submit.h"
 
 #define OPS_NAME_MAX 255
-#define SUBMIT_OP(fs, op) ((fs)->submit && (fs)->submit->op)
 
 static struct fs *req_fs(fuse_req_t req)
 {
@@ -161,10 +160,7 @@ static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		return;
 	}
 	if (fs_type_is_submit(parent->node.type)) {
-		if (fs->submit && fs->submit->lookup)
-			fs->submit->lookup(fs, req, parent, name);
-		else
-			reply_negative(fs, req, parent->node.type);
+		submit_lookup(fs, req, parent, name);
 		goto out;
 	}
 	if (strlen(name) > OPS_NAME_MAX) {
@@ -223,12 +219,8 @@ static void ops_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (in->node.type == FS_SUBMIT_SUBDIR || in->node.type == FS_SUBMIT_FILE ||
-	    (in->node.type == FS_SUBMIT_DIR && fs->submit && fs->submit->getattr)) {
-		if (fs->submit && fs->submit->getattr)
-			fs->submit->getattr(fs, req, in);
-		else
-			fuse_reply_err(req, ENOENT);
+	if (fs_type_is_submit(in->node.type)) {
+		submit_getattr(fs, req, in);
 		goto out;
 	}
 	ret = content_stat(fs, in, &st);
@@ -251,8 +243,8 @@ static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int t
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (!err && fs_type_is_submit(in->node.type) && fs->submit && fs->submit->setattr)
-		fs->submit->setattr(fs, req, in, attr, to_set, fi);
+	if (!err && fs_type_is_submit(in->node.type))
+		submit_setattr(fs, req, in, attr, to_set, fi);
 	else
 		fuse_reply_err(req, err ? err : EROFS);
 	inode_table_put(fs->inodes, in);
@@ -334,10 +326,10 @@ static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (fs_type_is_submit(in->node.type)) {
 		int err = acc != O_RDONLY ? may_write(fs, req) : 0;
 
-		if (!err && fs->submit && fs->submit->open)
-			fs->submit->open(fs, req, in, fi);
+		if (err)
+			fuse_reply_err(req, err);
 		else
-			fuse_reply_err(req, err ? err : EROFS);
+			submit_open(fs, req, in, fi);
 	} else if (fs_type_is_dir(in->node.type)) {
 		fuse_reply_err(req, EISDIR);
 	} else if (acc != O_RDONLY || (fi->flags & O_TRUNC)) {
@@ -367,10 +359,7 @@ static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (handle_is_submit(h)) {
-		if (SUBMIT_OP(fs, read))
-			fs->submit->read(fs, req, h->in, size, off, fi);
-		else
-			fuse_reply_err(req, EBADF);
+		submit_read(fs, req, h->in, size, off, fi);
 		return;
 	}
 	if (off < 0) {
@@ -409,10 +398,7 @@ static void ops_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	}
 	if (handle_is_submit(h)) {
 		/* the submit operations free their handle and its pin */
-		if (SUBMIT_OP(fs, release))
-			fs->submit->release(fs, req, h->in, fi);
-		else
-			fuse_reply_err(req, 0);
+		submit_release(fs, req, h->in, fi);
 		return;
 	}
 	close_regular(fs, h);
@@ -425,8 +411,8 @@ static void ops_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs_handle *h = fi_handle(fi);
 
 	(void)ino;
-	if (handle_is_submit(h) && SUBMIT_OP(fs, flush))
-		fs->submit->flush(fs, req, h->in, fi);
+	if (handle_is_submit(h))
+		submit_flush(fs, req, h->in, fi);
 	else
 		fuse_reply_err(req, 0);
 }
@@ -463,8 +449,7 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	if (mask & W_OK) {
 		bool in_job = fs_type_in_job(in->node.type) ||
 			      (in->parent && fs_type_in_job(in->parent->node.type));
-		bool changeable = (fs_type_is_submit(in->node.type) && fs->submit) ||
-				  (in_job && SUBMIT_OP(fs, rmdir_job));
+		bool changeable = fs_type_is_submit(in->node.type) || in_job;
 
 		err = changeable ? may_write(fs, req) : EROFS;
 	}
@@ -477,8 +462,8 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 
 /* ---- writes: submit/ only ---- */
 
-/* The parent inode of a write, pinned, when the submit operations may take it. */
-static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino, bool have_op)
+/* The parent inode of a write, pinned, when it is in submit/. */
+static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino)
 {
 	struct fs *fs = req_fs(req);
 	struct fs_inode *in;
@@ -493,7 +478,7 @@ static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino, bool have_o
 		fuse_reply_err(req, ENOENT);
 		return NULL;
 	}
-	if (!have_op || !fs_type_is_submit(in->node.type)) {
+	if (!fs_type_is_submit(in->node.type)) {
 		fuse_reply_err(req, EROFS);
 		inode_table_put(fs->inodes, in);
 		return NULL;
@@ -504,10 +489,10 @@ static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino, bool have_o
 static void ops_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, mkdir));
+	struct fs_inode *p = write_parent(req, parent);
 
 	if (p) {
-		fs->submit->mkdir(fs, req, p, name, mode);
+		submit_mkdir(fs, req, p, name, mode);
 		inode_table_put(fs->inodes, p);
 	}
 }
@@ -516,10 +501,10 @@ static void ops_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 		       struct fuse_file_info *fi)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, create));
+	struct fs_inode *p = write_parent(req, parent);
 
 	if (p) {
-		fs->submit->create(fs, req, p, name, mode, fi);
+		submit_create(fs, req, p, name, mode, fi);
 		inode_table_put(fs->inodes, p);
 	}
 }
@@ -532,8 +517,8 @@ static void ops_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	int err = may_write(fs, req);
 
 	(void)ino;
-	if (!err && handle_is_submit(h) && SUBMIT_OP(fs, write))
-		fs->submit->write(fs, req, h->in, buf, size, off, fi);
+	if (!err && handle_is_submit(h))
+		submit_write(fs, req, h->in, buf, size, off, fi);
 	else
 		fuse_reply_err(req, err ? err : EBADF); /* the tree's files open read-only */
 }
@@ -551,10 +536,6 @@ static void remove_in_job(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 	struct fs_inode *in;
 	int err;
 
-	if (!SUBMIT_OP(fs, rmdir_job)) {
-		fuse_reply_err(req, EROFS);
-		return;
-	}
 	in = child_inode(fs, parent, name, &err);
 	if (in)
 		err = fs_type_is_dir(in->node.type) == dir ? 0 : dir ? ENOTDIR : EISDIR;
@@ -567,16 +548,12 @@ static void rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs, cons
 	struct fs_inode *job;
 	int err;
 
-	if (!SUBMIT_OP(fs, rmdir_job)) {
-		fuse_reply_err(req, EROFS);
-		return;
-	}
 	job = child_inode(fs, jobs, name, &err);
 	if (!job) {
 		fuse_reply_err(req, err);
 		return;
 	}
-	fs->submit->rmdir_job(fs, req, jobs, job);
+	submit_rmdir_job(fs, req, jobs, job);
 	inode_table_put(fs->inodes, job);
 }
 
@@ -598,10 +575,10 @@ static void ops_remove(fuse_req_t req, fuse_ino_t parent, const char *name, bool
 		rmdir_job(fs, req, p, name);
 	else if (fs_type_in_job(p->node.type))
 		remove_in_job(fs, req, p, name, dir);
-	else if (fs_type_is_submit(p->node.type) && dir && SUBMIT_OP(fs, rmdir))
-		fs->submit->rmdir(fs, req, p, name);
-	else if (fs_type_is_submit(p->node.type) && !dir && SUBMIT_OP(fs, unlink))
-		fs->submit->unlink(fs, req, p, name);
+	else if (fs_type_is_submit(p->node.type) && dir)
+		submit_rmdir(fs, req, p, name);
+	else if (fs_type_is_submit(p->node.type))
+		submit_unlink(fs, req, p, name);
 	else
 		fuse_reply_err(req, EROFS);
 	inode_table_put(fs->inodes, p);
@@ -621,7 +598,7 @@ static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse
 		       const char *newname, unsigned int flags)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent, SUBMIT_OP(fs, rename)), *np;
+	struct fs_inode *p = write_parent(req, parent), *np;
 
 	if (!p)
 		return;
@@ -629,7 +606,7 @@ static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse
 	if (!np || !fs_type_is_submit(np->node.type))
 		fuse_reply_err(req, np ? EXDEV : ENOENT);
 	else
-		fs->submit->rename(fs, req, p, name, np, newname, flags);
+		submit_rename(fs, req, p, name, np, newname, flags);
 	inode_table_put(fs->inodes, np);
 	inode_table_put(fs->inodes, p);
 }

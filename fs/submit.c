@@ -12,7 +12,7 @@
  * Everything below submit/ is answered with zero timeouts: the kernel asks again
  * each time, so status and error appear and change without invalidations.
  *
- * Called by ops.c and dirs.c through fs_submit_ops().
+ * Called by ops.c and dirs.c (submit.h).
  */
 #include "fs/fs_internal.h"
 
@@ -110,7 +110,7 @@ static void reply_entry(struct fs *fs, fuse_req_t req, struct fs_inode *parent, 
 	inode_table_put(fs->inodes, in);
 }
 
-static void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
+void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
 {
 	struct staging_attr a;
 	int ret;
@@ -141,7 +141,7 @@ static void reply_attr(struct fs *fs, fuse_req_t req, struct fs_inode *in, int r
 	fuse_reply_attr(req, &st, 0);
 }
 
-static void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
+void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 {
 	struct staging_attr a;
 	int ret = staging_getattr(fs->staging, staging_id(in), &a);
@@ -149,7 +149,7 @@ static void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 	reply_attr(fs, req, in, ret, &a);
 }
 
-static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
+void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
                            int to_set, struct fuse_file_info *fi)
 {
 	struct staging_set set;
@@ -180,7 +180,7 @@ static void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, s
 	reply_attr(fs, req, in, ret, &a);
 }
 
-static int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, size_t *n)
+int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, size_t *n)
 {
 	struct staging_entry *se;
 	struct model_entry *e;
@@ -208,7 +208,7 @@ static int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry *
 	return 0;
 }
 
-static void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
                          mode_t mode)
 {
 	struct staging_attr a;
@@ -243,7 +243,7 @@ static void close_handle(struct fs *fs, struct fs_handle *h)
 	fs_handle_free(fs, h);
 }
 
-static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
                           mode_t mode, struct fuse_file_info *fi)
 {
 	struct fuse_entry_param e;
@@ -278,7 +278,7 @@ static void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 	inode_table_put(fs->inodes, in);
 }
 
-static void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                         struct fuse_file_info *fi)
 {
 	struct staging_attr a;
@@ -307,7 +307,7 @@ static void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		close_handle(fs, h);
 }
 
-static void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
+void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
                         struct fuse_file_info *fi)
 {
 	char *buf = malloc(size ? size : 1);
@@ -326,7 +326,7 @@ static void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size
 	free(buf);
 }
 
-static void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char *buf,
+void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char *buf,
                          size_t size, off_t off, struct fuse_file_info *fi)
 {
 	ssize_t n = staging_write(fs->staging, staging_id(in), buf, size, off);
@@ -377,7 +377,7 @@ static int record_lost(struct fs *fs, const struct staging_submission *sub, int 
 	return ret;
 }
 
-static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                          struct fuse_file_info *fi)
 {
 	struct staging_submission sub;
@@ -393,7 +393,7 @@ static void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 	fuse_reply_err(req, -ret);
 }
 
-static void submit_release(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+void submit_release(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                            struct fuse_file_info *fi)
 {
 	(void)in;
@@ -412,7 +412,7 @@ static void forget_name(struct fs *fs, struct fs_inode *parent, const char *name
 	}
 }
 
-static void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
+void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
 {
 	int ret = staging_unlink(fs->staging, staging_id(parent), name);
 
@@ -421,7 +421,7 @@ static void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 	fuse_reply_err(req, -ret);
 }
 
-static void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
+void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
 {
 	int ret = staging_rmdir(fs->staging, staging_id(parent), name);
 
@@ -430,7 +430,7 @@ static void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent,
 	fuse_reply_err(req, -ret);
 }
 
-static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
                           struct fs_inode *newparent, const char *newname, unsigned int flags)
 {
 	uint64_t from = staging_id(parent), to = staging_id(newparent);
@@ -462,7 +462,7 @@ static void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent
 
 /* ---- rmdir jobs/NAME: arena delete ---- */
 
-static void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
+void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
                              struct fs_inode *job)
 {
 	const struct fs_node *n = &job->node;
@@ -492,27 +492,4 @@ static void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *job
 	/* Gone from the cache (this uid), so that ls after rmdir no longer shows it. */
 	submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, RMDIR_CACHE_WAIT_MS);
 	fuse_reply_err(req, -ret);
-}
-
-static const struct fs_submit_ops SUBMIT_OPS = {
-    .lookup = submit_lookup,
-    .getattr = submit_getattr,
-    .setattr = submit_setattr,
-    .list = submit_list,
-    .mkdir = submit_mkdir,
-    .create = submit_create,
-    .open = submit_open,
-    .read = submit_read,
-    .write = submit_write,
-    .flush = submit_flush,
-    .release = submit_release,
-    .unlink = submit_unlink,
-    .rmdir = submit_rmdir,
-    .rename = submit_rename,
-    .rmdir_job = submit_rmdir_job,
-};
-
-const struct fs_submit_ops *fs_submit_ops(void)
-{
-	return &SUBMIT_OPS;
 }

@@ -270,7 +270,6 @@ static int start(struct daemon_state *d)
 	if (cache_start(d->client, &co, &d->cache, &err) < 0)
 		return fail(d, "%s", err.message);
 	fs_attach(d->fs, d->client, d->cache, d->cfg, d->served);
-	fs_set_submit_ops(d->fs, fs_submit_ops());
 	mounting = 1;
 	if (fuse_session_mount(d->se, d->opts.cmd.mountpoint) != 0)
 		return fail(d, "%s", startup_reason("cannot mount"));
