@@ -37,170 +37,89 @@ static int64_t nodes_mtime(const struct node_view *v, size_t n, int64_t now)
 	return t;
 }
 
-static unsigned job_view_parts(enum fs_type t)
-{
-	switch (t) {
-	case FS_JOB_INFO:
-		return VIEW_ALL;
-	case FS_JOB_EVENTS:
-		return VIEW_PODS | VIEW_EVENTS;
-	case FS_JOB_TENSORBOARD:
-		return VIEW_PODS | VIEW_SERVICES | VIEW_NODES;
-	default:
-		return VIEW_PODS; /* render_job_mtime follows the pods */
-	}
-}
-
-static int render_job_file(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
-			   int64_t *mtime)
+static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			   struct strbuf *sb, int64_t *mtime)
 {
 	const struct job *job = model_job(fs, node);
 	struct fs_job_view jv;
-	int ret = 0;
+	struct cache_health h;
 
 	if (!job)
 		return -ENOENT;
-	if (view_job(fs, job, job_view_parts(node->type), &jv))
+	if (view_job(fs, job, p->view | VIEW_PODS, &jv))   /* the pods: render_job_mtime */
 		return -ENOMEM;
 	*mtime = render_job_mtime(&jv.v);
-	switch (node->type) {
-	case FS_JOB_STATUS:
-		render_job_status(sb, &jv.v);
-		break;
-	case FS_JOB_TYPE:
-		render_job_type(sb, job);
-		break;
-	case FS_JOB_INFO: {
-		struct cache_health h;
-
-		render_job_info(sb, &jv.v);
+	p->render.job(sb, &jv.v);
+	view_job_free(&jv);
+	if (p->flags & PLACE_STALE_NOTE) {
 		cache_get_health(fs->cache, &h);
 		render_stale_note(sb, &h);
-		break;
 	}
-	case FS_JOB_EVENTS:
-		render_job_events(sb, &jv.v);
-		break;
-	case FS_JOB_GPUS:
-		render_job_gpus(sb, &jv.v);
-		break;
-	case FS_JOB_TENSORBOARD:
-		if (!render_job_tensorboard_url(sb, &jv.v))
-			ret = -ENOENT;
-		break;
-	case FS_JOB_SPEC:
-		render_job_spec_yaml(sb, job);
-		break;
-	case FS_JOB_JSON:
-		render_job_json(sb, job);
-		break;
-	default:
-		ret = -EINVAL;
-	}
-	view_job_free(&jv);
-	return ret;
+	/* a file that comes and goes renders nothing when it is gone */
+	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
 }
 
-static int render_pod_file(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
-			   int64_t *mtime)
+static int render_nodes_file(struct fs *fs, const struct node *only, const struct place *p,
+			     struct strbuf *sb, int64_t *mtime)
 {
-	const struct pod *pod = model_pod(fs, node);
-
-	if (!pod)
-		return -ENOENT;
-	*mtime = view_pod_mtime(pod, fs_now());
-	switch (node->type) {
-	case FS_POD_STATUS:
-		render_pod_status(sb, pod);
-		return 0;
-	case FS_POD_NODE:
-		render_pod_node(sb, pod);
-		return 0;
-	case FS_POD_IP:
-		render_pod_ip(sb, pod);
-		return 0;
-	case FS_POD_GPUS:
-		render_pod_gpus(sb, pod);
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
-static int render_node_file(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
-			    int64_t *mtime)
-{
-	const struct node *kn = model_node(fs, node);
 	struct node_view *v;
 	size_t n;
 
-	if (!kn)
-		return -ENOENT;
-	*mtime = kn->meta.created;
-	switch (node->type) {
-	case FS_NODE_STATUS:
-		render_node_status(sb, kn);
-		return 0;
-	case FS_NODE_IP:
-		render_node_ip(sb, kn);
-		return 0;
-	case FS_NODE_ROLE:
-		render_node_role(sb, kn);
-		return 0;
-	case FS_NODE_GPUS:
-	case FS_NODE_INFO:
-		if (view_nodes(fs, kn, &v, &n))
-			return -ENOMEM;
-		*mtime = nodes_mtime(v, n, fs_now());
-		if (node->type == FS_NODE_GPUS)
-			render_node_gpus(sb, &v[0]);
-		else
-			render_node_info(sb, &v[0]);
-		view_nodes_free(v, n);
-		return 0;
-	default:
-		return -EINVAL;
-	}
+	if (view_nodes(fs, only, &v, &n))
+		return -ENOMEM;
+	if (only)
+		p->render.node_pods(sb, &v[0]);
+	else
+		p->render.cluster(sb, v, n);
+	*mtime = later(nodes_mtime(v, n, fs_now()), only ? 0 : fs->started);
+	view_nodes_free(v, n);
+	return 0;
 }
 
-/* The text of a regular (non-log) file and its object's time. Under the read lock. */
+/* The text of a regular (non-log) file and its object's time, made by its place's
+ * renderer from what its source names. Under the read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
 			    int64_t *mtime)
 {
+	const struct place *p = place_of(node->type);
+	const struct pod *pod;
+	const struct node *kn;
 	struct cache_health h;
-	struct node_view *v;
-	size_t n;
 
 	*mtime = fs->started;
-	switch (node->type) {
-	case FS_README:
-		render_readme(sb);
+	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT))
+		return -EINVAL;
+	switch (p->source) {
+	case SRC_NONE:
+		p->render.text(sb);
 		return 0;
-	case FS_CLUSTER_CONTEXT:
-		render_cluster_context(sb, fs->cfg);
+	case SRC_CONFIG:
+		p->render.config(sb, fs->cfg);
 		return 0;
-	case FS_CLUSTER_HEALTH:
+	case SRC_HEALTH:
 		cache_get_health(fs->cache, &h);
-		render_cluster_health(sb, &h);
+		p->render.health(sb, &h);
 		*mtime = later(h.since, fs->started);
 		return 0;
-	case FS_CLUSTER_GPUS:
-	case FS_CLUSTER_TOP:
-		if (view_nodes(fs, NULL, &v, &n))
-			return -ENOMEM;
-		if (node->type == FS_CLUSTER_GPUS)
-			render_cluster_gpus(sb, v, n);
-		else
-			render_cluster_top(sb, v, n);
-		*mtime = later(nodes_mtime(v, n, fs_now()), fs->started);
-		view_nodes_free(v, n);
+	case SRC_CLUSTER:
+		return render_nodes_file(fs, NULL, p, sb, mtime);
+	case SRC_JOB:
+		return render_job_file(fs, node, p, sb, mtime);
+	case SRC_POD:
+		if (!(pod = model_pod(fs, node)))
+			return -ENOENT;
+		*mtime = view_pod_mtime(pod, fs_now());
+		p->render.pod(sb, pod);
 		return 0;
-	case FS_JOB_STATUS ... FS_JOB_JSON:
-		return render_job_file(fs, node, sb, mtime);
-	case FS_POD_STATUS ... FS_POD_GPUS:
-		return render_pod_file(fs, node, sb, mtime);
-	case FS_NODE_GPUS ... FS_NODE_ROLE:
-		return render_node_file(fs, node, sb, mtime);
+	case SRC_NODE:
+	case SRC_NODE_PODS:
+		if (!(kn = model_node(fs, node)))
+			return -ENOENT;
+		*mtime = kn->meta.created;
+		if (p->source == SRC_NODE_PODS)
+			return render_nodes_file(fs, kn, p, sb, mtime);
+		p->render.node(sb, kn);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -255,11 +174,6 @@ out:
 
 /* ---- attributes ---- */
 
-static bool type_is_static_dir(enum fs_type t)
-{
-	return t == FS_ROOT || t == FS_CLUSTER_DIR || t == FS_SUBMIT_DIR;
-}
-
 void content_stat_static(struct fs *fs, enum fs_type type, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -274,25 +188,7 @@ void content_stat_static(struct fs *fs, enum fs_type type, struct stat *st)
 	st->st_mode = S_IFDIR | 0555;
 	if (type == FS_SUBMIT_DIR && !fs->opts.readonly)
 		st->st_mode = S_IFDIR | 0755;
-	switch (type) {
-	case FS_ROOT:
-		st->st_nlink = 7;     /* ., .. and cluster, jobs, namespaces, nodes, submit */
-		break;
-	case FS_JOB_DIR:
-	case FS_NS_DIR:
-		st->st_nlink = 3;     /* instances/, jobs/ */
-		break;
-	case FS_JOBS_DIR:
-	case FS_INSTANCES_DIR:
-	case FS_NODES_DIR:
-	case FS_NAMESPACES_DIR:
-		/* As many subdirectories as objects: 1 tells find and fts "unknown" rather
-		 * than a count that could be stale between listing and stat. */
-		st->st_nlink = 1;
-		break;
-	default:
-		st->st_nlink = 2;
-	}
+	st->st_nlink = place_nlink(type);
 	st->st_size = 4096;
 	st->st_blocks = 8;
 }
@@ -311,9 +207,8 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 	const struct node *kn;
 	struct fs_job_view jv;
 
-	switch (node->type) {
-	case FS_JOB_DIR:
-	case FS_INSTANCES_DIR:
+	switch (place_of(node->type)->source) {
+	case SRC_JOB:
 		if (!(job = model_job(fs, node)))
 			return -ENOENT;
 		if (view_job(fs, job, VIEW_PODS, &jv))
@@ -321,22 +216,22 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 		*mtime = render_job_mtime(&jv.v);
 		view_job_free(&jv);
 		return 0;
-	case FS_POD_DIR:
+	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;
 		*mtime = view_pod_mtime(pod, fs_now());
 		return 0;
-	case FS_NODE_DIR:
+	case SRC_NODE:
 		if (!(kn = model_node(fs, node)))
 			return -ENOENT;
 		*mtime = kn->meta.created;
 		return 0;
-	case FS_JOBS_DIR:
-	case FS_NODES_DIR:
-	case FS_NAMESPACES_DIR:
+	case SRC_JOBS:
+	case SRC_NODES:
+	case SRC_NAMESPACES:
 		*mtime = fs_listing_mtime(fs, node->type, node->ns);
 		return 0;
-	case FS_NS_DIR:
+	case SRC_NAMESPACE:
 		*mtime = fs_listing_mtime(fs, FS_JOBS_DIR, node->ns);
 		return 0;
 	default:
@@ -389,49 +284,37 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 
 double content_attr_timeout(struct fs *fs, enum fs_type type)
 {
-	if (type_is_static_dir(type))
+	unsigned flags = place_of(type)->flags;
+
+	if (flags & PLACE_FIXED_ATTR)
 		return fs->opts.static_timeout;
-	if (fs_type_is_dir(type))
+	if (flags & PLACE_DIR)
 		return fs->opts.entry_timeout;
 	return fs->opts.attr_timeout;
 }
 
-double content_entry_timeout(struct fs *fs, enum fs_type parent_type, enum fs_type type)
+double content_entry_timeout(struct fs *fs, enum fs_type type)
 {
-	switch (parent_type) {
-	case FS_ROOT:
-	case FS_CLUSTER_DIR:
-	case FS_NS_DIR:
+	const struct place *p = place_of(type);
+
+	/* Fixed names live as long as their parent (whose own entry is short), except
+	 * those that change inode (a restarted container's logs) or come and go
+	 * (tensorboard_url, logs.previous). Names of objects come and go. */
+	if (p->name && !(p->flags & (PLACE_LOG | PLACE_COMES_AND_GOES)))
 		return fs->opts.static_timeout;
-	case FS_JOB_DIR:
-	case FS_POD_DIR:
-	case FS_NODE_DIR:
-		/* Fixed names live as long as their object (whose own entry is short),
-		 * except those that change inode (a restarted container's logs) or come
-		 * and go (tensorboard_url, logs.previous). */
-		if (fs_type_is_log(type) || type == FS_JOB_TENSORBOARD)
-			return fs->opts.entry_timeout;
-		return fs->opts.static_timeout;
-	default:
-		return fs->opts.entry_timeout;
-	}
+	return fs->opts.entry_timeout;
 }
 
 double content_negative_timeout(struct fs *fs, enum fs_type parent_type)
 {
-	switch (parent_type) {
-	case FS_ROOT:
-	case FS_CLUSTER_DIR:
-	case FS_NODE_DIR:
-	case FS_NS_DIR:
-		return fs->opts.static_timeout;
-	case FS_JOB_DIR:
-	case FS_POD_DIR:
-		/* tensorboard_url and logs.previous appear: the notifier invalidates their
-		 * negative entries, and this is the safety net. */
-		return fs->opts.entry_timeout;
-	default:
-		/* jobs/, instances/, nodes/, namespaces/, submit/: new names appear. */
+	const struct place *const *c;
+
+	/* jobs/, instances/, nodes/, namespaces/, submit/: new names appear. */
+	if (place_object_child(parent_type) || !place_children(parent_type, &c))
 		return 0;
-	}
+	/* tensorboard_url and logs.previous appear: the notifier invalidates their negative
+	 * entries, and this is the safety net. */
+	if (place_optional_child(parent_type))
+		return fs->opts.entry_timeout;
+	return fs->opts.static_timeout;
 }

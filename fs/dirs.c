@@ -1,8 +1,8 @@
 /*
  * Directory listings: opendir takes a snapshot of the names (model.c's listing,
  * or submit.c's), and readdir / readdirplus page through it, so
- * offsets stay stable while jobs come and go (reference/fuse.md: a listing that
- * shifts under `ls` or `find` skips or repeats entries).
+ * offsets stay stable while jobs come and go: a listing that shifts under `ls`
+ * or `find` skips or repeats entries.
  *
  * readdirplus answers attributes with each name, from the cache, so `ls -l` of
  * jobs/ costs no LOOKUP per job; readdir fills d_type so `find` need not stat.
@@ -150,7 +150,7 @@ static int plus_entry(struct fs *fs, struct dir_handle *h, const struct model_en
 	*inp = NULL;
 	if (fs_node_copy(&copy, &e->node) < 0)
 		return -ENOMEM;
-	model_objkey(&copy, objkey, sizeof(objkey));
+	place_node_key(&copy, objkey, sizeof(objkey));
 	in = inode_table_child(fs->inodes, h->dir, e->name, &copy, objkey[0] ? objkey : NULL);
 	fs_node_clear(&copy);
 	if (!in)

@@ -41,7 +41,9 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		return -ENOMEM;
 	fs->opts = *opts;
 	fs->inodes = inode_table_new(on_inode_free);
-	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0) {
+	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0 ||
+	    logfile_memo_new(&fs->log_memo) < 0) {
+		notify_free(fs->notifier);
 		staging_free(fs->staging);
 		inode_table_free(fs->inodes);
 		free(fs);
@@ -95,6 +97,7 @@ void fs_free(struct fs *fs)
 		fs_handle_free(fs, fs->handles);   /* their inodes go with the table */
 	inode_table_free(fs->inodes);
 	staging_free(fs->staging);
+	logfile_memo_free(fs->log_memo);
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);

@@ -1,5 +1,5 @@
 /*
- * fs/: the tree of SPEC.md §2 on libfuse's low-level API. mount/ creates one
+ * fs/: the tree of docs/tree.md on libfuse's low-level API. mount/ creates one
  * struct fs, hands its change hook to cache_start(), attaches the cache, and runs
  * a FUSE session with fs_lowlevel_ops() and the fs as userdata.
  *

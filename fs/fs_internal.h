@@ -4,6 +4,7 @@
  *   fs.c        struct fs: creation, options, the cache hook, shutdown
  *   inode.c     the inode table (inode.h)
  *   naming.c    job directory names and order (naming.h)
+ *   places.c    the table of the tree's places (places.h)
  *   model.c     the path model: (parent node, name) → child node; listings
  *   view.c      gathering a job's or node's objects from the cache for render/
  *   content.c   a node's text and attributes; snapshots for open handles
@@ -32,6 +33,7 @@
 #include "fs/inode.h"
 #include "fs/log.h"
 #include "fs/node.h"
+#include "fs/places.h"
 #include "k8s/objects.h"
 #include "render/render.h"
 #include "util/strbuf.h"
@@ -39,6 +41,7 @@
 #define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
 
 struct fs_notifier;
+struct log_memo_table;
 struct staging;
 
 struct fs {
@@ -52,6 +55,7 @@ struct fs {
 	struct staging *staging;     /* submit/'s contents */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
+	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;
@@ -88,8 +92,11 @@ struct model_entry {
 /* The entries of a directory, in listing order; *out malloc'd (model_free). */
 int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n);
 void model_free(struct model_entry *e, size_t n);
-/* The object key a node is registered under (inode.h), "" for none. */
-void model_objkey(const struct fs_node *node, char *buf, size_t size);
+/* Whether dir has a child called name now; takes the cache's read lock itself. */
+bool model_has_child(struct fs *fs, const struct fs_node *dir, const char *name);
+/* The `exists` of the places that come and go (places.c). */
+bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir);
+bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir);
 /* The job, pod or node a node stands for, when it still exists with its identity. */
 const struct job *model_job(struct fs *fs, const struct fs_node *node);
 const struct pod *model_pod(struct fs *fs, const struct fs_node *node);
@@ -134,7 +141,7 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st);
 void content_stat_static(struct fs *fs, enum fs_type type, struct stat *st);
 /* The attribute and entry timeouts of a node's replies. */
 double content_attr_timeout(struct fs *fs, enum fs_type type);
-double content_entry_timeout(struct fs *fs, enum fs_type parent_type, enum fs_type type);
+double content_entry_timeout(struct fs *fs, enum fs_type type);
 double content_negative_timeout(struct fs *fs, enum fs_type parent_type);
 
 /* ---- logfile.c ---- */
@@ -153,6 +160,9 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 void logfile_poke(struct fs *fs, struct fs_inode *in);
 /* Called by the inode table when in is freed. */
 void logfile_free(struct fs_inode *in);
+/* What was read of each container's log, beyond its inodes' lives (fs_new, fs_free). */
+int logfile_memo_new(struct log_memo_table **out);
+void logfile_memo_free(struct log_memo_table *t);
 /* Drops every stream (fs_stop). */
 void logfile_stop_all(struct fs *fs);
 

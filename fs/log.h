@@ -1,7 +1,7 @@
 /*
  * Where the daemon's messages go (log.c). mount/ picks the sink: stderr in the
  * foreground, syslog after detaching, a buffer while starting up so that a failure
- * prints one line. fs_log() itself is declared in fs_internal.h.
+ * prints one line.
  */
 #ifndef ARENAFS_FS_LOG_H
 #define ARENAFS_FS_LOG_H

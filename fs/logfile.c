@@ -4,7 +4,7 @@
  * while it is open it holds one reference on that instance's shared follow
  * stream (k8s/logstream.h).
  *
- * What users' tools need from it (reference/fuse.md):
+ * What users' tools need from it (docs/fuse.md):
  * - st_size is the bytes buffered and grows; every append is passed to the
  *   notifier, which tells the kernel the attributes changed, so GNU tail -f
  *   (which polls fstat on FUSE and reads exactly the growth) prints new lines.
@@ -79,7 +79,7 @@ struct fs_log {
  * (POD_UID/CONTAINER/RESTARTS, model.c): jobs/NAME/logs and instances/POD/logs of
  * the same instance are two inodes, and the kernel may forget an inode; both
  * should still show what either read. A direct-mapped cache: a collision forgets
- * the older instance, which then reads 0 again until opened. memo_lock is a leaf.
+ * the older instance, which then reads 0 again until opened. Its lock is a leaf.
  */
 struct log_memo {
 	char identity[160];
@@ -87,27 +87,48 @@ struct log_memo {
 	int64_t grew;
 	bool complete;
 };
-static struct log_memo memo[LOG_MEMO_SLOTS];
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+struct log_memo_table {
+	pthread_mutex_t lock;
+	struct log_memo slot[LOG_MEMO_SLOTS];
+};
 
-static struct log_memo *memo_slot(const char *identity)
+int logfile_memo_new(struct log_memo_table **out)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	pthread_mutex_init(&(*out)->lock, NULL);
+	return 0;
+}
+
+void logfile_memo_free(struct log_memo_table *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static struct log_memo *memo_slot(struct log_memo_table *t, const char *identity)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
 
 	for (const char *p = identity; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
-	return &memo[h % LOG_MEMO_SLOTS];
+	return &t->slot[h % LOG_MEMO_SLOTS];
 }
 
 /* Folds what one inode learned into the memo, and the memo into it. */
-static void memo_merge(const char *identity, uint64_t *size, int64_t *grew, bool *complete)
+static void memo_merge(struct fs *fs, const char *identity, uint64_t *size, int64_t *grew,
+		       bool *complete)
 {
+	struct log_memo_table *t = fs->log_memo;
 	struct log_memo *m;
 
 	if (!identity || !identity[0] || strlen(identity) >= sizeof(m->identity))
 		return;
-	m = memo_slot(identity);
-	pthread_mutex_lock(&memo_lock);
+	m = memo_slot(t, identity);
+	pthread_mutex_lock(&t->lock);
 	if (strcmp(m->identity, identity) != 0) {
 		if (!*size && !*complete)
 			goto out; /* nothing to tell, nothing known */
@@ -128,7 +149,7 @@ static void memo_merge(const char *identity, uint64_t *size, int64_t *grew, bool
 	*grew = m->grew;
 	*complete = m->complete;
 out:
-	pthread_mutex_unlock(&memo_lock);
+	pthread_mutex_unlock(&t->lock);
 }
 
 static void wait_ms(struct fs_log *log, int ms)
@@ -344,7 +365,7 @@ static void note_stream_locked(struct fs_inode *in, struct fs_log *log)
 	}
 	if (!log->complete && size > log->last_size)
 		log->last_size = size;
-	memo_merge(in->node.identity, &log->last_size, &log->last_mtime, &log->complete);
+	memo_merge(log->fs, in->node.identity, &log->last_size, &log->last_mtime, &log->complete);
 }
 
 /* st_size: what the open stream holds (a complete log's known size while a new stream
@@ -371,7 +392,7 @@ static uint64_t size_locked(struct fs_log *log)
 static void tell_siblings(struct fs *fs, struct fs_inode *in)
 {
 	static const enum fs_type places[] = {FS_JOB_LOGS, FS_POD_LOGS};
-	struct fs_node where = in->node;  /* shallow: only read by model_objkey */
+	struct fs_node where = in->node;  /* shallow: only read by place_node_key */
 	char key[600];
 
 	for (size_t p = 0; p < sizeof(places) / sizeof(places[0]); p++) {
@@ -379,7 +400,7 @@ static void tell_siblings(struct fs *fs, struct fs_inode *in)
 		size_t n;
 
 		where.type = places[p];
-		model_objkey(&where, key, sizeof(key));
+		place_node_key(&where, key, sizeof(key));
 		n = key[0] ? inode_table_by_object(fs->inodes, key, &arr) : 0;
 		for (size_t i = 0; i < n; i++) {
 			struct fs_inode *o = arr[i];
@@ -454,7 +475,7 @@ int logfile_open(struct fs *fs, struct fs_inode *in)
 		ret = -ENOMEM;
 		goto out;
 	}
-	memo_merge(in->node.identity, &log->last_size, &log->last_mtime, &log->complete);
+	memo_merge(log->fs, in->node.identity, &log->last_size, &log->last_mtime, &log->complete);
 	ret = attach_locked(fs, in, log);
 	if (ret)
 		goto out;
@@ -615,12 +636,12 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 		if (log->ls)
 			note_stream_locked(in, log);
 		else
-			memo_merge(in->node.identity, &log->last_size, &log->last_mtime,
+			memo_merge(fs, in->node.identity, &log->last_size, &log->last_mtime,
 				   &log->complete);
 		*size = size_locked(log);
 		grew = log->last_mtime;
 	} else {
-		memo_merge(in->node.identity, size, &grew, &complete);
+		memo_merge(fs, in->node.identity, size, &grew, &complete);
 	}
 	pthread_mutex_unlock(&in->lock);
 

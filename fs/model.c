@@ -1,11 +1,12 @@
 /*
- * The path model: which names each directory of SPEC.md §2's tree holds, and what
- * each name stands for, checked against the cache. Lookups, listings and the
- * notifier's revalidation all go through model_lookup(), so a name exists in a
- * listing exactly when it can be looked up.
+ * The path model: the names each directory holds now and what each stands for,
+ * checked against the cache. The fixed names come from the table of places
+ * (places.c); the names of jobs, pods, nodes and namespaces from the cache.
+ * Lookups, listings and the notifier's revalidation all go through
+ * model_lookup(), so a name exists in a listing exactly when it can be looked up.
  *
  * Order: jobs/ newest first (naming.c); everything else by name (strcmp, so
- * README comes before cluster/).
+ * README comes before cluster/), as the table lists them.
  *
  * Called under the cache's read lock; knows no FUSE and no file formats (render/
  * decides whether a job has a TensorBoard).
@@ -18,52 +19,6 @@
 #include <string.h>
 
 #include "fs/naming.h"
-
-struct fixed {
-	const char *name;
-	enum fs_type type;
-};
-
-/* Each list is in listing order (by name). */
-static const struct fixed ROOT_NAMES[] = {
-	{"README", FS_README},         {"cluster", FS_CLUSTER_DIR}, {"jobs", FS_JOBS_DIR},
-	{"namespaces", FS_NAMESPACES_DIR}, {"nodes", FS_NODES_DIR},   {"submit", FS_SUBMIT_DIR},
-};
-static const struct fixed CLUSTER_NAMES[] = {
-	{"context", FS_CLUSTER_CONTEXT},
-	{"gpus", FS_CLUSTER_GPUS},
-	{"health", FS_CLUSTER_HEALTH},
-	{"top", FS_CLUSTER_TOP},
-};
-static const struct fixed JOB_NAMES[] = {
-	{"events", FS_JOB_EVENTS},  {"gpus", FS_JOB_GPUS},
-	{"info", FS_JOB_INFO},      {"instances", FS_INSTANCES_DIR},
-	{"job.json", FS_JOB_JSON},  {"logs", FS_JOB_LOGS},
-	{"spec.yaml", FS_JOB_SPEC}, {"status", FS_JOB_STATUS},
-	{"tensorboard_url", FS_JOB_TENSORBOARD}, {"type", FS_JOB_TYPE},
-};
-static const struct fixed POD_NAMES[] = {
-	{"gpus", FS_POD_GPUS}, {"ip", FS_POD_IP},         {"logs", FS_POD_LOGS},
-	{"logs.previous", FS_POD_LOGS_PREVIOUS},          {"node", FS_POD_NODE},
-	{"status", FS_POD_STATUS},
-};
-static const struct fixed NODE_NAMES[] = {
-	{"gpus", FS_NODE_GPUS}, {"info", FS_NODE_INFO},     {"ip", FS_NODE_IP},
-	{"role", FS_NODE_ROLE}, {"status", FS_NODE_STATUS},
-};
-static const struct fixed NS_NAMES[] = {
-	{"jobs", FS_JOBS_DIR},
-};
-
-#define FIXED(a) a, sizeof(a) / sizeof(a[0])
-
-static enum fs_type fixed_type(const struct fixed *f, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(f[i].name, name) == 0)
-			return f[i].type;
-	return FS_NONE;
-}
 
 /* ---- the objects a node stands for ---- */
 
@@ -80,7 +35,7 @@ const struct job *model_job(struct fs *fs, const struct fs_node *node)
 		return NULL;
 	job = cache_find_job(fs->cache, node->ns, node->kind, node->job);
 	/* Pod places hold the pod's uid: their job is only checked to exist. */
-	if (job && node->type < FS_POD_DIR && !same_uid(&job->meta, node->uid))
+	if (job && place_of(node->type)->source == SRC_JOB && !same_uid(&job->meta, node->uid))
 		return NULL;
 	return job;
 }
@@ -92,8 +47,7 @@ const struct pod *model_pod(struct fs *fs, const struct fs_node *node)
 	if (!node->ns || !node->pod)
 		return NULL;
 	pod = cache_find_pod(fs->cache, node->ns, node->pod);
-	if (pod && node->type >= FS_POD_DIR && node->type <= FS_POD_LOGS_PREVIOUS &&
-	    !same_uid(&pod->meta, node->uid))
+	if (pod && place_of(node->type)->source == SRC_POD && !same_uid(&pod->meta, node->uid))
 		return NULL;
 	return pod;
 }
@@ -213,13 +167,14 @@ static int log_node(const struct fs_node *parent, enum fs_type type, const struc
 
 /* ---- the conditional names ---- */
 
-static bool job_has_tensorboard(struct fs *fs, const struct job *job)
+bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir)
 {
+	const struct job *job = model_job(fs, job_dir);
 	struct fs_job_view jv;
 	struct strbuf sb = STRBUF_INIT;
 	bool has;
 
-	if (view_job(fs, job, VIEW_SERVICES | VIEW_NODES, &jv))
+	if (!job || view_job(fs, job, VIEW_SERVICES | VIEW_NODES, &jv))
 		return false;
 	has = render_job_tensorboard_url(&sb, &jv.v);
 	strbuf_free(&sb);
@@ -227,9 +182,10 @@ static bool job_has_tensorboard(struct fs *fs, const struct job *job)
 	return has;
 }
 
-static bool pod_has_previous(const struct pod *pod)
+bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir)
 {
-	int ci = render_pod_main_container(pod);
+	const struct pod *pod = model_pod(fs, pod_dir);
+	int ci = pod ? render_pod_main_container(pod) : -1;
 	const struct container *c = ci >= 0 ? &pod->containers[ci] : NULL;
 
 	return c && (c->restart_count > 0 || c->last_state.kind == CONTAINER_TERMINATED);
@@ -291,67 +247,79 @@ static bool is_other_namespace(struct fs *fs, const char *name)
 
 /* ---- lookup ---- */
 
-int model_lookup(struct fs *fs, const struct fs_node *parent, const char *name,
-		 struct fs_node *out)
+/* Does the object a directory stands for still exist (with its identity)? */
+static bool dir_exists(struct fs *fs, const struct fs_node *dir)
+{
+	switch (place_of(dir->type)->source) {
+	case SRC_JOB:
+		return model_job(fs, dir) != NULL;
+	case SRC_POD:
+		return model_pod(fs, dir) != NULL;
+	case SRC_NODE:
+		return model_node(fs, dir) != NULL;
+	case SRC_NAMESPACE:
+		return is_other_namespace(fs, dir->ns);
+	default:
+		return true;
+	}
+}
+
+/* A fixed name of parent (which exists): a node of the same names, its own type. */
+static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct place *p,
+		       struct fs_node *out)
+{
+	int ret;
+
+	if ((p->flags & PLACE_COMES_AND_GOES) && !p->exists(fs, parent))
+		return -ENOENT;
+	if (p->flags & PLACE_LOG)
+		return log_node(parent, p->type, p->source == SRC_JOB
+			? job_main_pod(fs, model_job(fs, parent)) : model_pod(fs, parent), out);
+	ret = child_of(parent, p->type, out);
+	/* jobs/ of the root is the mount's namespace */
+	if (!ret && p->source == SRC_JOBS && !out->ns && set_str(&out->ns, fs->namespace)) {
+		fs_node_clear(out);
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
+/* A name of a directory of objects: a job, a pod, a node, a namespace. */
+static int object_child(struct fs *fs, const struct fs_node *parent, const char *name,
+			struct fs_node *out)
 {
 	const struct job *job;
 	const struct pod *pod;
 	const struct node *kn;
-	enum fs_type t;
+	struct find_arg a = {fs, parent->ns};
 
-	*out = (struct fs_node)FS_NODE_INIT;
 	switch (parent->type) {
-	case FS_ROOT:
-		t = fixed_type(FIXED(ROOT_NAMES), name);
-		return t ? static_node(t, t == FS_JOBS_DIR ? fs->namespace : NULL, out) : -ENOENT;
-	case FS_CLUSTER_DIR:
-		t = fixed_type(FIXED(CLUSTER_NAMES), name);
-		return t ? static_node(t, NULL, out) : -ENOENT;
-	case FS_JOBS_DIR: {
-		struct find_arg a = {fs, parent->ns};
-
+	case FS_JOBS_DIR:
 		job = naming_find_job(name, find_job, &a);
 		return job ? job_node(job, out) : -ENOENT;
-	}
-	case FS_JOB_DIR:
-		t = fixed_type(FIXED(JOB_NAMES), name);
-		if (!t || !(job = model_job(fs, parent)))
-			return -ENOENT;
-		if (t == FS_JOB_TENSORBOARD && !job_has_tensorboard(fs, job))
-			return -ENOENT;
-		if (t == FS_JOB_LOGS)
-			return log_node(parent, t, job_main_pod(fs, job), out);
-		return child_of(parent, t, out);
 	case FS_INSTANCES_DIR:
 		if (!(job = model_job(fs, parent)) || !(pod = pod_of_job(fs, job, name)))
 			return -ENOENT;
 		return pod_node(parent, pod, out);
-	case FS_POD_DIR:
-		t = fixed_type(FIXED(POD_NAMES), name);
-		if (!t || !(pod = model_pod(fs, parent)))
-			return -ENOENT;
-		if (t == FS_POD_LOGS_PREVIOUS && !pod_has_previous(pod))
-			return -ENOENT;
-		if (t == FS_POD_LOGS || t == FS_POD_LOGS_PREVIOUS)
-			return log_node(parent, t, pod, out);
-		return child_of(parent, t, out);
 	case FS_NODES_DIR:
 		kn = cache_find_node(fs->cache, name);
 		return kn ? k8s_node_node(kn, out) : -ENOENT;
-	case FS_NODE_DIR:
-		t = fixed_type(FIXED(NODE_NAMES), name);
-		if (!t || !model_node(fs, parent))
-			return -ENOENT;
-		return child_of(parent, t, out);
 	case FS_NAMESPACES_DIR:
 		return is_other_namespace(fs, name) ? static_node(FS_NS_DIR, name, out) : -ENOENT;
-	case FS_NS_DIR:
-		t = fixed_type(FIXED(NS_NAMES), name);
-		return t && is_other_namespace(fs, parent->ns) ? static_node(t, parent->ns, out)
-							      : -ENOENT;
 	default:
 		return -ENOENT;
 	}
+}
+
+int model_lookup(struct fs *fs, const struct fs_node *parent, const char *name,
+		 struct fs_node *out)
+{
+	const struct place *p = place_child(parent->type, name);
+
+	*out = (struct fs_node)FS_NODE_INIT;
+	if (p)
+		return dir_exists(fs, parent) ? fixed_child(fs, parent, p, out) : -ENOENT;
+	return object_child(fs, parent, name, out);
 }
 
 /* ---- listings ---- */
@@ -390,15 +358,17 @@ drop:
 }
 
 /* The fixed names of a directory that exist now, through model_lookup. */
-static void list_fixed(struct fs *fs, const struct fs_node *dir, const struct fixed *f, size_t n,
-		       struct list_builder *b)
+static void list_fixed(struct fs *fs, const struct fs_node *dir, struct list_builder *b)
 {
+	const struct place *const *c;
+	size_t n = place_children(dir->type, &c);
+
 	for (size_t i = 0; i < n; i++) {
 		struct fs_node child;
-		int ret = model_lookup(fs, dir, f[i].name, &child);
+		int ret = model_lookup(fs, dir, c[i]->name, &child);
 
 		if (ret == 0)
-			list_add(b, f[i].name, &child);
+			list_add(b, c[i]->name, &child);
 		else if (ret != -ENOENT)
 			b->err = ret;
 	}
@@ -521,49 +491,25 @@ int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **ou
 	struct list_builder b = {NULL, 0, 0, 0};
 
 	switch (dir->type) {
-	case FS_ROOT:
-		list_fixed(fs, dir, FIXED(ROOT_NAMES), &b);
-		break;
-	case FS_CLUSTER_DIR:
-		list_fixed(fs, dir, FIXED(CLUSTER_NAMES), &b);
-		break;
 	case FS_JOBS_DIR:
 		list_jobs(fs, dir->ns, &b);
-		break;
-	case FS_JOB_DIR:
-		if (!model_job(fs, dir))
-			b.err = -ENOENT;
-		else
-			list_fixed(fs, dir, FIXED(JOB_NAMES), &b);
 		break;
 	case FS_INSTANCES_DIR:
 		list_pods(fs, dir, &b);
 		break;
-	case FS_POD_DIR:
-		if (!model_pod(fs, dir))
-			b.err = -ENOENT;
-		else
-			list_fixed(fs, dir, FIXED(POD_NAMES), &b);
-		break;
 	case FS_NODES_DIR:
 		list_nodes(fs, &b);
-		break;
-	case FS_NODE_DIR:
-		if (!model_node(fs, dir))
-			b.err = -ENOENT;
-		else
-			list_fixed(fs, dir, FIXED(NODE_NAMES), &b);
 		break;
 	case FS_NAMESPACES_DIR:
 		list_namespaces(fs, &b);
 		break;
-	case FS_NS_DIR:
-		list_fixed(fs, dir, FIXED(NS_NAMES), &b);
-		break;
-	case FS_SUBMIT_DIR:
-		break;
 	default:
-		b.err = -ENOTDIR;
+		if (!fs_type_is_dir(dir->type))
+			b.err = -ENOTDIR;
+		else if (!dir_exists(fs, dir))
+			b.err = -ENOENT;
+		else
+			list_fixed(fs, dir, &b);
 	}
 	if (b.err) {
 		model_free(b.e, b.n);
@@ -587,36 +533,15 @@ void model_free(struct model_entry *e, size_t n)
 	free(e);
 }
 
-void model_objkey(const struct fs_node *node, char *buf, size_t size)
+bool model_has_child(struct fs *fs, const struct fs_node *dir, const char *name)
 {
-	switch (node->type) {
-	case FS_JOB_DIR ... FS_INSTANCES_DIR:
-		snprintf(buf, size, "job/%s/%d/%s", node->ns, node->kind, node->job);
-		break;
-	case FS_POD_DIR ... FS_POD_LOGS_PREVIOUS:
-		snprintf(buf, size, "pod/%s/%s", node->ns, node->pod);
-		break;
-	case FS_NODE_DIR ... FS_NODE_ROLE:
-		snprintf(buf, size, "node/%s", node->node);
-		break;
-	case FS_CLUSTER_GPUS:
-	case FS_CLUSTER_TOP:
-		snprintf(buf, size, "cluster");
-		break;
-	case FS_CLUSTER_HEALTH:
-		snprintf(buf, size, "health");
-		break;
-	case FS_JOBS_DIR:
-		snprintf(buf, size, "jobs/%s", node->ns);
-		break;
-	case FS_NODES_DIR:
-		snprintf(buf, size, "nodes");
-		break;
-	case FS_NAMESPACES_DIR:
-	case FS_NS_DIR:
-		snprintf(buf, size, "namespaces");
-		break;
-	default:
-		buf[0] = '\0';
-	}
+	struct fs_node child;
+	bool has;
+
+	cache_read_lock(fs->cache);
+	has = model_lookup(fs, dir, name, &child) == 0;
+	cache_read_unlock(fs->cache);
+	if (has)
+		fs_node_clear(&child);
+	return has;
 }

@@ -1,11 +1,13 @@
 /*
- * What an inode of the tree is: its type (the place in SPEC.md §2's tree) and the
- * Kubernetes names that say which object it shows. Plain data, shared by the
- * inode table (inode.c), the path model (model.c), the renderer glue
- * (content.c), the log files (logfile.c) and the FUSE operations (ops.c).
+ * What an inode of the tree is: its type (a place of the tree: places.c's table
+ * says its name, parent, flags and renderer) and the Kubernetes names that say
+ * which object it shows. Plain data, shared by the inode table (inode.c), the
+ * path model (model.c), the renderer glue (content.c), the log files (logfile.c)
+ * and the FUSE operations (ops.c).
  *
  * A node says nothing about content: content.c turns a node into text, model.c
- * turns (parent node, name) into a child node, checking against the cache.
+ * turns (parent node, name) into a child node, checking against the cache. The
+ * order of the types means nothing.
  */
 #ifndef ARENAFS_FS_NODE_H
 #define ARENAFS_FS_NODE_H
@@ -79,43 +81,5 @@ struct fs_node {
 void fs_node_clear(struct fs_node *n);
 /* Deep copy; returns -ENOMEM (dst cleared) on failure. */
 int fs_node_copy(struct fs_node *dst, const struct fs_node *src);
-
-static inline bool fs_type_is_dir(enum fs_type t)
-{
-	switch (t) {
-	case FS_ROOT:
-	case FS_CLUSTER_DIR:
-	case FS_JOBS_DIR:
-	case FS_JOB_DIR:
-	case FS_INSTANCES_DIR:
-	case FS_POD_DIR:
-	case FS_NODES_DIR:
-	case FS_NODE_DIR:
-	case FS_SUBMIT_DIR:
-	case FS_SUBMIT_SUBDIR:
-	case FS_NAMESPACES_DIR:
-	case FS_NS_DIR:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Directories inside a job's directory (and it): they go when the job goes. */
-static inline bool fs_type_in_job(enum fs_type t)
-{
-	return t == FS_JOB_DIR || t == FS_INSTANCES_DIR || t == FS_POD_DIR;
-}
-
-static inline bool fs_type_is_log(enum fs_type t)
-{
-	return t == FS_JOB_LOGS || t == FS_POD_LOGS || t == FS_POD_LOGS_PREVIOUS;
-}
-
-/* Files whose text holds ages or durations, so it changes with the clock alone. */
-static inline bool fs_type_is_volatile(enum fs_type t)
-{
-	return t == FS_JOB_INFO || t == FS_JOB_EVENTS;
-}
 
 #endif

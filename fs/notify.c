@@ -6,7 +6,7 @@
  * fuse_lowlevel_notify_inval_entry / inval_inode calls. It never runs inside a
  * request handler and holds no lock while notifying: the kernel may wait, in a
  * notification, for a directory lock that a request in progress holds, and that
- * request may need one of our locks (reference/fuse.md).
+ * request may need one of our locks: a deadlock (docs/fuse.md).
  *
  * For each change it finds the inodes the kernel knows that show the object
  * (inode.h's object index), and revalidates each: a name that now means nothing
@@ -233,20 +233,13 @@ static void add_action(struct batch *b, fuse_ino_t ino, const char *name, off_t 
 	b->n++;
 }
 
-static void add_key(struct batch *b, const char *fmt, const char *a, int kind, const char *c)
+/* Files the inodes showing an object for revalidation (place_key names them). */
+static void add_key(struct batch *b, enum place_source source, const char *ns, int kind,
+		    const char *name)
 {
 	char key[NOTIFY_KEY_MAX];
 
-	if (strcmp(fmt, "job") == 0)
-		snprintf(key, sizeof(key), "job/%s/%d/%s", a, kind, c);
-	else if (strcmp(fmt, "pod") == 0)
-		snprintf(key, sizeof(key), "pod/%s/%s", a, c);
-	else if (strcmp(fmt, "node") == 0)
-		snprintf(key, sizeof(key), "node/%s", c);
-	else if (strcmp(fmt, "jobs") == 0)
-		snprintf(key, sizeof(key), "jobs/%s", a);
-	else
-		snprintf(key, sizeof(key), "%s", fmt);
+	place_key(key, sizeof(key), source, ns, kind, name);
 	/* duplicates are dropped in revalidate_keys, once sorted */
 	if (b->nkeys == b->capkeys) {
 		size_t nc = b->capkeys ? b->capkeys * 2 : 32;
@@ -267,7 +260,7 @@ static void add_job_keys(struct batch *b, const char *ns, int kind, const char *
 		return;
 	for (int k = 0; k < JOB_KIND_COUNT; k++)
 		if (kind < 0 || k == kind)
-			add_key(b, "job", ns, k, name);
+			add_key(b, SRC_JOB, ns, k, name);
 }
 
 /* The object keys a change touches. */
@@ -281,25 +274,25 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		/* a job coming or going can rename its namesakes of other kinds (NAME.TYPE) */
 		add_job_keys(b, it->ns, listing ? -1 : it->job_kind, it->name);
 		if (listing) {
-			add_key(b, "jobs", it->ns, 0, NULL);
-			add_key(b, "namespaces", NULL, 0, NULL);
+			add_key(b, SRC_JOBS, it->ns, 0, NULL);
+			add_key(b, SRC_NAMESPACES, NULL, 0, NULL);
 		}
 		break;
 	case CACHE_POD:
-		add_key(b, "pod", it->ns, 0, it->name);
+		add_key(b, SRC_POD, it->ns, 0, it->name);
 		add_job_keys(b, it->ns, it->job_kind, it->job_name);
 		if (it->node_name && it->node_name[0])
-			add_key(b, "node", NULL, 0, it->node_name);
+			add_key(b, SRC_NODE, NULL, 0, it->node_name);
 		if (it->old_node_name && it->old_node_name[0])
-			add_key(b, "node", NULL, 0, it->old_node_name);
+			add_key(b, SRC_NODE, NULL, 0, it->old_node_name);
 		if ((it->node_name && it->node_name[0]) || (it->old_node_name && it->old_node_name[0]))
-			add_key(b, "cluster", NULL, 0, NULL);
+			add_key(b, SRC_CLUSTER, NULL, 0, NULL);
 		break;
 	case CACHE_NODE:
-		add_key(b, "node", NULL, 0, it->name);
-		add_key(b, "cluster", NULL, 0, NULL);
+		add_key(b, SRC_NODE, NULL, 0, it->name);
+		add_key(b, SRC_CLUSTER, NULL, 0, NULL);
 		if (listing)
-			add_key(b, "nodes", NULL, 0, NULL);
+			add_key(b, SRC_NODES, NULL, 0, NULL);
 		break;
 	case CACHE_SERVICE:
 		add_job_keys(b, it->ns, -1, it->job_name);
@@ -314,7 +307,7 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		cache_read_unlock(fs->cache);
 		break;
 	case CACHE_NAMESPACE:
-		add_key(b, "namespaces", NULL, 0, NULL);
+		add_key(b, SRC_NAMESPACES, NULL, 0, NULL);
 		break;
 	}
 }
@@ -346,22 +339,19 @@ static bool revalidate_name(struct fs *fs, struct batch *b, struct fs_inode *in)
 	return same;
 }
 
-/* For a job or pod directory: did its coming-and-going name appear or vanish? */
+/* For a directory with a name that comes and goes: did it appear or vanish? */
 static void revalidate_extra(struct fs *fs, struct batch *b, struct fs_inode *in)
 {
-	const char *name = in->node.type == FS_JOB_DIR ? "tensorboard_url" : "logs.previous";
-	struct fs_node child;
+	const struct place *extra = place_optional_child(in->node.type);
 	bool has;
 
-	cache_read_lock(fs->cache);
-	has = model_lookup(fs, &in->node, name, &child) == 0;
-	cache_read_unlock(fs->cache);
-	if (has)
-		fs_node_clear(&child);
+	if (!extra)
+		return;
+	has = model_has_child(fs, &in->node, extra->name);
 	pthread_mutex_lock(&in->lock);
 	if (has != in->has_extra) {
 		in->has_extra = has;
-		add_action(b, in->ino, name, 0);
+		add_action(b, in->ino, extra->name, 0);
 	}
 	pthread_mutex_unlock(&in->lock);
 }
@@ -375,8 +365,7 @@ static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in
 	if (!revalidate_name(fs, b, in))
 		return;
 	if (fs_type_is_dir(t)) {
-		if (t == FS_JOB_DIR || t == FS_POD_DIR)
-			revalidate_extra(fs, b, in);
+		revalidate_extra(fs, b, in);
 		add_action(b, in->ino, NULL, -1);
 	} else if (fs_type_is_log(t)) {
 		logfile_poke(fs, in);
@@ -499,7 +488,7 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 	}
 	n->health = h;
 	n->health_known = true;
-	add_key(b, "health", NULL, 0, NULL);
+	add_key(b, SRC_HEALTH, NULL, 0, NULL);
 }
 
 static void log_notice_sent(struct fs_notifier *n, struct item *it)

@@ -69,22 +69,21 @@ static void ops_init(void *userdata, struct fuse_conn_info *conn)
 	notify_start(fs->notifier, fs->se);
 }
 
+/* Remembers whether a directory's name that comes and goes is there, so that the
+ * notifier can tell the kernel when that changes. */
 static void set_extra(struct fs *fs, struct fs_inode *in)
 {
-	const char *name = in->node.type == FS_JOB_DIR ? "tensorboard_url" : "logs.previous";
-	struct fs_node child;
+	const struct place *extra = place_optional_child(in->node.type);
 	bool known, has;
 
+	if (!extra)
+		return;
 	pthread_mutex_lock(&in->lock);
 	known = in->extra_known;
 	pthread_mutex_unlock(&in->lock);
 	if (known)
 		return;
-	cache_read_lock(fs->cache);
-	has = model_lookup(fs, &in->node, name, &child) == 0;
-	cache_read_unlock(fs->cache);
-	if (has)
-		fs_node_clear(&child);
+	has = model_has_child(fs, &in->node, extra->name);
 	pthread_mutex_lock(&in->lock);
 	if (!in->extra_known) {
 		in->has_extra = has;
@@ -101,13 +100,11 @@ int ops_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *
 	ret = content_stat(fs, in, &e->attr);
 	if (ret)
 		return ret;
-	if (in->node.type == FS_JOB_DIR || in->node.type == FS_POD_DIR)
-		set_extra(fs, in);
+	set_extra(fs, in);
 	e->ino = in->ino;
 	e->generation = 1;
 	e->attr_timeout = content_attr_timeout(fs, in->node.type);
-	e->entry_timeout =
-		content_entry_timeout(fs, in->parent ? in->parent->node.type : FS_NONE, in->node.type);
+	e->entry_timeout = content_entry_timeout(fs, in->node.type);
 	return 0;
 }
 
@@ -141,7 +138,7 @@ static struct fs_inode *child_inode(struct fs *fs, struct fs_inode *parent, cons
 		*err = -ret;
 		return NULL;
 	}
-	model_objkey(&node, objkey, sizeof(objkey));
+	place_node_key(&node, objkey, sizeof(objkey));
 	in = inode_table_child(fs->inodes, parent, name, &node, objkey[0] ? objkey : NULL);
 	fs_node_clear(&node);
 	*err = in ? 0 : ENOMEM;

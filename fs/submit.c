@@ -6,7 +6,7 @@
  * (cp, cp -r, install, `cat > f`, editors that write in place), or when a file is
  * renamed to a spec's name (rsync, editors that write a temporary file and rename
  * it). The outcome is the reply: close(2) or rename(2) fails with the errno of
- * SPEC.md §5, and submit/NAME/status and error say what happened. A rename that
+ * docs/submit.md's table, and submit/NAME/status and error say what happened. A rename that
  * would submit a bad spec is refused and changes nothing.
  *
  * Everything below submit/ is answered with zero timeouts: the kernel asks again

@@ -46,9 +46,4 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
 		      struct fs_inode *job);
 
-static inline bool fs_type_is_submit(enum fs_type t)
-{
-	return t == FS_SUBMIT_DIR || t == FS_SUBMIT_SUBDIR || t == FS_SUBMIT_FILE;
-}
-
 #endif

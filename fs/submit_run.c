@@ -1,5 +1,5 @@
 /*
- * One submission, from a spec's text to objects in the cluster (SPEC.md §4):
+ * One submission, from a spec's text to objects in the cluster (docs/submit.md):
  * parse and validate (render/spec.h), dry-run every object so that the API
  * server's own validation (names, admission, a taken name) speaks before anything
  * exists, ask for the PriorityClasses its pods name, create the job, then its

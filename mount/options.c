@@ -191,7 +191,7 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	if (o->cmd.max_idle_threads == 0)
 		o->cmd.max_idle_threads = 1;
 	/* allow_other hands the mounting user's cluster rights to every local user; the
-	 * kernel must then check the modes (SPEC.md §5). */
+	 * kernel must then check the modes (docs/arenafs.1, allow_other). */
 	if (o->allow_other && !o->default_permissions &&
 	    fuse_opt_add_arg(&o->args, "-odefault_permissions") != 0)
 		return -1;

@@ -3,8 +3,7 @@
  * laid out as Arena prints it — the aligned header, the Instances table, the
  * Tensorboard block — plus one block Arena lacks, in its style: "Pending
  * Instances:", why each Pending pod waits (the scheduler's message, the waiting
- * container's reason), which SPEC.md puts in info because a pending pod's log is
- * empty.
+ * container's reason), in info because a pending pod's log is empty.
  *
  * Values, and where they depart from Arena 0.15 (docs/tree.md says the same):
  * - Duration: from status.startTime (MPI and TrainJob: creation, as Arena times

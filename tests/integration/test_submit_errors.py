@@ -1,5 +1,5 @@
 """Submitting goes wrong the way a user can see and leaves nothing behind
-(issue 5, SPEC.md sections 4 and 5): a bad spec makes cp fail with EINVAL and
+(docs/submit.md): a bad spec makes cp fail with EINVAL and
 an `error` naming the problem; a taken name is EEXIST; RBAC's no is EACCES; a
 cluster that cannot be reached is EIO; a TensorBoard that cannot be made takes
 its job with it. After each, kubectl finds no object of the submission."""

@@ -1,7 +1,7 @@
 """Starting and stopping arenafs as a user does: every start-up failure prints
 one line and exits non-zero before anything is mounted (in the foreground and
 when daemonizing), --help and --version, the mount's name and type, the daemon
-mode, readonly, and refused writes (issue 4, SPEC.md §1 and §5)."""
+mode, readonly, and refused writes (docs/arenafs.1, docs/submit.md)."""
 
 import errno
 import os

@@ -1,6 +1,6 @@
 """What the tree should show, computed in Python from what kubectl returns.
 
-These are the rules of SPEC.md and docs/tree.md written again, independently of
+These are the rules of docs/tree.md written again, independently of
 the C code (which the tests never call): Arena's status mapping, which pods
 belong to a job, GPU accounting, the TensorBoard URL, and the directory names
 of jobs.
@@ -80,7 +80,7 @@ def is_launcher(p):
 
 
 def job_status(job, job_pods):
-    """Arena's status word (SPEC.md §2), from the job's conditions and its pods."""
+    """Arena's status word (docs/tree.md), from the job's conditions and its pods."""
     kind, cond = job["kind"], conditions(job)
     if kind == "MPIJob":
         if cond.get("Succeeded"):

@@ -1,0 +1,133 @@
+/*
+ * Tests of fs/places.c, the table of the tree's places: every type has a row,
+ * rows of one type agree, each directory lists its fixed names once and by name,
+ * every file has its renderer, and the derived facts (links, keys, the name that
+ * comes and goes) are what the tree shows.
+ */
+#include "tests/unit/harness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fs/fs_internal.h"
+
+/* The fixed names of a directory, space-separated, as a listing shows them. */
+static const char *children_of(enum fs_type dir, char *buf, size_t size)
+{
+	const struct place *const *c;
+	size_t n = place_children(dir, &c), used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " " : "", c[i]->name);
+	return buf;
+}
+
+TEST(fs_places_every_type_has_one_row_and_its_rows_agree)
+{
+	for (int t = FS_ROOT; t < FS_TYPE_COUNT; t++) {
+		const struct place *p = place_of((enum fs_type)t);
+
+		CHECK_INT_EQ(p->type, t);
+		/* the second row of a type (jobs/ below namespaces/NS/) says the same */
+		for (int parent = FS_NONE; parent < FS_TYPE_COUNT; parent++) {
+			const struct place *const *c;
+			size_t n = place_children((enum fs_type)parent, &c);
+
+			for (size_t i = 0; i < n; i++) {
+				if (c[i]->type != (enum fs_type)t)
+					continue;
+				CHECK_INT_EQ(c[i]->source, p->source);
+				CHECK_INT_EQ(c[i]->flags, p->flags);
+				CHECK_INT_EQ(c[i]->view, p->view);
+			}
+		}
+	}
+}
+
+TEST(fs_places_list_each_directory_once_by_name)
+{
+	char buf[512];
+
+	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
+		     "README cluster jobs namespaces nodes submit");
+	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)), "context gpus health top");
+	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
+		     "events gpus info instances job.json logs spec.yaml status tensorboard_url type");
+	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
+		     "gpus ip logs logs.previous node status");
+	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
+	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "jobs");
+	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
+	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
+		const struct place *const *c;
+		size_t n = place_children((enum fs_type)d, &c);
+
+		for (size_t i = 1; i < n; i++)
+			CHECK(strcmp(c[i - 1]->name, c[i]->name) < 0);
+		for (size_t i = 0; i < n; i++) {
+			CHECK(place_of((enum fs_type)d)->flags & PLACE_DIR);
+			CHECK(place_child((enum fs_type)d, c[i]->name) == c[i]);
+		}
+	}
+	CHECK(place_child(FS_JOB_DIR, "nonesuch") == NULL);
+	CHECK(place_child(FS_JOBS_DIR, "status") == NULL);
+}
+
+TEST(fs_places_every_file_has_what_it_needs)
+{
+	for (int t = FS_ROOT; t < FS_TYPE_COUNT; t++) {
+		const struct place *p = place_of((enum fs_type)t);
+		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT));
+
+		/* every member of the union is a function pointer at the same place */
+		CHECK(!file || p->render.text != NULL);
+		CHECK(!(p->flags & PLACE_COMES_AND_GOES) || p->exists != NULL);
+		CHECK(p->source != SRC_JOB || !file || p->view != 0);
+	}
+}
+
+TEST(fs_places_derive_what_the_tree_shows)
+{
+	const struct place *p;
+	char key[128];
+	struct fs_node n = FS_NODE_INIT;
+
+	CHECK_INT_EQ(place_nlink(FS_ROOT), 7);       /* ., .. and five directories */
+	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
+	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 3);     /* jobs/ */
+	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
+	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
+	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
+	p = place_optional_child(FS_JOB_DIR);
+	CHECK(p && strcmp(p->name, "tensorboard_url") == 0);
+	p = place_optional_child(FS_POD_DIR);
+	CHECK(p && strcmp(p->name, "logs.previous") == 0);
+	CHECK(place_optional_child(FS_NODE_DIR) == NULL);
+	CHECK(place_object_child(FS_JOBS_DIR)->type == FS_JOB_DIR);
+	CHECK(place_object_child(FS_JOB_DIR) == NULL);
+	CHECK(fs_type_is_dir(FS_INSTANCES_DIR) && !fs_type_is_dir(FS_JOB_STATUS));
+	CHECK(fs_type_in_job(FS_POD_DIR) && !fs_type_in_job(FS_POD_STATUS) &&
+	      !fs_type_in_job(FS_JOBS_DIR));
+	CHECK(fs_type_is_log(FS_JOB_LOGS) && fs_type_is_volatile(FS_JOB_INFO) &&
+	      fs_type_is_submit(FS_SUBMIT_FILE) && !fs_type_is_submit(FS_ROOT));
+
+	n.type = FS_JOB_STATUS;
+	n.ns = "team";
+	n.kind = 2;
+	n.job = "mnist";
+	n.pod = "mnist-worker-0";
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "job/team/2/mnist");
+	n.type = FS_POD_IP;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "pod/team/mnist-worker-0");
+	n.type = FS_JOBS_DIR;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "jobs/team");
+	n.type = FS_README;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "");
+	place_key(key, sizeof(key), SRC_NODE, NULL, 0, "gpu-1");
+	CHECK_STR_EQ(key, "node/gpu-1");
+}
