@@ -41,8 +41,9 @@ override LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 LDLIBS += $(PKG_LIBS) -lpthread
 
-# Layers, bottom first: util → k8s → render → fs → mount (see docs/architecture.md).
-LIB_SRC  := $(wildcard util/*.c k8s/*.c render/*.c fs/*.c)
+# Layers, bottom first: util → k8s → render, spec → fs → mount (see docs/architecture.md);
+# render/ and spec/ sit side by side and include nothing of each other.
+LIB_SRC  := $(wildcard util/*.c k8s/*.c render/*.c spec/*.c fs/*.c)
 MAIN_SRC := $(wildcard mount/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # Small C programs the integration tests drive (one .c each → build/tools/NAME).

@@ -1,6 +1,6 @@
 /*
  * One submission, from a spec's text to objects in the cluster (docs/submit.md):
- * parse and validate (render/spec.h), dry-run every object so that the API
+ * parse and validate (spec/spec.h), dry-run every object so that the API
  * server's own validation (names, admission, a taken name) speaks before anything
  * exists, ask for the PriorityClasses its pods name, create the job, then its
  * TensorBoard (owned by the job), and delete what was made when a later object
@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "k8s/api.h"
-#include "render/spec.h"
+#include "spec/spec.h"
 #include "util/timefmt.h"
 
 #define SUBMIT_CACHE_POLL_MS 20

@@ -4,7 +4,7 @@
  * which of them the cluster serves.
  *
  * The table is data about Kubernetes, shared by k8s/ (what to watch), render/
- * (type names, manifests) and fs/ (directory names). Pure, no I/O, except
+ * (type names), spec/ (manifests) and fs/ (directory names). Pure, no I/O, except
  * kinds_discover(), which asks the API server.
  */
 #ifndef ARENAFS_K8S_KINDS_H

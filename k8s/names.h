@@ -2,7 +2,7 @@
  * Kubernetes' name rules (apimachinery's validation), as pure predicates.
  *
  * Used before anything a user typed goes into a URL or an object: k8s/ checks
- * names when building paths, render/ when validating a spec.
+ * names when building paths, spec/ when validating a spec.
  */
 #ifndef ARENAFS_K8S_NAMES_H
 #define ARENAFS_K8S_NAMES_H

@@ -5,7 +5,8 @@
  *
  * The caller (fs/) gathers a view under the cache's read lock, calls one
  * function, and keeps the text. Every function appends to sb; formats are
- * documented in docs/tree.md.
+ * documented in docs/tree.md. Only objects → text: the other direction, a
+ * user's spec → objects, is spec/ (spec/spec.h).
  */
 #ifndef ARENAFS_RENDER_RENDER_H
 #define ARENAFS_RENDER_RENDER_H

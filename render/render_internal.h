@@ -10,7 +10,7 @@
  *   events.c       jobs/NAME/events
  *   gpus.c         GPU accounting, job/node gpus, node info, cluster top and gpus
  *   tensorboard.c  jobs/NAME/tensorboard_url
- *   yaml_emit.c    JSON → YAML (render/yaml_emit.h)
+ *   yaml_emit.c    JSON → YAML for spec.yaml (render/yaml_emit.h)
  *   job_files.c    type, job.json, spec.yaml, the job's mtime
  *   pods.c         instance files, the main pod and the main container
  *   nodes.c        node status, ip, role

@@ -1,14 +1,14 @@
 /*
- * libFuzzer target: a user's spec, as copied into submit/ (render/spec*.c and
- * the YAML reader): spec_parse, then spec_build_job of what it accepts. Neither
- * may crash, leak or read out of bounds, whatever the bytes.
+ * libFuzzer target: a user's spec, as copied into submit/ (spec/, the spec
+ * compiler and its YAML reader): spec_parse, then spec_build_job of what it
+ * accepts. Neither may crash, leak or read out of bounds, whatever the bytes.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "k8s/error.h"
-#include "render/spec.h"
+#include "spec/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

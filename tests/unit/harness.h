@@ -1,5 +1,5 @@
 /*
- * A small unit-test harness for render/ and k8s/.
+ * A small unit-test harness for the rooms (util/, k8s/, render/, spec/, fs/).
  *
  * Each test file defines tests with TEST(name) { ... }; they register themselves
  * (constructor attribute), and tests/unit/main.c runs them all, optionally only

@@ -1,11 +1,11 @@
 /*
- * The small spec of SPEC.md section 4: its keys, their types and defaults, and
+ * The small spec (docs/spec.md): its keys, their types and defaults, and
  * the rules between them (per job type), into a validated struct job_spec.
  * docs/spec.md is the user's side of this file: keep the two together.
  *
- * Pure: no I/O. Called by spec.c; spec_build.c turns the result into a job.
+ * Pure: no I/O. Called by spec.c; build.c turns the result into a job.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

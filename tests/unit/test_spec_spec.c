@@ -1,9 +1,9 @@
 /*
- * Tests render/spec.c, spec_validate.c, spec_values.c and spec_manifest.c: what
- * a spec must hold, the messages a bad one gets (with line and column), full
- * manifests, and resubmitting the stored spec.
+ * Tests spec/spec.c, validate.c, values.c and manifest.c: what a spec must
+ * hold, the messages a bad one gets (with line and column), full manifests, and
+ * resubmitting the stored spec.
  */
-#include "render/spec.h"
+#include "spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"

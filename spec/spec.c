@@ -8,9 +8,9 @@
  * file name gives the same job; if that line would change the meaning (a flow
  * mapping, a `---` start), the text is kept untouched instead.
  *
- * Pure: no I/O. Called by fs/submit.c; tested by test_render_spec*.c.
+ * Pure: no I/O. Called by fs/submit_run.c; tested by test_spec_*.c.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

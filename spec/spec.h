@@ -1,13 +1,28 @@
 /*
- * The small job spec of SPEC.md section 4: parsing (libyaml), validation, and
- * the objects it becomes, matching what `arena submit` creates for the same
- * flags. Pure: no I/O; the caller (fs/submit.c) creates the objects.
+ * spec/: the spec compiler, a user's spec YAML → Kubernetes objects (the other
+ * direction from render/'s objects → text). The small job spec of docs/spec.md:
+ * parsing (libyaml), validation, and the objects it becomes, matching
+ * what `arena submit` creates for the same flags; a full manifest is checked and
+ * taken as it stands. Pure: no I/O, no locks, no clock; the caller
+ * (fs/submit_run.c) creates the objects. Unit-tested in tests/unit/test_spec_*.c.
+ *
+ *   spec.c         spec_parse: YAML, small spec or full manifest, the annotation text
+ *   values.c       checkers for one value each (int, string, quantity, maps, names)
+ *   validate.c     the keys of the small spec and the per-type rules
+ *   lists.c        the structured keys: tolerations, pull secrets, sync, commands
+ *   manifest.c     full manifests: checks and the job as given
+ *   build.c        the job object of a small spec
+ *   tensorboard.c  the TensorBoard Deployment and Service
+ *   yaml_parse.c   YAML → JSON with positions (spec/yaml_parse.h)
+ *   yaml_scalar.c  one scalar's YAML 1.1 value, for yaml_parse.c
+ *
+ * What they share and nobody else sees is in spec/spec_internal.h.
  *
  * Errors are EINVAL with a message a user can act on: the YAML line and column,
  * the key that is wrong and why, the types the cluster offers.
  */
-#ifndef ARENAFS_RENDER_SPEC_H
-#define ARENAFS_RENDER_SPEC_H
+#ifndef ARENAFS_SPEC_SPEC_H
+#define ARENAFS_SPEC_SPEC_H
 
 #include <stdbool.h>
 #include <stddef.h>

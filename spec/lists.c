@@ -1,11 +1,11 @@
 /*
  * The keys of the small spec that hold structure: tolerations, image pull
  * secrets, sync, and commands written as lists of words. Each checks its value
- * and fills the struct job_spec (see spec_validate.c for the key table).
+ * and fills the struct job_spec (see validate.c for the key table).
  *
- * Pure: no I/O. Called by spec_validate.c.
+ * Pure: no I/O. Called by validate.c.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,9 +10,9 @@
  * operators' runPolicy. Where the charts target an old operator (MPIJob
  * v1alpha1) the same intent is written in the served API's shape.
  *
- * Pure: no I/O. spec_build_job is called by fs/submit.c.
+ * Pure: no I/O. spec_build_job is called by fs/submit_run.c.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

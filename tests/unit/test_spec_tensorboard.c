@@ -1,8 +1,8 @@
 /*
- * Tests render/spec_tensorboard.c: the Deployment and NodePort Service of
+ * Tests spec/tensorboard.c: the Deployment and NodePort Service of
  * `tensorboard: true`, owned by the created job.
  */
-#include "render/spec.h"
+#include "spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"

@@ -3,9 +3,9 @@
  * booleans, nulls, Go's integer syntax, go-yaml's float pattern, and the
  * float → integer rule Go's JSON encoder implies.
  *
- * Pure: no I/O. Called by yaml_parse.c; tested through test_render_yaml_parse.c.
+ * Pure: no I/O. Called by yaml_parse.c; tested through test_spec_yaml_parse.c.
  */
-#include "render/yaml_scalar.h"
+#include "spec/yaml_scalar.h"
 
 #include <math.h>
 #include <stdarg.h>

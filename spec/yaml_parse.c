@@ -6,10 +6,10 @@
  * text. Containers are unique allocations, so they are safe keys; jansson's
  * true/false/null are shared singletons, so a node's own address is not.
  *
- * Pure: no I/O. Called by render/spec.c; tested by test_render_yaml_parse.c.
+ * Pure: no I/O. Called by spec/spec.c; tested by test_spec_yaml_parse.c.
  */
-#include "render/yaml_parse.h"
-#include "render/yaml_scalar.h"
+#include "spec/yaml_parse.h"
+#include "spec/yaml_scalar.h"
 
 #include <errno.h>
 #include <stdarg.h>

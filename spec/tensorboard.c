@@ -5,10 +5,10 @@
  * whose node holds the logs when they are on no volume), owned by the job the
  * API server created (its uid), so that deleting the job collects both.
  *
- * Pure: no I/O. spec_build_tensorboard is called by fs/submit.c after the job
+ * Pure: no I/O. spec_build_tensorboard is called by fs/submit_run.c after the job
  * exists.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

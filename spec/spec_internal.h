@@ -1,17 +1,10 @@
 /*
- * What the spec_*.c files share and nobody else sees: the validated small spec
- * (struct job_spec), the validation context, and the value checkers.
- *
- *   spec.c             spec_parse: YAML, small spec or full manifest, the annotation text
- *   spec_values.c      checkers for one value each (int, string, quantity, maps, names)
- *   spec_validate.c    the keys of the small spec and the per-type rules
- *   spec_lists.c       the structured keys: tolerations, pull secrets, sync, commands
- *   spec_manifest.c    full manifests: checks and the job as given
- *   spec_build.c       the job object of a small spec
- *   spec_tensorboard.c the TensorBoard Deployment and Service
+ * What the files of spec/ share and nobody else sees: the validated small spec
+ * (struct job_spec), the validation context, and the value checkers. Which file
+ * does what: see spec/spec.h.
  */
-#ifndef ARENAFS_RENDER_SPEC_INTERNAL_H
-#define ARENAFS_RENDER_SPEC_INTERNAL_H
+#ifndef ARENAFS_SPEC_SPEC_INTERNAL_H
+#define ARENAFS_SPEC_SPEC_INTERNAL_H
 
 #include <stdbool.h>
 
@@ -19,8 +12,8 @@
 
 #include "k8s/error.h"
 #include "k8s/kinds.h"
-#include "render/spec.h"
-#include "render/yaml_parse.h"
+#include "spec/spec.h"
+#include "spec/yaml_parse.h"
 
 /* Arena's limit on job names (pkg/util/validate.go JobMaxLength): room for the
  * "-tensorboard" Service and the operators' "-<role>-<index>" pod names. */
@@ -43,7 +36,7 @@
 #define SPEC_SYNC_ROOT   "/code"
 #define SPEC_SYNC_SUBDIR "/code"
 /* TensorBoard logs kept on the node when the log dir is on no volume (Arena:
- * /arena_logs/training<random>; here per namespace and job, as render/ has no dice). */
+ * /arena_logs/training<random>; here per namespace and job, as spec/ has no dice). */
 #define SPEC_HOST_LOG_ROOT   "/arena_logs"
 #define SPEC_TB_LOCAL_LOGDIR "/output/training_logs"
 
@@ -111,7 +104,7 @@ struct spec_ctx {
 	struct k8s_error *err;
 };
 
-/* ---- spec_values.c ---- */
+/* ---- values.c ---- */
 
 /*
  * Fails with "line L, column C: PATH: message" (EINVAL); at is where to point
@@ -169,7 +162,7 @@ const char *spec_name_problem(const char *name, size_t max, char *buf, size_t si
 bool spec_is_quantity(const char *s);
 bool spec_is_abs_path(const char *s);
 
-/* ---- spec_lists.c: the handlers of structured keys ---- */
+/* ---- lists.c: the handlers of structured keys ---- */
 
 int spec_key_tolerations(struct spec_ctx *c, const char *key, const json_t *v,
                          const struct yaml_node_info *at);
@@ -180,20 +173,20 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 /* command: [python, main.py] → "python main.py", each word shell-quoted as needed. */
 int spec_command_list(struct spec_ctx *c, const char *key, const json_t *v, char **out);
 
-/* ---- spec_validate.c ---- */
+/* ---- validate.c ---- */
 
 /* Fills c->s from the small spec at c->root. */
 int spec_validate_small(struct spec_ctx *c);
 /* "tfjob, pytorchjob, mpijob": the types the cluster serves (for messages). */
 void spec_served_types(const bool *served, char *buf, size_t size);
 
-/* ---- spec_manifest.c ---- */
+/* ---- manifest.c ---- */
 
 int spec_validate_manifest(struct spec_ctx *c);
 int spec_build_manifest(const struct job_spec *s, const char *ns, json_t **out,
                         struct k8s_error *err);
 
-/* ---- spec_build.c ---- */
+/* ---- build.c ---- */
 
 /* The labels every object of the job carries (app, release, createdBy, arenafs). */
 json_t *spec_base_labels(const struct job_spec *s);

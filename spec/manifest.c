@@ -1,12 +1,12 @@
 /*
- * A full manifest in submit/ (SPEC.md section 4: "created as it stands"): only
+ * A full manifest in submit/ (docs/spec.md: "created as it stands"): only
  * what must hold before it reaches the API server is checked here (a supported,
  * served kind; a name the training-operator accepts; the namespace), the rest is
- * left to the server's own validation (the dryRun create of fs/submit.c).
+ * left to the server's own validation (the dryRun create of fs/submit_run.c).
  *
- * Pure: no I/O. Called by spec.c and spec_build.c.
+ * Pure: no I/O. Called by spec.c and build.c.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

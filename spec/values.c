@@ -3,9 +3,9 @@
  * JSON value and where it was in the text, and either gives the value in the
  * form the builders want or fails with a message that says where and why.
  *
- * Pure: no I/O. Used by spec_validate.c and spec_manifest.c.
+ * Pure: no I/O. Used by validate.c and manifest.c.
  */
-#include "render/spec_internal.h"
+#include "spec/spec_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

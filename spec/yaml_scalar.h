@@ -4,8 +4,8 @@
  *
  * Pure. Used by yaml_parse.c only.
  */
-#ifndef ARENAFS_RENDER_YAML_SCALAR_H
-#define ARENAFS_RENDER_YAML_SCALAR_H
+#ifndef ARENAFS_SPEC_YAML_SCALAR_H
+#define ARENAFS_SPEC_YAML_SCALAR_H
 
 #include <stdbool.h>
 #include <stddef.h>

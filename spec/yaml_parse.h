@@ -22,10 +22,10 @@
  * - one document per text: further documents that are empty (a trailing `---`)
  *   are ignored, a second non-empty one is an error.
  *
- * Pure: no I/O. Called by render/spec.c.
+ * Pure: no I/O. Called by spec/spec.c.
  */
-#ifndef ARENAFS_RENDER_YAML_PARSE_H
-#define ARENAFS_RENDER_YAML_PARSE_H
+#ifndef ARENAFS_SPEC_YAML_PARSE_H
+#define ARENAFS_SPEC_YAML_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
