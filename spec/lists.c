@@ -91,7 +91,10 @@ static int toleration_item(struct spec_ctx *c, const char *path, const json_t *i
 
 		snprintf(buf, sizeof(buf), "%s", json_string_value(item));
 		if (strcmp(buf, "all") == 0) {
-			json_object_set_new(t, "operator", json_string("Exists"));
+			if (json_object_set_new(t, "operator", json_string("Exists")) < 0) {
+				json_decref(t);
+				return k8s_error_set(c->err, ENOMEM, "out of memory");
+			}
 			*out = t;
 			return 0;
 		}
@@ -101,12 +104,16 @@ static int toleration_item(struct spec_ctx *c, const char *path, const json_t *i
 		eq = strchr(buf, '=');
 		if (eq)
 			*eq++ = '\0';
-		json_object_set_new(t, "key", json_string(buf));
-		json_object_set_new(t, "operator", json_string(eq ? "Equal" : "Exists"));
+		rc |= json_object_set_new(t, "key", json_string(buf));
+		rc |= json_object_set_new(t, "operator", json_string(eq ? "Equal" : "Exists"));
 		if (eq)
-			json_object_set_new(t, "value", json_string(eq));
+			rc |= json_object_set_new(t, "value", json_string(eq));
 		if (colon)
-			json_object_set_new(t, "effect", json_string(colon));
+			rc |= json_object_set_new(t, "effect", json_string(colon));
+		if (rc < 0) {
+			json_decref(t);
+			return k8s_error_set(c->err, ENOMEM, "out of memory");
+		}
 		item = t;
 	} else if (!json_is_object(item)) {
 		json_decref(t);
@@ -137,8 +144,8 @@ static int toleration_item(struct spec_ctx *c, const char *path, const json_t *i
 			long long n;
 
 			rc = spec_get_int(c, sub, v, vat, 0, 0x7fffffffffffLL, &n);
-			if (rc == 0 && t != item)
-				json_object_set_new(t, k, json_integer(n));
+			if (rc == 0 && t != item && json_object_set_new(t, k, json_integer(n)) < 0)
+				rc = k8s_error_set(c->err, ENOMEM, "out of memory");
 			if (rc < 0)
 				break;
 			continue;
@@ -153,8 +160,8 @@ static int toleration_item(struct spec_ctx *c, const char *path, const json_t *i
 			rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint key", s);
 		if (rc == 0 && strcmp(k, "value") == 0 && !k8s_is_label_value(s))
 			rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint value", s);
-		if (rc == 0 && t != item)
-			json_object_set_new(t, k, json_string(s));
+		if (rc == 0 && t != item && json_object_set_new(t, k, json_string(s)) < 0)
+			rc = k8s_error_set(c->err, ENOMEM, "out of memory");
 		free(s);
 		if (rc < 0)
 			break;
@@ -209,7 +216,10 @@ int spec_key_tolerations(struct spec_ctx *c, const char *key, const json_t *v,
 			json_decref(list);
 			return rc;
 		}
-		json_array_append_new(list, t);
+		if (json_array_append_new(list, t) < 0) {
+			json_decref(list);
+			return k8s_error_set(c->err, ENOMEM, "out of memory");
+		}
 	}
 	json_decref(c->s->tolerations);
 	c->s->tolerations = list;
