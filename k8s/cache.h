@@ -24,11 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/client.h"
+#include "k8s/error.h"
+#include "k8s/health.h"
 #include "k8s/kinds.h"
 #include "k8s/objects.h"
 
 struct k8s_cache;
+struct k8s_client;
 
 enum cache_object_type { CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_NAMESPACE };
 enum cache_change_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
@@ -107,16 +109,6 @@ size_t cache_objects(struct k8s_cache *c, enum cache_object_type type, const voi
 /* Bumped on every applied change (and when the health changes); lets the tree know a
  * rendered text may be stale. */
 uint64_t cache_generation(struct k8s_cache *c);
-
-struct cache_health {
-	bool connected;              /* every watch is up */
-	int64_t since;               /* when connected changed last (Unix seconds) */
-	char last_error[512];        /* why it is disconnected, "" when connected */
-	/* objects the server sent whose name or namespace cannot be a file name ("/",
-	 * NUL, "." or "..", over 255 bytes): never cached, counted here */
-	uint64_t skipped;
-	char skipped_last[200];      /* the last one, printable: `pod "../../etc" in default` */
-};
 
 /* Lock-free for the caller: takes its own short lock. */
 void cache_get_health(struct k8s_cache *c, struct cache_health *out);
