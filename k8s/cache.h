@@ -16,6 +16,10 @@
  * list (a namespace answering 403 is left out); when even that is forbidden, only
  * the configured namespace. Nodes are cluster-scoped; a 403 on nodes leaves
  * nodes/ empty. (docs/tree.md says so to users.)
+ *
+ * Where it is implemented: a struct k8s_cache is the store (store.h), so the read
+ * lock, the lookups and the generation are store.c's and store_query.c's; start,
+ * stop and health are cache.c's, the watches reflector.c's (docs/k8s.md).
  */
 #ifndef ARENAFS_K8S_CACHE_H
 #define ARENAFS_K8S_CACHE_H
