@@ -65,8 +65,6 @@ struct reflector {
 	unsigned seed;
 	int failures;                /* consecutive, for the backoff */
 	size_t watch_events;         /* events of the current watch */
-	bool gone;                   /* the current watch got ERROR 410 */
-	struct k8s_error watch_err;  /* an ERROR event other than 410 */
 
 	/* under f->lock */
 	enum reflector_state state;

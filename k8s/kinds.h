@@ -30,7 +30,6 @@ struct job_kind_info {
 	const char *group;           /* "kubeflow.org" */
 	const char *version;         /* "v1" */
 	const char *plural;          /* "tfjobs" */
-	const char *list_kind;       /* "TFJobList" */
 	const char *replica_field;   /* "tfReplicaSpecs"; NULL for TrainJob */
 	const char *container;       /* "tensorflow": the container the operator requires */
 	const char *operator_name;   /* value of training.kubeflow.org/operator-name, or NULL */
