@@ -5,11 +5,11 @@
  * reconcile on 410, reconnect with capped backoff and jitter).
  *
  * Readers take the read lock, look objects up, and release it; they never wait
- * for the network. Writers (the reflector threads) hold the write lock only to
- * swap objects in. Pointers returned by lookups are valid until
- * cache_read_unlock(). Pods are indexed by job and by node, services by their
- * `release` label, events by involved object, so the tree's lookups cost what
- * they return, not a scan.
+ * for the network. Writers (the reflectors: lists on their own threads, watch
+ * events on the client's transport thread) hold the write lock only to swap
+ * objects in. Pointers returned by lookups are valid until cache_read_unlock().
+ * Pods are indexed by job and by node, services by their `release` label, events
+ * by involved object, so the tree's lookups cost what they return, not a scan.
  *
  * Namespaces: jobs, pods, services and events are watched cluster-wide when the
  * credentials may; on 403 the cache lists namespaces and watches each one it may

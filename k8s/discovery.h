@@ -1,6 +1,6 @@
 /*
  * Which training-job kinds (kinds.h) the cluster serves, asked of the API
- * server's discovery documents once at start-up (mount/) and by the test tools.
+ * server's discovery documents at start-up (mount/) and by the test tools.
  * Apart from kinds.h because it needs the HTTP client and the table does not.
  */
 #ifndef ARENAFS_K8S_DISCOVERY_H

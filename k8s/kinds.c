@@ -1,7 +1,9 @@
 /*
- * The table of training-job kinds (see kinds.h). Facts from training-operator
- * 1.9, mpi-operator v2beta1 and Kubeflow Trainer v1alpha1
- * (reference/kubernetes-api.md §9). Discovery lives in discovery.c.
+ * The table of training-job kinds (see kinds.h). Facts from the CRDs of
+ * training-operator 1.9 (kubeflow.org/v1), mpi-operator (kubeflow.org/v2beta1)
+ * and Kubeflow Trainer (trainer.kubeflow.org/v1alpha1), and from Arena (the
+ * `arena submit` type aliases, the Trainer column). Discovery lives in
+ * discovery.c.
  */
 #include "k8s/kinds.h"
 

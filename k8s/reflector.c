@@ -1,23 +1,23 @@
 /*
  * One reflector: the thread that keeps one kind of object (in one namespace, or
- * cluster-wide) in the store, as client-go's reflector does (reference/
- * kubernetes-api.md §3):
+ * cluster-wide) in the store, as client-go's reflector does (docs/k8s-cache.md,
+ * "Reflectors"):
  *
  *   LIST in pages of 500, then WATCH from the list's resourceVersion with
  *   bookmarks and a random 5–10 min timeoutSeconds; a clean end re-watches from
  *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event), and
  *   504 "Too large resource version" (the server's history started again below
  *   ours: an etcd restore), list again and sweep what the new list lacks; any
- *   other failure waits a capped,
- *   jittered, doubling backoff, probes the server with a one-item list, and
- *   re-watches.
+ *   other failure waits a capped, jittered, doubling backoff, probes the server
+ *   with a one-item list, and re-watches.
  *
  * The first list is a consistent read (no resourceVersion): client-go's
  * resourceVersion=0 would be served from the API server's watch cache, which
  * ignores limit, so 50,000 pods would come in one answer of hundreds of MiB.
  *
  * Watch events are applied from the stream callback (the client's transport
- * thread); lists from this thread. Called by cache.c only.
+ * thread); lists from this thread. Spawned by cache.c, and by a reflector that
+ * hands its kind over to per-namespace reflectors.
  */
 #include "k8s/cache_impl.h"
 
