@@ -3,8 +3,9 @@
  * delete with a propagationPolicy, get one object. Paths are built here from
  * validated, encoded parts, never pasted from user input.
  *
- * Used by fs/submit.c and fs/ for rmdir. All return 0 or -errno with err filled
- * from the API server's Status (k8s/error.h).
+ * Used by fs/submit_run.c (a submission: create, get, undo) and fs/submit.c
+ * (rmdir of a job). All return 0 or -errno with err filled from the API server's
+ * Status (k8s/error.h).
  */
 #ifndef ARENAFS_K8S_API_H
 #define ARENAFS_K8S_API_H

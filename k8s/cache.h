@@ -5,17 +5,21 @@
  * reconcile on 410, reconnect with capped backoff and jitter).
  *
  * Readers take the read lock, look objects up, and release it; they never wait
- * for the network. Writers (the reflector threads) hold the write lock only to
- * swap objects in. Pointers returned by lookups are valid until
- * cache_read_unlock(). Pods are indexed by job and by node, services by their
- * `release` label, events by involved object, so the tree's lookups cost what
- * they return, not a scan.
+ * for the network. Writers (the reflectors: lists on their own threads, watch
+ * events on the client's transport thread) hold the write lock only to swap
+ * objects in. Pointers returned by lookups are valid until cache_read_unlock().
+ * Pods are indexed by job and by node, services by their `release` label, events
+ * by involved object, so the tree's lookups cost what they return, not a scan.
  *
  * Namespaces: jobs, pods, services and events are watched cluster-wide when the
  * credentials may; on 403 the cache lists namespaces and watches each one it may
  * list (a namespace answering 403 is left out); when even that is forbidden, only
  * the configured namespace. Nodes are cluster-scoped; a 403 on nodes leaves
  * nodes/ empty. (docs/tree.md says so to users.)
+ *
+ * Where it is implemented: a struct k8s_cache is the store (store.h), so the read
+ * lock, the lookups and the generation are store.c's and store_query.c's; start,
+ * stop and health are cache.c's, the watches reflector.c's (docs/k8s.md).
  */
 #ifndef ARENAFS_K8S_CACHE_H
 #define ARENAFS_K8S_CACHE_H
@@ -24,11 +28,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/client.h"
+#include "k8s/error.h"
+#include "k8s/health.h"
 #include "k8s/kinds.h"
 #include "k8s/objects.h"
 
 struct k8s_cache;
+struct k8s_client;
 
 enum cache_object_type { CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_NAMESPACE };
 enum cache_change_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
@@ -107,16 +113,6 @@ size_t cache_objects(struct k8s_cache *c, enum cache_object_type type, const voi
 /* Bumped on every applied change (and when the health changes); lets the tree know a
  * rendered text may be stale. */
 uint64_t cache_generation(struct k8s_cache *c);
-
-struct cache_health {
-	bool connected;              /* every watch is up */
-	int64_t since;               /* when connected changed last (Unix seconds) */
-	char last_error[512];        /* why it is disconnected, "" when connected */
-	/* objects the server sent whose name or namespace cannot be a file name ("/",
-	 * NUL, "." or "..", over 255 bytes): never cached, counted here */
-	uint64_t skipped;
-	char skipped_last[200];      /* the last one, printable: `pod "../../etc" in default` */
-};
 
 /* Lock-free for the caller: takes its own short lock. */
 void cache_get_health(struct k8s_cache *c, struct cache_health *out);

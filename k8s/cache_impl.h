@@ -1,11 +1,13 @@
 /*
- * The insides of the watch-fed cache, shared by cache.c (start, stop, lookups,
- * health) and reflector.c (one thread per watched kind and scope). Not a public
- * header: the tree uses cache.h.
+ * The insides of the watch-fed cache's feed: what keeps the store (store.h)
+ * current. Shared by cache.c (start, stop, health, the change callback) and
+ * reflector.c (one thread per watched kind and scope). Not a public header: the
+ * tree uses cache.h.
  *
- * Locks: c->lock (a mutex) guards the reflector list, every reflector's health
+ * Locks: f->lock (a mutex) guards the reflector list, every reflector's health
  * fields, the health summary and the start-up counters; it is never held while
- * waiting for the network. The store has its own readers-writer lock.
+ * waiting for the network, nor while waiting for the store's readers-writer lock
+ * (a reader holding that may ask for the health, which takes f->lock).
  */
 #ifndef ARENAFS_K8S_CACHE_IMPL_H
 #define ARENAFS_K8S_CACHE_IMPL_H
@@ -47,8 +49,8 @@ enum reflector_state {
 };
 
 struct reflector {
-	struct reflector *next;      /* c->reflectors, under c->lock */
-	struct k8s_cache *cache;
+	struct reflector *next;      /* f->reflectors, under f->lock */
+	struct cache_feed *feed;
 	enum cache_object_type type;
 	int kind;                    /* job kind for CACHE_JOB, else -1 */
 	char ns[CACHE_NS_MAX];       /* "" cluster-wide (or cluster-scoped) */
@@ -63,20 +65,19 @@ struct reflector {
 	unsigned seed;
 	int failures;                /* consecutive, for the backoff */
 	size_t watch_events;         /* events of the current watch */
-	bool gone;                   /* the current watch got ERROR 410 */
-	struct k8s_error watch_err;  /* an ERROR event other than 410 */
 
-	/* under c->lock */
+	/* under f->lock */
 	enum reflector_state state;
 	bool first_list_done;
 	struct k8s_error first_err;  /* why the first list failed (cache_start reports it) */
 	char last_error[512];
 };
 
-struct k8s_cache {
+/* Reached from the store by store_feed(); the store from here by f->store. */
+struct cache_feed {
 	struct k8s_client *client;
-	struct store *store;
-	char *config_ns;
+	struct k8s_cache *store;     /* what it fills, the handle readers hold */
+	char *config_ns;             /* the store borrows it */
 	cache_change_fn on_change;
 	void *arg;
 	bool served[JOB_KIND_COUNT];
@@ -95,19 +96,19 @@ struct k8s_cache {
 	bool started;                /* cache_start returned: health is maintained */
 };
 
-/* Adds a reflector and starts its thread (c->lock held by the caller). Returns it, or
+/* Adds a reflector and starts its thread (f->lock held by the caller). Returns it, or
  * NULL when out of memory or threads; the caller decides what that means. */
-struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_type type,
+struct reflector *reflector_spawn_locked(struct cache_feed *f, enum cache_object_type type,
 					 int kind, const char *ns);
 
-/* Health bookkeeping (c->lock held): recomputes c->health from the reflectors. */
-void cache_health_update_locked(struct k8s_cache *c);
+/* Health bookkeeping (f->lock held): recomputes f->health from the reflectors. */
+void cache_health_update_locked(struct cache_feed *f);
 
 /* Returns memory freed after big lists to the system (glibc's malloc_trim). */
 void cache_trim_memory(void);
 
 /* Hands a store change to the callback and releases it (no lock held). Namespace
  * changes also start or stop per-namespace reflectors. */
-void cache_deliver(struct k8s_cache *c, struct store_change *ch);
+void cache_deliver(struct cache_feed *f, struct store_change *ch);
 
 #endif

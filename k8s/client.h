@@ -31,7 +31,7 @@ struct k8s_client_options {
 	int stream_idle_timeout_ms;   /* default 120000: a stream silent this long is broken */
 	/* Added after the first three (zero: the default), for tests and tuning: */
 	int token_file_reread_ms;     /* default 60000: tokenFile re-read period (client-go: 1 min) */
-	int exec_timeout_ms;          /* default 20000: an exec plugin silent this long is killed */
+	int exec_timeout_ms;          /* default 20000: an exec plugin not done by then is killed */
 };
 
 /* cfg must outlive the client. opts may be NULL for the defaults. Every request and

@@ -1,7 +1,8 @@
 /*
- * kubeconfig: which cluster, which user, which namespace — loaded once at start-up.
+ * kubeconfig: which cluster, which user, which namespace — loaded at start-up,
+ * and again by mount/kcreload.c when the file is rewritten while mounted.
  *
- * kubeconfig_load() follows kubectl's rules (reference/kubernetes-api.md §8):
+ * kubeconfig_load() follows kubectl's rules (docs/k8s-client.md, "kubeconfig"):
  * an explicit file is used alone; else $KUBECONFIG is a ':'-separated list merged
  * (first file defining a cluster/user/context name wins, first non-empty
  * current-context wins, missing files ignored); else ~/.kube/config; else the

@@ -1,8 +1,9 @@
 /*
- * Helpers shared by the object decoders (objects_decode.c, job_decode.c): reading
- * JSON fields with the API's defaults, metadata, resource quantities.
+ * Helpers shared by the object decoders (objects_decode.c, pod_decode.c,
+ * job_decode.c): reading JSON fields with the API's defaults, metadata, resource
+ * quantities.
  *
- * Private to those two files. Strings returned borrow from the JSON.
+ * Private to those three files. Strings returned borrow from the JSON.
  */
 #ifndef ARENAFS_K8S_DECODE_H
 #define ARENAFS_K8S_DECODE_H

@@ -1,5 +1,5 @@
 /*
- * kinds_discover() (see kinds.h): which job kinds the cluster serves, from the
+ * kinds_discover() (see discovery.h): which job kinds the cluster serves, from the
  * legacy discovery documents (/apis, then /apis/GROUP/VERSION), which every API
  * server still answers when asked for plain JSON.
  *
@@ -8,11 +8,12 @@
  * Should a CRD serve both, they are the same objects: only v1 is reported, the
  * one kinds_by_type() picks, so that no job shows up twice.
  */
-#include "k8s/kinds.h"
+#include "k8s/discovery.h"
 
 #include <errno.h>
 #include <string.h>
 
+#include "k8s/client.h"
 #include "k8s/urlpath.h"
 #include "util/strbuf.h"
 

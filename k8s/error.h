@@ -8,7 +8,7 @@
  * column, the name of a bad key. It never holds a secret (token, key, password).
  *
  * k8s_errno_for_status() is the only place that maps a Kubernetes Status to errno
- * (SPEC.md section 5).
+ * (the table is in docs/k8s-client.md, "Errors").
  */
 #ifndef ARENAFS_K8S_ERROR_H
 #define ARENAFS_K8S_ERROR_H

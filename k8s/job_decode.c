@@ -5,7 +5,7 @@
  *
  * The training-operator kinds share one shape (spec.<kind>ReplicaSpecs,
  * spec.runPolicy, status.replicaStatuses); TrainJob has spec.trainer and
- * status.jobsStatus instead (reference/kubernetes-api.md §9). No I/O, no locks.
+ * status.jobsStatus instead (Kubeflow Trainer v1alpha1). No I/O, no locks.
  */
 #include "k8s/decode.h"
 

@@ -1,7 +1,9 @@
 /*
- * The table of training-job kinds (see kinds.h). Facts from training-operator
- * 1.9, mpi-operator v2beta1 and Kubeflow Trainer v1alpha1
- * (reference/kubernetes-api.md §9). Discovery lives in discovery.c.
+ * The table of training-job kinds (see kinds.h). Facts from the CRDs of
+ * training-operator 1.9 (kubeflow.org/v1), mpi-operator (kubeflow.org/v2beta1)
+ * and Kubeflow Trainer (trainer.kubeflow.org/v1alpha1), and from Arena (the
+ * `arena submit` type aliases, the Trainer column). Discovery lives in
+ * discovery.c.
  */
 #include "k8s/kinds.h"
 
@@ -9,22 +11,22 @@
 #include <string.h>
 
 static const struct job_kind_info KINDS[JOB_KIND_COUNT] = {
-	{JOB_TFJOB, "tfjob", "TFJob", "kubeflow.org", "v1", "tfjobs", "TFJobList",
-	 "tfReplicaSpecs", "tensorflow", "tfjob-controller", "TFJOB"},
+	{JOB_TFJOB, "tfjob", "TFJob", "kubeflow.org", "v1", "tfjobs", "tfReplicaSpecs",
+	 "tensorflow", "tfjob-controller", "TFJOB"},
 	{JOB_PYTORCHJOB, "pytorchjob", "PyTorchJob", "kubeflow.org", "v1", "pytorchjobs",
-	 "PyTorchJobList", "pytorchReplicaSpecs", "pytorch", "pytorchjob-controller", "PYTORCHJOB"},
-	{JOB_MPIJOB, "mpijob", "MPIJob", "kubeflow.org", "v1", "mpijobs", "MPIJobList",
-	 "mpiReplicaSpecs", "mpi", "mpijob-controller", "MPIJOB"},
-	{JOB_MPIJOB_V2, "mpijob", "MPIJob", "kubeflow.org", "v2beta1", "mpijobs", "MPIJobList",
-	 "mpiReplicaSpecs", "mpi", "mpi-operator", "MPIJOB"},
+	 "pytorchReplicaSpecs", "pytorch", "pytorchjob-controller", "PYTORCHJOB"},
+	{JOB_MPIJOB, "mpijob", "MPIJob", "kubeflow.org", "v1", "mpijobs", "mpiReplicaSpecs", "mpi",
+	 "mpijob-controller", "MPIJOB"},
+	{JOB_MPIJOB_V2, "mpijob", "MPIJob", "kubeflow.org", "v2beta1", "mpijobs", "mpiReplicaSpecs",
+	 "mpi", "mpi-operator", "MPIJOB"},
 	{JOB_XGBOOSTJOB, "xgboostjob", "XGBoostJob", "kubeflow.org", "v1", "xgboostjobs",
-	 "XGBoostJobList", "xgbReplicaSpecs", "xgboost", "xgboostjob-controller", "XGBOOSTJOB"},
+	 "xgbReplicaSpecs", "xgboost", "xgboostjob-controller", "XGBOOSTJOB"},
 	{JOB_PADDLEJOB, "paddlejob", "PaddleJob", "kubeflow.org", "v1", "paddlejobs",
-	 "PaddleJobList", "paddleReplicaSpecs", "paddle", "paddlejob-controller", "PADDLEJOB"},
-	{JOB_JAXJOB, "jaxjob", "JAXJob", "kubeflow.org", "v1", "jaxjobs", "JAXJobList",
-	 "jaxReplicaSpecs", "jax", "jaxjob-controller", "JAXJOB"},
-	{JOB_TRAINJOB, "trainjob", "TrainJob", "trainer.kubeflow.org", "v1alpha1", "trainjobs",
-	 "TrainJobList", NULL, "node", NULL, "TRAINJOB"},
+	 "paddleReplicaSpecs", "paddle", "paddlejob-controller", "PADDLEJOB"},
+	{JOB_JAXJOB, "jaxjob", "JAXJob", "kubeflow.org", "v1", "jaxjobs", "jaxReplicaSpecs", "jax",
+	 "jaxjob-controller", "JAXJOB"},
+	{JOB_TRAINJOB, "trainjob", "TrainJob", "trainer.kubeflow.org", "v1alpha1", "trainjobs", NULL,
+	 "node", NULL, "TRAINJOB"},
 };
 
 /* Arena's short names for its types (arena submit tf|pytorch|mpi ...). */

@@ -1,18 +1,15 @@
 /*
  * The training-job kinds arenafs knows: one static table of facts (group,
- * version, plural, replica-spec field, framework container), and discovery of
- * which of them the cluster serves.
+ * version, plural, replica-spec field, framework container).
  *
  * The table is data about Kubernetes, shared by k8s/ (what to watch), render/
- * (type names), spec/ (manifests) and fs/ (directory names). Pure, no I/O, except
- * kinds_discover(), which asks the API server.
+ * (type names), spec/ (manifests) and fs/ (directory names). Pure, no I/O: which
+ * of the kinds the cluster serves is asked by kinds_discover() (discovery.h).
  */
 #ifndef ARENAFS_K8S_KINDS_H
 #define ARENAFS_K8S_KINDS_H
 
 #include <stdbool.h>
-
-#include "k8s/client.h"
 
 enum job_kind {
 	JOB_TFJOB,
@@ -33,7 +30,6 @@ struct job_kind_info {
 	const char *group;           /* "kubeflow.org" */
 	const char *version;         /* "v1" */
 	const char *plural;          /* "tfjobs" */
-	const char *list_kind;       /* "TFJobList" */
 	const char *replica_field;   /* "tfReplicaSpecs"; NULL for TrainJob */
 	const char *container;       /* "tensorflow": the container the operator requires */
 	const char *operator_name;   /* value of training.kubeflow.org/operator-name, or NULL */
@@ -47,12 +43,5 @@ const struct job_kind_info *kinds_info(enum job_kind kind);
 int kinds_by_type(const char *type, const bool served[JOB_KIND_COUNT]);
 /* The kind for apiVersion + kind of a manifest, or -1. */
 int kinds_by_api(const char *api_version, const char *kind_name);
-
-/*
- * Asks discovery (/apis, /apis/G/V) which kinds the cluster serves; fills
- * served[]. A missing group is simply not served (not an error); an error is
- * returned only when the API server cannot be asked at all.
- */
-int kinds_discover(struct k8s_client *c, bool served[JOB_KIND_COUNT], struct k8s_error *err);
 
 #endif

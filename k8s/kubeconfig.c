@@ -8,7 +8,8 @@
  * read into memory here, never copied to disk. Nothing here logs; error messages
  * name keys and files, never values of secret fields.
  *
- * Called once by mount/ at start-up (and by tests/tools/k8sget).
+ * Called by mount/ at start-up and when the kubeconfig is rewritten (kcreload.c),
+ * and by the test tools (tests/tools/).
  */
 #include "k8s/config.h"
 

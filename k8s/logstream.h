@@ -37,9 +37,11 @@ struct logstream;
  * file under $TMPDIR once it is larger (k8s/logbuf.h). */
 #define LOGSTREAM_MEMORY_MAX (256u << 10)
 
-/* Called from the stream's thread after bytes were appended (new_size = total), and
- * once more when the stream is done. It must not block, and must not call
- * logstream_release() (which waits for the stream's thread). */
+/* Called after bytes were appended (new_size = total) and once more when the stream is
+ * done: on the client's transport thread, which delivers the stream's bytes, or on the
+ * stream's own thread. It must not block (on the transport thread it holds up every
+ * request of the client), and must not call logstream_release() (which waits for the
+ * stream's thread). */
 typedef void (*logstream_append_fn)(void *arg, uint64_t new_size);
 
 struct logstream_key {

@@ -5,7 +5,8 @@
  *
  * Only the fields objects.h declares are kept; each object is one block with its
  * repeated strings interned (objpack.h). No I/O, no locks of its own (the intern
- * pool locks itself); called by the cache's reflector threads and by tests.
+ * pool locks itself); called by the cache (lists on the reflector threads, watch
+ * events on the client's transport thread) and by tests.
  */
 #include "k8s/decode.h"
 

@@ -12,8 +12,9 @@
  * PACK_RELEASE drops the interned references before the block is freed. Because
  * one function drives all three, they cannot disagree about the fields.
  *
- * Private to k8s/objects_decode.c and k8s/job_decode.c. Thread-safe: the pool has
- * its own mutex; packers and scratch lists belong to one decode.
+ * Private to the decoders (objects_decode.c, pod_decode.c, job_decode.c, through
+ * decode.h); tests/tools/k8scache reads the pool's intern_stats(). Thread-safe:
+ * the pool has its own mutex; packers and scratch lists belong to one decode.
  */
 #ifndef ARENAFS_K8S_OBJPACK_H
 #define ARENAFS_K8S_OBJPACK_H

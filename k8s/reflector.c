@@ -1,23 +1,23 @@
 /*
  * One reflector: the thread that keeps one kind of object (in one namespace, or
- * cluster-wide) in the store, as client-go's reflector does (reference/
- * kubernetes-api.md §3):
+ * cluster-wide) in the store, as client-go's reflector does (docs/k8s-cache.md,
+ * "Reflectors"):
  *
  *   LIST in pages of 500, then WATCH from the list's resourceVersion with
  *   bookmarks and a random 5–10 min timeoutSeconds; a clean end re-watches from
  *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event), and
  *   504 "Too large resource version" (the server's history started again below
  *   ours: an etcd restore), list again and sweep what the new list lacks; any
- *   other failure waits a capped,
- *   jittered, doubling backoff, probes the server with a one-item list, and
- *   re-watches.
+ *   other failure waits a capped, jittered, doubling backoff, probes the server
+ *   with a one-item list, and re-watches.
  *
  * The first list is a consistent read (no resourceVersion): client-go's
  * resourceVersion=0 would be served from the API server's watch cache, which
  * ignores limit, so 50,000 pods would come in one answer of hundreds of MiB.
  *
  * Watch events are applied from the stream callback (the client's transport
- * thread); lists from this thread. Called by cache.c only.
+ * thread); lists from this thread. Spawned by cache.c, and by a reflector that
+ * hands its kind over to per-namespace reflectors.
  */
 #include "k8s/cache_impl.h"
 
@@ -110,20 +110,20 @@ static void printable(char *out, size_t size, const json_t *s)
 
 static void note_skipped(struct reflector *r, const json_t *name, const json_t *ns)
 {
-	struct k8s_cache *c = r->cache;
+	struct cache_feed *f = r->feed;
 	char n[96], s[96];
 
 	printable(n, sizeof(n), name);
 	printable(s, sizeof(s), ns);
-	pthread_mutex_lock(&c->lock);
-	c->health.skipped++;
+	pthread_mutex_lock(&f->lock);
+	f->health.skipped++;
 	if (ns)
-		snprintf(c->health.skipped_last, sizeof(c->health.skipped_last), "%s \"%s\" in %s",
+		snprintf(f->health.skipped_last, sizeof(f->health.skipped_last), "%s \"%s\" in %s",
 		         type_plural(r), n, s);
 	else
-		snprintf(c->health.skipped_last, sizeof(c->health.skipped_last), "%s \"%s\"",
+		snprintf(f->health.skipped_last, sizeof(f->health.skipped_last), "%s \"%s\"",
 		         type_plural(r), n);
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&f->lock);
 }
 
 static void *decode(struct reflector *r, json_t *obj)
@@ -163,9 +163,9 @@ static bool cancelled(struct reflector *r)
 static void set_state(struct reflector *r, enum reflector_state s, const char *verb,
                       const struct k8s_error *err)
 {
-	struct k8s_cache *c = r->cache;
+	struct cache_feed *f = r->feed;
 
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&f->lock);
 	if (r->state != REFLECTOR_GONE || s == REFLECTOR_GONE) {
 		r->state = s;
 		/* a long message is cut: health shows its start */
@@ -175,9 +175,9 @@ static void set_state(struct reflector *r, enum reflector_state s, const char *v
 			r->last_error[0] = '\0';
 		else if (s != REFLECTOR_FAILED)
 			r->last_error[0] = '\0';
-		cache_health_update_locked(c);
+		cache_health_update_locked(f);
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&f->lock);
 }
 
 /* Cheap: only takes the lock when the state changes. */
@@ -185,9 +185,9 @@ static void mark_ok(struct reflector *r)
 {
 	enum reflector_state s;
 
-	pthread_mutex_lock(&r->cache->lock);
+	pthread_mutex_lock(&r->feed->lock);
 	s = r->state;
-	pthread_mutex_unlock(&r->cache->lock);
+	pthread_mutex_unlock(&r->feed->lock);
 	if (s != REFLECTOR_OK && s != REFLECTOR_STARTING && s != REFLECTOR_GONE)
 		set_state(r, REFLECTOR_OK, NULL, NULL);
 }
@@ -195,7 +195,7 @@ static void mark_ok(struct reflector *r)
 /* Sleeps the backoff for the current failure count; false when cancelled. */
 static bool backoff_wait(struct reflector *r)
 {
-	struct k8s_cache *c = r->cache;
+	struct cache_feed *f = r->feed;
 	int64_t delay = WATCH_BACKOFF_INITIAL_MS;
 	struct timespec until;
 
@@ -211,17 +211,17 @@ static bool backoff_wait(struct reflector *r)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
-	pthread_mutex_lock(&c->lock);
-	while (!c->stopping && !cancelled(r))
-		if (pthread_cond_timedwait(&c->cond, &c->lock, &until) == ETIMEDOUT)
+	pthread_mutex_lock(&f->lock);
+	while (!f->stopping && !cancelled(r))
+		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)
 			break;
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&f->lock);
 	return !cancelled(r);
 }
 
 static int get_json(struct reflector *r, const char *path, json_t **out, struct k8s_error *err)
 {
-	return k8s_stream_get_json(r->cache->client, path, &r->cancel, LIST_BODY_MAX, out, err);
+	return k8s_stream_get_json(r->feed->client, path, &r->cancel, LIST_BODY_MAX, out, err);
 }
 
 /* ---- LIST ---- */
@@ -230,8 +230,8 @@ static void apply_put(struct reflector *r, void *obj)
 {
 	struct store_change ch;
 
-	if (store_put(r->cache->store, r->type, obj, r->epoch, &ch) == 1)
-		cache_deliver(r->cache, &ch);
+	if (store_put(r->feed->store, r->type, obj, r->epoch, &ch) == 1)
+		cache_deliver(r->feed, &ch);
 }
 
 static void copy_rv(struct reflector *r, const json_t *obj)
@@ -264,13 +264,13 @@ static int list_page(struct reflector *r, const char *cont, json_t **root, struc
 /* Lists everything into the store and sweeps what the list lacks. */
 static int reflector_list(struct reflector *r, struct k8s_error *err)
 {
-	struct k8s_cache *c = r->cache;
+	struct cache_feed *f = r->feed;
 	struct store_change *gone = NULL;
 	char *cont = NULL;
 	size_t n;
 	int rc;
 
-	r->epoch = atomic_fetch_add(&c->epochs, 1) + 1;
+	r->epoch = atomic_fetch_add(&f->epochs, 1) + 1;
 	for (;;) {
 		json_t *root = NULL, *items, *item;
 		const char *next;
@@ -282,7 +282,7 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 			/* the continue token expired (410 Expired): start the list again */
 			free(cont);
 			cont = NULL;
-			r->epoch = atomic_fetch_add(&c->epochs, 1) + 1;
+			r->epoch = atomic_fetch_add(&f->epochs, 1) + 1;
 			continue;
 		}
 		if (rc)
@@ -314,10 +314,10 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 			goto out;
 		}
 	}
-	n = store_sweep(c->store, r->type, r->kind,
+	n = store_sweep(f->store, r->type, r->kind,
 	                type_namespaced(r->type) && r->ns[0] ? r->ns : NULL, r->epoch, &gone);
 	for (size_t i = 0; i < n; i++)
-		cache_deliver(c, &gone[i]);
+		cache_deliver(f, &gone[i]);
 	free(gone);
 out:
 	free(cont);
@@ -353,8 +353,8 @@ static int on_event(void *arg, const struct watch_event *ev)
 		const char *name = json_string_value(json_object_get(md, "name"));
 
 		if (name &&
-		    store_remove(r->cache->store, r->type, r->kind, ns ? ns : "", name, &ch) == 1)
-			cache_deliver(r->cache, &ch);
+		    store_remove(r->feed->store, r->type, r->kind, ns ? ns : "", name, &ch) == 1)
+			cache_deliver(r->feed, &ch);
 		break;
 	}
 	case WATCH_BOOKMARK:
@@ -398,8 +398,8 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	if (rc)
 		return WATCH_FAILED;
 	snprintf(timeout, sizeof(timeout), "%d",
-	         r->cache->watch_timeout_s > 0
-	             ? r->cache->watch_timeout_s
+	         r->feed->watch_timeout_s > 0
+	             ? r->feed->watch_timeout_s
 	             : WATCH_TIMEOUT_MIN_S +
 	                   rand_r(&r->seed) % (WATCH_TIMEOUT_MAX_S - WATCH_TIMEOUT_MIN_S + 1));
 	urlpath_add_query(&path, "watch", "true");
@@ -415,7 +415,7 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	watchparse_init(&w.parser, 0);
 	r->watch_events = 0;
 	started = time_monotonic_ms();
-	rc = k8s_stream_run(r->cache->client, &req, err);
+	rc = k8s_stream_run(r->feed->client, &req, err);
 	if (rc == 0 && watchparse_finish(&w.parser, on_event, &w, &w.err) < 0)
 		w.stop = w.stop == STOP_NONE ? STOP_PARSE : w.stop;
 	watchparse_free(&w.parser);
@@ -472,36 +472,36 @@ static bool retryable_at_start(const struct k8s_error *err)
 
 /* Cluster-wide listing is forbidden: one reflector per namespace instead
  * (cache.h), for the namespaces the cache knows, else the configured one. The
- * names are copied out of the store first: c->lock is never held while waiting
+ * names are copied out of the store first: f->lock is never held while waiting
  * for the store's lock (readers may ask for health while holding it). */
 static void switch_to_namespaces(struct reflector *r)
 {
-	struct k8s_cache *c = r->cache;
+	struct cache_feed *f = r->feed;
 	const char **names = NULL;
 	char **copies = NULL;
 	size_t n = 0, have = 0;
 	bool listed;
 
-	pthread_mutex_lock(&c->lock);
-	c->per_namespace[r->type][r->kind + 1] = true;
-	listed = c->namespaces_listed;
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_lock(&f->lock);
+	f->per_namespace[r->type][r->kind + 1] = true;
+	listed = f->namespaces_listed;
+	pthread_mutex_unlock(&f->lock);
 	if (listed) {
-		store_read_lock(c->store);
-		n = store_namespace_names(c->store, &names);
+		cache_read_lock(f->store);
+		n = store_namespace_names(f->store, &names);
 		copies = n ? calloc(n, sizeof(*copies)) : NULL;
 		for (size_t i = 0; copies && i < n; i++)
 			if ((copies[have] = strdup(names[i])))
 				have++;
-		store_read_unlock(c->store);
+		cache_read_unlock(f->store);
 		free(names);
 	}
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&f->lock);
 	for (size_t i = 0; i < have; i++)
-		reflector_spawn_locked(c, r->type, r->kind, copies[i]);
+		reflector_spawn_locked(f, r->type, r->kind, copies[i]);
 	if (!have)
-		reflector_spawn_locked(c, r->type, r->kind, c->config_ns);
-	pthread_mutex_unlock(&c->lock);
+		reflector_spawn_locked(f, r->type, r->kind, f->config_ns);
+	pthread_mutex_unlock(&f->lock);
 	for (size_t i = 0; i < have; i++)
 		free(copies[i]);
 	free(copies);
@@ -509,19 +509,19 @@ static void switch_to_namespaces(struct reflector *r)
 
 static void first_list_done(struct reflector *r, const struct k8s_error *err)
 {
-	struct k8s_cache *c = r->cache;
+	struct cache_feed *f = r->feed;
 
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&f->lock);
 	if (err) {
 		r->first_err = *err;
 		k8s_error_prefix(&r->first_err, "cannot list %s: ", r->what);
 	}
 	if (!r->first_list_done) {
 		r->first_list_done = true;
-		c->pending_first_lists--;
-		pthread_cond_broadcast(&c->cond);
+		f->pending_first_lists--;
+		pthread_cond_broadcast(&f->cond);
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&f->lock);
 }
 
 /*
@@ -566,9 +566,9 @@ static bool reflector_first_list(struct reflector *r)
 		first_list_done(r, NULL);
 		return false;
 	}
-	pthread_mutex_lock(&r->cache->lock);
-	started = r->cache->started;
-	pthread_mutex_unlock(&r->cache->lock);
+	pthread_mutex_lock(&r->feed->lock);
+	started = r->feed->started;
+	pthread_mutex_unlock(&r->feed->lock);
 	if (!started) {
 		set_state(r, REFLECTOR_FAILED, "list", &err);
 		first_list_done(r, &err);
@@ -643,23 +643,23 @@ static void *reflector_main(void *arg)
 	return NULL;
 }
 
-struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_type type, int kind,
-                                         const char *ns)
+struct reflector *reflector_spawn_locked(struct cache_feed *f, enum cache_object_type type,
+                                         int kind, const char *ns)
 {
 	struct reflector *r, **tail;
 
-	if (c->stopping)
+	if (f->stopping)
 		return NULL;
 	if (strlen(ns) >= CACHE_NS_MAX)
 		return NULL;
-	for (r = c->reflectors; r; r = r->next)
+	for (r = f->reflectors; r; r = r->next)
 		if (r->type == type && r->kind == kind && strcmp(r->ns, ns) == 0 &&
 		    r->state != REFLECTOR_GONE)
 			return r;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
-	r->cache = c;
+	r->feed = f;
 	r->type = type;
 	r->kind = type == CACHE_JOB ? kind : -1;
 	memcpy(r->ns, ns, strlen(ns) + 1);
@@ -667,14 +667,14 @@ struct reflector *reflector_spawn_locked(struct k8s_cache *c, enum cache_object_
 	atomic_init(&r->cancel, false);
 	r->seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)r;
 	r->state = REFLECTOR_STARTING;
-	for (tail = &c->reflectors; *tail; tail = &(*tail)->next)
+	for (tail = &f->reflectors; *tail; tail = &(*tail)->next)
 		;
 	*tail = r;
-	c->pending_first_lists++;
+	f->pending_first_lists++;
 	if (pthread_create(&r->thread, NULL, reflector_main, r) != 0) {
 		r->state = REFLECTOR_GONE;
 		r->first_list_done = true;
-		c->pending_first_lists--;
+		f->pending_first_lists--;
 		k8s_error_set(&r->first_err, EAGAIN, "cannot list %s: cannot start a thread",
 		              r->what);
 		return NULL;

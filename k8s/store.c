@@ -1,6 +1,6 @@
 /*
- * The cache's tables, indexes and writes (see store.h); the lookups are in
- * store_query.c.
+ * The cache's tables, indexes and writes (see store.h), and the read lock and
+ * generation of cache.h; the lookups are in store_query.c.
  *
  * One chained hash table of entries per object type, keyed by kind, namespace
  * and name. Indexes are hash tables of buckets keyed by a (namespace, value)
@@ -209,7 +209,7 @@ static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PE
 	}
 }
 
-static void entry_link(struct store *st, struct entry *e)
+static void entry_link(struct k8s_cache *st, struct entry *e)
 {
 	struct index_key keys[LINKS_PER_ENTRY];
 
@@ -234,7 +234,7 @@ static void entry_link(struct store *st, struct entry *e)
 	}
 }
 
-static void entry_unlink(struct store *st, struct entry *e)
+static void entry_unlink(struct k8s_cache *st, struct entry *e)
 {
 	struct index_key keys[LINKS_PER_ENTRY];
 
@@ -259,9 +259,9 @@ static void entry_unlink(struct store *st, struct entry *e)
 
 /* ---- life ---- */
 
-struct store *store_new(void)
+struct k8s_cache *store_new(const char *config_ns, struct cache_feed *feed)
 {
-	struct store *st = calloc(1, sizeof(*st));
+	struct k8s_cache *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
@@ -269,7 +269,14 @@ struct store *store_new(void)
 		free(st);
 		return NULL;
 	}
+	st->config_ns = config_ns;
+	st->feed = feed;
 	return st;
+}
+
+struct cache_feed *store_feed(struct k8s_cache *st)
+{
+	return st->feed;
 }
 
 void store_object_free(enum cache_object_type type, void *obj)
@@ -296,7 +303,7 @@ void store_object_free(enum cache_object_type type, void *obj)
 	}
 }
 
-void store_free(struct store *st)
+void store_free(struct k8s_cache *st)
 {
 	if (!st)
 		return;
@@ -331,29 +338,26 @@ void store_free(struct store *st)
 	free(st);
 }
 
-void store_read_lock(struct store *st)
+/* ---- cache.h's read lock and generation ---- */
+
+void cache_read_lock(struct k8s_cache *st)
 {
 	pthread_rwlock_rdlock(&st->lock);
 }
 
-void store_read_unlock(struct store *st)
+void cache_read_unlock(struct k8s_cache *st)
 {
 	pthread_rwlock_unlock(&st->lock);
 }
 
-uint64_t store_generation(struct store *st)
+uint64_t cache_generation(struct k8s_cache *st)
 {
 	return __atomic_load_n(&st->generation, __ATOMIC_ACQUIRE);
 }
 
-static void bump(struct store *st)
+void store_bump(struct k8s_cache *st)
 {
 	__atomic_add_fetch(&st->generation, 1, __ATOMIC_RELEASE);
-}
-
-void store_bump(struct store *st)
-{
-	bump(st);
 }
 
 /* ---- writes ---- */
@@ -403,7 +407,7 @@ static void fill_change(struct store_change *ch, int type, enum cache_change_typ
 	}
 }
 
-int store_put(struct store *st, enum cache_object_type type, void *obj, uint32_t epoch,
+int store_put(struct k8s_cache *st, enum cache_object_type type, void *obj, uint32_t epoch,
               struct store_change *ch)
 {
 	const struct obj_meta *m = meta_of(obj);
@@ -432,7 +436,7 @@ int store_put(struct store *st, enum cache_object_type type, void *obj, uint32_t
 		entry_unlink(st, e);
 		e->obj = obj;
 		entry_link(st, e);
-		bump(st);
+		store_bump(st);
 		pthread_rwlock_unlock(&st->lock);
 		free(fresh);
 		fill_change(ch, type, CACHE_MODIFIED, obj, old);
@@ -456,14 +460,14 @@ int store_put(struct store *st, enum cache_object_type type, void *obj, uint32_t
 	t->slots[hash & (t->nslots - 1)] = e;
 	t->count++;
 	entry_link(st, e);
-	bump(st);
+	store_bump(st);
 	pthread_rwlock_unlock(&st->lock);
 	fill_change(ch, type, CACHE_ADDED, obj, NULL);
 	return 1;
 }
 
 /* Takes e out of its table and indexes; the caller holds the write lock. */
-static void entry_remove(struct store *st, struct entry **pp)
+static void entry_remove(struct k8s_cache *st, struct entry **pp)
 {
 	struct entry *e = *pp;
 
@@ -472,7 +476,7 @@ static void entry_remove(struct store *st, struct entry **pp)
 	st->tables[e->type].count--;
 }
 
-int store_remove(struct store *st, enum cache_object_type type, int kind, const char *ns,
+int store_remove(struct k8s_cache *st, enum cache_object_type type, int kind, const char *ns,
                  const char *name, struct store_change *ch)
 {
 	struct entry **pp, *e;
@@ -487,14 +491,14 @@ int store_remove(struct store *st, enum cache_object_type type, int kind, const 
 	}
 	e = *pp;
 	entry_remove(st, pp);
-	bump(st);
+	store_bump(st);
 	pthread_rwlock_unlock(&st->lock);
 	fill_change(ch, type, CACHE_DELETED, e->obj, e->obj);
 	free(e);
 	return 1;
 }
 
-size_t store_sweep(struct store *st, enum cache_object_type type, int kind, const char *ns,
+size_t store_sweep(struct k8s_cache *st, enum cache_object_type type, int kind, const char *ns,
                    uint32_t epoch, struct store_change **out)
 {
 	struct etable *t = &st->tables[type];
@@ -532,7 +536,7 @@ size_t store_sweep(struct store *st, enum cache_object_type type, int kind, cons
 	}
 out:
 	if (n)
-		bump(st);
+		store_bump(st);
 	pthread_rwlock_unlock(&st->lock);
 	*out = chs;
 	return n;

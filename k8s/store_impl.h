@@ -1,6 +1,7 @@
 /*
  * The insides of the cache's store, shared by store.c (tables, indexes, writes)
- * and store_query.c (lookups). Not a public header: callers use store.h.
+ * and store_query.c (lookups). Not a public header: readers use cache.h, the
+ * reflectors and tests store.h.
  */
 #ifndef ARENAFS_K8S_STORE_IMPL_H
 #define ARENAFS_K8S_STORE_IMPL_H
@@ -58,11 +59,14 @@ struct btable {
 	size_t nslots, count;
 };
 
-struct store {
+/* The store is the cache readers hold (store.h says why). */
+struct k8s_cache {
 	pthread_rwlock_t lock;
 	uint64_t generation; /* written under the write lock, read atomically */
 	struct etable tables[TYPE_COUNT];
 	struct btable indexes[IX_COUNT];
+	const char *config_ns;   /* listed first by cache_namespaces; not owned */
+	struct cache_feed *feed; /* what fills it (cache_impl.h); NULL for a store alone */
 };
 
 /* Every object struct of objects.h starts with its obj_meta. */

@@ -1,7 +1,8 @@
 /*
- * The cache's lookups (see store.h, cache.h): each walks one bucket of an index
- * or one table and returns a sorted array, so that the tree's directories list in
- * a stable order. Callers hold the store's read lock.
+ * The cache's lookups (cache.h, and store.h's two extras), on the store where the
+ * objects are: each walks one bucket of an index or one table and returns a
+ * sorted array, so that the tree's directories list in a stable order. Callers
+ * hold the read lock (cache_read_lock).
  */
 #include "k8s/store_impl.h"
 
@@ -87,8 +88,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-size_t store_namespaces(struct store *st, const char *config_ns, const char ***out)
+size_t cache_namespaces(struct k8s_cache *st, const char ***out)
 {
+	const char *config_ns = st->config_ns;
 	const struct btable *bt = &st->indexes[IX_JOB_NS];
 	const char **arr = malloc((bt->count + 1) * sizeof(*arr));
 	size_t n = 0;
@@ -106,13 +108,13 @@ size_t store_namespaces(struct store *st, const char *config_ns, const char ***o
 	return n;
 }
 
-size_t store_jobs(struct store *st, const char *ns, const struct job ***out)
+size_t cache_jobs(struct k8s_cache *st, const char *ns, const struct job ***out)
 {
 	return collect_bucket(store_bucket_find(&st->indexes[IX_JOB_NS], ns, ""), 0, NULL, NULL,
 	                      cmp_job, (const void ***)out);
 }
 
-const struct job *store_find_job(struct store *st, const char *ns, enum job_kind kind,
+const struct job *cache_find_job(struct k8s_cache *st, const char *ns, enum job_kind kind,
                                  const char *name)
 {
 	struct entry *e = store_entry_get(&st->tables[CACHE_JOB], (int)kind, ns, name);
@@ -141,13 +143,13 @@ static bool pod_matches_job(const void *obj, const void *arg)
 	return p->job_kind == (int)jm->job->kind || same_mpi(p->job_kind, (int)jm->job->kind);
 }
 
-size_t store_pods_of_job(struct store *st, const struct job *job, const struct pod ***out)
+size_t cache_pods_of_job(struct k8s_cache *st, const struct job *job, const struct pod ***out)
 {
 	struct job_match jm = {job, false};
 	int kinds = 0;
 
 	for (int k = 0; k < JOB_KIND_COUNT; k++)
-		if (store_find_job(st, job->meta.namespace, (enum job_kind)k, job->meta.name))
+		if (cache_find_job(st, job->meta.namespace, (enum job_kind)k, job->meta.name))
 			kinds++;
 	jm.name_unique = kinds == 1;
 	return collect_bucket(
@@ -155,46 +157,46 @@ size_t store_pods_of_job(struct store *st, const struct job *job, const struct p
 	    pod_matches_job, &jm, cmp_meta, (const void ***)out);
 }
 
-const struct pod *store_find_pod(struct store *st, const char *ns, const char *name)
+const struct pod *cache_find_pod(struct k8s_cache *st, const char *ns, const char *name)
 {
 	struct entry *e = store_entry_get(&st->tables[CACHE_POD], -1, ns, name);
 
 	return e ? e->obj : NULL;
 }
 
-size_t store_pods_on_node(struct store *st, const char *node, const struct pod ***out)
+size_t cache_pods_on_node(struct k8s_cache *st, const char *node, const struct pod ***out)
 {
 	return collect_bucket(store_bucket_find(&st->indexes[IX_POD_NODE], "", node), 1, NULL, NULL,
 	                      cmp_meta, (const void ***)out);
 }
 
-size_t store_nodes(struct store *st, const struct node ***out)
+size_t cache_nodes(struct k8s_cache *st, const struct node ***out)
 {
 	return collect_table(&st->tables[CACHE_NODE], cmp_meta, (const void ***)out);
 }
 
-const struct node *store_find_node(struct store *st, const char *name)
+const struct node *cache_find_node(struct k8s_cache *st, const char *name)
 {
 	struct entry *e = store_entry_get(&st->tables[CACHE_NODE], -1, "", name);
 
 	return e ? e->obj : NULL;
 }
 
-size_t store_services_of_job(struct store *st, const char *ns, const char *job,
+size_t cache_services_of_job(struct k8s_cache *st, const char *ns, const char *job,
                              const struct service ***out)
 {
 	return collect_bucket(store_bucket_find(&st->indexes[IX_SERVICE_RELEASE], ns, job), 0, NULL,
 	                      NULL, cmp_meta, (const void ***)out);
 }
 
-size_t store_events_for(struct store *st, const char *ns, const char *name,
+size_t cache_events_for(struct k8s_cache *st, const char *ns, const char *name,
                         const struct event ***out)
 {
 	return collect_bucket(store_bucket_find(&st->indexes[IX_EVENT_INVOLVED], ns, name), 0, NULL,
 	                      NULL, cmp_event, (const void ***)out);
 }
 
-size_t store_namespace_names(struct store *st, const char ***out)
+size_t store_namespace_names(struct k8s_cache *st, const char ***out)
 {
 	const struct k8s_namespace **objs;
 	size_t n = collect_table(&st->tables[CACHE_NAMESPACE], cmp_meta, (const void ***)&objs);
@@ -211,12 +213,12 @@ size_t store_namespace_names(struct store *st, const char ***out)
 	return n;
 }
 
-size_t store_objects(struct store *st, enum cache_object_type type, const void ***out)
+size_t cache_objects(struct k8s_cache *st, enum cache_object_type type, const void ***out)
 {
 	return collect_table(&st->tables[type], cmp_meta, out);
 }
 
-size_t store_count(struct store *st, enum cache_object_type type)
+size_t store_count(struct k8s_cache *st, enum cache_object_type type)
 {
 	return st->tables[type].count;
 }

@@ -3,12 +3,12 @@
  * chunks the network delivers, cut into events.
  *
  * The API server writes one JSON object per event, each ended by "\n"
- * (reference/kubernetes-api.md §3); an event may be split across any number of
- * chunks and one chunk may hold many events. Lines are cut on '\n' alone: JSON
- * strings never hold a raw newline, and a "\r" before it is JSON whitespace (the
- * kubernetes-client/c mistake of splitting on "\r\n" loses events). Lines longer
- * than the parser's limit are an error, so a broken server cannot make us buffer
- * without bound.
+ * ({"type": "ADDED", "object": {...}}, and so for MODIFIED, DELETED, BOOKMARK and
+ * ERROR); an event may be split across any number of chunks and one chunk may
+ * hold many events. Lines are cut on '\n' alone: JSON strings never hold a raw
+ * newline, and a "\r" before it is JSON whitespace (the kubernetes-client/c
+ * mistake of splitting on "\r\n" loses events). Lines longer than the parser's
+ * limit are an error, so a broken server cannot make us buffer without bound.
  *
  * Pure (no I/O, no locks); one parser per stream. Used by reflector.c.
  */

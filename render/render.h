@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/cache.h"
 #include "k8s/config.h"
+#include "k8s/health.h"
 #include "k8s/objects.h"
 #include "util/strbuf.h"
 

@@ -29,6 +29,7 @@
 #include "k8s/cache.h"
 #include "k8s/client.h"
 #include "k8s/config.h"
+#include "k8s/discovery.h"
 #include "k8s/kinds.h"
 #include "k8s/objpack.h"
 #include "util/timefmt.h"

@@ -31,6 +31,7 @@
 #include "k8s/api.h"
 #include "k8s/client.h"
 #include "k8s/config.h"
+#include "k8s/discovery.h"
 #include "k8s/kinds.h"
 #include "util/timefmt.h"
 

@@ -3,6 +3,7 @@
  * the paths, queries and bodies they send, and how they read the answers.
  */
 #include "k8s/api.h"
+#include "k8s/discovery.h"
 #include "k8s/kinds.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/testsrv.h"

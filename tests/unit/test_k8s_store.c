@@ -1,6 +1,7 @@
 /*
- * Tests of k8s/store.c: the cache's tables, indexes, replace/remove changes and
- * the relist sweep, fed with decoded objects (no network).
+ * Tests of k8s/store.c and store_query.c: the cache's tables, indexes, lookups
+ * (cache.h's, on a store with no feed), replace/remove changes and the relist
+ * sweep, fed with decoded objects (no network).
  */
 #include "tests/unit/harness.h"
 
@@ -43,7 +44,7 @@ static struct job *mkjob(const char *ns, const char *name, const char *rv, enum 
 	return j;
 }
 
-static void put(struct store *st, enum cache_object_type type, void *obj, uint32_t epoch, int want)
+static void put(struct k8s_cache *st, enum cache_object_type type, void *obj, uint32_t epoch, int want)
 {
 	struct store_change ch;
 	int rc = store_put(st, type, obj, epoch, &ch);
@@ -70,9 +71,9 @@ static const char *names(const void **objs, size_t n)
 
 TEST(store_put_replace_and_same_version)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("default", NULL);
 	struct store_change ch;
-	uint64_t g0 = store_generation(st);
+	uint64_t g0 = cache_generation(st);
 
 	CHECK_INT_EQ(store_put(st, CACHE_POD, mkpod("default", "a", "1", "n1", "j", NULL), 1, &ch),
 	             1);
@@ -83,11 +84,11 @@ TEST(store_put_replace_and_same_version)
 	CHECK_STR_EQ(ch.change.job_name, "j");
 	CHECK_INT_EQ(ch.change.job_kind, -1);
 	store_change_release(&ch);
-	CHECK(store_generation(st) == g0 + 1);
+	CHECK(cache_generation(st) == g0 + 1);
 
 	/* the same resourceVersion again (a relist): nothing changes */
 	put(st, CACHE_POD, mkpod("default", "a", "1", "n1", "j", NULL), 2, 0);
-	CHECK(store_generation(st) == g0 + 1);
+	CHECK(cache_generation(st) == g0 + 1);
 
 	CHECK_INT_EQ(store_put(st, CACHE_POD, mkpod("default", "a", "5", "n2", "j", NULL), 2, &ch),
 	             1);
@@ -96,19 +97,19 @@ TEST(store_put_replace_and_same_version)
 	CHECK_STR_EQ(ch.change.old_node_name, "n1");
 	CHECK(ch.old != NULL);
 	store_change_release(&ch);
-	CHECK(store_generation(st) == g0 + 2);
+	CHECK(cache_generation(st) == g0 + 2);
 
-	store_read_lock(st);
-	CHECK_STR_EQ(store_find_pod(st, "default", "a")->meta.resource_version, "5");
-	CHECK(store_find_pod(st, "other", "a") == NULL);
-	CHECK(store_find_pod(st, "default", "b") == NULL);
-	store_read_unlock(st);
+	cache_read_lock(st);
+	CHECK_STR_EQ(cache_find_pod(st, "default", "a")->meta.resource_version, "5");
+	CHECK(cache_find_pod(st, "other", "a") == NULL);
+	CHECK(cache_find_pod(st, "default", "b") == NULL);
+	cache_read_unlock(st);
 	store_free(st);
 }
 
 TEST(store_pods_on_node_follow_moves_and_deletions)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("default", NULL);
 	struct store_change ch;
 	const struct pod **pods;
 	size_t n;
@@ -118,13 +119,13 @@ TEST(store_pods_on_node_follow_moves_and_deletions)
 	put(st, CACHE_POD, mkpod("default", "c", "3", "n2", NULL, NULL), 1, 1);
 	put(st, CACHE_POD, mkpod("default", "d", "4", "", NULL, NULL), 1, 1);
 
-	store_read_lock(st);
-	n = store_pods_on_node(st, "n1", &pods);
+	cache_read_lock(st);
+	n = cache_pods_on_node(st, "n1", &pods);
 	CHECK_STR_EQ(names((const void **)pods, n), "b,a"); /* default/b before team/a */
-	n = store_pods_on_node(st, "n3", &pods);
+	n = cache_pods_on_node(st, "n3", &pods);
 	CHECK_INT_EQ(n, 0);
 	CHECK(pods == NULL);
-	store_read_unlock(st);
+	cache_read_unlock(st);
 
 	put(st, CACHE_POD, mkpod("default", "b", "9", "n2", NULL, NULL), 1, 1);
 	CHECK_INT_EQ(store_remove(st, CACHE_POD, -1, "default", "c", &ch), 1);
@@ -134,19 +135,19 @@ TEST(store_pods_on_node_follow_moves_and_deletions)
 	store_change_release(&ch);
 	CHECK_INT_EQ(store_remove(st, CACHE_POD, -1, "default", "c", &ch), 0);
 
-	store_read_lock(st);
-	n = store_pods_on_node(st, "n1", &pods);
+	cache_read_lock(st);
+	n = cache_pods_on_node(st, "n1", &pods);
 	CHECK_STR_EQ(names((const void **)pods, n), "a");
-	n = store_pods_on_node(st, "n2", &pods);
+	n = cache_pods_on_node(st, "n2", &pods);
 	CHECK_STR_EQ(names((const void **)pods, n), "b");
 	CHECK_INT_EQ(store_count(st, CACHE_POD), 3);
-	store_read_unlock(st);
+	cache_read_unlock(st);
 	store_free(st);
 }
 
 TEST(store_pods_of_job_by_kind_and_by_unique_name)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("default", NULL);
 	const struct pod **pods;
 	const struct job *tf, *pt;
 	size_t n;
@@ -166,40 +167,55 @@ TEST(store_pods_of_job_by_kind_and_by_unique_name)
 	    1, 1);
 	put(st, CACHE_POD, mkpod("default", "same-worker-1", "9", "n", "same", NULL), 1, 1);
 
-	store_read_lock(st);
-	tf = store_find_job(st, "default", JOB_TFJOB, "mnist");
+	cache_read_lock(st);
+	tf = cache_find_job(st, "default", JOB_TFJOB, "mnist");
 	CHECK(tf != NULL);
-	n = store_pods_of_job(st, tf, &pods);
+	n = cache_pods_of_job(st, tf, &pods);
 	/* unknown kind, but only one kind has a job "mnist" here */
 	CHECK_STR_EQ(names((const void **)pods, n), "mnist-worker-0,mnist-worker-1");
 
-	tf = store_find_job(st, "default", JOB_TFJOB, "same");
-	pt = store_find_job(st, "default", JOB_PYTORCHJOB, "same");
+	tf = cache_find_job(st, "default", JOB_TFJOB, "same");
+	pt = cache_find_job(st, "default", JOB_PYTORCHJOB, "same");
 	CHECK(tf && pt && tf != pt);
-	n = store_pods_of_job(st, tf, &pods);
+	n = cache_pods_of_job(st, tf, &pods);
 	/* two kinds named "same": the pod without a kind belongs to neither */
 	CHECK_STR_EQ(names((const void **)pods, n), "same-worker-0");
-	n = store_pods_of_job(st, pt, &pods);
+	n = cache_pods_of_job(st, pt, &pods);
 	CHECK_INT_EQ(n, 0);
-	store_read_unlock(st);
+	cache_read_unlock(st);
 	store_free(st);
+}
+
+static void put_jobs(struct k8s_cache *st)
+{
+	put(st, CACHE_JOB, mkjob("zeta", "z", "1", JOB_TFJOB), 1, 1);
+	put(st, CACHE_JOB, mkjob("alpha", "b", "2", JOB_PYTORCHJOB), 1, 1);
+	put(st, CACHE_JOB, mkjob("alpha", "a", "3", JOB_TFJOB), 1, 1);
+	put(st, CACHE_JOB, mkjob("alpha", "a", "4", JOB_PYTORCHJOB), 1, 1);
 }
 
 TEST(store_jobs_and_namespaces)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("mine", NULL), *zeta = store_new("zeta", NULL);
 	struct store_change ch;
 	const struct job **jobs;
 	const char **nss;
 	size_t n;
 
-	put(st, CACHE_JOB, mkjob("zeta", "z", "1", JOB_TFJOB), 1, 1);
-	put(st, CACHE_JOB, mkjob("alpha", "b", "2", JOB_PYTORCHJOB), 1, 1);
-	put(st, CACHE_JOB, mkjob("alpha", "a", "3", JOB_TFJOB), 1, 1);
-	put(st, CACHE_JOB, mkjob("alpha", "a", "4", JOB_PYTORCHJOB), 1, 1);
+	put_jobs(st);
+	put_jobs(zeta);
 
-	store_read_lock(st);
-	n = store_namespaces(st, "mine", &nss);
+	/* configured and with jobs: first, and listed once (alpha is the other) */
+	cache_read_lock(zeta);
+	n = cache_namespaces(zeta, &nss);
+	CHECK_INT_EQ(n, 2);
+	CHECK_STR_EQ(n ? nss[0] : "", "zeta");
+	free(nss);
+	cache_read_unlock(zeta);
+	store_free(zeta);
+
+	cache_read_lock(st);
+	n = cache_namespaces(st, &nss);
 	CHECK_INT_EQ(n, 3);
 	if (n == 3) {
 		CHECK_STR_EQ(nss[0], "mine"); /* the configured one first, even without jobs */
@@ -207,14 +223,7 @@ TEST(store_jobs_and_namespaces)
 		CHECK_STR_EQ(nss[2], "zeta");
 	}
 	free(nss);
-	n = store_namespaces(st, "zeta", &nss);
-	CHECK_INT_EQ(n, 2);
-	if (n == 2) {
-		CHECK_STR_EQ(nss[0], "zeta");
-		CHECK_STR_EQ(nss[1], "alpha");
-	}
-	free(nss);
-	n = store_jobs(st, "alpha", &jobs);
+	n = cache_jobs(st, "alpha", &jobs);
 	CHECK_INT_EQ(n, 3);
 	if (n == 3) {
 		CHECK_STR_EQ(jobs[0]->meta.name, "a");
@@ -223,26 +232,26 @@ TEST(store_jobs_and_namespaces)
 		CHECK_STR_EQ(jobs[2]->meta.name, "b");
 	}
 	free(jobs);
-	store_read_unlock(st);
+	cache_read_unlock(st);
 
 	CHECK_INT_EQ(store_remove(st, CACHE_JOB, JOB_TFJOB, "zeta", "z", &ch), 1);
 	CHECK_INT_EQ(ch.change.job_kind, JOB_TFJOB);
 	store_change_release(&ch);
 	CHECK_INT_EQ(store_remove(st, CACHE_JOB, JOB_PYTORCHJOB, "alpha", "a", &ch), 1);
 	store_change_release(&ch);
-	store_read_lock(st);
-	n = store_namespaces(st, "mine", &nss);
+	cache_read_lock(st);
+	n = cache_namespaces(st, &nss);
 	CHECK_INT_EQ(n, 2); /* zeta has no job left */
 	free(nss);
-	CHECK(store_find_job(st, "alpha", JOB_TFJOB, "a") != NULL);
-	CHECK(store_find_job(st, "alpha", JOB_PYTORCHJOB, "a") == NULL);
-	store_read_unlock(st);
+	CHECK(cache_find_job(st, "alpha", JOB_TFJOB, "a") != NULL);
+	CHECK(cache_find_job(st, "alpha", JOB_PYTORCHJOB, "a") == NULL);
+	cache_read_unlock(st);
 	store_free(st);
 }
 
 TEST(store_sweep_removes_what_the_relist_did_not_return)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("default", NULL);
 	struct store_change *chs;
 	size_t n;
 	uint64_t g;
@@ -254,7 +263,7 @@ TEST(store_sweep_removes_what_the_relist_did_not_return)
 
 	/* a relist of pods in namespace a returns only "keep" (unchanged) */
 	put(st, CACHE_POD, mkpod("a", "keep", "1", "n1", NULL, NULL), 2, 0);
-	g = store_generation(st);
+	g = cache_generation(st);
 	n = store_sweep(st, CACHE_POD, -1, "a", 2, &chs);
 	CHECK_INT_EQ(n, 1);
 	if (n == 1) {
@@ -265,14 +274,14 @@ TEST(store_sweep_removes_what_the_relist_did_not_return)
 	for (size_t i = 0; i < n; i++)
 		store_change_release(&chs[i]);
 	free(chs);
-	CHECK(store_generation(st) > g);
+	CHECK(cache_generation(st) > g);
 
-	store_read_lock(st);
-	CHECK(store_find_pod(st, "a", "keep") != NULL);
-	CHECK(store_find_pod(st, "a", "gone") == NULL);
-	CHECK(store_find_pod(st, "b", "other-ns") != NULL);        /* another scope */
-	CHECK(store_find_job(st, "a", JOB_TFJOB, "gone") != NULL); /* another type */
-	store_read_unlock(st);
+	cache_read_lock(st);
+	CHECK(cache_find_pod(st, "a", "keep") != NULL);
+	CHECK(cache_find_pod(st, "a", "gone") == NULL);
+	CHECK(cache_find_pod(st, "b", "other-ns") != NULL);        /* another scope */
+	CHECK(cache_find_job(st, "a", JOB_TFJOB, "gone") != NULL); /* another type */
+	cache_read_unlock(st);
 
 	/* all namespaces: "keep" was last listed in epoch 2, other-ns in epoch 1 */
 	n = store_sweep(st, CACHE_POD, -1, NULL, 1, &chs);
@@ -283,17 +292,17 @@ TEST(store_sweep_removes_what_the_relist_did_not_return)
 		store_change_release(&chs[i]);
 	free(chs);
 	/* a sweep with nothing to do changes nothing */
-	g = store_generation(st);
+	g = cache_generation(st);
 	n = store_sweep(st, CACHE_POD, -1, NULL, 1, &chs);
 	CHECK_INT_EQ(n, 0);
 	CHECK(chs == NULL);
-	CHECK(store_generation(st) == g);
+	CHECK(cache_generation(st) == g);
 	store_free(st);
 }
 
 TEST(store_services_by_release_and_events_by_involved)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("default", NULL);
 	const struct service **svcs;
 	const struct event **evs;
 	struct store_change ch;
@@ -326,20 +335,20 @@ TEST(store_services_by_release_and_events_by_involved)
 		json_decref(o);
 	}
 
-	store_read_lock(st);
-	n = store_services_of_job(st, "default", "mnist", &svcs);
+	cache_read_lock(st);
+	n = cache_services_of_job(st, "default", "mnist", &svcs);
 	CHECK_STR_EQ(names((const void **)svcs, n), "mnist-tb");
-	n = store_services_of_job(st, "other", "mnist", &svcs);
+	n = cache_services_of_job(st, "other", "mnist", &svcs);
 	CHECK_INT_EQ(n, 0);
-	n = store_events_for(st, "default", "mnist-worker-0", &evs);
+	n = cache_events_for(st, "default", "mnist-worker-0", &evs);
 	CHECK_STR_EQ(names((const void **)evs, n), "ev1,ev0"); /* oldest first */
-	store_read_unlock(st);
+	cache_read_unlock(st);
 	store_free(st);
 }
 
 TEST(store_many_objects_survive_growth)
 {
-	struct store *st = store_new();
+	struct k8s_cache *st = store_new("default", NULL);
 	const struct pod **pods;
 	int bad = 0;
 	size_t n;
@@ -354,22 +363,22 @@ TEST(store_many_objects_survive_growth)
 		    1);
 	}
 	put(st, CACHE_JOB, mkjob("default", "job-7", "1", JOB_TFJOB), 1, 1);
-	store_read_lock(st);
+	cache_read_lock(st);
 	CHECK_INT_EQ(store_count(st, CACHE_POD), 5000);
 	for (int i = 0; i < 5000; i += 97) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "pod-%d", i);
-		if (!store_find_pod(st, "default", name))
+		if (!cache_find_pod(st, "default", name))
 			bad++;
 	}
 	CHECK_INT_EQ(bad, 0);
-	n = store_pods_on_node(st, "node-3", &pods);
+	n = cache_pods_on_node(st, "node-3", &pods);
 	CHECK_INT_EQ(n, 100);
 	free(pods);
-	n = store_pods_of_job(st, store_find_job(st, "default", JOB_TFJOB, "job-7"), &pods);
+	n = cache_pods_of_job(st, cache_find_job(st, "default", JOB_TFJOB, "job-7"), &pods);
 	CHECK_INT_EQ(n, 10);
 	free(pods);
-	store_read_unlock(st);
+	cache_read_unlock(st);
 	store_free(st);
 }
