@@ -6,6 +6,7 @@
  */
 #include "fs/fs_internal.h"
 #include "fs/staging.h"
+#include "k8s/logstream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,7 +43,8 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	fs->opts = *opts;
 	fs->inodes = inode_table_new(on_inode_free);
 	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0 ||
-	    logfile_memo_new(&fs->log_memo) < 0) {
+	    logfile_memo_new(&fs->log_memo) < 0 || logstream_registry_new(&fs->streams) < 0) {
+		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
 		staging_free(fs->staging);
 		inode_table_free(fs->inodes);
@@ -98,6 +100,7 @@ void fs_free(struct fs *fs)
 	inode_table_free(fs->inodes);
 	staging_free(fs->staging);
 	logfile_memo_free(fs->log_memo);
+	logstream_registry_free(fs->streams);
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);

@@ -56,6 +56,7 @@ struct fs {
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
+	struct logstream_registry *streams; /* the log streams open now */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;

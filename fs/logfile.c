@@ -330,7 +330,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	if (!have)
 		return gone ? -ENODATA : 0;
 	k8s_error_clear(&err);
-	ret = logstream_open(fs->client, &key, log_appended, log, &log->ls, &err);
+	ret = logstream_open(fs->streams, fs->client, &key, log_appended, log, &log->ls, &err);
 	if (ret) {
 		log->ls = NULL;
 		fs_log(LOG_DEBUG, "log of %s/%s: %s", ns, pod, err.message);

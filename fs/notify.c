@@ -38,7 +38,7 @@ struct item {
 	enum cache_object_type object;
 	enum cache_change_type change;
 	int job_kind;
-	char *ns, *name, *job_name, *node_name, *old_node_name; /* in the same allocation */
+	char *ns, *name, *owner_job, *involved, *node_name, *old_node_name; /* one allocation */
 };
 
 struct fs_notifier {
@@ -121,8 +121,8 @@ void notify_cache_change(void *arg, const struct cache_change *c)
 	struct fs_notifier *n = fs->notifier;
 	struct item *it;
 	char *p;
-	size_t len = slen(c->namespace) + slen(c->name) + slen(c->job_name) +
-		     slen(c->node_name) + slen(c->old_node_name);
+	size_t len = slen(c->namespace) + slen(c->name) + slen(c->owner_job) +
+		     slen(c->involved_name) + slen(c->node_name) + slen(c->old_node_name);
 
 	/* A listing's mtime is when it last changed, whether or not the kernel looks. */
 	if (c->type != CACHE_MODIFIED) {
@@ -152,7 +152,8 @@ void notify_cache_change(void *arg, const struct cache_change *c)
 	it->job_kind = c->job_kind;
 	it->ns = scopy(&p, c->namespace);
 	it->name = scopy(&p, c->name);
-	it->job_name = scopy(&p, c->job_name);
+	it->owner_job = scopy(&p, c->owner_job);
+	it->involved = scopy(&p, c->involved_name);
 	it->node_name = scopy(&p, c->node_name);
 	it->old_node_name = scopy(&p, c->old_node_name);
 	pthread_mutex_lock(&n->mu);
@@ -280,7 +281,7 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		break;
 	case CACHE_POD:
 		add_key(b, SRC_POD, it->ns, 0, it->name);
-		add_job_keys(b, it->ns, it->job_kind, it->job_name);
+		add_job_keys(b, it->ns, it->job_kind, it->owner_job);
 		if (it->node_name && it->node_name[0])
 			add_key(b, SRC_NODE, NULL, 0, it->node_name);
 		if (it->old_node_name && it->old_node_name[0])
@@ -295,13 +296,13 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 			add_key(b, SRC_NODES, NULL, 0, NULL);
 		break;
 	case CACHE_SERVICE:
-		add_job_keys(b, it->ns, -1, it->job_name);
+		add_job_keys(b, it->ns, -1, it->owner_job);
 		break;
 	case CACHE_EVENT:
 		/* the involved object: a job, or a pod whose job shows the event */
-		add_job_keys(b, it->ns, -1, it->job_name);
+		add_job_keys(b, it->ns, -1, it->involved);
 		cache_read_lock(fs->cache);
-		pod = it->job_name ? cache_find_pod(fs->cache, it->ns, it->job_name) : NULL;
+		pod = it->involved ? cache_find_pod(fs->cache, it->ns, it->involved) : NULL;
 		if (pod && pod->job_name)
 			add_job_keys(b, it->ns, pod->job_kind, pod->job_name);
 		cache_read_unlock(fs->cache);

@@ -45,9 +45,10 @@ struct cache_change {
 	enum cache_change_type type;
 	const char *namespace;       /* "" for nodes */
 	const char *name;
-	int job_kind;                /* CACHE_JOB: its kind; CACHE_POD: pod->job_kind; else -1 */
-	const char *job_name;        /* CACHE_JOB: name; CACHE_POD: pod->job_name; CACHE_SERVICE:
-	                                its release label; CACHE_EVENT: involved name; may be NULL */
+	int job_kind;                /* CACHE_JOB: its kind; CACHE_POD: its job's kind; else -1 */
+	const char *owner_job;       /* CACHE_POD, CACHE_SERVICE: the job it belongs to (the pod's
+	                                job, the service's release label), or NULL */
+	const char *involved_name;   /* CACHE_EVENT: the object it is about (a job or a pod) */
 	const char *node_name;       /* CACHE_POD: node now (or before deletion), may be "" */
 	const char *old_node_name;   /* CACHE_POD: node before this change, may be "" */
 };

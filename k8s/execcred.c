@@ -29,35 +29,37 @@
 
 extern char **environ;
 
-/* KUBERNETES_EXEC_INFO: the ExecCredential spec, with the cluster when asked for. */
+/* KUBERNETES_EXEC_INFO: the ExecCredential spec, with the cluster when asked for;
+ * NULL on ENOMEM (never a spec with part of the cluster missing). */
 static char *exec_info(const struct k8s_config *cfg)
 {
 	json_t *spec = json_pack("{s:b}", "interactive", 0);
 	json_t *root = json_pack("{s:s, s:s, s:o}", "kind", "ExecCredential", "apiVersion",
 	                         cfg->exec->api_version, "spec", spec);
 	char *text = NULL;
+	int rc = root ? 0 : -1;
 
 	if (root && cfg->exec->provide_cluster_info) {
 		json_t *cl = json_pack("{s:s, s:b}", "server", cfg->server,
 		                       "insecure-skip-tls-verify", cfg->insecure_skip_tls_verify);
+		char *b64 = NULL;
 
+		rc = cl ? 0 : -1;
 		if (cl && cfg->tls_server_name)
-			json_object_set_new(cl, "tls-server-name",
-			                    json_string(cfg->tls_server_name));
+			rc |= json_object_set_new(cl, "tls-server-name",
+			                          json_string(cfg->tls_server_name));
 		if (cl && cfg->proxy_url)
-			json_object_set_new(cl, "proxy-url", json_string(cfg->proxy_url));
+			rc |= json_object_set_new(cl, "proxy-url", json_string(cfg->proxy_url));
 		if (cl && cfg->ca_pem) {
-			char *b64 = k8s_base64_encode(cfg->ca_pem, cfg->ca_pem_len);
-
-			if (b64)
-				json_object_set_new(cl, "certificate-authority-data",
-				                    json_string(b64));
+			b64 = k8s_base64_encode(cfg->ca_pem, cfg->ca_pem_len);
+			rc |= b64 ? json_object_set_new(cl, "certificate-authority-data",
+			                                json_string(b64))
+			          : -1;
 			free(b64);
 		}
-		if (cl)
-			json_object_set_new(spec, "cluster", cl);
+		rc |= json_object_set_new(spec, "cluster", cl);   /* takes cl, even on failure */
 	}
-	if (root)
+	if (rc == 0)
 		text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return text;

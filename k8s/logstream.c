@@ -10,7 +10,7 @@
  * container still runs: if so the stream resumes, if it terminated the rest is
  * read once without follow, if it restarted the rest is read with previous=true.
  *
- * Locks: registry_lock guards the registry and reference counts; ls->lock the
+ * Locks: the registry's lock guards its list and the reference counts; ls->lock the
  * buffer, status, done flag and mtime (held for copies only, never across the
  * network); ls->cb_lock the callback list, held while callbacks run, so that after
  * logstream_release() returns its callback is neither running nor called again.
@@ -56,8 +56,9 @@ struct ls_callback {
 };
 
 struct logstream {
-	struct logstream *next; /* registry */
-	int refs;               /* registry_lock */
+	struct logstream_registry *reg;
+	struct logstream *next; /* reg's list */
+	int refs;               /* reg->lock */
 	struct k8s_client *client;
 	char *ns, *pod, *container, *container_id;
 	bool previous, finished;
@@ -84,8 +85,27 @@ struct logstream {
 	bool got_data;        /* the current request delivered text */
 };
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct logstream *registry;
+struct logstream_registry {
+	pthread_mutex_t lock;
+	struct logstream *head;
+};
+
+int logstream_registry_new(struct logstream_registry **out)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	pthread_mutex_init(&(*out)->lock, NULL);
+	return 0;
+}
+
+void logstream_registry_free(struct logstream_registry *reg)
+{
+	if (!reg)
+		return;
+	pthread_mutex_destroy(&reg->lock);
+	free(reg);
+}
 
 static const char *str_or_empty(const char *s)
 {
@@ -476,9 +496,9 @@ static struct logstream *logstream_new(struct k8s_client *c, const struct logstr
 	return ls;
 }
 
-int logstream_open(struct k8s_client *c, const struct logstream_key *key,
-                   logstream_append_fn on_append, void *arg, struct logstream **out,
-                   struct k8s_error *err)
+int logstream_open(struct logstream_registry *reg, struct k8s_client *c,
+                   const struct logstream_key *key, logstream_append_fn on_append, void *arg,
+                   struct logstream **out, struct k8s_error *err)
 {
 	struct ls_callback *cb = calloc(1, sizeof(*cb));
 	struct logstream *ls;
@@ -492,32 +512,33 @@ int logstream_open(struct k8s_client *c, const struct logstream_key *key,
 	}
 	cb->fn = on_append;
 	cb->arg = arg;
-	pthread_mutex_lock(&registry_lock);
-	for (ls = registry; ls; ls = ls->next)
+	pthread_mutex_lock(&reg->lock);
+	for (ls = reg->head; ls; ls = ls->next)
 		if (same_key(ls, c, key))
 			break;
 	if (!ls) {
 		ls = logstream_new(c, key, err);
 		if (!ls) {
-			pthread_mutex_unlock(&registry_lock);
+			pthread_mutex_unlock(&reg->lock);
 			free(cb);
 			return -err->err;
 		}
+		ls->reg = reg;
 		if (pthread_create(&ls->thread, NULL, stream_main, ls) != 0) {
-			pthread_mutex_unlock(&registry_lock);
+			pthread_mutex_unlock(&reg->lock);
 			logstream_destroy(ls);
 			free(cb);
 			return k8s_error_set(err, EAGAIN, "cannot start a thread for the log");
 		}
-		ls->next = registry;
-		registry = ls;
+		ls->next = reg->head;
+		reg->head = ls;
 	}
 	ls->refs++;
 	pthread_mutex_lock(&ls->cb_lock);
 	cb->next = ls->cbs;
 	ls->cbs = cb;
 	pthread_mutex_unlock(&ls->cb_lock);
-	pthread_mutex_unlock(&registry_lock);
+	pthread_mutex_unlock(&reg->lock);
 	*out = ls;
 	return 0;
 }
@@ -541,15 +562,15 @@ void logstream_release(struct logstream *ls, logstream_append_fn on_append, void
 	pthread_mutex_unlock(&ls->cb_lock);
 	free(cb);
 
-	pthread_mutex_lock(&registry_lock);
+	pthread_mutex_lock(&ls->reg->lock);
 	last = --ls->refs == 0;
 	if (last)
-		for (rp = &registry; *rp; rp = &(*rp)->next)
+		for (rp = &ls->reg->head; *rp; rp = &(*rp)->next)
 			if (*rp == ls) {
 				*rp = ls->next;
 				break;
 			}
-	pthread_mutex_unlock(&registry_lock);
+	pthread_mutex_unlock(&ls->reg->lock);
 	if (!last)
 		return;
 	atomic_store(&ls->cancel, true);

@@ -54,13 +54,21 @@ struct logstream_key {
 };
 
 /*
- * Returns a referenced stream for key, starting it when nobody has it open.
- * on_append (may be NULL) is registered for this reference and removed by
+ * The streams open now, by key: who opens a log that is open already shares its
+ * stream. One per mount (struct fs); freed when no stream is left.
+ */
+struct logstream_registry;
+int logstream_registry_new(struct logstream_registry **out);
+void logstream_registry_free(struct logstream_registry *reg);
+
+/*
+ * Returns a referenced stream for key from reg, starting it when nobody has it
+ * open. on_append (may be NULL) is registered for this reference and removed by
  * logstream_release().
  */
-int logstream_open(struct k8s_client *c, const struct logstream_key *key,
-		   logstream_append_fn on_append, void *arg, struct logstream **out,
-		   struct k8s_error *err);
+int logstream_open(struct logstream_registry *reg, struct k8s_client *c,
+		   const struct logstream_key *key, logstream_append_fn on_append, void *arg,
+		   struct logstream **out, struct k8s_error *err);
 void logstream_release(struct logstream *ls, logstream_append_fn on_append, void *arg);
 
 uint64_t logstream_size(struct logstream *ls);

@@ -385,22 +385,21 @@ static void fill_change(struct store_change *ch, int type, enum cache_change_typ
 	switch (type) {
 	case CACHE_JOB:
 		ch->change.job_kind = (int)((const struct job *)now)->kind;
-		ch->change.job_name = m->name;
 		break;
 	case CACHE_POD: {
 		const struct pod *p = now;
 
 		ch->change.job_kind = p->job_kind;
-		ch->change.job_name = p->job_name;
+		ch->change.owner_job = p->job_name;
 		ch->change.node_name = p->node_name;
 		ch->change.old_node_name = old ? ((const struct pod *)old)->node_name : "";
 		break;
 	}
 	case CACHE_SERVICE:
-		ch->change.job_name = kv_get(&m->labels, "release");
+		ch->change.owner_job = kv_get(&m->labels, "release");
 		break;
 	case CACHE_EVENT:
-		ch->change.job_name = ((const struct event *)now)->involved_name;
+		ch->change.involved_name = ((const struct event *)now)->involved_name;
 		break;
 	default:
 		break;

@@ -71,14 +71,14 @@ def test_changes_arrive(cluster, cache_tool):
     create(cluster, tfjob("fresh"))
     wait_for("the job's ADDED", lambda: tool.changes_matching(object="job", name="fresh",
                                                                type="ADDED"))
-    wait_for("its pods", lambda: len(tool.changes_matching(object="pod", job_name="fresh")) >= 2)
+    wait_for("its pods", lambda: len(tool.changes_matching(object="pod", owner_job="fresh")) >= 2)
     job = wait_for("the job with 2 pods in the dump",
                    lambda: [j for j in tool.dump()["jobs"]
                             if j["name"] == "fresh" and len(j["pods"]) == 2])
     assert sorted(job[0]["pods"]) == ["fresh-worker-0", "fresh-worker-1"], job
     # a pod's change names its node, before and after scheduling
     bound = wait_for("a pod bound to a node",
-                     lambda: [c for c in tool.changes_matching(object="pod", job_name="fresh")
+                     lambda: [c for c in tool.changes_matching(object="pod", owner_job="fresh")
                               if c["node"] and c["old_node"] == ""
                               and c["type"] == "MODIFIED"])
     assert bound[0]["node"] in [n["metadata"]["name"]

@@ -70,7 +70,7 @@ def test_clean_watch_end_resumes_from_last_version_without_relist(cluster, cache
     wait_for("the job's ADDED", lambda: tool.changes_matching(
         object="job", name="after-clean-ends", type="ADDED"))
     wait_for("its pods", lambda: len(tool.changes_matching(
-        object="pod", job_name="after-clean-ends")) >= 2)
+        object="pod", owner_job="after-clean-ends")) >= 2)
     seen = len(clean_ends("/apis/kubeflow.org/v1/tfjobs"))
     wait_for("a clean end of the tfjobs watch after the change",
              lambda: len(clean_ends("/apis/kubeflow.org/v1/tfjobs")) > seen)
@@ -95,7 +95,7 @@ def test_cut_watch_resumes_from_the_last_event_sent_after_a_probe(cluster, cache
     tool = cache_tool(cluster.kubeconfig)
     create(cluster, tfjob("before-the-cut"))
     wait_for("its pods in the cache", lambda: len(tool.changes_matching(
-        object="pod", job_name="before-the-cut")) >= 2)
+        object="pod", owner_job="before-the-cut")) >= 2)
     cut_at = last_request(cluster)
     # no bookmark yet (kubesim sends them every 60 s): what the cache resumes from
     # is what the events it got carried

@@ -80,10 +80,11 @@ static void on_change(void *arg, const struct cache_change *ch)
 	if (!print_changes)
 		return;
 	emit("change",
-	     json_pack("{s:s,s:s,s:s,s:s,s:i,s:s?,s:s?,s:s?}", "type", CHANGE_NAMES[ch->type],
+	     json_pack("{s:s,s:s,s:s,s:s,s:i,s:s?,s:s?,s:s?,s:s?}", "type", CHANGE_NAMES[ch->type],
 	               "object", OBJECT_NAMES[ch->object], "namespace", ch->namespace, "name",
-	               ch->name, "job_kind", ch->job_kind, "job_name", ch->job_name, "node",
-	               ch->node_name, "old_node", ch->old_node_name));
+	               ch->name, "job_kind", ch->job_kind, "owner_job", ch->owner_job,
+	               "involved", ch->involved_name, "node", ch->node_name, "old_node",
+	               ch->old_node_name));
 }
 
 static const char *job_status(const struct job *j)

@@ -117,6 +117,7 @@ int main(int argc, char **argv)
 	struct k8s_config *cfg = NULL;
 	struct k8s_client *client = NULL;
 	struct logstream *ls[READERS_MAX] = {0};
+	struct logstream_registry *reg = NULL;
 	struct logstream_key key = {0};
 	struct k8s_error err;
 	const char *id_opt = NULL;
@@ -171,8 +172,12 @@ int main(int argc, char **argv)
 	}
 	key = (struct logstream_key){cfg->namespace, argv[i], argv[i + 1], id, previous, finished};
 	t0 = now_s();
+	if ((rc = logstream_registry_new(&reg)) != 0) {
+		k8s_error_set(&err, -rc, "out of memory");
+		goto fail;
+	}
 	for (int r = 0; r < readers; r++)
-		if ((rc = logstream_open(client, &key, on_append, &ls[r], &ls[r], &err)) != 0)
+		if ((rc = logstream_open(reg, client, &key, on_append, &ls[r], &ls[r], &err)) != 0)
 			goto fail;
 	buf = malloc(READ_CHUNK);
 	status_code = 0;
@@ -240,6 +245,7 @@ fail:
 out:
 	for (int r = 0; r < readers; r++)
 		logstream_release(ls[r], on_append, &ls[r]);
+	logstream_registry_free(reg);
 	free(buf);
 	free(id);
 	k8s_client_free(client);

@@ -81,7 +81,7 @@ TEST(store_put_replace_and_same_version)
 	CHECK_STR_EQ(ch.change.name, "a");
 	CHECK_STR_EQ(ch.change.node_name, "n1");
 	CHECK_STR_EQ(ch.change.old_node_name, "");
-	CHECK_STR_EQ(ch.change.job_name, "j");
+	CHECK_STR_EQ(ch.change.owner_job, "j");
 	CHECK_INT_EQ(ch.change.job_kind, -1);
 	store_change_release(&ch);
 	CHECK(cache_generation(st) == g0 + 1);
@@ -313,7 +313,7 @@ TEST(store_services_by_release_and_events_by_involved)
 	              "namespace", "default", "resourceVersion", "1", "labels", "release", "mnist",
 	              "spec", "type", "NodePort");
 	CHECK_INT_EQ(store_put(st, CACHE_SERVICE, service_decode(o), 1, &ch), 1);
-	CHECK_STR_EQ(ch.change.job_name, "mnist");
+	CHECK_STR_EQ(ch.change.owner_job, "mnist");
 	store_change_release(&ch);
 	json_decref(o);
 	o = json_pack("{s:{s:s,s:s,s:s}}", "metadata", "name", "plain", "namespace", "default",
