@@ -4,15 +4,17 @@
  * the kernel's caches for it.
  *
  * A file's text is rendered at lookup/getattr/open when the cache changed since
- * it was last made (or always for files that show ages), and kept in the inode;
- * open handles share it (fs_text), so a reader sees one version. st_mtime is
+ * it was last made (or always for files that show ages). The inode keeps its
+ * length and hash, and the text itself while it is small or being opened: a walk
+ * of the whole tree must not leave every info and job.json in memory. Open
+ * handles share the text (fs_text), so a reader sees one version. st_mtime is
  * when the text last changed: first the object's own time (render_job_mtime,
  * the pod's latest transition, ...), then the moment a re-render differed.
  * Files that show ages (info, events) keep the object's time, or `ls -lt`
  * would reorder them every second.
  *
  * Called by ops.c, dirs.c and notify.c; takes inode->lock, then the cache's
- * read lock.
+ * read lock. Which renderer makes a file is its row's in places.c.
  */
 #include "fs/fs_internal.h"
 
@@ -125,19 +127,30 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	}
 }
 
-int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed)
+/* FNV-1a: tells a re-rendered text from the last one without keeping the last one. */
+static uint64_t text_hash(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct fs_text *text;
+	struct fs_text *text = NULL;
 	int64_t natural = 0;
-	uint64_t gen;
+	uint64_t gen, hash;
 	int ret;
 
 	*changed = false;
 	pthread_mutex_lock(&in->lock);
 	cache_read_lock(fs->cache);
 	gen = cache_generation(fs->cache);
-	if (in->text && in->text_gen == gen && !fs_type_is_volatile(in->node.type)) {
+	if (in->rendered && in->text_gen == gen && !fs_type_is_volatile(in->node.type) &&
+	    (in->text || !keep)) {
 		ret = 0;
 		goto unlock;
 	}
@@ -147,22 +160,32 @@ int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed)
 		ret = -ENOMEM;
 	if (ret)
 		goto out;
-	in->text_gen = gen;
-	if (in->text && in->text->len == sb.len && memcmp(in->text->data, strbuf_str(&sb), sb.len) == 0)
-		goto out;
-	text = fs_text_new(strbuf_str(&sb), sb.len);
-	if (!text) {
-		ret = -ENOMEM;
-		goto out;
+	hash = text_hash(strbuf_str(&sb), sb.len);
+	*changed = !in->rendered || in->text_len != sb.len || in->text_hash != hash;
+	/* A large text stays only while it is read: 346k inodes after a walk of the tree
+	 * would otherwise hold every info and job.json. Small ones cost less than a render. */
+	if (keep || sb.len <= CONTENT_KEEP_MAX) {
+		if (!*changed && in->text) {
+			text = fs_text_get(in->text);
+		} else if (!(text = fs_text_new(strbuf_str(&sb), sb.len))) {
+			*changed = false;
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
-	if (!in->text || fs_type_is_volatile(in->node.type))
-		in->mtime = natural;
-	else
-		in->mtime = later(fs_now(), in->mtime);
+	in->text_gen = gen;
+	if (*changed) {
+		if (!in->rendered || fs_type_is_volatile(in->node.type))
+			in->mtime = natural;
+		else
+			in->mtime = later(fs_now(), in->mtime);
+		in->version++;
+		in->text_len = sb.len;
+		in->text_hash = hash;
+		in->rendered = true;
+	}
 	fs_text_put(in->text);
 	in->text = text;
-	in->version++;
-	*changed = true;
 	goto out;
 unlock:
 	cache_read_unlock(fs->cache);
@@ -262,11 +285,11 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 	if (fs_type_is_log(type)) {
 		logfile_stat(fs, in, &size, &mtime);
 	} else {
-		ret = content_refresh(fs, in, &changed);
+		ret = content_refresh(fs, in, false, &changed);
 		if (ret)
 			return ret;
 		pthread_mutex_lock(&in->lock);
-		size = in->text->len;
+		size = in->text_len;
 		mtime = in->mtime;
 		pthread_mutex_unlock(&in->lock);
 	}

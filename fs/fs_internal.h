@@ -130,12 +130,14 @@ int64_t view_pod_mtime(const struct pod *p, int64_t now);
 /* ---- content.c ---- */
 
 /*
- * Makes in->text current for a regular, non-log file (re-rendering when the cache
- * changed since, or always for volatile files) and sets *changed when the text
- * differs from the one before. Takes in->lock and the cache's read lock itself.
- * -ENOENT when the object is gone.
+ * Makes a regular, non-log file's text current (re-rendering when the cache changed
+ * since, or always for volatile files): its length, hash and mtime, and in->text
+ * itself when keep (an open reads it) or when it is small (CONTENT_KEEP_MAX).
+ * Sets *changed when the text differs from the one before. Takes in->lock and the
+ * cache's read lock itself. -ENOENT when the object is gone.
  */
-int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed);
+#define CONTENT_KEEP_MAX 256
+int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed);
 /* The attributes of in (refreshing its content first); 0 or -errno. */
 int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st);
 /* Attributes from a node alone for types that need no content (directories). */

@@ -63,7 +63,10 @@ struct fs_inode {
 
 	/* guarded by lock */
 	pthread_mutex_t lock;
-	struct fs_text *text;        /* last rendered text, NULL before the first render */
+	struct fs_text *text;        /* last rendered text while kept (content_refresh), or NULL */
+	bool rendered;               /* text_len, text_hash and text_gen are set */
+	size_t text_len;             /* of the last rendered text, kept or not */
+	uint64_t text_hash;
 	uint64_t text_gen;           /* cache generation the text was rendered at */
 	int64_t mtime;               /* when the text last changed (Unix seconds) */
 	uint64_t version;            /* bumped whenever the text changes */

@@ -281,7 +281,7 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		h->log = true;
 		fi->direct_io = 1;
 	} else {
-		ret = content_refresh(fs, in, &changed);
+		ret = content_refresh(fs, in, true, &changed);
 		if (ret) {
 			fs_handle_free(fs, h);
 			fuse_reply_err(req, -ret);

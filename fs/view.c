@@ -71,7 +71,9 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 						      &out->services);
 		v->services = (const struct service *const *)out->services;
 	}
-	if (want & VIEW_NODES) {
+	/* Nodes only give a TensorBoard's address: without a service of the job they are
+	 * not needed, and gathering them costs a scan of every node per job. */
+	if ((want & VIEW_NODES) && (!(want & VIEW_SERVICES) || v->n_services)) {
 		v->n_nodes = cache_nodes(fs->cache, &out->nodes);
 		v->nodes = (const struct node *const *)out->nodes;
 	}

@@ -83,6 +83,11 @@ struct logstream {
 	struct loglines lines;
 	struct strbuf staged; /* text of one chunk, appended under one lock */
 	bool got_data;        /* the current request delivered text */
+	/* A terminated instance is read once, without timestamps (raw): nothing to
+	 * resume with sinceTime, and the bytes come as they are. After a break the
+	 * request starts over and the bytes already kept are skipped. */
+	bool raw;
+	uint64_t raw_skip;    /* bytes of this request's answer already kept */
 };
 
 struct logstream_registry {
@@ -190,7 +195,16 @@ static void commit(struct logstream *ls)
 static int on_data(void *arg, const char *data, size_t len)
 {
 	struct logstream *ls = arg;
-	int rc = loglines_feed(&ls->lines, data, len, stage, ls);
+	int rc;
+
+	if (ls->raw) {
+		size_t skip = ls->raw_skip < len ? (size_t)ls->raw_skip : len;
+
+		ls->raw_skip -= skip;
+		rc = len > skip ? stage(ls, data + skip, len - skip) : 0;
+	} else {
+		rc = loglines_feed(&ls->lines, data, len, stage, ls);
+	}
 
 	if (!ls->got_data) {
 		ls->got_data = true;
@@ -211,7 +225,8 @@ static int build_base_path(struct logstream *ls, struct k8s_error *err)
 		rc = k8s_error_set(err, EINVAL, "invalid container name \"%s\"", ls->container);
 	if (rc == 0) {
 		urlpath_add_query(&sb, "container", ls->container);
-		urlpath_add_query(&sb, "timestamps", "true");
+		if (!ls->raw)
+			urlpath_add_query(&sb, "timestamps", "true");
 		if (!strbuf_ok(&sb))
 			rc = k8s_error_set(err, ENOMEM, "out of memory");
 	}
@@ -229,8 +244,14 @@ static int run_request(struct logstream *ls, enum ls_mode mode, int *http_status
 	 * serializers); this is what kubectl sends, and the body is the log as is. */
 	struct k8s_stream_request req = {NULL, "application/json, */*", on_data, ls, &ls->cancel,
 	                                 http_status};
-	const char *since = loglines_since(&ls->lines);
+	const char *since = ls->raw ? NULL : loglines_since(&ls->lines);
 	int rc;
+
+	if (ls->raw) {
+		pthread_mutex_lock(&ls->lock);
+		ls->raw_skip = ls->buf.size;
+		pthread_mutex_unlock(&ls->lock);
+	}
 
 	strbuf_puts(&path, ls->base_path);
 	if (mode == MODE_FOLLOW)
@@ -476,6 +497,7 @@ static struct logstream *logstream_new(struct k8s_client *c, const struct logstr
 	ls->container_id = strdup(str_or_empty(k->container_id));
 	ls->previous = k->previous;
 	ls->finished = k->finished;
+	ls->raw = k->previous || k->finished;
 	ls->mtime = (int64_t)time(NULL);
 	atomic_init(&ls->cancel, false);
 	pthread_mutex_init(&ls->lock, NULL);

@@ -132,6 +132,29 @@ def real_view(real_cluster, real_namespace):
     return real_cluster.namespaced(real_namespace)
 
 
+@pytest.fixture
+def private_real_view(tmp_path):
+    """A real cluster of the test's own, seen through a fresh namespace as real_view
+    is, stopped at the test's end: for a test that restarts part of the control
+    plane, which can leave the cluster unable to run pods for minutes (seen once:
+    after kube-apiserver came back, no new pod started), so it must not be the
+    session's cluster that every later test shares."""
+    if realcluster.CLUSTER_CHOICE == "kubesim":
+        pytest.skip("ARENAFS_CLUSTER=kubesim: no real cluster asked for")
+    d = tempfile.mkdtemp(prefix="arenafs-real-own-")
+    try:
+        c = realcluster.RealCluster(d)
+    except Exception as e:  # noqa: every failure to start is reported the same way
+        subprocess.run([realcluster.DOWN, d], timeout=120)
+        shutil.rmtree(d, ignore_errors=True)
+        pytest.fail("a real cluster of the test's own did not start: %s" % e, pytrace=False)
+    try:
+        yield c.namespaced(c.fresh_namespace("t-" + tmp_path.name))
+    finally:
+        c.stop()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 @pytest.fixture(params=realcluster.cluster_params())
 def any_cluster(request, kubesim):
     """A cluster for a test that means the same on both: a new kubesim with two

@@ -17,6 +17,13 @@ them per client, so there they are left out). At the end: the daemon's
 resident memory (VmRSS, VmHWM) against kubectl's peak RSS for the largest
 listing.
 
+A second table holds arenafs against the limit, in the same run: the same
+commands on a copy of the tree in tmpfs (rsync -a of the mount, logs left
+out: each would start a log request), a finished log of --log-mb MB against
+curl fetching the same bytes, and the mount (the tree ready) against curl
+fetching the lists arenafs starts from; with the daemon's memory after the
+mount and after that full read of the tree.
+
 Nothing here asserts speed: the numbers are for people (docs/benchmarks.md).
 tests/bench/test_bench_smoke.py runs this at a tiny size so the harness
 itself cannot rot unnoticed.
@@ -91,6 +98,61 @@ def run_timed(cmd, env=None):
     return wall, r.stdout
 
 
+def curl_args(cluster):
+    """curl's options for the cluster's API with the kubeconfig's own credentials."""
+    args = ["curl", "-sS", "--fail", "--compressed"]
+    if getattr(cluster, "ca_file", None) and cluster.url.startswith("https:"):
+        args += ["--cacert", cluster.ca_file]
+    if cluster.kind == "real":
+        pki = os.path.join(cluster.dir, "pki")
+        args += ["--cert", os.path.join(pki, "admin.crt"), "--key", os.path.join(pki, "admin.key")]
+    elif cluster.token():
+        args += ["-H", "Authorization: Bearer " + cluster.token()]
+    return args
+
+
+def curl_lists(cluster, paths):
+    """Wall seconds to fetch every path's whole list, 500 a page as arenafs asks, one
+    curl after another per path and the paths side by side (as its reflectors run)."""
+    import threading
+    errors = []
+
+    def fetch(path):
+        cont = ""
+        while True:
+            url = "%s%s?limit=500%s" % (cluster.url, path,
+                                        "&continue=" + cont if cont else "")
+            r = subprocess.run(curl_args(cluster) + [url], capture_output=True)
+            if r.returncode != 0:
+                errors.append("%s: %s" % (url, r.stderr.decode()[-200:]))
+                return
+            cont = json.loads(r.stdout).get("metadata", {}).get("continue", "")
+            if not cont:
+                return
+    threads = [threading.Thread(target=fetch, args=(p,)) for p in paths]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - t0
+    if errors:
+        raise RuntimeError("curl: " + "; ".join(errors))
+    return wall
+
+
+def listed_paths(cluster):
+    """The collections arenafs lists at start: nodes, pods, services, events,
+    namespaces and every job kind of kubeflow.org/v1 the cluster serves."""
+    paths = ["/api/v1/nodes", "/api/v1/pods", "/api/v1/services", "/api/v1/events",
+             "/api/v1/namespaces"]
+    st, body = cluster.api("GET", "/apis/kubeflow.org/v1")
+    if st == 200:
+        paths += ["/apis/kubeflow.org/v1/" + r["name"] for r in body.get("resources", [])
+                  if "/" not in r["name"] and r["name"].endswith("jobs")]
+    return paths
+
+
 def peak_rss_kib(cmd, env=None):
     """Peak resident memory of cmd in KiB, from GNU time."""
     r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, env=env)
@@ -100,12 +162,15 @@ def peak_rss_kib(cmd, env=None):
 
 
 class Bench:
-    def __init__(self, cluster, mount, repeat, arena=None):
+    def __init__(self, cluster, mount, repeat, arena=None, log_mb=0):
         self.c = cluster
         self.m = mount
         self.repeat = repeat
         self.arena = arena       # the Arena CLI's path: its rows too
+        self.log_mb = log_mb     # the size of the finished log read against curl
         self.rows = []
+        self.limits = []         # arenafs against tmpfs and curl
+        self.memory = {}
 
     def kubectl_cmd(self, *args):
         return ["kubectl", "--kubeconfig", self.c.kubeconfig, "--cache-dir",
@@ -200,12 +265,92 @@ class Bench:
         if self.arena:
             self.arena_rows(jobs, job)
         self.submit_and_delete_rows(tempfile.mkdtemp(prefix="arenafs-bench-"))
+        self.limit_rows()
 
         rss, hwm = self.m.rss_kib()
         k_rss = peak_rss_kib(self.kubectl_cmd("get", "pods", "-A", "-o", "json"),
                              self.kubectl_env())
-        self.memory = {"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
-                       "kubectl_get_pods_all_json_peak_kib": k_rss}
+        self.memory.update({"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
+                            "kubectl_get_pods_all_json_peak_kib": k_rss})
+
+    def limit(self, what, seconds, reference, ref_seconds, target):
+        self.limits.append({"what": what, "arenafs_s": seconds, "reference": reference,
+                            "reference_s": ref_seconds,
+                            "times": seconds / ref_seconds if ref_seconds > 0 else float("inf"),
+                            "target": target})
+
+    def limit_rows(self):
+        """arenafs against a tmpfs copy of its tree, and against curl."""
+        m = self.m.path
+        copy = tempfile.mkdtemp(prefix="arenafs-bench-tmpfs-", dir="/dev/shm")
+        try:
+            self.memory["rss_after_mount_kib"] = self.m.rss_kib()[0]
+            t0 = time.monotonic()
+            run_timed(["rsync", "-a", "--exclude=logs", "--exclude=logs.previous",
+                       m + "/", copy + "/"])
+            self.memory["full_read_s"] = time.monotonic() - t0
+            self.memory["rss_after_full_read_kib"] = self.m.rss_kib()[0]
+            sh = lambda script: ["sh", "-c", script]  # noqa: E731
+            for what, cmd, target in (
+                    ("find . -maxdepth 3", lambda r: ["find", r, "-maxdepth", "3"], 2.0),
+                    ("grep -r RUNNING jobs/*/status",
+                     lambda r: sh("grep -r RUNNING %s/jobs/*/status || true" % r), 2.0),
+                    ("cat jobs/*/status", lambda r: sh("cat %s/jobs/*/status" % r), 2.0),
+                    ("ls -l jobs/", lambda r: ["ls", "-l", r + "/jobs"], 1.5)):
+                run_timed(cmd(m))
+                run_timed(cmd(copy))
+                fs_t = statistics.median(run_timed(cmd(m))[0] for _ in range(self.repeat))
+                tmp_t = statistics.median(run_timed(cmd(copy))[0] for _ in range(self.repeat))
+                self.limit(what, fs_t, "tmpfs", tmp_t, "<= %.1fx" % target)
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+        if self.log_mb:
+            self.big_log_row()
+        curl_t = curl_lists(self.c, listed_paths(self.c))
+        self.limit("mount -> tree ready", self.memory["mount_s"], "curl lists", curl_t,
+                   "<= 1.2x")
+
+    def big_log_row(self):
+        """A TFJob whose one worker printed log_mb MB and finished: cat of its logs
+        file (each open fetches the log again) against curl fetching the same log."""
+        name = "bench-biglog"
+        lines = self.log_mb * 1024 * 1024 // 55           # kubesim prints ~55 bytes a line
+        env = [{"name": "SIM_RUN_SECONDS", "value": "10"},
+               {"name": "SIM_LOG_LINES_PER_SECOND", "value": str(lines // 10)}]
+        job = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": name},
+               "spec": {"runPolicy": {"cleanPodPolicy": "None"}, "tfReplicaSpecs": {"Worker": {
+                   "replicas": 1, "restartPolicy": "Never", "template": {"spec": {
+                       "containers": [{"name": "tensorflow", "image": "tensorflow/tensorflow",
+                                       "command": ["python", "train.py"], "env": env}]}}}}}}
+        self.c.kubectl("create", "-f", "-", input=json.dumps(job))
+        status = os.path.join(self.m.path, "jobs", name, "status")
+        wait_until(lambda: os.path.exists(status) and open(status).read().strip() in
+                   ("SUCCEEDED", "FAILED"), timeout=900, message="the big log's job to end")
+        url = "%s/api/v1/namespaces/default/pods/%s-worker-0/log?container=tensorflow" % (
+            self.c.url, name)
+        out = os.path.join(tempfile.gettempdir(), "arenafs-bench-biglog")
+        curl = curl_args(self.c) + ["-o", out, url]
+        run_timed(curl)
+        size = os.path.getsize(out)
+        curl_t = statistics.median(run_timed(curl)[0] for _ in range(self.repeat))
+        os.unlink(out)
+        logs = os.path.join(self.m.path, "jobs", name, "logs")
+        fs_times = []
+        for _ in range(self.repeat + 1):
+            t0 = time.monotonic()
+            got = 0
+            with open(logs, "rb") as f:
+                while True:
+                    b = f.read(1 << 20)
+                    if not b:
+                        break
+                    got += len(b)
+            fs_times.append(time.monotonic() - t0)
+            if got != size:
+                raise RuntimeError("cat logs read %d bytes, curl %d" % (got, size))
+        self.limit("cat logs, finished, %.0f MB" % (size / 1e6),
+                   statistics.median(fs_times[1:]), "curl", curl_t, "<= 1.1x (0.9x curl's speed)")
+        self.c.kubectl("delete", "tfjob", name)
 
     def timed_pairs(self, what, fs_cmd, kubectl_cmd):
         """A row of commands that change the cluster, so each run needs a new name:
@@ -359,6 +504,27 @@ def report(rows, memory, scale, where="kubesim"):
     return "\n".join(lines)
 
 
+def report_limits(limits, memory, pods):
+    """arenafs against the limit: times = arenafs time / reference time."""
+    lines = ["", "arenafs against the limit (same run)", ""]
+    w = max([len(r["what"]) for r in limits] + [4])
+    lines.append("%-*s  %9s  %-10s  %9s  %7s  %s" % (w, "what", "arenafs", "reference", "ref",
+                                                     "times", "target"))
+    for r in limits:
+        lines.append("%-*s  %8.3fs  %-10s  %8.3fs  %6.2fx  %s" % (
+            w, r["what"], r["arenafs_s"], r["reference"], r["reference_s"], r["times"],
+            r["target"]))
+    after_mount = memory.get("rss_after_mount_kib", 0)
+    after_read = memory.get("rss_after_full_read_kib", 0)
+    lines.append("")
+    lines.append("memory: RSS after mount %.1f MiB (%.2f KiB per pod; target <= 2 KiB); after "
+                 "a full read of the tree (rsync -a, logs left out, %.1f s) %.1f MiB (%.2fx; "
+                 "target <= 1.2x)" % (after_mount / 1024.0, after_mount / max(pods, 1),
+                                     memory.get("full_read_s", 0), after_read / 1024.0,
+                                     after_read / after_mount if after_mount else 0))
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=10000)
@@ -367,6 +533,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", help="also write the results as JSON to this file")
     ap.add_argument("--cluster", choices=("kubesim", "real"), default="kubesim")
+    ap.add_argument("--log-mb", type=int, default=150,
+                    help="size of the finished log read against curl (0: no such row)")
     ap.add_argument("--arena", help="the Arena CLI: adds its rows (make bench CLUSTER=real "
                     "passes tests/cluster/bin arena)")
     args = ap.parse_args()
@@ -387,17 +555,21 @@ def main():
         t0 = time.monotonic()
         mount = Mount(cluster, work)
         mount_s = time.monotonic() - t0
-        b = Bench(cluster, mount, args.repeat, args.arena)
+        b = Bench(cluster, mount, args.repeat, args.arena, args.log_mb)
+        b.memory["mount_s"] = mount_s
         b.run()
         remaining = pods.get("metadata", {}).get("remainingItemCount")
         scale = "%d jobs, %d nodes, %s pods; %s ready in %.1fs, arenafs mounted in %.1fs" % (
             args.jobs, args.nodes, (remaining + 1) if remaining is not None else "?",
             args.cluster, cluster_s, mount_s)
+        n_pods = (remaining + 1) if remaining is not None else 1
         print(report(b.rows, b.memory, scale,
                      "kubesim" if args.cluster == "kubesim" else "the real cluster"))
+        print(report_limits(b.limits, b.memory, n_pods))
         if args.json:
             with open(args.json, "w") as f:
-                json.dump({"scale": scale, "rows": b.rows, "memory": b.memory}, f, indent=2)
+                json.dump({"scale": scale, "rows": b.rows, "limits": b.limits,
+                           "memory": b.memory}, f, indent=2)
     finally:
         if mount:
             mount.stop()

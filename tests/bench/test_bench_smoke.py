@@ -4,7 +4,9 @@ Checks what the benchmark's numbers rest on, not speed: every row ran on both
 sides and read the same cluster, and reading the tree (except opening a log,
 which starts a log request) made no API request at all — listing and reading
 are served from the watch-fed cache, never one API call per `cat` — and a
-submission costs a dry run and a create, a deletion one request.
+submission costs a dry run and a create, a deletion one request. The table
+against the limit (a tmpfs copy of the tree, curl) has every row, run on both
+sides.
 """
 
 import json
@@ -18,7 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
     out = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, os.path.join(HERE, "bench.py"), "--jobs", "12",
-                        "--nodes", "3", "--gpus", "4", "--repeat", "1", "--json", str(out)],
+                        "--nodes", "3", "--gpus", "4", "--repeat", "1", "--log-mb", "1",
+                        "--json", str(out)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, "bench.py failed:\n%s\n%s" % (r.stdout, r.stderr)
     result = json.loads(out.read_text())
@@ -38,3 +41,11 @@ def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
     assert any(w.startswith("submit") for w in whats) and any(
         w.startswith("delete") for w in whats), whats
     assert result["memory"]["arenafs_rss_kib"] > 0, result["memory"]
+    # against the limit: the tmpfs copy, curl for the log and the lists, both sides ran
+    limits = {row["what"]: row for row in result["limits"]}
+    assert {"find . -maxdepth 3", "cat jobs/*/status", "ls -l jobs/",
+            "mount -> tree ready"} <= set(limits), sorted(limits)
+    assert any(w.startswith("cat logs, finished") for w in limits), sorted(limits)
+    for row in result["limits"]:
+        assert row["arenafs_s"] > 0 and row["reference_s"] > 0, row
+    assert result["memory"]["rss_after_full_read_kib"] > 0, result["memory"]
