@@ -4,8 +4,10 @@
  * that GETs the log and appends to a bounded buffer (logbuf.c) through the
  * timestamp parser (loglines.c), and the append callbacks.
  *
- * Every request asks timestamps=true, so that a break can be resumed with
- * sinceTime; the timestamps are cut off before the bytes are stored. When a
+ * A follow request asks timestamps=true, so that a break can be resumed with
+ * sinceTime; the timestamps are cut off before the bytes are stored. A
+ * terminated instance is read once without them (raw): after a break it is read
+ * again and the bytes already kept are skipped. When a
  * follow stream ends or breaks, the pod is asked whether this instance of the
  * container still runs: if so the stream resumes, if it terminated the rest is
  * read once without follow, if it restarted the rest is read with previous=true.

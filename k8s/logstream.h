@@ -13,9 +13,10 @@
  *
  * Thread-safe. Reads never wait for the network: they return what is buffered.
  *
- * Decisions (docs/k8s-cache.md): every request asks timestamps=true and the
+ * Decisions (docs/k8s-cache.md): a follow request asks timestamps=true and the
  * timestamps are cut off before the bytes are stored, so that a resumed stream
- * (sinceTime) can drop the lines it repeats. A stream whose container has no log
+ * (sinceTime) can drop the lines it repeats; a terminated instance (finished,
+ * previous) is read once as it is, without them. A stream whose container has no log
  * yet (204 unscheduled, 400 waiting to start / ContainerCreating) ends at once,
  * empty and done, with the API's reason in logstream_status(); it is not retried:
  * once the container runs it has a container ID, which is a new key, so the
