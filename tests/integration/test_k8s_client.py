@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 import realcluster
+from helpers import wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -243,7 +244,12 @@ def test_dry_run_create_stores_nothing_and_delete_removes(sim, tmp_path):
     ok(k8sget(sim.kubeconfig, "getobj", "v1", "ConfigMap", "dry-then-real"))
     assert ok(k8sget(sim.kubeconfig, "delete", "v1", "ConfigMap", "dry-then-real",
                      "Foreground")) == "deleted\n"
-    out = k8sget(sim.kubeconfig, "getobj", "v1", "ConfigMap", "dry-then-real")
+    # Foreground: on the real cluster the object stays, with a finalizer, until the
+    # garbage collector has seen it (kubesim removes it at once)
+    def gone():
+        r = k8sget(sim.kubeconfig, "getobj", "v1", "ConfigMap", "dry-then-real")
+        return r if r.returncode == 1 else None
+    out = wait_until(gone, timeout=30, interval=0.2, message="the ConfigMap to be gone")
     assert out.stderr == 'error: ENOENT: configmaps "dry-then-real" not found\n'
 
 
