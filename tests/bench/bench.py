@@ -284,7 +284,6 @@ class Bench:
         m = self.m.path
         copy = tempfile.mkdtemp(prefix="arenafs-bench-tmpfs-", dir="/dev/shm")
         try:
-            self.memory["rss_after_mount_kib"] = self.m.rss_kib()[0]
             t0 = time.monotonic()
             run_timed(["rsync", "-a", "--exclude=logs", "--exclude=logs.previous",
                        m + "/", copy + "/"])
@@ -557,6 +556,7 @@ def main():
         mount_s = time.monotonic() - t0
         b = Bench(cluster, mount, args.repeat, args.arena, args.log_mb)
         b.memory["mount_s"] = mount_s
+        b.memory["rss_after_mount_kib"] = mount.rss_kib()[0]    # before any reading
         b.run()
         remaining = pods.get("metadata", {}).get("remainingItemCount")
         scale = "%d jobs, %d nodes, %s pods; %s ready in %.1fs, arenafs mounted in %.1fs" % (
