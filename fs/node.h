@@ -49,8 +49,8 @@ enum fs_type {
 	FS_NODE_STATUS,
 	FS_NODE_IP,
 	FS_NODE_ROLE,
-	FS_SUBMIT_DIR,        /* submit/: its subtree belongs to the submit ops (fs.h) */
-	FS_SUBMIT_SUBDIR,     /* a directory below submit/, described by the submit ops */
+	FS_SUBMIT_DIR,        /* submit/: its subtree is submit.c's (submit.h) */
+	FS_SUBMIT_SUBDIR,     /* a directory below submit/, described by submit.c */
 	FS_SUBMIT_FILE,       /* a file below submit/, likewise */
 	FS_NAMESPACES_DIR,
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
