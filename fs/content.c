@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
+
 static int64_t later(int64_t a, int64_t b)
 {
 	return a > b ? a : b;
@@ -48,7 +50,7 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 
 	if (!job)
 		return -ENOENT;
-	if (view_job(fs, job, p->view | VIEW_PODS, &jv))   /* the pods: render_job_mtime */
+	if (view_job(fs, job, p->view, &jv))
 		return -ENOMEM;
 	*mtime = render_job_mtime(&jv.v);
 	p->render.job(sb, &jv.v);
@@ -127,16 +129,6 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	}
 }
 
-/* FNV-1a: tells a re-rendered text from the last one without keeping the last one. */
-static uint64_t text_hash(const char *s, size_t len)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -160,7 +152,8 @@ int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed
 		ret = -ENOMEM;
 	if (ret)
 		goto out;
-	hash = text_hash(strbuf_str(&sb), sb.len);
+	/* tells a re-rendered text from the last one without keeping the last one */
+	hash = hash_fnv1a(HASH_FNV1A_INIT, strbuf_str(&sb), sb.len);
 	*changed = !in->rendered || in->text_len != sb.len || in->text_hash != hash;
 	/* A large text stays only while it is read: 346k inodes after a walk of the tree
 	 * would otherwise hold every info and job.json. Small ones cost less than a render. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fs/submit.h"
+#include "util/hash.h"
 
 struct dir_handle {
 	struct fs_inode *dir;        /* pinned */
@@ -85,7 +86,7 @@ static fuse_ino_t parent_ino(const struct fs_inode *dir)
 static fuse_ino_t entry_ino(struct fs *fs, struct fs_inode *dir, const char *name)
 {
 	struct fs_inode *in = inode_table_find(fs->inodes, dir, name);
-	uint64_t h = 14695981039346656037ULL ^ dir->ino;
+	uint64_t h = HASH_FNV1A_INIT ^ dir->ino;
 
 	if (in) {
 		fuse_ino_t ino = in->ino;
@@ -93,8 +94,7 @@ static fuse_ino_t entry_ino(struct fs *fs, struct fs_inode *dir, const char *nam
 		inode_table_put(fs->inodes, in);
 		return ino;
 	}
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = hash_fnv1a_str(h, name);
 	return (fuse_ino_t)(h | (1ULL << 63));
 }
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
+
 #define INODE_ROOT_ID 1            /* FUSE_ROOT_ID */
 #define INODE_BUCKETS_MIN 1024
 
@@ -63,19 +65,11 @@ void fs_text_put(struct fs_text *t)
 		free(t);
 }
 
-/* FNV-1a: names are short, and an even spread matters more than speed here. */
-static uint64_t hash_bytes(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static size_t key_bucket(const struct inode_table *t, uint64_t parent, const char *name)
 {
-	uint64_t h = 14695981039346656037ULL ^ parent;
+	uint64_t h = HASH_FNV1A_INIT ^ parent;
 
-	return hash_bytes(h * 1099511628211ULL, name) % t->nbuckets;
+	return hash_fnv1a_str(h * HASH_FNV1A_PRIME, name) % t->nbuckets;
 }
 
 static size_t ino_bucket(const struct inode_table *t, uint64_t ino)
@@ -94,7 +88,7 @@ static struct fs_inode *find_ino(struct inode_table *t, uint64_t ino)
 
 static size_t obj_bucket(const struct inode_table *t, const char *key)
 {
-	return hash_bytes(14695981039346656037ULL, key) % t->nobj_buckets;
+	return hash_fnv1a_str(HASH_FNV1A_INIT, key) % t->nobj_buckets;
 }
 
 static uint64_t parent_ino(const struct fs_inode *in)
@@ -126,8 +120,8 @@ static void grow_maps(struct inode_table *t)
 			by_ino[nb] = in;
 		}
 		for (in = t->by_key[b]; in; in = next) {
-			uint64_t h = 14695981039346656037ULL ^ parent_ino(in);
-			size_t nb = hash_bytes(h * 1099511628211ULL, in->name) % n;
+			uint64_t h = HASH_FNV1A_INIT ^ parent_ino(in);
+			size_t nb = hash_fnv1a_str(h * HASH_FNV1A_PRIME, in->name) % n;
 
 			next = in->key_next;
 			in->key_next = by_key[nb];
@@ -152,7 +146,7 @@ static void grow_obj(struct inode_table *t)
 		struct objlist *o, *next;
 
 		for (o = t->by_obj[b]; o; o = next) {
-			size_t nb = hash_bytes(14695981039346656037ULL, o->key) % n;
+			size_t nb = hash_fnv1a_str(HASH_FNV1A_INIT, o->key) % n;
 
 			next = o->next;
 			o->next = by_obj[nb];
@@ -440,14 +434,14 @@ static bool same_object(const struct fs_node *a, const struct fs_node *b)
 static uint64_t derive_ino(struct inode_table *t, const struct fs_inode *parent,
 			   const char *name, const struct fs_node *node)
 {
-	uint64_t h = 14695981039346656037ULL ^ parent->ino;
+	uint64_t h = HASH_FNV1A_INIT ^ parent->ino;
 	uint64_t ino;
 	char type[16];
 
 	snprintf(type, sizeof(type), "/%d/", (int)node->type);
-	h = hash_bytes(h * 1099511628211ULL, name);
-	h = hash_bytes(h, type);
-	h = hash_bytes(h, node->identity ? node->identity : "");
+	h = hash_fnv1a_str(h * HASH_FNV1A_PRIME, name);
+	h = hash_fnv1a_str(h, type);
+	h = hash_fnv1a_str(h, node->identity ? node->identity : "");
 	ino = h & ~(1ULL << 63);
 	while (ino <= INODE_ROOT_ID || find_ino(t, ino))
 		ino = (ino + 1) & ~(1ULL << 63);

@@ -48,6 +48,7 @@
 #include <time.h>
 
 #include "k8s/logstream.h"
+#include "util/hash.h"
 #include "util/timefmt.h"
 
 #define LOG_QUIET_MS 100           /* a stream silent this long has caught up */
@@ -111,11 +112,7 @@ void logfile_memo_free(struct log_memo_table *t)
 
 static struct log_memo *memo_slot(struct log_memo_table *t, const char *identity)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (const char *p = identity; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return &t->slot[h % LOG_MEMO_SLOTS];
+	return &t->slot[hash_fnv1a_str(HASH_FNV1A_INIT, identity) % LOG_MEMO_SLOTS];
 }
 
 /* Folds what one inode learned into the memo, and the memo into it. */

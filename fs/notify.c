@@ -234,7 +234,7 @@ static void add_action(struct batch *b, fuse_ino_t ino, const char *name, off_t 
 	b->n++;
 }
 
-/* Files the inodes showing an object for revalidation (place_key names them). */
+/* Queues the key of an object whose inodes are to be revalidated (place_key makes it). */
 static void add_key(struct batch *b, enum place_source source, const char *ns, int kind,
 		    const char *name)
 {

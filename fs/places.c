@@ -107,8 +107,10 @@ static const struct place PLACES[] = {
 
 #define N_PLACES (sizeof(PLACES) / sizeof(PLACES[0]))
 
-/* Each type's first row, and each directory's fixed children, found once. */
+/* Each type's first row, each directory's fixed children and its child named after
+ * objects, found once. */
 static const struct place *by_type[FS_TYPE_COUNT];
+static const struct place *object_child[FS_TYPE_COUNT];
 static const struct place *children[N_PLACES];     /* grouped by parent, table order */
 static size_t first_child[FS_TYPE_COUNT], n_children[FS_TYPE_COUNT];
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
@@ -120,8 +122,11 @@ static void build_index(void)
 
 	for (int t = 0; t < FS_TYPE_COUNT; t++)
 		by_type[t] = &none;
-	for (size_t i = N_PLACES; i-- > 0;)
+	for (size_t i = N_PLACES; i-- > 0;) {
 		by_type[PLACES[i].type] = &PLACES[i];
+		if (!PLACES[i].name && PLACES[i].parent != FS_NONE)
+			object_child[PLACES[i].parent] = &PLACES[i];
+	}
 	for (int t = 0; t < FS_TYPE_COUNT; t++) {
 		first_child[t] = k;
 		for (size_t i = 0; i < N_PLACES; i++)
@@ -158,10 +163,8 @@ const struct place *place_child(enum fs_type parent, const char *name)
 
 const struct place *place_object_child(enum fs_type parent)
 {
-	for (size_t i = 0; i < N_PLACES; i++)
-		if (PLACES[i].parent == parent && !PLACES[i].name && parent != FS_NONE)
-			return &PLACES[i];
-	return NULL;
+	pthread_once(&index_once, build_index);
+	return object_child[parent];
 }
 
 const struct place *place_optional_child(enum fs_type parent)

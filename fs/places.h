@@ -73,7 +73,8 @@ struct place {
 	enum fs_type parent;      /* FS_NONE: the root, or submit.c's own places */
 	const char *name;         /* NULL: named after an object (a job, pod, node, namespace) */
 	enum place_source source;
-	unsigned view;            /* SRC_JOB files: the VIEW_* parts (fs_internal.h) they need */
+	unsigned view;            /* SRC_JOB files: the VIEW_* parts (fs_internal.h) they need;
+	                             always VIEW_PODS, which render_job_mtime reads */
 	unsigned flags;           /* PLACE_* */
 	union place_render render; /* files only; none for logs */
 	/* PLACE_COMES_AND_GOES: does it exist now below parent (under the cache's read lock)? */

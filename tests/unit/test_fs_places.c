@@ -83,7 +83,8 @@ TEST(fs_places_every_file_has_what_it_needs)
 		/* every member of the union is a function pointer at the same place */
 		CHECK(!file || p->render.text != NULL);
 		CHECK(!(p->flags & PLACE_COMES_AND_GOES) || p->exists != NULL);
-		CHECK(p->source != SRC_JOB || !file || p->view != 0);
+		/* render_job_mtime reads the pods of every job file */
+		CHECK(p->source != SRC_JOB || !file || (p->view & VIEW_PODS));
 	}
 }
 
