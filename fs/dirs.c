@@ -4,8 +4,9 @@
  * offsets stay stable while jobs come and go: a listing that shifts under `ls`
  * or `find` skips or repeats entries.
  *
- * readdirplus answers attributes with each name, from the cache, so `ls -l` of
- * jobs/ costs no LOOKUP per job; readdir fills d_type so `find` need not stat.
+ * readdirplus answers attributes with each directory's name, from the cache, so
+ * `ls -l` of jobs/ costs no LOOKUP per job; files get their name and type only
+ * (their size is a render away). d_type is always filled so `find` need not stat.
  */
 #include "fs/fs_internal.h"
 
@@ -81,21 +82,10 @@ static fuse_ino_t parent_ino(const struct fs_inode *dir)
 	return dir->parent ? dir->parent->ino : dir->ino;
 }
 
-/* A d_ino for an entry the kernel has not looked up: its inode if mapped, else a
- * stable number from the high half, which no inode of the table reaches. */
-static fuse_ino_t entry_ino(struct fs *fs, struct fs_inode *dir, const char *name)
+/* A d_ino for an entry: the number its inode has or will get at lookup. */
+static fuse_ino_t entry_ino(struct fs *fs, struct fs_inode *dir, const struct model_entry *e)
 {
-	struct fs_inode *in = inode_table_find(fs->inodes, dir, name);
-	uint64_t h = HASH_FNV1A_INIT ^ dir->ino;
-
-	if (in) {
-		fuse_ino_t ino = in->ino;
-
-		inode_table_put(fs->inodes, in);
-		return ino;
-	}
-	h = hash_fnv1a_str(h, name);
-	return (fuse_ino_t)(h | (1ULL << 63));
+	return inode_table_number(fs->inodes, dir, e->name, &e->node);
 }
 
 void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -125,7 +115,7 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			const struct model_entry *e = &h->e[i - 2];
 
 			name = e->name;
-			st.st_ino = entry_ino(fs, h->dir, name);
+			st.st_ino = entry_ino(fs, h->dir, e);
 			st.st_mode = fs_type_is_dir(e->node.type) ? S_IFDIR : S_IFREG;
 		}
 		len = fuse_add_direntry(req, buf + pos, size - pos, name, &st, (off_t)(i + 1));
@@ -142,17 +132,13 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static int plus_entry(struct fs *fs, struct dir_handle *h, const struct model_entry *e,
 		      struct fs_inode **inp, struct fuse_entry_param *ep)
 {
-	struct fs_node copy;
 	struct fs_inode *in;
 	char objkey[600];
 	int ret;
 
 	*inp = NULL;
-	if (fs_node_copy(&copy, &e->node) < 0)
-		return -ENOMEM;
-	place_node_key(&copy, objkey, sizeof(objkey));
-	in = inode_table_child(fs->inodes, h->dir, e->name, &copy, objkey[0] ? objkey : NULL);
-	fs_node_clear(&copy);
+	place_node_key(&e->node, objkey, sizeof(objkey));
+	in = inode_table_child(fs->inodes, h->dir, e->name, &e->node, objkey[0] ? objkey : NULL);
 	if (!in)
 		return -ENOMEM;
 	ret = ops_fill_entry(fs, in, ep);
@@ -193,10 +179,15 @@ void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			name = i == 0 ? "." : "..";
 			e.attr.st_ino = i == 0 ? h->dir->ino : parent_ino(h->dir);
 			e.attr.st_mode = S_IFDIR;
-		} else if (fs_type_is_submit(h->dir->node.type)) {
-			/* submit/'s entries carry no attributes here: the kernel looks them up */
+		} else if (fs_type_is_submit(h->dir->node.type) ||
+			   !fs_type_is_dir(h->e[i - 2].node.type)) {
+			/* Name and type only: submit/'s entries and every file are looked up
+			 * when stat'ed. A file's size needs its text rendered, and `find`
+			 * or a file browser's listing would render every file of every job
+			 * it walks, and leave an inode each behind. Directories are
+			 * answered whole: `ls -l jobs/` costs no lookup per job. */
 			name = h->e[i - 2].name;
-			e.attr.st_ino = entry_ino(fs, h->dir, name);
+			e.attr.st_ino = entry_ino(fs, h->dir, &h->e[i - 2]);
 			e.attr.st_mode = fs_type_is_dir(h->e[i - 2].node.type) ? S_IFDIR : S_IFREG;
 		} else {
 			int ret = plus_entry(fs, h, &h->e[i - 2], &in, &e);

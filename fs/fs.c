@@ -21,6 +21,7 @@ void fs_options_default(struct fs_options *o)
 	o->entry_timeout = FS_ENTRY_TIMEOUT_DEFAULT;
 	o->static_timeout = FS_STATIC_TIMEOUT_DEFAULT;
 	o->log_wait_ms = FS_LOG_WAIT_MS_DEFAULT;
+	o->max_inodes = FS_MAX_INODES_DEFAULT;
 }
 
 int64_t fs_now(void)
@@ -51,6 +52,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		free(fs);
 		return -ENOMEM;
 	}
+	inode_table_set_limit(fs->inodes, opts->max_inodes, notify_inodes_over, fs->notifier);
 	pthread_mutex_init(&fs->listing_lock, NULL);
 	pthread_mutex_init(&fs->handles_lock, NULL);
 	fs->started = fs_now();

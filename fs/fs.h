@@ -29,12 +29,14 @@
 #define FS_ENTRY_TIMEOUT_DEFAULT 1.0     /* names that come and go: jobs, pods, nodes */
 #define FS_STATIC_TIMEOUT_DEFAULT 60.0   /* the fixed skeleton: README, cluster/, jobs/, ... */
 #define FS_LOG_WAIT_MS_DEFAULT 2000      /* open() of a log waits this long for its first bytes */
+#define FS_MAX_INODES_DEFAULT 32768      /* inodes kept for the kernel beyond those in use (inode.h) */
 
 struct fs_options {
 	double attr_timeout;
 	double entry_timeout;
 	double static_timeout;
 	int log_wait_ms;
+	size_t max_inodes;           /* 0: no limit */
 	bool readonly;               /* no submitting or deleting: EROFS */
 	bool allow_other;            /* then only the mounting uid may change anything */
 };

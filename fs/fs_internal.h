@@ -179,6 +179,8 @@ void notify_free(struct fs_notifier *n);
 void notify_cache_change(void *arg, const struct cache_change *change);
 /* A log inode grew: tell the kernel its attributes changed (coalesced). */
 void notify_log_grew(struct fs_notifier *n, struct fs_inode *in);
+/* The inode table passed its limit (inode_table_set_limit's over): evict soon. */
+void notify_inodes_over(void *notifier);
 /* Blocks until every log-growth notice queued so far for in was sent, or timeout_ms. */
 void notify_wait_log(struct fs_notifier *n, struct fs_inode *in, int timeout_ms);
 

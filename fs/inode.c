@@ -18,6 +18,7 @@
 
 #define INODE_ROOT_ID 1            /* FUSE_ROOT_ID */
 #define INODE_BUCKETS_MIN 1024
+#define INODE_EVICT_BATCH 512      /* inodes made beyond the limit between calls of over() */
 
 struct objlist {
 	char *key;
@@ -36,6 +37,14 @@ struct inode_table {
 	size_t nobj_buckets;
 	size_t nobj;
 	struct fs_inode *root;
+
+	/* the idle list, least recently used first (see inode.h) */
+	struct fs_inode *idle_head, *idle_tail;
+	size_t limit;                  /* 0: no limit */
+	size_t nevicting;              /* inodes handed out by inode_table_evict, not yet forgotten */
+	size_t made_since_over;        /* inodes made since over() was last called */
+	void (*over)(void *arg);
+	void *over_arg;
 };
 
 struct fs_text *fs_text_new(const char *data, size_t len)
@@ -246,16 +255,61 @@ static void ino_unlink(struct inode_table *t, struct fs_inode *in)
 	in->ino_next = NULL;
 }
 
+static void idle_remove(struct inode_table *t, struct fs_inode *in)
+{
+	if (!in->idle)
+		return;
+	if (in->idle_prev)
+		in->idle_prev->idle_next = in->idle_next;
+	else
+		t->idle_head = in->idle_next;
+	if (in->idle_next)
+		in->idle_next->idle_prev = in->idle_prev;
+	else
+		t->idle_tail = in->idle_prev;
+	in->idle_prev = in->idle_next = NULL;
+	in->idle = false;
+}
+
+/* Puts in at the idle list's tail (most recently used) once the kernel knows it and
+ * nothing here holds it; an inode already sent for eviction waits to be used again. */
+static void idle_update(struct inode_table *t, struct fs_inode *in)
+{
+	if (in == t->root || in->pins || !in->nlookup || in->evicting) {
+		idle_remove(t, in);
+		return;
+	}
+	if (in->idle)
+		return;
+	in->idle_prev = t->idle_tail;
+	in->idle_next = NULL;
+	if (t->idle_tail)
+		t->idle_tail->idle_next = in;
+	else
+		t->idle_head = in;
+	t->idle_tail = in;
+	in->idle = true;
+}
+
+/* Takes a pin on in (table locked): it is in use, so not idle, and used again. */
+static void pin_locked(struct inode_table *t, struct fs_inode *in)
+{
+	in->pins++;
+	if (in->evicting)
+		t->nevicting--;
+	in->evicting = false;
+	idle_remove(t, in);
+}
+
 static void inode_destroy(struct inode_table *t, struct fs_inode *in)
 {
 	if (t->on_free)
 		t->on_free(in);
 	fs_text_put(in->text);
-	fs_node_clear(&in->node);
 	pthread_mutex_destroy(&in->lock);
-	free(in->name);
-	free(in->objkey);
-	free(in);
+	if (in->name_owned)
+		free(in->name);
+	free(in);     /* the other strings live in the same allocation */
 }
 
 /*
@@ -265,9 +319,16 @@ static void inode_destroy(struct inode_table *t, struct fs_inode *in)
  */
 static void maybe_free(struct inode_table *t, struct fs_inode *in, struct fs_inode **dead)
 {
-	while (in && in != t->root && in->nlookup == 0 && in->pins == 0) {
+	while (in && in != t->root) {
 		struct fs_inode *parent = in->parent;
 
+		if (in->nlookup || in->pins) {
+			idle_update(t, in);
+			break;
+		}
+		idle_remove(t, in);
+		if (in->evicting)
+			t->nevicting--;
 		key_unlink(t, in);
 		ino_unlink(t, in);
 		obj_remove(t, in);
@@ -292,13 +353,45 @@ static void destroy_dead(struct inode_table *t, struct fs_inode *dead)
 	}
 }
 
-static struct fs_inode *inode_alloc(void)
+static char *pack(char **p, const char *s)
 {
-	struct fs_inode *in = calloc(1, sizeof(*in));
+	char *r = *p;
+	size_t n;
 
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	memcpy(r, s, n);
+	*p += n;
+	return r;
+}
+
+/*
+ * A new inode holding copies of name, node and objkey (may be NULL) in the same
+ * allocation: a walk of the tree leaves tens of thousands of inodes, and nine
+ * small allocations each would cost more than the strings themselves.
+ */
+static struct fs_inode *inode_alloc(const char *name, const struct fs_node *node,
+				    const char *objkey)
+{
+	const char *strs[] = {name, objkey, node->ns, node->job, node->pod, node->node,
+			      node->container, node->uid, node->identity};
+	size_t len = 0;
+	struct fs_inode *in;
+	char *p;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		len += strs[i] ? strlen(strs[i]) + 1 : 0;
+	in = calloc(1, sizeof(*in) + len);
 	if (!in)
 		return NULL;
-	in->node = (struct fs_node)FS_NODE_INIT;
+	p = in->strings;
+	in->name = pack(&p, name);
+	in->objkey = pack(&p, objkey);
+	in->node = (struct fs_node){node->type, node->kind, node->restarts,
+				    pack(&p, node->ns), pack(&p, node->job), pack(&p, node->pod),
+				    pack(&p, node->node), pack(&p, node->container),
+				    pack(&p, node->uid), pack(&p, node->identity)};
 	pthread_mutex_init(&in->lock, NULL);
 	return in;
 }
@@ -306,6 +399,7 @@ static struct fs_inode *inode_alloc(void)
 struct inode_table *inode_table_new(void (*on_free)(struct fs_inode *in))
 {
 	struct inode_table *t = calloc(1, sizeof(*t));
+	struct fs_node root = FS_NODE_INIT;
 
 	if (!t)
 		return NULL;
@@ -316,12 +410,12 @@ struct inode_table *inode_table_new(void (*on_free)(struct fs_inode *in))
 	t->by_ino = calloc(t->nbuckets, sizeof(*t->by_ino));
 	t->by_key = calloc(t->nbuckets, sizeof(*t->by_key));
 	t->by_obj = calloc(t->nobj_buckets, sizeof(*t->by_obj));
-	t->root = inode_alloc();
-	if (!t->by_ino || !t->by_key || !t->by_obj || !t->root ||
-	    !(t->root->name = strdup("")) || !(t->root->node.identity = strdup("")))
+	root.type = FS_ROOT;
+	root.identity = "";
+	t->root = inode_alloc("", &root, NULL);
+	if (!t->by_ino || !t->by_key || !t->by_obj || !t->root)
 		goto fail;
 	t->root->ino = INODE_ROOT_ID;
-	t->root->node.type = FS_ROOT;
 	t->root->nlookup = 1;
 	t->by_ino[ino_bucket(t, INODE_ROOT_ID)] = t->root;
 	t->count = 1;
@@ -368,7 +462,7 @@ void inode_table_free(struct inode_table *t)
 struct fs_inode *inode_table_root(struct inode_table *t)
 {
 	pthread_mutex_lock(&t->lock);
-	t->root->pins++;
+	pin_locked(t, t->root);
 	pthread_mutex_unlock(&t->lock);
 	return t->root;
 }
@@ -380,7 +474,7 @@ struct fs_inode *inode_table_get(struct inode_table *t, uint64_t ino)
 	pthread_mutex_lock(&t->lock);
 	in = find_ino(t, ino);
 	if (in)
-		in->pins++;
+		pin_locked(t, in);
 	pthread_mutex_unlock(&t->lock);
 	return in;
 }
@@ -388,7 +482,7 @@ struct fs_inode *inode_table_get(struct inode_table *t, uint64_t ino)
 void inode_table_pin(struct inode_table *t, struct fs_inode *in)
 {
 	pthread_mutex_lock(&t->lock);
-	in->pins++;
+	pin_locked(t, in);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -427,53 +521,56 @@ static bool same_object(const struct fs_node *a, const struct fs_node *b)
  * name, the type and the identity, so that the same object at the same path gets
  * the same number again after the kernel forgot it (find, rsync and tar compare
  * st_ino between walks), and another object (a re-created job, a restarted
- * container) another one. Bit 63 is left to dirs.c's numbers for entries not
- * looked up; a number in use is never given twice (the next free one is taken).
- * Called with the table locked.
+ * container) another one. readdir gives the same number as d_ino before the
+ * lookup (inode_table_number). A number in use is never given twice (the next free
+ * one is taken). Bit 63 stays clear. Called with the table locked.
  */
-static uint64_t derive_ino(struct inode_table *t, const struct fs_inode *parent,
-			   const char *name, const struct fs_node *node)
+static uint64_t hashed_ino(uint64_t parent, const char *name, const struct fs_node *node)
 {
-	uint64_t h = HASH_FNV1A_INIT ^ parent->ino;
-	uint64_t ino;
+	uint64_t h = HASH_FNV1A_INIT ^ parent;
 	char type[16];
 
 	snprintf(type, sizeof(type), "/%d/", (int)node->type);
 	h = hash_fnv1a_str(h * HASH_FNV1A_PRIME, name);
 	h = hash_fnv1a_str(h, type);
 	h = hash_fnv1a_str(h, node->identity ? node->identity : "");
-	ino = h & ~(1ULL << 63);
+	return h & ~(1ULL << 63);
+}
+
+static uint64_t derive_ino(struct inode_table *t, const struct fs_inode *parent,
+			   const char *name, const struct fs_node *node)
+{
+	uint64_t ino = hashed_ino(parent->ino, name, node);
+
 	while (ino <= INODE_ROOT_ID || find_ino(t, ino))
 		ino = (ino + 1) & ~(1ULL << 63);
 	return ino;
 }
 
 struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *parent,
-				   const char *name, struct fs_node *node, const char *objkey)
+				   const char *name, const struct fs_node *node, const char *objkey)
 {
 	struct fs_inode *in, *old, *dead = NULL;
+	bool over = false;
 
 	pthread_mutex_lock(&t->lock);
 	old = find_mapped(t, parent, name);
 	if (old && same_object(&old->node, node)) {
-		old->pins++;
+		pin_locked(t, old);
 		pthread_mutex_unlock(&t->lock);
 		return old;
 	}
 	pthread_mutex_unlock(&t->lock);
 
 	/* Allocate outside the lock; another thread may map the same child meanwhile. */
-	in = inode_alloc();
-	if (!in || !(in->name = strdup(name)) || (objkey && !(in->objkey = strdup(objkey)))) {
-		if (in)
-			inode_destroy(t, in);
+	in = inode_alloc(name, node, objkey);
+	if (!in)
 		return NULL;
-	}
 
 	pthread_mutex_lock(&t->lock);
 	old = find_mapped(t, parent, name);
 	if (old && same_object(&old->node, node)) {
-		old->pins++;
+		pin_locked(t, old);
 		pthread_mutex_unlock(&t->lock);
 		inode_destroy(t, in);
 		return old;
@@ -487,12 +584,14 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 		key_unlink(t, old);
 		maybe_free(t, old, &dead);
 	}
-	in->node = *node;
-	*node = (struct fs_node)FS_NODE_INIT;
 	in->ino = derive_ino(t, parent, name, &in->node);
 	in->parent = parent;
-	parent->pins++;
+	pin_locked(t, parent);
 	in->pins = 1;
+	if (t->limit && t->count >= t->limit && ++t->made_since_over >= INODE_EVICT_BATCH) {
+		t->made_since_over = 0;
+		over = true;
+	}
 	if (t->count >= t->nbuckets)
 		grow_maps(t);
 	size_t b = key_bucket(t, parent->ino, name);
@@ -505,6 +604,8 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 	t->count++;
 	pthread_mutex_unlock(&t->lock);
 	destroy_dead(t, dead);
+	if (over && t->over)
+		t->over(t->over_arg);
 	return in;
 }
 
@@ -516,9 +617,28 @@ struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent
 	pthread_mutex_lock(&t->lock);
 	in = find_mapped(t, parent, name);
 	if (in)
-		in->pins++;
+		pin_locked(t, in);
 	pthread_mutex_unlock(&t->lock);
 	return in;
+}
+
+uint64_t inode_table_number(struct inode_table *t, struct fs_inode *parent, const char *name,
+			    const struct fs_node *node)
+{
+	struct fs_inode *in;
+	uint64_t ino;
+
+	pthread_mutex_lock(&t->lock);
+	in = find_mapped(t, parent, name);
+	if (in && same_object(&in->node, node)) {
+		ino = in->ino;
+	} else {
+		ino = hashed_ino(parent->ino, name, node);
+		if (ino <= INODE_ROOT_ID)
+			ino = derive_ino(t, parent, name, node);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ino;
 }
 
 bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in)
@@ -553,10 +673,11 @@ int inode_table_rename(struct inode_table *t, struct fs_inode *in, struct fs_ino
 	if (old)
 		key_unlink(t, old);
 	oldparent = in->parent;
-	oldname = in->name;
+	oldname = in->name_owned ? in->name : NULL;
 	in->name = name;
+	in->name_owned = true;
 	in->parent = newparent;
-	newparent->pins++;
+	pin_locked(t, newparent);
 	b = key_bucket(t, newparent->ino, name);
 	in->key_next = t->by_key[b];
 	t->by_key[b] = in;
@@ -575,6 +696,7 @@ void inode_table_ref(struct inode_table *t, struct fs_inode *in, uint64_t n)
 {
 	pthread_mutex_lock(&t->lock);
 	in->nlookup += n;
+	idle_update(t, in);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -595,7 +717,8 @@ void inode_table_forget(struct inode_table *t, uint64_t ino, uint64_t n)
 }
 
 /* Appends in (pinned) to a growing array; false on ENOMEM. */
-static bool collect(struct fs_inode ***arr, size_t *n, size_t *cap, struct fs_inode *in)
+static bool collect(struct inode_table *t, struct fs_inode ***arr, size_t *n, size_t *cap,
+		    struct fs_inode *in)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
@@ -606,7 +729,7 @@ static bool collect(struct fs_inode ***arr, size_t *n, size_t *cap, struct fs_in
 		*arr = na;
 		*cap = nc;
 	}
-	in->pins++;
+	pin_locked(t, in);
 	(*arr)[(*n)++] = in;
 	return true;
 }
@@ -620,7 +743,7 @@ size_t inode_table_by_object(struct inode_table *t, const char *objkey, struct f
 	pthread_mutex_lock(&t->lock);
 	o = obj_find(t, objkey, NULL);
 	for (struct fs_inode *in = o ? o->head : NULL; in; in = in->obj_next)
-		if (!collect(&arr, &n, &cap, in))
+		if (!collect(t, &arr, &n, &cap, in))
 			break;
 	pthread_mutex_unlock(&t->lock);
 	*out = arr;
@@ -636,7 +759,7 @@ size_t inode_table_by_type(struct inode_table *t, const bool want[FS_TYPE_COUNT]
 	pthread_mutex_lock(&t->lock);
 	for (size_t b = 0; b < t->nbuckets; b++)
 		for (struct fs_inode *in = t->by_ino[b]; in; in = in->ino_next)
-			if (want[in->node.type] && !collect(&arr, &n, &cap, in))
+			if (want[in->node.type] && !collect(t, &arr, &n, &cap, in))
 				goto out;
 out:
 	pthread_mutex_unlock(&t->lock);
@@ -652,4 +775,55 @@ size_t inode_table_count(struct inode_table *t)
 	n = t->count;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+void inode_table_set_limit(struct inode_table *t, size_t limit, void (*over)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&t->lock);
+	t->limit = limit;
+	t->over = over;
+	t->over_arg = arg;
+	pthread_mutex_unlock(&t->lock);
+}
+
+size_t inode_table_evict(struct inode_table *t, size_t max, struct inode_evict **out)
+{
+	struct inode_evict *ev;
+	size_t n = 0, want;
+
+	*out = NULL;
+	pthread_mutex_lock(&t->lock);
+	/* those handed out before and not yet forgotten are on their way out */
+	want = t->limit && t->count > t->limit + t->nevicting ? t->count - t->limit - t->nevicting : 0;
+	if (want > max)
+		want = max;
+	ev = want ? calloc(want, sizeof(*ev)) : NULL;
+	while (ev && n < want && t->idle_head) {
+		struct fs_inode *in = t->idle_head;
+
+		/* Off the list either way: it comes back when used again. An unmapped
+		 * name means something else now (its entry was invalidated then). */
+		in->evicting = true;
+		t->nevicting++;
+		idle_remove(t, in);
+		if (!in->mapped || !in->parent || !(ev[n].name = strdup(in->name)))
+			continue;
+		ev[n].parent = in->parent->ino;
+		ev[n].type = in->node.type;
+		n++;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (n == 0) {
+		free(ev);
+		ev = NULL;
+	}
+	*out = ev;
+	return n;
+}
+
+void inode_table_evict_free(struct inode_evict *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ev[i].name);
+	free(ev);
 }

@@ -14,6 +14,15 @@
  * log stream, the notifier). An inode is freed when both are zero; a child pins
  * its parent. The root (ino 1) is never freed.
  *
+ * The kernel keeps every inode it was told of until memory runs short, and a walk
+ * of the tree (find, rsync, a file browser) tells it of hundreds of thousands.
+ * So the table keeps the inodes the kernel knows but nothing here holds (no pin)
+ * on an idle list, least recently used first, and beyond a limit hands the oldest
+ * out to be forgotten: the notifier invalidates their entries, the kernel drops
+ * them and sends FORGET, and they are freed. Used again, a name is looked up
+ * again and gets the same number. A directory is pinned by its children, so
+ * leaves go first.
+ *
  * Each inode may be registered under an object key ("job/NS/KIND/NAME",
  * "pod/NS/NAME", "node/NAME", "cluster"): the notifier finds the inodes a cache
  * change affects there, without scanning the table.
@@ -53,18 +62,21 @@ struct fs_inode {
 	char *name;                  /* its name in parent ("" for the root); changed only by
 	                                inode_table_rename, under the table's mutex */
 	char *objkey;                /* object key it is registered under, or NULL */
-	struct fs_node node;         /* immutable after creation */
+	struct fs_node node;         /* immutable after creation; its strings in strings[] */
 
 	/* guarded by the table's mutex */
 	uint64_t nlookup;
 	unsigned pins;
 	bool mapped;                 /* reachable by (parent, name) */
+	bool name_owned;             /* name was malloc'd by a rename, not in strings[] */
+	bool idle;                   /* on the idle list */
+	bool evicting;               /* its entry was given to be invalidated; not used since */
 	struct fs_inode *ino_next, *key_next, *obj_prev, *obj_next;
+	struct fs_inode *idle_prev, *idle_next;
 
 	/* guarded by lock */
 	pthread_mutex_t lock;
 	struct fs_text *text;        /* last rendered text while kept (content_refresh), or NULL */
-	bool rendered;               /* text_len, text_hash and text_gen are set */
 	size_t text_len;             /* of the last rendered text, kept or not */
 	uint64_t text_hash;
 	uint64_t text_gen;           /* cache generation the text was rendered at */
@@ -74,6 +86,7 @@ struct fs_inode {
 	unsigned cached_opens;       /* open handles reading through the page cache... */
 	uint64_t cached_version;     /* ...all of this version */
 	uint64_t reported_size;      /* st_size last sent to the kernel */
+	bool rendered;               /* text_len, text_hash and text_gen are set */
 	bool reported;               /* reported_size is set */
 	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */
 	bool extra_known;            /* has_extra was set */
@@ -83,6 +96,8 @@ struct fs_inode {
 	uint64_t log_seq;            /* appends reported */
 	uint64_t log_sent;           /* appends the kernel has been told of */
 	bool log_queued;
+
+	char strings[];              /* name, objkey and node's strings, one allocation */
 };
 
 struct inode_table;
@@ -101,15 +116,23 @@ void inode_table_put(struct inode_table *t, struct fs_inode *in);
 
 /*
  * The child of parent called name standing for node, pinned. A mapped child with
- * the same identity is returned as it is (node is left to the caller); one with
- * another identity is unmapped and a new inode made, taking node's strings
- * (node is cleared). objkey (may be NULL) is copied. NULL on ENOMEM.
+ * the same identity is returned as it is; one with another identity is unmapped
+ * and a new inode made. name, node and objkey (may be NULL) are copied. NULL on
+ * ENOMEM.
  */
 struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *parent,
-				   const char *name, struct fs_node *node, const char *objkey);
+				   const char *name, const struct fs_node *node, const char *objkey);
 /* The mapped child of parent called name, pinned, or NULL. */
 struct fs_inode *inode_table_find(struct inode_table *t, struct fs_inode *parent,
 				  const char *name);
+/*
+ * The number parent/name standing for node has, or would get if looked up now:
+ * readdir's d_ino for a name the kernel has not looked up, so that `ls -i`, find
+ * and rsync see the st_ino a later stat gives (a rare collision aside, which
+ * derive_ino resolves only when the inode is made). Makes nothing.
+ */
+uint64_t inode_table_number(struct inode_table *t, struct fs_inode *parent, const char *name,
+			    const struct fs_node *node);
 bool inode_table_is_mapped(struct inode_table *t, struct fs_inode *in);
 /* Makes in unreachable by name (its path now means something else or nothing). */
 void inode_table_unmap(struct inode_table *t, struct fs_inode *in);
@@ -133,6 +156,27 @@ size_t inode_table_by_object(struct inode_table *t, const char *objkey, struct f
 /* Pinned inodes whose node type satisfies want[type]; as above. */
 size_t inode_table_by_type(struct inode_table *t, const bool want[FS_TYPE_COUNT],
 			   struct fs_inode ***out);
+/*
+ * Keeps about limit inodes (0: no limit): beyond it, inode_table_evict hands out the
+ * idle ones. over (may be NULL) is called, without the table's lock, every few
+ * hundred inodes made beyond the limit: time to evict.
+ */
+void inode_table_set_limit(struct inode_table *t, size_t limit, void (*over)(void *arg),
+			   void *arg);
+
+/* An entry to invalidate so that the kernel forgets its inode. */
+struct inode_evict {
+	uint64_t parent;             /* the parent's number */
+	char *name;
+	enum fs_type type;
+};
+
+/* Up to max least recently used idle inodes beyond the limit, taken off the idle
+ * list (they return when used again); *out malloc'd, free with inode_table_evict_free.
+ * Returns the count; 0 with *out NULL when none are over or on ENOMEM. */
+size_t inode_table_evict(struct inode_table *t, size_t max, struct inode_evict **out);
+void inode_table_evict_free(struct inode_evict *ev, size_t n);
+
 /* Inodes in the table (for statfs and tests). */
 size_t inode_table_count(struct inode_table *t);
 

@@ -17,6 +17,10 @@
  * attributes invalidated, and the entries that come and go in it
  * (tensorboard_url, logs.previous) invalidated when they appear or vanish. Once a
  * second it looks at the cache's health and refreshes cluster/health.
+ *
+ * It also makes the kernel forget what nobody used for a while, once the inode
+ * table holds more than its limit (inode.h): it invalidates the entries of the
+ * least recently used idle inodes, and the kernel's FORGET frees them.
  */
 #include "fs/fs_internal.h"
 
@@ -28,6 +32,7 @@
 
 #define NOTIFY_HEALTH_POLL_MS 1000
 #define NOTIFY_KEY_MAX 600
+#define NOTIFY_EVICT_MAX 4096                /* entries invalidated per pass */
 
 enum item_type { ITEM_CHANGE, ITEM_LOG };
 
@@ -52,6 +57,7 @@ struct fs_notifier {
 	pthread_cond_t sent;                 /* log notices went out */
 	struct item *head, **tail;
 	bool stop;
+	bool evict;                          /* the inode table is over its limit */
 
 	struct cache_health health;          /* thread only */
 	bool health_known;
@@ -455,6 +461,29 @@ static void send_actions(struct fs_notifier *n, struct batch *b)
 	b->n = 0;
 }
 
+/* Beyond the inode limit, the kernel forgets the least recently used entries.
+ * submit/'s are left: a file being staged is known by its inode. */
+static void evict_idle(struct fs *fs, struct batch *b)
+{
+	struct inode_evict *ev;
+	size_t n = inode_table_evict(fs->inodes, NOTIFY_EVICT_MAX, &ev);
+
+	for (size_t i = 0; i < n; i++)
+		if (!fs_type_is_submit(ev[i].type))
+			add_action(b, ev[i].parent, ev[i].name, 0);
+	inode_table_evict_free(ev, n);
+}
+
+void notify_inodes_over(void *arg)
+{
+	struct fs_notifier *n = arg;
+
+	pthread_mutex_lock(&n->mu);
+	n->evict = true;
+	pthread_cond_signal(&n->cond);
+	pthread_mutex_unlock(&n->mu);
+}
+
 static void refresh_info_files(struct fs *fs, struct batch *b)
 {
 	bool want[FS_TYPE_COUNT] = {false};
@@ -526,8 +555,9 @@ static void *notify_main(void *arg)
 		struct item *items;
 		struct timespec now;
 
-		if (!n->head)
+		if (!n->head && !n->evict)
 			pthread_cond_timedwait(&n->cond, &n->mu, &next_health);
+		n->evict = false;
 		items = n->head;
 		n->head = NULL;
 		n->tail = &n->head;
@@ -553,6 +583,8 @@ static void *notify_main(void *arg)
 		for (size_t i = 0; i < b.nkeys; i++)
 			free(b.keys[i]);
 		b.nkeys = 0;
+		send_actions(n, &b);
+		evict_idle(n->fs, &b);
 		send_actions(n, &b);
 		pthread_mutex_lock(&n->mu);
 	}

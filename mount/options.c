@@ -45,6 +45,7 @@ static const struct fuse_opt OPTS[] = {
 	OPT("entry_timeout=%lf", entry_timeout),
 	OPT("static_timeout=%lf", static_timeout),
 	OPT("log_wait=%d", log_wait_ms),
+	OPT("max_inodes=%lld", max_inodes),
 	OPT("request_timeout=%lf", request_timeout),
 	OPT("startup_timeout=%lf", startup_timeout),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -103,13 +104,15 @@ static void print_usage(const char *prog)
 	       "    -o entry_timeout=S     names of jobs, pods, nodes cached S seconds (%g)\n"
 	       "    -o static_timeout=S    the fixed skeleton cached S seconds (%g)\n"
 	       "    -o log_wait=MS         no open or read of a log waits longer for bytes (%d)\n"
+	       "    -o max_inodes=N        beyond N, files and directories not used for a while\n"
+	       "                           are forgotten, to be looked up again (%d; 0: never)\n"
 	       "    -o request_timeout=S   an API request, retries included, gives up after S\n"
 	       "                           seconds: submit and rmdir then fail with ETIMEDOUT (%g)\n"
 	       "    -o startup_timeout=S   start-up waits S seconds for an unreachable cluster\n"
 	       "                           before it gives up, saying so (%g)\n"
 	       "\n",
 	       prog, FS_ATTR_TIMEOUT_DEFAULT, FS_ENTRY_TIMEOUT_DEFAULT, FS_STATIC_TIMEOUT_DEFAULT,
-	       FS_LOG_WAIT_MS_DEFAULT, K8S_REQUEST_TIMEOUT_MS_DEFAULT / 1000.0,
+	       FS_LOG_WAIT_MS_DEFAULT, FS_MAX_INODES_DEFAULT, K8S_REQUEST_TIMEOUT_MS_DEFAULT / 1000.0,
 	       STARTUP_TIMEOUT_DEFAULT);
 }
 
@@ -144,6 +147,7 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 	memset(o, 0, sizeof(*o));
 	o->attr_timeout = o->entry_timeout = o->static_timeout = -1;
 	o->log_wait_ms = -1;
+	o->max_inodes = -1;
 	o->request_timeout = -1;
 	o->startup_timeout = -1;
 	o->args = (struct fuse_args)FUSE_ARGS_INIT(argc, argv);
@@ -187,6 +191,10 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 		fprintf(stderr, "arenafs: log_wait must be between 0 and 600000 ms\n");
 		return -1;
 	}
+	if (o->max_inodes < -1) {
+		fprintf(stderr, "arenafs: max_inodes must be 0 (no limit) or more\n");
+		return -1;
+	}
 	/* Never 0 idle threads: the mount hangs (libfuse #680). */
 	if (o->cmd.max_idle_threads == 0)
 		o->cmd.max_idle_threads = 1;
@@ -209,6 +217,8 @@ void options_fs(const struct mount_options *o, struct fs_options *out)
 		out->static_timeout = o->static_timeout;
 	if (o->log_wait_ms >= 0)
 		out->log_wait_ms = o->log_wait_ms;
+	if (o->max_inodes >= 0)
+		out->max_inodes = (size_t)o->max_inodes;
 	out->readonly = o->readonly;
 	out->allow_other = o->allow_other;
 }

@@ -29,6 +29,7 @@ struct mount_options {
 	double entry_timeout;
 	double static_timeout;
 	int log_wait_ms;
+	long long max_inodes;        /* -1: the default */
 	double request_timeout;      /* seconds; -1: the client's default */
 	double startup_timeout;      /* seconds start-up waits for the cluster; -1: default */
 	/* libfuse options arenafs needs to know of (they are passed on too) */

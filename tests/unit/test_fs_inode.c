@@ -290,3 +290,84 @@ TEST(fs_inode_number_comes_back_after_forget_for_the_same_object)
 	inode_table_put(t, root);
 	inode_table_free(t);
 }
+
+static int over_calls;
+
+static void count_over(void *arg)
+{
+	(void)arg;
+	over_calls++;
+}
+
+TEST(fs_inode_beyond_the_limit_the_least_recently_used_idle_leaves_go_first)
+{
+	struct inode_table *t = inode_table_new(count_free);
+	struct fs_inode *root = inode_table_root(t);
+	struct fs_inode *dir = lookup(t, root, "jobs", FS_JOBS_DIR, "", NULL);
+	struct fs_inode *open, *used;
+	struct inode_evict *ev;
+	char name[32], id[32];
+	size_t n;
+
+	over_calls = 0;
+	inode_table_set_limit(t, 100, count_over, NULL);
+	for (int i = 0; i < 1100; i++) {
+		snprintf(name, sizeof(name), "job-%04d", i);
+		snprintf(id, sizeof(id), "u%d", i);
+		lookup(t, dir, name, FS_JOB_DIR, id, NULL);
+	}
+	CHECK(over_calls >= 1);                     /* told to evict while growing */
+	open = inode_table_find(t, dir, "job-0000"); /* in use: never handed out */
+	used = inode_table_find(t, dir, "job-0001"); /* used again: now the most recent */
+	inode_table_put(t, used);
+
+	/* root, jobs/ and 1,100 jobs: 1,002 over the limit, but jobs/ holds children */
+	n = inode_table_evict(t, 5000, &ev);
+	CHECK_INT_EQ(n, 1002);
+	CHECK_INT_EQ(ev[0].parent, dir->ino);
+	CHECK_STR_EQ(ev[0].name, "job-0002");        /* the oldest idle one */
+	for (size_t i = 0; i < n; i++)
+		CHECK(strcmp(ev[i].name, "job-0000") != 0);
+	CHECK_INT_EQ(ev[0].type, FS_JOB_DIR);
+	/* handed out and not forgotten yet: not handed out twice */
+	struct inode_evict *again;
+	CHECK_INT_EQ(inode_table_evict(t, 5000, &again), 0);
+	CHECK(again == NULL);
+
+	/* the kernel forgets them: freed, and the table is back under its limit */
+	freed = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct fs_inode *in = inode_table_find(t, dir, ev[i].name);
+
+		CHECK(in != NULL);
+		if (!in)
+			continue;
+		uint64_t ino = in->ino;
+
+		inode_table_put(t, in);     /* find pinned it, which made it "used" again */
+		inode_table_forget(t, ino, 1);
+	}
+	CHECK_INT_EQ(freed, 1002);
+	CHECK_INT_EQ(inode_table_count(t), 100);
+	inode_table_evict_free(ev, n);
+	inode_table_put(t, open);
+	inode_table_put(t, dir);
+	inode_table_put(t, root);
+	inode_table_free(t);
+}
+
+TEST(fs_inode_number_before_lookup_is_the_number_lookup_gives)
+{
+	struct inode_table *t = inode_table_new(NULL);
+	struct fs_inode *root = inode_table_root(t);
+	struct fs_inode *dir = lookup(t, root, "jobs", FS_JOBS_DIR, "", NULL);
+	struct fs_node n = make_node(FS_JOB_DIR, "u1");
+	uint64_t before = inode_table_number(t, dir, "mnist", &n);
+	struct fs_inode *job = lookup(t, dir, "mnist", FS_JOB_DIR, "u1", NULL);
+
+	CHECK_INT_EQ(before, job->ino);
+	CHECK_INT_EQ(inode_table_number(t, dir, "mnist", &n), job->ino);
+	fs_node_clear(&n);
+	inode_table_put(t, root);
+	inode_table_free(t);
+}
