@@ -306,6 +306,8 @@ double content_attr_timeout(struct fs *fs, enum fs_type type)
 		return fs->opts.static_timeout;
 	if (flags & PLACE_DIR)
 		return fs->opts.entry_timeout;
+	if (flags & PLACE_AGES)
+		return fs->opts.attr_timeout < FS_AGES_TIMEOUT ? fs->opts.attr_timeout : FS_AGES_TIMEOUT;
 	return fs->opts.attr_timeout;
 }
 
@@ -331,6 +333,7 @@ double content_negative_timeout(struct fs *fs, enum fs_type parent_type)
 	/* tensorboard_url and logs.previous appear: the notifier invalidates their negative
 	 * entries, and this is the safety net. */
 	if (place_optional_child(parent_type))
-		return fs->opts.entry_timeout;
+		return fs->opts.entry_timeout < FS_NEGATIVE_TIMEOUT ? fs->opts.entry_timeout
+								    : FS_NEGATIVE_TIMEOUT;
 	return fs->opts.static_timeout;
 }

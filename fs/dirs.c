@@ -28,6 +28,46 @@ static struct fs *req_fs(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/* What a listing shows: names, types and the identities inode numbers come from. */
+static uint64_t listing_hash(const struct model_entry *e, size_t n)
+{
+	uint64_t h = HASH_FNV1A_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		h = hash_fnv1a(h, e[i].name, strlen(e[i].name) + 1);
+		h = hash_fnv1a(h, &e[i].node.type, sizeof(e[i].node.type));
+		if (e[i].node.identity)
+			h = hash_fnv1a_str(h, e[i].node.identity);
+	}
+	return h;
+}
+
+/*
+ * The kernel may keep a listing in its page cache (cache_readdir) and serve the
+ * next opendir's getdents from it, with no READDIR request: `find` and `ls -R`
+ * walking ten thousand job directories pay then an OPENDIR and a RELEASEDIR each,
+ * not two readdirs more. keep_cache tells it the listing it has is still right:
+ * the same names, types and numbers as this opendir's snapshot. Otherwise it drops
+ * its copy and reads this one. submit/'s listings change under the user's own
+ * hand and are not cached.
+ */
+static void cache_listing(struct fs_inode *dir, const struct model_entry *e, size_t n,
+			  struct fuse_file_info *fi)
+{
+	uint64_t h;
+
+	if (fs_type_is_submit(dir->node.type))
+		return;
+	h = listing_hash(e, n);
+	fi->cache_readdir = 1;
+	pthread_mutex_lock(&dir->lock);
+	if (dir->rendered && dir->listing_hash == h)
+		fi->keep_cache = 1;
+	dir->listing_hash = h;
+	dir->rendered = true;
+	pthread_mutex_unlock(&dir->lock);
+}
+
 void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = req_fs(req);
@@ -65,6 +105,7 @@ void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	h->dir = in;
 	fi->fh = (uintptr_t)h;
+	cache_listing(in, h->e, h->n, fi);
 	if (fuse_reply_open(req, fi) < 0) {
 		model_free(h->e, h->n);
 		free(h);

@@ -25,8 +25,15 @@
 #include "k8s/kinds.h"
 
 /* Defaults of struct fs_options (the man page docs/arenafs.1 documents them). */
-#define FS_ATTR_TIMEOUT_DEFAULT 1.0      /* files: a safety net behind the notifier */
-#define FS_ENTRY_TIMEOUT_DEFAULT 1.0     /* names that come and go: jobs, pods, nodes */
+/* The notifier tells the kernel of every change as it happens; these are its
+ * safety net. Once they expire, a file read again costs a LOOKUP and a GETATTR
+ * more: reading the status of 10,000 jobs twice a few seconds apart made 58k
+ * requests the second time with 1 s, 20k with 30 s. */
+#define FS_ATTR_TIMEOUT_DEFAULT 30.0     /* files */
+#define FS_ENTRY_TIMEOUT_DEFAULT 30.0    /* names that come and go: jobs, pods, nodes */
+#define FS_AGES_TIMEOUT 1.0              /* attributes of files that show ages: they change
+                                            with the clock alone, which no notice tells */
+#define FS_NEGATIVE_TIMEOUT 1.0          /* a name that may appear (tensorboard_url) */
 #define FS_STATIC_TIMEOUT_DEFAULT 60.0   /* the fixed skeleton: README, cluster/, jobs/, ... */
 #define FS_LOG_WAIT_MS_DEFAULT 2000      /* open() of a log waits this long for its first bytes */
 #define FS_MAX_INODES_DEFAULT 32768      /* inodes kept for the kernel beyond those in use (inode.h) */

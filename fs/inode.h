@@ -78,7 +78,10 @@ struct fs_inode {
 	pthread_mutex_t lock;
 	struct fs_text *text;        /* last rendered text while kept (content_refresh), or NULL */
 	size_t text_len;             /* of the last rendered text, kept or not */
-	uint64_t text_hash;
+	union {
+		uint64_t text_hash;
+		uint64_t listing_hash;  /* a directory: of the listing the kernel may cache */
+	};
 	uint64_t text_gen;           /* cache generation the text was rendered at */
 	int64_t mtime;               /* when the text last changed (Unix seconds) */
 	uint64_t version;            /* bumped whenever the text changes */
@@ -86,7 +89,8 @@ struct fs_inode {
 	unsigned cached_opens;       /* open handles reading through the page cache... */
 	uint64_t cached_version;     /* ...all of this version */
 	uint64_t reported_size;      /* st_size last sent to the kernel */
-	bool rendered;               /* text_len, text_hash and text_gen are set */
+	bool rendered;               /* text_len, text_hash and text_gen are set; a
+	                                directory: listing_hash is */
 	bool reported;               /* reported_size is set */
 	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */
 	bool extra_known;            /* has_extra was set */

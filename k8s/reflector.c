@@ -123,6 +123,8 @@ static void note_skipped(struct reflector *r, const json_t *name, const json_t *
 	else
 		snprintf(f->health.skipped_last, sizeof(f->health.skipped_last), "%s \"%s\"",
 		         type_plural(r), n);
+	/* cluster/health says so: texts made before must be made again */
+	store_bump(f->store);
 	pthread_mutex_unlock(&f->lock);
 }
 
