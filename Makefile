@@ -4,8 +4,9 @@
 #   make test       unit tests (C) and integration tests (pytest against kubesim and
 #                   the real cluster of tests/cluster/, built first if not cached)
 #   make demo       run the daemon on the embedded test cluster (CLUSTER=real: the real one)
-#   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/);
-#                   CLUSTER=real: 1,000 jobs (5,000 pods) on the real cluster
+#   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/), and against
+#                   the limit: tmpfs, curl, and build/ceiling (FUSE serving the tree from
+#                   memory); CLUSTER=real: 1,000 jobs (5,000 pods) on the real cluster
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
@@ -56,6 +57,8 @@ UNIT_BIN := $(BUILD)/unit_tests
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 FUZZ_SRC := $(wildcard tests/fuzz/*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+# The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
+CEILING  := $(BUILD)/ceiling
 
 .PHONY: all unit test test-unit test-integration bench demo asan test-asan install uninstall \
 	clean deps deps-check format cluster fuzz fuzz-build
@@ -82,6 +85,9 @@ $(UNIT_BIN): $(UNIT_OBJ) $(BUILD)/libarenafs.a
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libarenafs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(CEILING): $(BUILD)/tests/bench/ceiling.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs fuse3 2>/dev/null)
 
 $(BUILD)/fuzz/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/libarenafs.a
 	@mkdir -p $(dir $@)
@@ -138,23 +144,27 @@ endif
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN)
 
-test-integration: $(BIN) $(TOOL_BIN)
-	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) $(PYTHON) -m pytest -q tests/
+test-integration: $(BIN) $(TOOL_BIN) $(CEILING)
+	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) \
+	  ARENAFS_CEILING=$(abspath $(CEILING)) $(PYTHON) -m pytest -q tests/
 
 # CLUSTER=real: on the real cluster of tests/cluster/, at a size it populates in minutes
 BENCH_REAL := $(if $(filter real,$(CLUSTER)),--cluster real --jobs 1000 --nodes 100 \
                 --arena $$(tests/cluster/bin arena),)
 bench: deps-check
-	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
-	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) tests/bench/bench.py $(BENCH_REAL) $(BENCH_ARGS)
+	@$(MAKE) --no-print-directory all $(CEILING) $(if $(filter real,$(CLUSTER)),cluster,)
+	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_CEILING=$(abspath $(CEILING)) \
+	  $(PYTHON) tests/bench/bench.py $(BENCH_REAL) $(BENCH_ARGS)
 
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan BIN=arenafs-asan SANITIZE=1 all unit
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=arenafs-asan SANITIZE=1 all unit \
+	  build-asan/ceiling
 
 test-asan: deps-check asan
 	build-asan/unit_tests
 	ASAN_OPTIONS=detect_leaks=1 ARENAFS_BIN=$(abspath arenafs-asan) \
-	  ARENAFS_TOOLS=$(abspath build-asan/tools) $(PYTHON) -m pytest -q tests/
+	  ARENAFS_TOOLS=$(abspath build-asan/tools) ARENAFS_CEILING=$(abspath build-asan/ceiling) \
+	  $(PYTHON) -m pytest -q tests/
 
 demo: deps-check
 	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
@@ -187,4 +197,4 @@ clean:
 
 .SECONDARY:
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \
-  $(FUZZ_SRC:%.c=$(BUILD)/%.d)
+  $(FUZZ_SRC:%.c=$(BUILD)/%.d) $(BUILD)/tests/bench/ceiling.d

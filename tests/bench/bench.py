@@ -19,10 +19,13 @@ listing.
 
 A second table holds arenafs against the limit, in the same run: the same
 commands on a copy of the tree in tmpfs (rsync -a of the mount, logs left
-out: each would start a log request), a finished log of --log-mb MB against
-curl fetching the same bytes, and the mount (the tree ready) against curl
-fetching the lists arenafs starts from; with the daemon's memory after the
-mount and after that full read of the tree.
+out: each would start a log request) and on the FUSE ceiling, that copy
+served from memory by a FUSE daemon that does no work (tests/bench/ceiling.c,
+$ARENAFS_CEILING, else build/ceiling; what FUSE's own round trips cost, which
+no FUSE daemon goes below); a finished log of --log-mb MB against curl
+fetching the same bytes, and the mount (the tree ready) against curl fetching
+the lists arenafs starts from; with the daemon's memory after the mount and
+after that full read of the tree.
 
 Nothing here asserts speed: the numbers are for people (docs/benchmarks.md).
 tests/bench/test_bench_smoke.py runs this at a tiny size so the harness
@@ -50,23 +53,28 @@ from realcluster import RealCluster  # noqa: E402
 from helpers import wait_until  # noqa: E402
 
 ARENAFS = os.environ.get("ARENAFS_BIN", os.path.join(ROOT, "arenafs"))
+CEILING = os.environ.get("ARENAFS_CEILING", os.path.join(ROOT, "build", "ceiling"))
 
 
 class Mount:
-    """arenafs -f on a temporary mountpoint, stopped with fusermount3 -u."""
+    """A FUSE daemon (argv, run with the mountpoint last) on workdir/name, stopped with
+    fusermount3 -u; its output in workdir/log. A start that fails is stopped too."""
 
-    def __init__(self, cluster, workdir):
-        self.path = os.path.join(workdir, "mnt")
+    def __init__(self, argv, workdir, name="mnt", log="arenafs.log"):
+        self.path = os.path.join(workdir, name)
         os.makedirs(self.path)
-        self.err = open(os.path.join(workdir, "arenafs.log"), "wb")
-        self.proc = subprocess.Popen(
-            [ARENAFS, "-f", "-o", "kubeconfig=" + cluster.kubeconfig, self.path],
-            stdout=self.err, stderr=subprocess.STDOUT)
-        wait_until(lambda: os.path.ismount(self.path) or self.proc.poll() is not None,
-                   timeout=300, message="arenafs to mount")
-        if self.proc.poll() is not None:
-            raise RuntimeError("arenafs exited with %d: %s" % (self.proc.returncode,
-                               open(self.err.name).read()))
+        self.err = open(os.path.join(workdir, log), "wb")
+        self.proc = subprocess.Popen(argv + [self.path], stdout=self.err,
+                                     stderr=subprocess.STDOUT)
+        try:
+            wait_until(lambda: os.path.ismount(self.path) or self.proc.poll() is not None,
+                       timeout=300, message="%s to mount" % os.path.basename(argv[0]))
+            if self.proc.poll() is not None:
+                raise RuntimeError("%s exited with %d: %s" % (
+                    os.path.basename(argv[0]), self.proc.returncode, open(self.err.name).read()))
+        except BaseException:
+            self.stop()
+            raise
 
     def rss_kib(self):
         """(VmRSS, VmHWM) of the daemon in KiB."""
@@ -86,6 +94,37 @@ class Mount:
             self.proc.kill()
             self.proc.wait()
         self.err.close()
+
+
+def sh(script):
+    """The argv that runs script in a shell (globs need one)."""
+    return ["sh", "-c", script]
+
+
+# The rows of the tree against the limit: (what, its argv on the tree at root, target:
+# at most this many times tmpfs' time). tests/bench/ceiling_choices.py runs them too.
+TREE_ROWS = (
+    ("find . -maxdepth 3", lambda r: ["find", r, "-maxdepth", "3"], 2.0),
+    ("grep -r RUNNING jobs/*/status", lambda r: sh("grep -r RUNNING %s/jobs/*/status || true" % r),
+     2.0),
+    ("cat jobs/*/status", lambda r: sh("cat %s/jobs/*/status" % r), 2.0),
+    ("ls -l jobs/", lambda r: ["ls", "-l", r + "/jobs"], 1.5),
+)
+
+
+def ratio(a, b):
+    return a / b if b > 0 else float("inf")
+
+
+def same_output(what, a, a_root, b, b_root):
+    """Fails unless a (run under a_root) printed the lines b printed under b_root, in
+    any order (find lists in readdir order, which differs)."""
+    la = sorted(a.replace(a_root.encode(), b"ROOT").splitlines())
+    lb = sorted(b.replace(b_root.encode(), b"ROOT").splitlines())
+    if la != lb:
+        diff = [x for x in set(la) ^ set(lb)][:5]
+        raise RuntimeError("%s: %s and %s differ (%d and %d lines), e.g. %r" % (
+            what, a_root, b_root, len(la), len(lb), diff))
 
 
 def run_timed(cmd, env=None):
@@ -226,7 +265,6 @@ class Bench:
         nodes = sorted(os.listdir(os.path.join(m, "nodes")))
         if not jobs or not nodes:
             raise RuntimeError("the mount shows %d jobs and %d nodes" % (len(jobs), len(nodes)))
-        sh = lambda script: ["sh", "-c", script]  # noqa: E731  (globs need a shell)
 
         self.row("list jobs (ls -l jobs/ | kubectl get tfjobs)",
                  [["ls", "-l", os.path.join(m, "jobs")]],
@@ -273,36 +311,43 @@ class Bench:
         self.memory.update({"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
                             "kubectl_get_pods_all_json_peak_kib": k_rss})
 
-    def limit(self, what, seconds, reference, ref_seconds, target):
-        self.limits.append({"what": what, "arenafs_s": seconds, "reference": reference,
-                            "reference_s": ref_seconds,
-                            "times": seconds / ref_seconds if ref_seconds > 0 else float("inf"),
-                            "target": target})
+    def limit(self, what, seconds, reference, ref_seconds, target, ceiling_s=None):
+        row = {"what": what, "arenafs_s": seconds, "reference": reference,
+               "reference_s": ref_seconds, "times": ratio(seconds, ref_seconds),
+               "target": target}
+        if ceiling_s is not None:
+            row.update({"ceiling_s": ceiling_s,
+                        "ceiling_over_reference": ratio(ceiling_s, ref_seconds),
+                        "arenafs_over_ceiling": ratio(seconds, ceiling_s)})
+        self.limits.append(row)
 
     def limit_rows(self):
-        """arenafs against a tmpfs copy of its tree, and against curl."""
+        """arenafs against a tmpfs copy of its tree, the same copy served by the FUSE
+        ceiling, and curl."""
         m = self.m.path
         copy = tempfile.mkdtemp(prefix="arenafs-bench-tmpfs-", dir="/dev/shm")
+        work = tempfile.mkdtemp(prefix="arenafs-bench-ceiling-")
+        ceiling = None
         try:
             t0 = time.monotonic()
             run_timed(["rsync", "-a", "--exclude=logs", "--exclude=logs.previous",
                        m + "/", copy + "/"])
             self.memory["full_read_s"] = time.monotonic() - t0
             self.memory["rss_after_full_read_kib"] = self.m.rss_kib()[0]
-            sh = lambda script: ["sh", "-c", script]  # noqa: E731
-            for what, cmd, target in (
-                    ("find . -maxdepth 3", lambda r: ["find", r, "-maxdepth", "3"], 2.0),
-                    ("grep -r RUNNING jobs/*/status",
-                     lambda r: sh("grep -r RUNNING %s/jobs/*/status || true" % r), 2.0),
-                    ("cat jobs/*/status", lambda r: sh("cat %s/jobs/*/status" % r), 2.0),
-                    ("ls -l jobs/", lambda r: ["ls", "-l", r + "/jobs"], 1.5)):
-                run_timed(cmd(m))
-                run_timed(cmd(copy))
-                fs_t = statistics.median(run_timed(cmd(m))[0] for _ in range(self.repeat))
-                tmp_t = statistics.median(run_timed(cmd(copy))[0] for _ in range(self.repeat))
-                self.limit(what, fs_t, "tmpfs", tmp_t, "<= %.1fx" % target)
+            ceiling = Mount([CEILING, "-f", copy], work, log="ceiling.log")
+            for what, cmd, target in TREE_ROWS:
+                roots = (m, ceiling.path, copy)
+                warm = [run_timed(cmd(r))[1] for r in roots]
+                same_output(what, warm[1], ceiling.path, warm[2], copy)
+                fs_t, ceil_t, tmp_t = (
+                    statistics.median(run_timed(cmd(r))[0] for _ in range(self.repeat))
+                    for r in roots)
+                self.limit(what, fs_t, "tmpfs", tmp_t, "<= %.1fx" % target, ceil_t)
         finally:
+            if ceiling:
+                ceiling.stop()
             shutil.rmtree(copy, ignore_errors=True)
+            shutil.rmtree(work, ignore_errors=True)
         if self.log_mb:
             self.big_log_row()
         curl_t = curl_lists(self.c, listed_paths(self.c))
@@ -504,17 +549,24 @@ def report(rows, memory, scale, where="kubesim"):
 
 
 def report_limits(limits, memory, pods):
-    """arenafs against the limit: times = arenafs time / reference time."""
+    """arenafs against the limit: times = arenafs time / reference time; the tree's
+    rows also on the FUSE ceiling."""
     lines = ["", "arenafs against the limit (same run)", ""]
     w = max([len(r["what"]) for r in limits] + [4])
-    lines.append("%-*s  %9s  %-10s  %9s  %7s  %s" % (w, "what", "arenafs", "reference", "ref",
-                                                     "times", "target"))
+    lines.append("%-*s  %9s  %9s  %-10s  %9s  %7s  %8s  %8s  %s" % (
+        w, "what", "arenafs", "ceiling", "reference", "ref", "times", "ceil/ref", "fs/ceil",
+        "target"))
     for r in limits:
-        lines.append("%-*s  %8.3fs  %-10s  %8.3fs  %6.2fx  %s" % (
-            w, r["what"], r["arenafs_s"], r["reference"], r["reference_s"], r["times"],
-            r["target"]))
+        has = "ceiling_s" in r
+        lines.append("%-*s  %8.3fs  %9s  %-10s  %8.3fs  %6.2fx  %8s  %8s  %s" % (
+            w, r["what"], r["arenafs_s"], "%8.3fs" % r["ceiling_s"] if has else "-",
+            r["reference"], r["reference_s"], r["times"],
+            "%7.2fx" % r["ceiling_over_reference"] if has else "-",
+            "%7.2fx" % r["arenafs_over_ceiling"] if has else "-", r["target"]))
     after_mount = memory.get("rss_after_mount_kib", 0)
     after_read = memory.get("rss_after_full_read_kib", 0)
+    lines.append("ceiling = the tmpfs copy served from memory by a FUSE daemon that does no "
+                 "work (tests/bench/ceiling.c): FUSE's own cost; times = arenafs / reference")
     lines.append("")
     lines.append("memory: RSS after mount %.1f MiB (%.2f KiB per pod; target <= 2 KiB); after "
                  "a full read of the tree (rsync -a, logs left out, %.1f s) %.1f MiB (%.2fx; "
@@ -552,7 +604,7 @@ def main():
         cluster_s = time.monotonic() - t0
         pods = cluster.api("GET", "/api/v1/pods?limit=1")[1]
         t0 = time.monotonic()
-        mount = Mount(cluster, work)
+        mount = Mount([ARENAFS, "-f", "-o", "kubeconfig=" + cluster.kubeconfig], work)
         mount_s = time.monotonic() - t0
         b = Bench(cluster, mount, args.repeat, args.arena, args.log_mb)
         b.memory["mount_s"] = mount_s

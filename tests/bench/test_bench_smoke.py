@@ -6,7 +6,8 @@ which starts a log request) made no API request at all — listing and reading
 are served from the watch-fed cache, never one API call per `cat` — and a
 submission costs a dry run and a create, a deletion one request. The table
 against the limit (a tmpfs copy of the tree, curl) has every row, run on both
-sides.
+sides, and the tree's rows ran on the FUSE ceiling too (tests/bench/ceiling.c,
+$ARENAFS_CEILING), which printed what tmpfs printed (bench.py checks that).
 """
 
 import json
@@ -48,4 +49,13 @@ def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
     assert any(w.startswith("cat logs, finished") for w in limits), sorted(limits)
     for row in result["limits"]:
         assert row["arenafs_s"] > 0 and row["reference_s"] > 0, row
+    # the tree's rows on the FUSE ceiling too, the others not
+    tree_rows = {"find . -maxdepth 3", "grep -r RUNNING jobs/*/status", "cat jobs/*/status",
+                 "ls -l jobs/"}
+    assert tree_rows <= set(limits), sorted(limits)
+    for row in result["limits"]:
+        if row["what"] in tree_rows:
+            assert row["ceiling_s"] > 0 and row["arenafs_over_ceiling"] > 0, row
+        else:
+            assert "ceiling_s" not in row, row
     assert result["memory"]["rss_after_full_read_kib"] > 0, result["memory"]
