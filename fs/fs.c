@@ -32,6 +32,7 @@ int64_t fs_now(void)
 static void on_inode_free(struct fs_inode *in)
 {
 	logfile_free(in);
+	dirs_inode_free(in);
 }
 
 int fs_new(const struct fs_options *opts, struct fs **out)

@@ -55,6 +55,7 @@ struct fs {
 	struct staging *staging;     /* submit/'s contents */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
+	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */
 	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
 	struct logstream_registry *streams; /* the log streams open now */
 	int64_t started;             /* mount time: mtime of the static places */
@@ -192,6 +193,8 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi);
 void dirs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+/* Frees the listing a directory's inode kept (the inode is being freed). */
+void dirs_inode_free(struct fs_inode *in);
 
 /* ---- submit_run.c (blocking: on a FUSE worker, never under a lock) ---- */
 

@@ -95,6 +95,8 @@ struct fs_inode {
 	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */
 	bool extra_known;            /* has_extra was set */
 	struct fs_log *log;          /* log files' state, NULL before the first open */
+	struct dir_listing *listing; /* a directory, with no opendir: the listing a reader
+	                                is paging through (dirs.c), or NULL */
 
 	/* guarded by the notifier's mutex (notify.c): log growth notices */
 	uint64_t log_seq;            /* appends reported */

@@ -372,8 +372,9 @@ static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in
 	if (!revalidate_name(fs, b, in))
 		return;
 	if (fs_type_is_dir(t)) {
+		/* its attributes, and the listing the kernel may keep (dirs.c) */
 		revalidate_extra(fs, b, in);
-		add_action(b, in->ino, NULL, -1);
+		add_action(b, in->ino, NULL, 0);
 	} else if (fs_type_is_log(t)) {
 		logfile_poke(fs, in);
 		add_action(b, in->ino, NULL, -1);

@@ -64,6 +64,8 @@ static void ops_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 	if (conn->capable & FUSE_CAP_READDIRPLUS)
 		conn->want |= FUSE_CAP_READDIRPLUS;
+	/* opendir answers ENOSYS, and the kernel keeps listings itself (dirs.c) */
+	fs->no_opendir = conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT;
 	/* Threads started before the daemonizing fork would not exist in the child:
 	 * the notifier starts here, in the process that serves. */
 	notify_start(fs->notifier, fs->se);
