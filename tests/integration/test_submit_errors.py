@@ -182,7 +182,8 @@ def test_a_cluster_slower_than_request_timeout_is_etimedout_and_nothing_is_made(
         c.fault(delay_ms=0)
     assert m.read("submit", "slow", "status") == "failed\n"
     error = m.read("submit", "slow", "error")
-    assert re.search(r"no answer within 2\d\d\d ms", error), error
+    # the request's own clock may stop a millisecond short of request_timeout
+    assert re.search(r"no answer within (1999|2\d\d\d) ms", error), error
     time.sleep(6)     # anything the server still had queued has been handled now
     assert nothing_named(c, "slow") == []
 
