@@ -32,8 +32,26 @@ int dec_count_quantity(const json_t *q);
 /* resources.limits["nvidia.com/gpu"] of a container. */
 int dec_container_gpus(const json_t *container);
 
-/* metadata of obj into m (strings borrowed, arrays on s). -1 when there is no name. */
-int dec_meta(struct scratch *s, const json_t *obj, struct obj_meta *m);
+/* An entry of metadata.ownerReferences: read to find a pod's job, not kept. */
+struct owner_ref {
+	char *api_version;
+	char *kind;
+	char *name;
+	char *uid;
+	bool controller;
+};
+
+/* What the metadata says beyond what struct obj_meta keeps: the decoders read it,
+ * the objects do not hold it. */
+struct meta_more {
+	struct kv_list labels;       /* every label (obj_meta keeps LABELS_KEPT only) */
+	struct owner_ref *owners;
+	size_t n_owners;
+};
+
+/* metadata of obj into m (strings borrowed, arrays on s), and into more (may be
+ * NULL) what m does not keep. -1 when there is no name or out of memory. */
+int dec_meta(struct scratch *s, const json_t *obj, struct obj_meta *m, struct meta_more *more);
 void meta_layout(struct obj_meta *m, struct packer *pk);
 
 #endif

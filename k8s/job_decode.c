@@ -212,7 +212,7 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 
 	memset(&tmp, 0, sizeof(tmp));
 	if (!ki || (obj_kind && strcmp(obj_kind, ki->kind_name) != 0) ||
-	    dec_meta(&s, obj, &tmp.meta))
+	    dec_meta(&s, obj, &tmp.meta, NULL))
 		goto out;
 	tmp.kind = kind;
 	tmp.api_version = dec_str(obj, "apiVersion");

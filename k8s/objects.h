@@ -38,14 +38,9 @@ struct kv_list {
 /* The value for key, or NULL. */
 const char *kv_get(const struct kv_list *l, const char *key);
 
-struct owner_ref {
-	char *api_version;
-	char *kind;
-	char *name;
-	char *uid;
-	bool controller;
-};
-
+/* Labels and annotations keep only what the tree reads, and owner references none
+ * (the decoders read them all first: a pod's job, a node's roles): in a cluster of
+ * 50,000 pods every byte per object is 50 KB. */
 struct obj_meta {
 	char *name;
 	char *namespace;             /* "" for cluster-scoped objects */
@@ -53,12 +48,12 @@ struct obj_meta {
 	char *resource_version;
 	int64_t created;             /* creationTimestamp */
 	int64_t deleted;             /* deletionTimestamp; 0 when not being deleted */
+	/* Only the labels the tree uses (LABELS_KEPT in objects_decode.c): release and
+	 * role, which make a Service a job's TensorBoard. */
 	struct kv_list labels;
 	/* Only the annotations the tree uses (ANNOTATIONS_KEPT in objects_decode.c):
 	 * arenafs.io/spec, requestGPUsOfJobOwner, kubectl.kubernetes.io/default-container. */
 	struct kv_list annotations;
-	struct owner_ref *owners;
-	size_t n_owners;
 };
 
 /* ---- training jobs (every kind of kinds.h) ---- */
@@ -105,24 +100,26 @@ enum pod_phase { POD_PENDING, POD_RUNNING, POD_SUCCEEDED, POD_FAILED, POD_UNKNOW
 
 enum container_state_kind { CONTAINER_NONE, CONTAINER_WAITING, CONTAINER_RUNNING, CONTAINER_TERMINATED };
 
+/* Fields in the order that leaves no padding (the structs of pods are the bulk of
+ * the cache). */
 struct container_state {
 	enum container_state_kind kind;
+	int exit_code;               /* terminated only */
 	char *reason;                /* waiting/terminated reason: ContainerCreating, Completed, Error */
 	char *message;
-	int exit_code;               /* terminated only */
+	char *container_id;          /* terminated containerID, or "" */
 	int64_t started;             /* running/terminated startedAt */
 	int64_t finished;            /* terminated finishedAt */
-	char *container_id;          /* terminated containerID, or "" */
 };
 
 struct container {
 	char *name;
 	char *image;
+	char *container_id;          /* current instance ("containerd://..."), "" before it starts */
 	int gpus;                    /* resources.limits["nvidia.com/gpu"] */
 	/* status.containerStatuses[name]; state.kind == CONTAINER_NONE before the kubelet reports */
-	bool ready;
 	int restart_count;
-	char *container_id;          /* current instance ("containerd://..."), "" before it starts */
+	bool ready;
 	struct container_state state;
 	struct container_state last_state;  /* lastState: the previous instance, kind NONE if none */
 };
@@ -135,13 +132,14 @@ struct pod {
 	char *job_name;
 	int job_kind;                /* enum job_kind, or -1 when only a label names the job and
 	                                the kind cannot be told (see cache_pods_of_job) */
-	char *replica_type;          /* lowercase: "worker", "ps", "chief", "master", "launcher", or "" */
 	int replica_index;           /* -1 when absent */
+	char *replica_type;          /* lowercase: "worker", "ps", "chief", "master", "launcher", or "" */
 	char *job_role;              /* training.kubeflow.org/job-role: "master", "launcher", ... or "" */
 	char *node_name;             /* spec.nodeName, "" while unscheduled */
 	char *pod_ip;
 	char *host_ip;
 	enum pod_phase phase;
+	int gpus;                    /* Σ containers' nvidia.com/gpu limits */
 	char *reason;                /* status.reason (Evicted, ...), or "" */
 	char *message;               /* status.message, or "" */
 	char *unschedulable;         /* PodScheduled=False's message, or "" */
@@ -152,7 +150,6 @@ struct pod {
 	size_t n_containers;
 	struct container *init_containers;
 	size_t n_init_containers;
-	int gpus;                    /* Σ containers' nvidia.com/gpu limits */
 };
 
 /* ---- nodes ---- */

@@ -26,6 +26,14 @@ static const char *const ANNOTATIONS_KEPT[] = {
 };
 #define N_ANNOTATIONS_KEPT (sizeof(ANNOTATIONS_KEPT) / sizeof(ANNOTATIONS_KEPT[0]))
 
+/* The labels the tree uses (render/tensorboard.c, the store's service index); the
+ * decoders read every label before the others are dropped. Keys as above. */
+static const char *const LABELS_KEPT[] = {
+    "release", /* the job a Service (a TensorBoard) belongs to: Arena's rule */
+    "role",    /* role=tensorboard: the TensorBoard among a job's Services */
+};
+#define N_LABELS_KEPT (sizeof(LABELS_KEPT) / sizeof(LABELS_KEPT[0]))
+
 /* The annotation values long enough to be worth their own copy: the spec. */
 static bool annotation_interned(const char *key)
 {
@@ -127,33 +135,36 @@ static int dec_labels(struct scratch *s, const json_t *labels, struct kv_list *o
 	return 0;
 }
 
-static int dec_annotations(struct scratch *s, const json_t *ann, struct kv_list *out)
+/* The string values of obj under the keys of kept, in the table's order; the keys
+ * point at the table. */
+static int dec_kept(struct scratch *s, const json_t *obj, const char *const *kept, size_t n_kept,
+                    struct kv_list *out)
 {
 	size_t n = 0;
 
 	out->items = NULL;
 	out->n = 0;
-	for (size_t i = 0; i < N_ANNOTATIONS_KEPT; i++)
-		if (json_is_string(json_object_get(ann, ANNOTATIONS_KEPT[i])))
+	for (size_t i = 0; i < n_kept; i++)
+		if (json_is_string(json_object_get(obj, kept[i])))
 			n++;
 	if (!n)
 		return 0;
 	out->items = scratch_alloc(s, n * sizeof(struct kv));
 	if (!out->items)
 		return -1;
-	for (size_t i = 0; i < N_ANNOTATIONS_KEPT; i++) {
-		const char *v = json_string_value(json_object_get(ann, ANNOTATIONS_KEPT[i]));
+	for (size_t i = 0; i < n_kept; i++) {
+		const char *v = json_string_value(json_object_get(obj, kept[i]));
 
 		if (!v)
 			continue;
-		out->items[out->n].key = (char *)ANNOTATIONS_KEPT[i];
+		out->items[out->n].key = (char *)kept[i];
 		out->items[out->n].value = (char *)v;
 		out->n++;
 	}
 	return 0;
 }
 
-static int dec_owners(struct scratch *s, const json_t *refs, struct obj_meta *m)
+static int dec_owners(struct scratch *s, const json_t *refs, struct meta_more *m)
 {
 	const json_t *r;
 	size_t i, n = 0;
@@ -182,11 +193,14 @@ static int dec_owners(struct scratch *s, const json_t *refs, struct obj_meta *m)
 	return 0;
 }
 
-int dec_meta(struct scratch *s, const json_t *obj, struct obj_meta *m)
+int dec_meta(struct scratch *s, const json_t *obj, struct obj_meta *m, struct meta_more *more)
 {
 	const json_t *md = json_object_get(obj, "metadata");
+	const json_t *labels = json_object_get(md, "labels");
 
 	memset(m, 0, sizeof(*m));
+	if (more)
+		memset(more, 0, sizeof(*more));
 	if (!json_is_object(md))
 		return -1;
 	m->name = dec_str(md, "name");
@@ -197,9 +211,12 @@ int dec_meta(struct scratch *s, const json_t *obj, struct obj_meta *m)
 	m->resource_version = dec_str(md, "resourceVersion");
 	m->created = dec_time(md, "creationTimestamp");
 	m->deleted = dec_time(md, "deletionTimestamp");
-	if (dec_labels(s, json_object_get(md, "labels"), &m->labels) ||
-	    dec_annotations(s, json_object_get(md, "annotations"), &m->annotations) ||
-	    dec_owners(s, json_object_get(md, "ownerReferences"), m))
+	if (dec_kept(s, labels, LABELS_KEPT, N_LABELS_KEPT, &m->labels) ||
+	    dec_kept(s, json_object_get(md, "annotations"), ANNOTATIONS_KEPT, N_ANNOTATIONS_KEPT,
+	             &m->annotations))
+		return -1;
+	if (more && (dec_labels(s, labels, &more->labels) ||
+	             dec_owners(s, json_object_get(md, "ownerReferences"), more)))
 		return -1;
 	return 0;
 }
@@ -208,27 +225,16 @@ void meta_layout(struct obj_meta *m, struct packer *pk)
 {
 	pack_array(pk, (void **)&m->labels.items, m->labels.n, sizeof(struct kv));
 	pack_array(pk, (void **)&m->annotations.items, m->annotations.n, sizeof(struct kv));
-	pack_array(pk, (void **)&m->owners, m->n_owners, sizeof(struct owner_ref));
 	pack_str(pk, &m->name, false);
 	pack_str(pk, &m->namespace, true);
 	pack_str(pk, &m->uid, false);
 	pack_str(pk, &m->resource_version, false);
-	for (size_t i = 0; i < m->labels.n; i++) {
-		pack_str(pk, &m->labels.items[i].key, true);
+	/* the keys point at LABELS_KEPT and ANNOTATIONS_KEPT: only values are packed */
+	for (size_t i = 0; i < m->labels.n; i++)
 		pack_str(pk, &m->labels.items[i].value, true);
-	}
 	for (size_t i = 0; i < m->annotations.n; i++)
 		pack_str(pk, &m->annotations.items[i].value,
 		         annotation_interned(m->annotations.items[i].key));
-	for (size_t i = 0; i < m->n_owners; i++) {
-		struct owner_ref *o = &m->owners[i];
-
-		/* A job's pods all name the same owner: intern name and uid too. */
-		pack_str(pk, &o->api_version, true);
-		pack_str(pk, &o->kind, true);
-		pack_str(pk, &o->name, true);
-		pack_str(pk, &o->uid, true);
-	}
 }
 
 /* ---- nodes ---- */
@@ -315,17 +321,18 @@ struct node *node_decode(json_t *obj)
 	const json_t *status = json_object_get(obj, "status");
 	const json_t *cap = json_object_get(status, "capacity");
 	const json_t *alloc = json_object_get(status, "allocatable");
+	struct meta_more more;
 	struct node tmp;
 	struct node *n = NULL;
 
 	memset(&tmp, 0, sizeof(tmp));
-	if (dec_meta(&s, obj, &tmp.meta))
+	if (dec_meta(&s, obj, &tmp.meta, &more))
 		goto out;
 	tmp.ready = node_ready(status);
 	tmp.unschedulable =
 	    json_is_true(json_object_get(json_object_get(obj, "spec"), "unschedulable"));
 	tmp.internal_ip = node_internal_ip(status);
-	tmp.roles = node_roles(&s, &tmp.meta.labels);
+	tmp.roles = node_roles(&s, &more.labels);
 	tmp.gpu_capacity = dec_count_quantity(json_object_get(cap, "nvidia.com/gpu"));
 	tmp.gpu_allocatable = dec_count_quantity(json_object_get(alloc, "nvidia.com/gpu"));
 	tmp.cpu_capacity = dec_str(cap, "cpu");
@@ -367,7 +374,7 @@ struct service *service_decode(json_t *obj)
 	struct service *sv = NULL;
 
 	memset(&tmp, 0, sizeof(tmp));
-	if (dec_meta(&s, obj, &tmp.meta))
+	if (dec_meta(&s, obj, &tmp.meta, NULL))
 		goto out;
 	tmp.type = dec_str(spec, "type");
 	if (!*tmp.type)
@@ -415,7 +422,7 @@ struct event *event_decode(json_t *obj)
 	struct event *e = NULL;
 
 	memset(&tmp, 0, sizeof(tmp));
-	if (dec_meta(&s, obj, &tmp.meta))
+	if (dec_meta(&s, obj, &tmp.meta, NULL))
 		goto out;
 	tmp.involved_kind = dec_str(inv, "kind");
 	tmp.involved_name = dec_str(inv, "name");
@@ -473,7 +480,7 @@ struct k8s_namespace *namespace_decode(json_t *obj)
 	struct k8s_namespace *n = NULL;
 
 	memset(&tmp, 0, sizeof(tmp));
-	if (dec_meta(&s, obj, &tmp.meta))
+	if (dec_meta(&s, obj, &tmp.meta, NULL))
 		goto out;
 	tmp.phase = dec_str(json_object_get(obj, "status"), "phase");
 	if (!s.oom)

@@ -215,6 +215,18 @@ void pack_str(struct packer *pk, char **field, bool intern)
 	}
 }
 
+void pack_str_shared(struct packer *pk, char **field, const char *same)
+{
+	/* PACK_SIZE compares the decoded texts, PACK_FILL the text with same's copy:
+	 * the same answer, so the block is measured as it is filled. */
+	if (*field && **field && same && strcmp(*field, same) == 0) {
+		if (pk->mode == PACK_FILL)
+			*field = (char *)same;
+		return;
+	}
+	pack_str(pk, field, false);
+}
+
 void pack_array(struct packer *pk, void **field, size_t n, size_t elem)
 {
 	size_t bytes = n * elem;

@@ -64,6 +64,12 @@ struct packer {
  * interned (intern) or copied into the block.
  */
 void pack_str(struct packer *pk, char **field, bool intern);
+/*
+ * A string field that often holds the same text as one packed before it (copied,
+ * not interned): with the same text it points at that copy, otherwise it is copied
+ * like pack_str(pk, field, false). same may be NULL.
+ */
+void pack_str_shared(struct packer *pk, char **field, const char *same);
 /* An array field of n elements of elem bytes, moved into the block. */
 void pack_array(struct packer *pk, void **field, size_t n, size_t elem);
 

@@ -23,7 +23,7 @@ static const char *first_label(const struct kv_list *l, const char *const *keys)
 	return NULL;
 }
 
-static const struct owner_ref *controller_of(const struct obj_meta *m)
+static const struct owner_ref *controller_of(const struct meta_more *m)
 {
 	for (size_t i = 0; i < m->n_owners; i++)
 		if (m->owners[i].controller)
@@ -64,7 +64,7 @@ static bool is_mpi_launcher_job(const struct owner_ref *o, const char *job)
  * `job-name` label is also what batch/v1 Jobs put on their pods, so it counts
  * only for pods no batch Job controls.
  */
-static void pod_match_job(const struct obj_meta *m, struct pod *p)
+static void pod_match_job(const struct meta_more *m, struct pod *p)
 {
 	static const char *const TF_OLD[] = {"tf-job-name", NULL};
 	static const char *const PYTORCH_OLD[] = {"pytorch-job-name", NULL};
@@ -140,7 +140,7 @@ copy:
 	return out ? out : "";
 }
 
-static void pod_replica(struct scratch *s, const struct obj_meta *m, struct pod *p)
+static void pod_replica(struct scratch *s, const struct meta_more *m, struct pod *p)
 {
 	const char *t = first_label(&m->labels, REPLICA_TYPE_LABELS);
 	const char *idx = first_label(&m->labels, REPLICA_INDEX_LABELS);
@@ -270,11 +270,13 @@ static char *dec_unschedulable(const json_t *status)
 	return "";
 }
 
-static void state_layout(struct container_state *st, struct packer *pk)
+/* current: the container's own ID. A terminated state names the same instance (78
+ * bytes, in most pods of a busy cluster): it shares that copy. */
+static void state_layout(struct container_state *st, const char *current, struct packer *pk)
 {
 	pack_str(pk, &st->reason, true);
 	pack_str(pk, &st->message, false);
-	pack_str(pk, &st->container_id, false);
+	pack_str_shared(pk, &st->container_id, current);
 }
 
 static void containers_layout(struct container *cs, size_t n, struct packer *pk)
@@ -283,8 +285,8 @@ static void containers_layout(struct container *cs, size_t n, struct packer *pk)
 		pack_str(pk, &cs[i].name, true);
 		pack_str(pk, &cs[i].image, true);
 		pack_str(pk, &cs[i].container_id, false);
-		state_layout(&cs[i].state, pk);
-		state_layout(&cs[i].last_state, pk);
+		state_layout(&cs[i].state, cs[i].container_id, pk);
+		state_layout(&cs[i].last_state, NULL, pk);
 	}
 }
 
@@ -316,14 +318,15 @@ struct pod *pod_decode(json_t *obj)
 	struct scratch s = SCRATCH_INIT;
 	const json_t *spec = json_object_get(obj, "spec");
 	const json_t *status = json_object_get(obj, "status");
+	struct meta_more more;
 	struct pod tmp;
 	struct pod *p = NULL;
 
 	memset(&tmp, 0, sizeof(tmp));
-	if (dec_meta(&s, obj, &tmp.meta))
+	if (dec_meta(&s, obj, &tmp.meta, &more))
 		goto out;
-	pod_match_job(&tmp.meta, &tmp);
-	pod_replica(&s, &tmp.meta, &tmp);
+	pod_match_job(&more, &tmp);
+	pod_replica(&s, &more, &tmp);
 	tmp.node_name = dec_str(spec, "nodeName");
 	tmp.priority_class = dec_str(spec, "priorityClassName");
 	tmp.restart_policy = dec_str(spec, "restartPolicy");

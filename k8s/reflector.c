@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "k8s/listparse.h"
 #include "k8s/status.h"
 #include "k8s/streamget.h"
 #include "k8s/urlpath.h"
@@ -245,20 +246,76 @@ static void copy_rv(struct reflector *r, const json_t *obj)
 		memcpy(r->rv, rv, strlen(rv) + 1);
 }
 
-static int list_page(struct reflector *r, const char *cont, json_t **root, struct k8s_error *err)
+/* One page of a list as it downloads: its items go into the store one by one. */
+struct list_run {
+	struct list_parser parser;
+	struct k8s_error err; /* the parser's, when it stopped the transfer */
+	bool failed;
+};
+
+static int on_list_item(void *arg, json_t *item)
+{
+	struct reflector *r = arg;
+	void *obj = decode(r, item);
+
+	if (obj)
+		apply_put(r, obj);
+	return 0;
+}
+
+static int on_list_data(void *arg, const char *data, size_t len)
+{
+	struct list_run *l = arg;
+
+	if (listparse_feed(&l->parser, data, len, &l->err) == 0)
+		return 0;
+	l->failed = true;
+	return 1;
+}
+
+/*
+ * GETs one page (cont: the continue token, or NULL for the first) and puts its
+ * items into the store while it arrives (on the transport thread, as a watch's
+ * events), so that decoding overlaps the download and no page is ever held whole.
+ * *rest: the page without its items (metadata: resourceVersion, continue).
+ */
+static int list_page(struct reflector *r, const char *cont, json_t **rest, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
+	struct list_run l = {.failed = false};
+	struct k8s_stream_request req = {NULL, NULL, on_list_data, &l, &r->cancel, NULL};
 	char limit[16];
+	bool bad_body = false;
 	int rc = collection_path(r, &path, err);
 
+	*rest = NULL;
 	if (rc == 0) {
 		snprintf(limit, sizeof(limit), "%d", LIST_PAGE_LIMIT);
 		urlpath_add_query(&path, "limit", limit);
 		if (cont)
 			urlpath_add_query(&path, "continue", cont);
-		rc = strbuf_ok(&path) ? get_json(r, strbuf_str(&path), root, err)
-		                      : k8s_error_set(err, ENOMEM, "out of memory");
+		if (!strbuf_ok(&path))
+			rc = k8s_error_set(err, ENOMEM, "out of memory");
 	}
+	if (rc) {
+		strbuf_free(&path);
+		return rc;
+	}
+	req.path = strbuf_str(&path);
+	k8s_error_clear(&l.err);
+	listparse_init(&l.parser, LIST_BODY_MAX, on_list_item, r);
+	rc = k8s_stream_run(r->feed->client, &req, err);
+	if (l.failed && !cancelled(r)) {
+		*err = l.err;
+		rc = -l.err.err;
+		bad_body = true;
+	} else if (rc == 0) {
+		rc = listparse_finish(&l.parser, rest, err);
+		bad_body = rc != 0;
+	}
+	if (bad_body)
+		k8s_error_prefix(err, "the answer to GET %s: ", req.path);
+	listparse_free(&l.parser);
 	strbuf_free(&path);
 	return rc;
 }
@@ -274,10 +331,9 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 
 	r->epoch = atomic_fetch_add(&f->epochs, 1) + 1;
 	for (;;) {
-		json_t *root = NULL, *items, *item;
+		json_t *root = NULL;
 		const char *next;
 		bool more;
-		size_t i;
 
 		rc = list_page(r, cont, &root, err);
 		if (rc == -ESTALE && cont) {
@@ -289,14 +345,6 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 		}
 		if (rc)
 			goto out;
-		items = json_object_get(root, "items");
-		json_array_foreach(items, i, item)
-		{
-			void *obj = decode(r, item);
-
-			if (obj)
-				apply_put(r, obj);
-		}
 		copy_rv(r, root);
 		next = json_string_value(
 		    json_object_get(json_object_get(root, "metadata"), "continue"));

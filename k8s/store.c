@@ -55,6 +55,11 @@ static void etable_grow(struct etable *t)
 	t->nslots = n;
 }
 
+static int kind_of(int type, const void *obj)
+{
+	return type == CACHE_JOB ? (int)((const struct job *)obj)->kind : -1;
+}
+
 static struct entry **etable_find(struct etable *t, int kind, const char *ns, const char *name,
                                   uint32_t hash)
 {
@@ -65,7 +70,8 @@ static struct entry **etable_find(struct etable *t, int kind, const char *ns, co
 	for (pp = &t->slots[hash & (t->nslots - 1)]; *pp; pp = &(*pp)->hnext) {
 		const struct obj_meta *m = meta_of((*pp)->obj);
 
-		if ((*pp)->hash == hash && (*pp)->kind == kind && strcmp(m->name, name) == 0 &&
+		if ((*pp)->hash == hash && kind_of(t->type, (*pp)->obj) == kind &&
+		    strcmp(m->name, name) == 0 &&
 		    strcmp(m->namespace, ns) == 0)
 			return pp;
 	}
@@ -170,6 +176,21 @@ struct index_key {
 	const char *ns, *val; /* val NULL: not indexed */
 };
 
+int store_links(int type)
+{
+	switch (type) {
+	case CACHE_POD:
+		return 2;
+	case CACHE_SERVICE:
+	case CACHE_EVENT:
+	case CACHE_JOB:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The index keys of obj: as many as store_links(type). */
 static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PER_ENTRY])
 {
 	const struct obj_meta *m = meta_of(obj);
@@ -209,12 +230,12 @@ static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PE
 	}
 }
 
-static void entry_link(struct k8s_cache *st, struct entry *e)
+static void entry_link(struct k8s_cache *st, int type, struct entry *e)
 {
 	struct index_key keys[LINKS_PER_ENTRY];
 
-	index_keys(e->type, e->obj, keys);
-	for (int i = 0; i < LINKS_PER_ENTRY; i++) {
+	index_keys(type, e->obj, keys);
+	for (int i = 0; i < store_links(type); i++) {
 		struct link *l = &e->links[i];
 		struct bucket *b;
 
@@ -234,12 +255,12 @@ static void entry_link(struct k8s_cache *st, struct entry *e)
 	}
 }
 
-static void entry_unlink(struct k8s_cache *st, struct entry *e)
+static void entry_unlink(struct k8s_cache *st, int type, struct entry *e)
 {
 	struct index_key keys[LINKS_PER_ENTRY];
 
-	index_keys(e->type, e->obj, keys);
-	for (int i = 0; i < LINKS_PER_ENTRY; i++) {
+	index_keys(type, e->obj, keys);
+	for (int i = 0; i < store_links(type); i++) {
 		struct link *l = &e->links[i];
 		struct bucket *b = l->b;
 
@@ -269,6 +290,8 @@ struct k8s_cache *store_new(const char *config_ns, struct cache_feed *feed)
 		free(st);
 		return NULL;
 	}
+	for (int t = 0; t < TYPE_COUNT; t++)
+		st->tables[t].type = t;
 	st->config_ns = config_ns;
 	st->feed = feed;
 	return st;
@@ -362,11 +385,6 @@ void store_bump(struct k8s_cache *st)
 
 /* ---- writes ---- */
 
-static int kind_of(int type, const void *obj)
-{
-	return type == CACHE_JOB ? (int)((const struct job *)obj)->kind : -1;
-}
-
 static void fill_change(struct store_change *ch, int type, enum cache_change_type what,
                         const void *now, void *old)
 {
@@ -413,7 +431,8 @@ int store_put(struct k8s_cache *st, enum cache_object_type type, void *obj, uint
 	int kind = kind_of(type, obj);
 	uint32_t hash = hash_key(kind, m->namespace, m->name);
 	struct etable *t = &st->tables[type];
-	struct entry *fresh = calloc(1, sizeof(*fresh)), **pp, *e;
+	struct entry *fresh = calloc(1, sizeof(*fresh) + store_links(type) * sizeof(struct link));
+	struct entry **pp, *e;
 	void *old;
 
 	if (!fresh) {
@@ -432,9 +451,9 @@ int store_put(struct k8s_cache *st, enum cache_object_type type, void *obj, uint
 			return 0;
 		}
 		old = e->obj;
-		entry_unlink(st, e);
+		entry_unlink(st, type, e);
 		e->obj = obj;
-		entry_link(st, e);
+		entry_link(st, type, e);
 		store_bump(st);
 		pthread_rwlock_unlock(&st->lock);
 		free(fresh);
@@ -452,13 +471,11 @@ int store_put(struct k8s_cache *st, enum cache_object_type type, void *obj, uint
 	e = fresh;
 	e->hash = hash;
 	e->epoch = epoch;
-	e->type = type;
-	e->kind = kind;
 	e->obj = obj;
 	e->hnext = t->slots[hash & (t->nslots - 1)];
 	t->slots[hash & (t->nslots - 1)] = e;
 	t->count++;
-	entry_link(st, e);
+	entry_link(st, type, e);
 	store_bump(st);
 	pthread_rwlock_unlock(&st->lock);
 	fill_change(ch, type, CACHE_ADDED, obj, NULL);
@@ -466,13 +483,13 @@ int store_put(struct k8s_cache *st, enum cache_object_type type, void *obj, uint
 }
 
 /* Takes e out of its table and indexes; the caller holds the write lock. */
-static void entry_remove(struct k8s_cache *st, struct entry **pp)
+static void entry_remove(struct k8s_cache *st, int type, struct entry **pp)
 {
 	struct entry *e = *pp;
 
-	entry_unlink(st, e);
+	entry_unlink(st, type, e);
 	*pp = e->hnext;
-	st->tables[e->type].count--;
+	st->tables[type].count--;
 }
 
 int store_remove(struct k8s_cache *st, enum cache_object_type type, int kind, const char *ns,
@@ -489,7 +506,7 @@ int store_remove(struct k8s_cache *st, enum cache_object_type type, int kind, co
 		return 0;
 	}
 	e = *pp;
-	entry_remove(st, pp);
+	entry_remove(st, type, pp);
 	store_bump(st);
 	pthread_rwlock_unlock(&st->lock);
 	fill_change(ch, type, CACHE_DELETED, e->obj, e->obj);
@@ -514,7 +531,7 @@ size_t store_sweep(struct k8s_cache *st, enum cache_object_type type, int kind, 
 		while (*pp) {
 			struct entry *e = *pp;
 
-			if (e->kind != kind || e->epoch == epoch ||
+			if (kind_of(type, e->obj) != kind || e->epoch == epoch ||
 			    (ns && strcmp(meta_of(e->obj)->namespace, ns) != 0)) {
 				pp = &e->hnext;
 				continue;
@@ -528,7 +545,7 @@ size_t store_sweep(struct k8s_cache *st, enum cache_object_type type, int kind, 
 				chs = nc;
 				cap = ncap;
 			}
-			entry_remove(st, pp);
+			entry_remove(st, type, pp);
 			fill_change(&chs[n++], type, CACHE_DELETED, e->obj, e->obj);
 			free(e);
 		}

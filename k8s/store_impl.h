@@ -22,7 +22,7 @@ enum index_id {
 };
 
 #define TYPE_COUNT      (CACHE_NAMESPACE + 1)
-#define LINKS_PER_ENTRY 2
+#define LINKS_PER_ENTRY 2 /* the most indexes an object is in: a pod's job and node */
 
 struct entry;
 
@@ -40,18 +40,21 @@ struct link {
 	struct bucket *b; /* NULL: not in this index */
 };
 
+/* One per stored object, so kept small: its type is its table's, a job's kind is
+ * the job's own, and it has only the links of the indexes its type is in
+ * (store_links(): a pod 2, a service, event or job 1, others none). */
 struct entry {
 	struct entry *hnext;
+	void *obj;
 	uint32_t hash;
 	uint32_t epoch;
-	int type, kind;
-	void *obj;
-	struct link links[LINKS_PER_ENTRY];
+	struct link links[];
 };
 
 struct etable {
 	struct entry **slots;
 	size_t nslots, count;
+	int type; /* enum cache_object_type of its entries */
 };
 
 struct btable {
@@ -75,6 +78,8 @@ static inline const struct obj_meta *meta_of(const void *obj)
 	return obj;
 }
 
+/* How many indexes an object of type is in: the links its entry has. */
+int store_links(int type);
 /* The entry of (kind, ns, name) in a table, or NULL. */
 struct entry *store_entry_get(struct etable *t, int kind, const char *ns, const char *name);
 /* The index bucket of (ns, val), or NULL. */

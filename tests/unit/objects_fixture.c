@@ -81,13 +81,6 @@ static void meta_free(struct obj_meta *m)
 	free(m->resource_version);
 	kv_free(&m->labels);
 	kv_free(&m->annotations);
-	for (size_t i = 0; i < m->n_owners; i++) {
-		free(m->owners[i].api_version);
-		free(m->owners[i].kind);
-		free(m->owners[i].name);
-		free(m->owners[i].uid);
-	}
-	free(m->owners);
 }
 
 struct job *fx_job(enum job_kind kind, const char *name, int64_t created)

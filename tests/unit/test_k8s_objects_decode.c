@@ -250,9 +250,10 @@ TEST(objects_running_worker_pod)
 	CHECK_STR_EQ(p->priority_class, "high");
 	CHECK_STR_EQ(p->restart_policy, "Never");
 	CHECK_INT_EQ(p->gpus, 1);
-	CHECK_INT_EQ(p->meta.n_owners, 1);
-	CHECK_STR_EQ(p->meta.owners[0].kind, "TFJob");
-	CHECK(p->meta.owners[0].controller);
+	/* of its seven labels only release is kept (the tree reads no other of a pod's) */
+	CHECK_INT_EQ(p->meta.labels.n, 1);
+	CHECK_STR_EQ(kv_get(&p->meta.labels, "release"), "mnist");
+	CHECK(kv_get(&p->meta.labels, "training.kubeflow.org/job-name") == NULL);
 	CHECK_STR_EQ(kv_get(&p->meta.annotations, "kubectl.kubernetes.io/default-container"),
 	             "tensorflow");
 	CHECK(kv_get(&p->meta.annotations, "cni.projectcalico.org/podIP") == NULL);
@@ -311,6 +312,8 @@ TEST(objects_pod_with_init_containers)
 	CHECK_STR_EQ(
 	    p->init_containers[0].state.container_id,
 	    "containerd://aaaa000000000000000000000000000000000000000000000000000000000001");
+	/* the terminated state names the container's own instance: one copy for both */
+	CHECK(p->init_containers[0].state.container_id == p->init_containers[0].container_id);
 	CHECK_INT_EQ(p->init_containers[1].state.kind, CONTAINER_RUNNING);
 	CHECK_INT_EQ(p->n_containers, 2);
 	CHECK_INT_EQ(p->containers[0].state.kind, CONTAINER_WAITING);
@@ -449,6 +452,8 @@ TEST(objects_services)
 	CHECK_INT_EQ(np->node_port, 31234);
 	CHECK_STR_EQ(np->lb_ingress, "");
 	CHECK_STR_EQ(kv_get(&np->meta.labels, "release"), "mnist");
+	CHECK_STR_EQ(kv_get(&np->meta.labels, "role"), "tensorboard");
+	CHECK(kv_get(&np->meta.labels, "app") == NULL);
 	CHECK_STR_EQ(lb->type, "LoadBalancer");
 	CHECK_STR_EQ(lb->lb_ingress, "a1b2c3-123.eu-west-1.elb.amazonaws.com");
 	CHECK_INT_EQ(lb->port, 80);
@@ -506,12 +511,12 @@ TEST(objects_repeated_strings_are_interned_and_released)
 	if (!a || !b)
 		goto out;
 	CHECK(strings1 > strings0);
-	/* The second pod of the job adds few strings: its namespace, label keys, job name,
-	 * owner uid and image are already there. */
+	/* The second pod of the job adds few strings: its namespace, job name, replica
+	 * type and image are already there. */
 	CHECK(strings2 - strings1 < 8);
 	CHECK(a->meta.namespace == b->meta.namespace);
 	CHECK(a->job_name == b->job_name);
-	CHECK(a->meta.owners[0].uid == b->meta.owners[0].uid);
+	CHECK(a->replica_type == b->replica_type);
 	CHECK(a->containers[0].image == b->containers[0].image);
 	CHECK(a->meta.name != b->meta.name);
 out:
