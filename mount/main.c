@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -337,6 +338,12 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.ready_fd = -1;
 	main_thread = pthread_self();
+	/* glibc gives each thread that allocates its own heap, up to eight per core: the
+	 * FUSE workers, reflectors and log streams each keep one, part free. At 10,000
+	 * jobs that was 15 MiB of a 157 MiB daemon after a walk of the tree; two heaps
+	 * keep it without a slowdown measured. MALLOC_ARENA_MAX in the environment wins. */
+	if (!getenv("MALLOC_ARENA_MAX"))
+		mallopt(M_ARENA_MAX, 2);
 	fs_log_set_sink(startup_sink);
 	fuse_set_log_func(fuse_log_to_fs);
 	ret = options_parse(argc, argv, &d.opts);
