@@ -1,16 +1,18 @@
 /*
- * libFuzzer target: what a server (broken or hostile) sends on a watch — the
- * stream splitter (k8s/watchparse.c), fed in two pieces at a point the input
- * chooses, and every object decoder (k8s/..._decode.c) on each event's object.
+ * libFuzzer target: what a server (broken or hostile) sends on a watch or a list —
+ * the watch stream splitter (k8s/watchparse.c) and the list body parser
+ * (k8s/listparse.c), each fed the input in two pieces at a point the input
+ * chooses, and every object decoder (k8s/..._decode.c) on each object they give.
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "k8s/error.h"
+#include "k8s/listparse.h"
 #include "k8s/objects.h"
 #include "k8s/watchparse.h"
 
-static int on_event(void *arg, const struct watch_event *ev)
+static void decode_all(json_t *object)
 {
 	struct job *j;
 	struct pod *p;
@@ -19,20 +21,32 @@ static int on_event(void *arg, const struct watch_event *ev)
 	struct event *e;
 	struct k8s_namespace *ns;
 
-	(void)arg;
 	for (int k = 0; k < JOB_KIND_COUNT; k++)
-		if ((j = job_decode(ev->object, (enum job_kind)k)))
+		if ((j = job_decode(object, (enum job_kind)k)))
 			job_free(j);
-	if ((p = pod_decode(ev->object)))
+	if ((p = pod_decode(object)))
 		pod_free(p);
-	if ((n = node_decode(ev->object)))
+	if ((n = node_decode(object)))
 		node_free(n);
-	if ((s = service_decode(ev->object)))
+	if ((s = service_decode(object)))
 		service_free(s);
-	if ((e = event_decode(ev->object)))
+	if ((e = event_decode(object)))
 		event_free(e);
-	if ((ns = namespace_decode(ev->object)))
+	if ((ns = namespace_decode(object)))
 		namespace_free(ns);
+}
+
+static int on_event(void *arg, const struct watch_event *ev)
+{
+	(void)arg;
+	decode_all(ev->object);
+	return 0;
+}
+
+static int on_item(void *arg, json_t *item)
+{
+	(void)arg;
+	decode_all(item);
 	return 0;
 }
 
@@ -47,5 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    watchparse_feed(&wp, (const char *)data + cut, size - cut, on_event, NULL, &err) == 0)
 		watchparse_finish(&wp, on_event, NULL, &err);
 	watchparse_free(&wp);
+
+	struct list_parser lp;
+	json_t *rest = NULL;
+
+	listparse_init(&lp, 1 << 20, on_item, NULL);
+	if (listparse_feed(&lp, (const char *)data, cut, &err) == 0 &&
+	    listparse_feed(&lp, (const char *)data + cut, size - cut, &err) == 0 &&
+	    listparse_finish(&lp, &rest, &err) == 0)
+		json_decref(rest);
+	listparse_free(&lp);
 	return 0;
 }
