@@ -129,7 +129,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	}
 }
 
-int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed)
+int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *changed)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct fs_text *text = NULL;
@@ -138,7 +138,6 @@ int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed
 	int ret;
 
 	*changed = false;
-	pthread_mutex_lock(&in->lock);
 	cache_read_lock(fs->cache);
 	gen = cache_generation(fs->cache);
 	if (in->rendered && in->text_gen == gen && !fs_type_is_volatile(in->node.type) &&
@@ -183,8 +182,17 @@ int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed
 unlock:
 	cache_read_unlock(fs->cache);
 out:
-	pthread_mutex_unlock(&in->lock);
 	strbuf_free(&sb);
+	return ret;
+}
+
+int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed)
+{
+	int ret;
+
+	pthread_mutex_lock(&in->lock);
+	ret = content_refresh_locked(fs, in, false, changed);
+	pthread_mutex_unlock(&in->lock);
 	return ret;
 }
 
@@ -278,7 +286,7 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 	if (fs_type_is_log(type)) {
 		logfile_stat(fs, in, &size, &mtime);
 	} else {
-		ret = content_refresh(fs, in, false, &changed);
+		ret = content_refresh(fs, in, &changed);
 		if (ret)
 			return ret;
 		pthread_mutex_lock(&in->lock);

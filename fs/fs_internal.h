@@ -133,12 +133,19 @@ int64_t view_pod_mtime(const struct pod *p, int64_t now);
 /*
  * Makes a regular, non-log file's text current (re-rendering when the cache changed
  * since, or always for volatile files): its length, hash and mtime, and in->text
- * itself when keep (an open reads it) or when it is small (CONTENT_KEEP_MAX).
- * Sets *changed when the text differs from the one before. Takes in->lock and the
- * cache's read lock itself. -ENOENT when the object is gone.
+ * itself when it is small (CONTENT_KEEP_MAX). Sets *changed when the text differs
+ * from the one before. Takes in->lock and the cache's read lock itself. -ENOENT
+ * when the object is gone.
  */
 #define CONTENT_KEEP_MAX 256
-int content_refresh(struct fs *fs, struct fs_inode *in, bool keep, bool *changed);
+int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed);
+/*
+ * The same with in->lock held by the caller; keep: in->text is set however large
+ * (an open takes its snapshot). A kept text is only sure to be there until in->lock
+ * is released: any other refresh (a getattr, the notifier) may drop a large one, so
+ * an open takes its reference before unlocking.
+ */
+int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *changed);
 /* The attributes of in (refreshing its content first); 0 or -errno. */
 int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st);
 /* Attributes from a node alone for types that need no content (directories). */

@@ -381,7 +381,7 @@ static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in
 	} else if (fs_type_is_volatile(t)) {
 		add_action(b, in->ino, NULL, 0);
 	} else {
-		ret = content_refresh(fs, in, false, &changed);
+		ret = content_refresh(fs, in, &changed);
 		if (ret == 0 && changed)
 			add_action(b, in->ino, NULL, 0);
 	}

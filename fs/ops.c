@@ -283,13 +283,16 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		h->log = true;
 		fi->direct_io = 1;
 	} else {
-		ret = content_refresh(fs, in, true, &changed);
+		/* One hold of in->lock from the render to the snapshot: a getattr or the
+		 * notifier refreshing in between drops a large text (in->text NULL). */
+		pthread_mutex_lock(&in->lock);
+		ret = content_refresh_locked(fs, in, true, &changed);
 		if (ret) {
+			pthread_mutex_unlock(&in->lock);
 			fs_handle_free(fs, h);
 			fuse_reply_err(req, -ret);
 			return;
 		}
-		pthread_mutex_lock(&in->lock);
 		h->text = fs_text_get(in->text);
 		if (fs_type_is_volatile(in->node.type) ||
 		    (in->reported && in->reported_size != h->text->len) ||
@@ -366,10 +369,14 @@ static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (h->text) {
-		size_t len = h->text->len;
-		size_t start = (uint64_t)off < len ? (size_t)off : len;
+		/* Held across the reply: once the kernel has the bytes the reader may close,
+		 * and the RELEASE on another worker frees the handle (and its text) while
+		 * this one is still returning from writev. */
+		struct fs_text *t = fs_text_get(h->text);
+		size_t start = (uint64_t)off < t->len ? (size_t)off : t->len;
 
-		fuse_reply_buf(req, h->text->data + start, len - start < size ? len - start : size);
+		fuse_reply_buf(req, t->data + start, t->len - start < size ? t->len - start : size);
+		fs_text_put(t);
 		return;
 	}
 	buf = malloc(size ? size : 1);

@@ -233,6 +233,45 @@ def test_an_open_file_reads_the_version_it_was_opened_at(kubesim, arenafs):
     assert seen in ("PENDING\n", "RUNNING\n"), seen
 
 
+def test_cat_of_a_file_being_stat_ed_reads_its_text(kubesim, arenafs):
+    """An open renders a file and takes its snapshot in one hold of the inode's lock.
+    A large text (over 256 bytes) stays in its inode only while it is opened, so a stat
+    (or the notifier) refreshing it between the two dropped it: the open then read
+    nothing (info, which shows ages and is rendered at every stat) or, when the text had
+    a size reported, the daemon crashed (a NULL text's length: job.json during a walk of
+    2,000 changing jobs). attr_timeout=0 sends every stat to the daemon."""
+    c = kubesim("--nodes", "1", "--jobs", "1")
+    m = arenafs(c, "attr_timeout=0")
+    info = m.path("jobs", "tfjob-00000", "info")
+    assert os.stat(info).st_size > 256, "info must be a text the inode does not keep"
+    stop = time.monotonic() + 8
+    errors = []
+
+    def stat_loop():
+        try:
+            while time.monotonic() < stop:
+                os.stat(info)
+        except OSError as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=stat_loop) for _ in range(2)]
+    for t in threads:
+        t.start()
+    reads = empty = 0
+    try:
+        while time.monotonic() < stop:
+            with open(info, "rb") as f:
+                reads += 1
+                if not f.read():
+                    empty += 1
+    finally:
+        for t in threads:
+            t.join()
+    assert not errors, errors
+    assert empty == 0, "%d of %d reads of info were empty" % (empty, reads)
+    assert m.unexpected_output() == []
+
+
 def test_inode_numbers_survive_the_kernel_forgetting_them(kubesim, arenafs):
     """st_ino of a path stays while its object lives, even after the kernel dropped
     its inodes (find -inum, rsync and tar compare st_ino between walks)."""
