@@ -45,7 +45,10 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	fs->opts = *opts;
 	fs->inodes = inode_table_new(on_inode_free);
 	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0 ||
-	    logfile_memo_new(&fs->log_memo) < 0 || logstream_registry_new(&fs->streams) < 0) {
+	    logfile_memo_new(&fs->log_memo) < 0 || logstream_registry_new(&fs->streams) < 0 ||
+	    submit_defer_new(fs, &fs->defer) < 0) {
+		submit_defer_free(fs->defer);
+		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
 		staging_free(fs->staging);
@@ -88,6 +91,7 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 
 void fs_stop(struct fs *fs)
 {
+	submit_defer_stop(fs->defer);
 	notify_stop(fs->notifier);
 	logfile_stop_all(fs);
 }
@@ -96,6 +100,7 @@ void fs_free(struct fs *fs)
 {
 	if (!fs)
 		return;
+	submit_defer_free(fs->defer);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
 	while (fs->handles)

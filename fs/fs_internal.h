@@ -15,6 +15,7 @@
  *   staging.c   submit/'s in-memory files and outcomes (staging.h)
  *   submit.c    the FUSE operations of submit/ and rmdir of jobs/NAME (submit.h)
  *   submit_run.c  one submission: spec → dry run → objects, undone on failure
+ *   submit_defer.c  directory entries: made once their copy is over (one thread)
  *   log.c       messages to stderr or syslog (fs_log)
  *
  * Lock order: inode->lock, then the cache's read lock; the inode table's mutex and
@@ -43,6 +44,7 @@
 struct fs_notifier;
 struct log_memo_table;
 struct staging;
+struct submit_defer;
 
 struct fs {
 	struct fs_options opts;
@@ -53,6 +55,7 @@ struct fs {
 	bool served[JOB_KIND_COUNT];
 	const char *namespace;       /* the configured one: jobs/ */
 	struct staging *staging;     /* submit/'s contents */
+	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */
@@ -207,10 +210,38 @@ void dirs_inode_free(struct fs_inode *in);
 
 #define SUBMIT_CACHE_WAIT_MS 3000    /* a made or deleted job shows in the tree before the reply */
 
+struct staging_code;
+
+struct submit_request {
+	const char *ns;                   /* where to create; NULL: the mount's namespace */
+	const char *text;                 /* the spec */
+	size_t len;
+	const char *default_name;         /* the staging entry's name */
+	bool check_only;                  /* parse, validate and dry-run: nothing is made */
+	const struct staging_code *code;  /* local code to ship with it, or NULL */
+};
+
 /* Parses, validates, dry-runs and creates the objects of a spec; nothing is left
  * behind on failure. 0 or -errno with err's message for the submission's `error`. */
-int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
-	       struct k8s_error *err);
+int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error *err);
+/* ---- submit_defer.c ---- */
+
+struct staging_submission;
+
+int submit_defer_new(struct fs *fs, struct submit_defer **out);
+/* Queues a checked submission of a directory entry (sub is taken over and cleared),
+ * to be made in namespace ns (NULL: the mount's) once the entry is quiet. */
+int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_submission *sub);
+#define SUBMIT_DEFER_WAIT_MS 10000 /* a lookup of jobs/NAME waiting for NAME's copy to end */
+
+/* Waits, at most timeout_ms, while the job NAME of namespace ns waits to be made;
+ * whether it waited. */
+bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name,
+		       int timeout_ms);
+/* Stops the thread; what still waits is dropped (logged), nothing made. */
+void submit_defer_stop(struct submit_defer *d);
+void submit_defer_free(struct submit_defer *d);
+
 /* Waits until the cache has (present) or no longer has the job (of that uid, when not
  * NULL), at most timeout_ms; whether it came to be. */
 bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,

@@ -167,6 +167,11 @@ static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		goto out;
 	}
 	in = child_inode(fs, parent, name, &err);
+	/* A folder copied into submit/ is made a moment after cp returns (submit_defer.c):
+	 * `cp -r mnist/ submit/ && cat jobs/mnist/status` waits for it here. */
+	if (!in && err == ENOENT && parent->node.type == FS_JOBS_DIR &&
+	    submit_defer_wait(fs->defer, parent->node.ns, name, SUBMIT_DEFER_WAIT_MS))
+		in = child_inode(fs, parent, name, &err);
 	if (!in) {
 		if (err == ENOENT)
 			reply_negative(fs, req, parent->node.type);

@@ -35,6 +35,8 @@ struct snode {
 	size_t len, cap;
 	unsigned opens;
 	enum staging_outcome outcome; /* top-level directories */
+	int64_t changed_ms;           /* top-level: when anything below last changed */
+	size_t code_wanted;           /* top-level: the code size a refused write wanted */
 	struct timespec atime, mtime, ctime;
 };
 
@@ -60,6 +62,31 @@ static struct timespec now(void)
 
 	clock_gettime(CLOCK_REALTIME, &t);
 	return t;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The top-level entry n is in (n itself when top-level), or NULL (root, unlinked). */
+static struct snode *entry_of(struct snode *n)
+{
+	while (n && n->parent && n->parent->parent)
+		n = n->parent;
+	return n && n->parent ? n : NULL;
+}
+
+/* Something below n's entry changed: a copy into it is still under way. */
+static void touch_entry(struct snode *n)
+{
+	struct snode *e = entry_of(n);
+
+	if (e)
+		e->changed_ms = monotonic_ms();
 }
 
 static struct snode *find(struct staging *st, uint64_t id)
@@ -99,6 +126,7 @@ static void link_child(struct snode *dir, struct snode *n)
 	*p = n;
 	n->parent = dir;
 	dir->mtime = dir->ctime = now();
+	touch_entry(n);
 }
 
 static void unlink_child(struct snode *n)
@@ -107,6 +135,7 @@ static void unlink_child(struct snode *n)
 
 	if (!n->parent)
 		return;
+	touch_entry(n->parent);
 	for (p = &n->parent->children; *p && *p != n; p = &(*p)->sibling)
 		;
 	if (*p)
@@ -370,10 +399,16 @@ int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mod
 	return err;
 }
 
+static int code_check_growth(struct staging *st, struct snode *n, size_t size);
+
 static int set_size(struct staging *st, struct snode *n, size_t size)
 {
+	int err;
+
 	if (size > STAGING_FILE_MAX)
 		return -EFBIG;
+	if (size > n->len && (err = code_check_growth(st, n, size)))
+		return err;
 	if (size > n->cap) {
 		size_t cap = n->cap ? n->cap : 4096;
 		char *data;
@@ -398,6 +433,7 @@ static int set_size(struct staging *st, struct snode *n, size_t size)
 		n->lost = 0;
 	n->mtime = n->ctime = now();
 	n->dirty = true;
+	touch_entry(n);
 	return 0;
 }
 
@@ -529,6 +565,7 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 		memcpy(n->data + off, buf, size);
 		n->mtime = n->ctime = now();
 		n->dirty = true;
+		touch_entry(n);
 		ret = (ssize_t)size;
 	}
 	pthread_mutex_unlock(&st->lock);
@@ -717,6 +754,7 @@ static int spec_target(const struct staging *st, const struct snode *dir, const 
 		sub->entry = strndup(name, stem);
 	} else if (dir->parent == st->root && is_spec_name_in_entry(name)) {
 		sub->entry = strdup(dir->name);
+		sub->in_dir = true;
 	} else {
 		return 0;
 	}
@@ -862,4 +900,199 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	pthread_mutex_unlock(&st->lock);
 	free(error);
 	return err;
+}
+
+/* ---- code: the other files of a directory entry, shipped with its job ---- */
+
+/* Hidden files and folders (.git/, editors' and rsync's temporaries) and Python's
+ * byte-code caches stay behind (docs/submit.md, "Local code"). */
+static bool shipped_name(const char *name)
+{
+	return name[0] != '.' && strcmp(name, "__pycache__") != 0;
+}
+
+/* Is n a file below a directory entry that ships with its job? */
+static bool shipped(const struct snode *n)
+{
+	const struct snode *a;
+
+	if (n->dir || n->generated || !n->parent || !n->parent->parent)
+		return false;
+	for (a = n; a->parent && a->parent->parent; a = a->parent)
+		if (!shipped_name(a->name))
+			return false;
+	return a->parent != NULL;
+}
+
+static size_t code_bytes(const struct snode *d)
+{
+	size_t total = 0;
+
+	for (const struct snode *c = d->children; c; c = c->sibling)
+		total += c->dir ? (shipped_name(c->name) ? code_bytes(c) : 0)
+		                : (shipped(c) ? c->len : 0);
+	return total;
+}
+
+static void code_too_large(char *buf, size_t size, size_t wanted)
+{
+	snprintf(buf, size,
+	         "the code is too large: a write made the files to ship %zu bytes, and one "
+	         "ConfigMap holds at most %d (Kubernetes' limit); nothing was created. Leave "
+	         "data and large files out of the folder (data: mounts a PVC)",
+	         wanted, STAGING_CODE_MAX);
+}
+
+/* Growing n to size would make its entry's code larger than a ConfigMap holds:
+ * -EFBIG, and the entry's status and error say so at once. */
+static int code_check_growth(struct staging *st, struct snode *n, size_t size)
+{
+	struct snode *e;
+	size_t total;
+	char why[320];
+
+	if (!shipped(n))
+		return 0;
+	e = entry_of(n);
+	total = code_bytes(e) - n->len + size;
+	if (total <= STAGING_CODE_MAX)
+		return 0;
+	if (total > e->code_wanted)
+		e->code_wanted = total;
+	code_too_large(why, sizeof(why), e->code_wanted);
+	strcat(why, "\n");
+	e->outcome = STAGING_FAILED;
+	set_generated(st, e, STAGING_STATUS, OUTCOME_TEXT[STAGING_FAILED]);
+	set_generated(st, e, STAGING_ERROR, why);
+	return -EFBIG;
+}
+
+int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms)
+{
+	struct snode *e;
+	int err = 0;
+
+	pthread_mutex_lock(&st->lock);
+	e = child(st->root, entry);
+	if (!e || !e->dir)
+		err = -ENOENT;
+	else
+		*ms = monotonic_ms() - e->changed_ms;
+	pthread_mutex_unlock(&st->lock);
+	return err;
+}
+
+/* Appends the shipped files below d (at path, len bytes of it used) to c. */
+static int collect_code(const struct snode *d, char *path, size_t len, size_t size,
+                        struct staging_code *c, int *lost)
+{
+	for (const struct snode *n = d->children; n; n = n->sibling) {
+		size_t nl = strlen(n->name);
+		struct staging_code_file *f;
+		int err;
+
+		if (n->dir ? !shipped_name(n->name) : !shipped(n))
+			continue;
+		if (len + nl + 2 > size)
+			return -ENAMETOOLONG;
+		if (strchr(n->name, '\n'))
+			return -EINVAL; /* the job's annotation lists one path a line */
+		sprintf(path + len, "%s%s", len ? "/" : "", n->name);
+		if (n->dir) {
+			err = collect_code(n, path, len + nl + (len ? 1 : 0), size, c, lost);
+			path[len] = '\0';
+			if (err)
+				return err;
+			continue;
+		}
+		if (n->lost && !*lost)
+			*lost = n->lost;
+		f = realloc(c->files, (c->n + 1) * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		c->files = f;
+		f = &c->files[c->n];
+		memset(f, 0, sizeof(*f));
+		f->path = strdup(path);
+		f->data = malloc(n->len ? n->len : 1);
+		c->n++;
+		if (!f->path || !f->data)
+			return -ENOMEM;
+		memcpy(f->data, n->data, n->len);
+		f->len = n->len;
+		f->mode = n->mode & 0777;
+		c->bytes += n->len;
+		path[len] = '\0';
+	}
+	return 0;
+}
+
+static bool only_the_spec(const struct staging_code *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!is_spec_name_in_entry(c->files[i].path))
+			return false;
+	return true;
+}
+
+int staging_take_code(struct staging *st, const char *entry, struct staging_code *out)
+{
+	char path[4096] = "";
+	struct snode *e;
+	int err = 0, lost = 0;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&st->lock);
+	e = child(st->root, entry);
+	if (!e)
+		err = -ENOENT;
+	else if (e->dir)
+		err = collect_code(e, path, 0, sizeof(path), out, &lost);
+	if (!err && lost)
+		err = -lost;
+	if (!err && out->bytes > STAGING_CODE_MAX)
+		err = -EFBIG;
+	if (!err)
+		e->code_wanted = 0;
+	if (err == -EFBIG)
+		out->bytes = e->code_wanted > out->bytes ? e->code_wanted : out->bytes;
+	pthread_mutex_unlock(&st->lock);
+	if (err) {
+		size_t bytes = out->bytes;
+
+		staging_code_clear(out);
+		out->bytes = bytes;
+	} else if (only_the_spec(out)) {
+		staging_code_clear(out); /* a folder holding just its spec ships nothing */
+	}
+	return err;
+}
+
+void staging_code_explain(char *buf, size_t size, int err, size_t bytes)
+{
+	if (err == -EFBIG)
+		code_too_large(buf, size, bytes);
+	else if (err == -EINVAL)
+		snprintf(buf, size, "a file to ship has a newline in its name: rename it or "
+		                    "leave it out of the folder; nothing was created");
+	else if (err == -ENAMETOOLONG)
+		snprintf(buf, size, "a path in the folder is longer than 4095 bytes; nothing "
+		                    "was created");
+	else if (err == -ENOSPC)
+		snprintf(buf, size, "submit/ is full (%d MiB of files together): a file of the "
+		                    "folder was cut short, and nothing was created",
+		         STAGING_BYTES_MAX >> 20);
+	else
+		snprintf(buf, size, "the folder's files could not be taken (%s); nothing was "
+		                    "created", strerror(-err));
+}
+
+void staging_code_clear(struct staging_code *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->files[i].path);
+		free(c->files[i].data);
+	}
+	free(c->files);
+	memset(c, 0, sizeof(*c));
 }

@@ -31,6 +31,7 @@
 #define STAGING_FILE_MAX  (1024 * 1024)      /* a spec is small: larger files get EFBIG */
 #define STAGING_BYTES_MAX (64 * 1024 * 1024) /* all file bytes together: then ENOSPC */
 #define STAGING_NODES_MAX 10000              /* files and directories: then ENOSPC */
+#define STAGING_CODE_MAX  (1024 * 1024)      /* a directory entry's code: one ConfigMap */
 #define STAGING_STATUS    "status"
 #define STAGING_ERROR     "error"
 
@@ -72,6 +73,7 @@ struct staging_submission {
 	size_t len;
 	char *default_name; /* the job's name when the spec has no name: */
 	char *entry;        /* the top-level name whose status/error tell the outcome */
+	bool in_dir;        /* submit/NAME/spec.yaml: the folder's other files are code */
 };
 
 struct staging;
@@ -139,5 +141,37 @@ void staging_submission_clear(struct staging_submission *sub);
  */
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
                         const char *message);
+
+/*
+ * Local code (docs/submit.md): the files of a directory entry other than its
+ * status and error, hidden names (.git/, editors' temporaries) and __pycache__/,
+ * shipped with its job in one ConfigMap, so at most STAGING_CODE_MAX bytes: a
+ * write past that is -EFBIG and the entry's error says so.
+ */
+struct staging_code_file {
+	char *path; /* relative to the entry, '/'-separated */
+	char *data;
+	size_t len;
+	mode_t mode;
+};
+
+struct staging_code {
+	struct staging_code_file *files;
+	size_t n;
+	size_t bytes; /* all files' bytes; after -EFBIG, the size a write wanted */
+};
+
+/* Milliseconds since anything below the directory entry last changed (a copy into it
+ * is over when this grows). -ENOENT when ENTRY is not a directory of submit/. */
+int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms);
+/*
+ * Copies the files to ship of ENTRY into *out (none for a single spec file).
+ * -EFBIG (out->bytes says how large), -ENOSPC or another write's errno when a file
+ * to ship was cut by a failed write, -EINVAL for a name with a newline,
+ * -ENAMETOOLONG, -ENOENT, -ENOMEM. staging_code_explain words such an error.
+ */
+int staging_take_code(struct staging *st, const char *entry, struct staging_code *out);
+void staging_code_explain(char *buf, size_t size, int err, size_t bytes);
+void staging_code_clear(struct staging_code *c);
 
 #endif

@@ -338,15 +338,28 @@ void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* Submits sub and records the outcome; 0 or -errno for the reply. */
-static int submit_and_record(struct fs *fs, const struct staging_submission *sub)
+/*
+ * Submits sub and records the outcome; 0 or -errno for the reply. A folder's spec
+ * (submit/NAME/spec.yaml) is only checked here: its job is made with the folder's
+ * code once the copy is over (submit_defer.c), and sub is taken over for that.
+ */
+static int submit_and_record(struct fs *fs, struct staging_submission *sub)
 {
+	struct submit_request rq = {NULL, sub->text, sub->len, sub->default_name, sub->in_dir,
+	                            NULL};
 	struct k8s_error err;
 	int ret;
 
 	k8s_error_clear(&err);
 	staging_set_outcome(fs->staging, sub->entry, STAGING_SUBMITTING, NULL);
-	ret = submit_run(fs, sub->text, sub->len, sub->default_name, &err);
+	ret = submit_run(fs, &rq, &err);
+	if (ret == 0 && sub->in_dir) {
+		ret = submit_defer_add(fs->defer, NULL, sub);
+		if (ret == 0)
+			return 0;
+		k8s_error_set(&err, -ret, "the submission could not be queued: %s",
+		              strerror(-ret));
+	}
 	staging_set_outcome(fs->staging, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
 	if (ret)

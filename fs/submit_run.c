@@ -3,8 +3,10 @@
  * parse and validate (spec/spec.h), dry-run every object so that the API
  * server's own validation (names, admission, a taken name) speaks before anything
  * exists, ask for the PriorityClasses its pods name, create the job, then its
- * TensorBoard (owned by the job), and delete what was made when a later object
- * fails, so that a failure leaves nothing behind.
+ * local code's ConfigMap and its TensorBoard (owned by the job), and delete what
+ * was made when a later object fails, so that a failure leaves nothing behind.
+ * A check stops after the dry runs (a directory entry's close: its code is still
+ * being copied, fs/submit_defer.c makes it once the copy is over).
  *
  * It blocks on the network (each request has the client's deadline) on the FUSE
  * worker thread of the close(2) or rename(2) that submits; FUSE runs others
@@ -15,11 +17,13 @@
 #include "fs/fs_internal.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
 
 #include "k8s/api.h"
+#include "fs/staging.h"
 #include "spec/spec.h"
 #include "util/timefmt.h"
 
@@ -27,8 +31,8 @@
 
 /* The created objects to undo, in the order they were made, with what they are. */
 struct made {
-	json_t *objs[3];
-	const char *what[3];
+	json_t *objs[4];
+	const char *what[4];
 	size_t n;
 };
 
@@ -55,10 +59,10 @@ bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, 
 }
 
 /* Dry-runs or creates obj; the error names what was being made. */
-static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, json_t **created,
-                  struct k8s_error *err)
+static int create(struct fs *fs, const char *ns, json_t *obj, bool dry_run, const char *what,
+                  json_t **created, struct k8s_error *err)
 {
-	int rc = k8s_create(fs->client, fs->namespace, obj, dry_run, created, err);
+	int rc = k8s_create(fs->client, ns, obj, dry_run, created, err);
 
 	if (rc)
 		k8s_error_prefix(err, "%s %s: ", dry_run ? "checking" : "creating", what);
@@ -66,11 +70,11 @@ static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, js
 }
 
 /* Creates obj for real and records it in m, to be undone if a later object fails. */
-static int make(struct fs *fs, struct made *m, json_t *obj, const char *what,
+static int make(struct fs *fs, const char *ns, struct made *m, json_t *obj, const char *what,
                 struct k8s_error *err)
 {
 	json_t *made_obj;
-	int rc = create(fs, obj, false, what, &made_obj, err);
+	int rc = create(fs, ns, obj, false, what, &made_obj, err);
 
 	if (rc)
 		return rc;
@@ -148,7 +152,7 @@ static void append(struct k8s_error *err, const char *text)
 }
 
 /* Deletes what this submission made, newest first, and says in err what became of it. */
-static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
+static void undo(struct fs *fs, const char *ns, struct made *m, struct k8s_error *err)
 {
 	struct k8s_error derr;
 	char names[512] = "";
@@ -156,7 +160,7 @@ static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
 
 	for (size_t i = m->n; i-- > 0;) {
 		k8s_error_clear(&derr);
-		if (k8s_delete_object(fs->client, fs->namespace, m->objs[i],
+		if (k8s_delete_object(fs->client, ns, m->objs[i],
 		                      K8S_PROPAGATE_BACKGROUND, &derr) != 0 &&
 		    derr.err != ENOENT)
 			failed = true;
@@ -185,64 +189,103 @@ static void made_free(struct made *m)
 }
 
 /* The TensorBoard's Deployment and Service for job (dry-run or made), when asked for. */
-static int tensorboard_objects(struct fs *fs, const struct job_spec *s, const json_t *job,
+static int tensorboard_objects(const char *ns, const struct job_spec *s, const json_t *job,
                                json_t **dep, json_t **svc, struct k8s_error *err)
 {
 	*dep = *svc = NULL;
 	if (!spec_wants_tensorboard(s))
 		return 0;
-	return spec_build_tensorboard(s, fs->namespace, job, dep, svc, err);
+	return spec_build_tensorboard(s, ns, job, dep, svc, err);
 }
 
-int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
-               struct k8s_error *err)
+/* The code's files as the spec compiler takes them; *out NULL when none ship. */
+static int code_files(const struct submit_request *rq, struct spec_code_file **out, size_t *n)
 {
+	const struct staging_code *c = rq->code;
+
+	*out = NULL;
+	*n = 0;
+	if (!c || c->n == 0)
+		return 0;
+	*out = calloc(c->n, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		(*out)[i] = (struct spec_code_file){c->files[i].path, c->files[i].data,
+		                                    c->files[i].len, c->files[i].mode};
+	*n = c->n;
+	return 0;
+}
+
+int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error *err)
+{
+	const char *ns = rq->ns ? rq->ns : fs->namespace;
 	struct job_spec *s = NULL;
-	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL;
+	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL, *cm = NULL;
+	struct spec_code_file *files = NULL;
 	struct made m = {{NULL}, {NULL}, 0};
-	char what[128], dep_what[160], svc_what[160];
+	char what[128], cm_what[160], dep_what[160], svc_what[160];
+	size_t nfiles = 0;
 	int rc;
 
-	rc = spec_parse(text, len, default_name, fs->served, &s, err);
+	rc = spec_parse(rq->text, rq->len, rq->default_name, fs->served, &s, err);
 	if (rc)
 		goto out;
 	snprintf(what, sizeof(what), "%s %s", kinds_info(spec_kind(s))->kind_name, spec_name(s));
+	snprintf(cm_what, sizeof(cm_what), "the code's ConfigMap %s-code", spec_name(s));
 	snprintf(dep_what, sizeof(dep_what), "the TensorBoard Deployment %s-tensorboard",
 	         spec_name(s));
 	snprintf(svc_what, sizeof(svc_what), "the TensorBoard Service %s-tensorboard",
 	         spec_name(s));
-	if ((rc = spec_build_job(s, fs->namespace, &job, err)))
+	if ((rc = spec_build_job(s, ns, &job, err)))
+		goto out;
+	if (code_files(rq, &files, &nfiles) < 0) {
+		rc = k8s_error_set(err, ENOMEM, "out of memory taking the code");
+		goto out;
+	}
+	if (files && ((rc = spec_add_code(s, job, files, nfiles, err)) ||
+	              (rc = spec_build_code(s, ns, NULL, files, nfiles, &cm, err))))
 		goto out;
 
 	/* Everything is checked by the API server before anything is made. */
 	if ((rc = check_priority_classes(fs, job, err)) ||
-	    (rc = create(fs, job, true, what, &checked, err)) ||
-	    (rc = tensorboard_objects(fs, s, checked, &dep, &svc, err)) ||
-	    (dep && (rc = create(fs, dep, true, dep_what, NULL, err))) ||
-	    (svc && (rc = create(fs, svc, true, svc_what, NULL, err))))
+	    (rc = create(fs, ns, job, true, what, &checked, err)) ||
+	    (cm && (rc = create(fs, ns, cm, true, cm_what, NULL, err))) ||
+	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||
+	    (dep && (rc = create(fs, ns, dep, true, dep_what, NULL, err))) ||
+	    (svc && (rc = create(fs, ns, svc, true, svc_what, NULL, err))))
 		goto out;
+	json_decref(cm);
 	json_decref(dep);
 	json_decref(svc);
-	dep = svc = NULL;
-
-	if ((rc = make(fs, &m, job, what, err)))
+	cm = dep = svc = NULL;
+	if (rq->check_only)
 		goto out;
-	/* The TensorBoard is owned by the job as made: its uid goes in ownerReferences. */
-	if ((rc = tensorboard_objects(fs, s, m.objs[0], &dep, &svc, err)) ||
-	    (dep && (rc = make(fs, &m, dep, dep_what, err))) ||
-	    (svc && (rc = make(fs, &m, svc, svc_what, err)))) {
-		undo(fs, &m, err);
+
+	if ((rc = make(fs, ns, &m, job, what, err)))
+		goto out;
+	/* The code and the TensorBoard are owned by the job as made: its uid goes in
+	 * their ownerReferences, so the garbage collector deletes them with it. The
+	 * job's pods wait for the ConfigMap (the kubelet retries the mount). */
+	if ((files && ((rc = spec_build_code(s, ns, m.objs[0], files, nfiles, &cm, err)) ||
+	               (rc = make(fs, ns, &m, cm, cm_what, err)))) ||
+	    (rc = tensorboard_objects(ns, s, m.objs[0], &dep, &svc, err)) ||
+	    (dep && (rc = make(fs, ns, &m, dep, dep_what, err))) ||
+	    (svc && (rc = make(fs, ns, &m, svc, svc_what, err)))) {
+		undo(fs, ns, &m, err);
 		goto out;
 	}
 	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
 	 * is slow; then it appears a moment later. */
-	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
-	                SUBMIT_CACHE_WAIT_MS);
-	fs_log(LOG_INFO, "submitted %s in namespace %s", what, fs->namespace);
+	submit_wait_job(fs, ns, spec_kind(s), spec_name(s), NULL, true, SUBMIT_CACHE_WAIT_MS);
+	fs_log(LOG_INFO, "submitted %s in namespace %s%s", what, ns,
+	       files ? " with its code" : "");
 out:
 	made_free(&m);
+	free(files);
 	json_decref(job);
 	json_decref(checked);
+	json_decref(cm);
 	json_decref(dep);
 	json_decref(svc);
 	spec_free(s);

@@ -37,6 +37,7 @@ void spec_free(struct job_spec *s)
 	free(s->command);
 	free(s->shell);
 	free(s->working_dir);
+	free(s->code_dir);
 	free(s->worker_command);
 	free(s->cpu);
 	free(s->memory);

@@ -13,6 +13,7 @@
  *   manifest.c     full manifests: checks and the job as given
  *   build.c        the job object of a small spec
  *   tensorboard.c  the TensorBoard Deployment and Service
+ *   code.c         local code: the ConfigMap and its mount in every replica
  *   yaml_parse.c   YAML → JSON with positions (spec/yaml_parse.h)
  *   yaml_scalar.c  one scalar's YAML 1.1 value, for yaml_parse.c
  *
@@ -36,6 +37,9 @@ struct job_spec;
 
 /* The annotation holding the small spec on the job, for spec.yaml and resubmission. */
 #define SPEC_ANNOTATION "arenafs.io/spec"
+/* The annotation listing the job's local code (spec/code.c), and the label of its
+ * ConfigMap (value: the job's name). */
+#define SPEC_CODE_ANNOTATION "arenafs.io/code"
 
 /*
  * Parses and validates text. default_name (the staging entry's name) is used when
@@ -68,5 +72,29 @@ int spec_build_job(const struct job_spec *s, const char *ns, json_t **out, struc
  */
 int spec_build_tensorboard(const struct job_spec *s, const char *ns, const json_t *created_job,
 			   json_t **deployment, json_t **service, struct k8s_error *err);
+
+/* One file of local code: path relative to the code directory, '/'-separated. */
+struct spec_code_file {
+	const char *path;
+	const char *data;
+	size_t len;
+	unsigned mode; /* permission bits: executable ones stay executable */
+};
+
+/* Where local code is mounted and, unless the spec says otherwise, worked in. */
+const char *spec_code_dir(const struct job_spec *s);
+/*
+ * Mounts the ConfigMap NAME-code holding files (read-only, at spec_code_dir) in
+ * every container of every replica of job (spec_build_job's, or a manifest's), sets
+ * their workingDir to it unless the spec chose one, and lists the files in the
+ * job's SPEC_CODE_ANNOTATION. -EFBIG when that list is too long, -ENOMEM.
+ */
+int spec_add_code(const struct job_spec *s, json_t *job, const struct spec_code_file *files,
+		  size_t n, struct k8s_error *err);
+/* The ConfigMap itself, immutable, owned by created_job (NULL: no owner, for a dry
+ * run before the job exists). Caller owns *out. */
+int spec_build_code(const struct job_spec *s, const char *ns, const json_t *created_job,
+		    const struct spec_code_file *files, size_t n, json_t **out,
+		    struct k8s_error *err);
 
 #endif

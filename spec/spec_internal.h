@@ -25,6 +25,7 @@
 /* Defaults, as Arena 0.15's flags and charts set them. */
 #define SPEC_DEFAULT_SHELL        "sh"
 #define SPEC_DEFAULT_WORKING_DIR  "/root"
+#define SPEC_DEFAULT_CODE_DIR     "/code"
 #define SPEC_DEFAULT_LOGDIR       "/training_logs"
 #define SPEC_DEFAULT_SHARE_MEMORY "2Gi"
 #define SPEC_DEFAULT_PULL_POLICY  "Always"
@@ -65,6 +66,8 @@ struct job_spec {
 	char *command;
 	char *shell;
 	char *working_dir;
+	bool working_dir_given; /* written in the spec, not the default */
+	char *code_dir;         /* where local code is mounted (NULL: SPEC_DEFAULT_CODE_DIR) */
 	char *worker_command; /* mpijob: what workers run instead of the command */
 	long long gpus;
 	long long workers; /* as written (pytorch-like kinds count the master in it) */
@@ -103,6 +106,11 @@ struct spec_ctx {
 	const char *default_name;
 	struct k8s_error *err;
 };
+
+/* The owner reference (a one-element array) to job as the API server returned it
+ * (its uid); Arena patches the same one into what it makes beside a job. */
+int spec_owner_ref(const struct job_spec *s, const json_t *job, json_t **out,
+                   struct k8s_error *err);
 
 /* ---- values.c ---- */
 

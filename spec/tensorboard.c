@@ -119,9 +119,8 @@ static json_t *tb_pod_spec(const struct job_spec *s, const char *ns)
 	return spec;
 }
 
-/* The owner reference to the created job; Arena patches the same one in. */
-static int owner_ref(const struct job_spec *s, const json_t *job, json_t **out,
-                     struct k8s_error *err)
+int spec_owner_ref(const struct job_spec *s, const json_t *job, json_t **out,
+                   struct k8s_error *err)
 {
 	const json_t *meta = json_object_get(job, "metadata");
 	const char *api = json_string_value(json_object_get(job, "apiVersion"));
@@ -132,7 +131,7 @@ static int owner_ref(const struct job_spec *s, const json_t *job, json_t **out,
 	if (!api || !kind || !name || !uid || !*uid)
 		return k8s_error_set(err, EINVAL,
 		                     "the created job lacks apiVersion, kind, metadata.name or "
-		                     "metadata.uid; TensorBoard cannot be owned by it");
+		                     "metadata.uid; nothing can be owned by it");
 	if (strcmp(name, s->name) != 0)
 		return k8s_error_set(err, EINVAL,
 		                     "the created job is \"%s\", not this spec's \"%s\"", name,
@@ -154,7 +153,7 @@ int spec_build_tensorboard(const struct job_spec *s, const char *ns, const json_
 	*service = NULL;
 	if (!spec_wants_tensorboard(s))
 		return k8s_error_set(err, EINVAL, "the spec asks for no TensorBoard");
-	rc = owner_ref(s, created_job, &owners, err);
+	rc = spec_owner_ref(s, created_job, &owners, err);
 	if (rc < 0)
 		return rc;
 	snprintf(name, sizeof(name), "%s-tensorboard", s->name);

@@ -91,7 +91,9 @@ static int h_text(struct spec_ctx *c, const char *key, const json_t *v,
 static int h_path(struct spec_ctx *c, const char *key, const json_t *v,
                   const struct yaml_node_info *at)
 {
-	char **dst = strcmp(key, "working_dir") == 0 ? &c->s->working_dir : &c->s->logdir;
+	char **dst = strcmp(key, "working_dir") == 0 ? &c->s->working_dir
+	             : strcmp(key, "code_dir") == 0  ? &c->s->code_dir
+	                                             : &c->s->logdir;
 	char *p = NULL;
 	int rc = spec_get_path(c, key, v, at, &p);
 
@@ -337,6 +339,7 @@ static const struct key_def KEYS[] = {
     {"command", h_text, ALL, NULL},
     {"shell", h_text, ALL, NULL},
     {"working_dir", h_path, ALL, NULL},
+    {"code_dir", h_path, ALL, NULL},
     {"gpus", h_count, ALL, NULL},
     {"workers", h_count, ALL, NULL},
     {"ps", h_count, JOB_TFJOB, "parameter servers"},
@@ -526,6 +529,7 @@ static int apply_defaults(struct spec_ctx *c)
 		const char *value;
 	} defaults[] = {
 	    {&s->shell, SPEC_DEFAULT_SHELL},
+	    {&s->code_dir, SPEC_DEFAULT_CODE_DIR},
 	    {&s->working_dir, SPEC_DEFAULT_WORKING_DIR},
 	    {&s->logdir, SPEC_DEFAULT_LOGDIR},
 	    {&s->pull_policy, SPEC_DEFAULT_PULL_POLICY},
@@ -537,6 +541,7 @@ static int apply_defaults(struct spec_ctx *c)
 	                                                        : SPEC_RSYNC_IMAGE},
 	};
 
+	s->working_dir_given = s->working_dir != NULL;
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 		if (!*defaults[i].field && defaults[i].value &&
 		    spec_set_string(c, defaults[i].field, defaults[i].value) < 0)

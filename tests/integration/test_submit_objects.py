@@ -80,6 +80,10 @@ def submit(m, entry, text, as_dir=False):
     else:
         path = m.path("submit", entry + ".yaml")
     rc = write_spec(path, text)
+    if as_dir and rc == 0:
+        # a folder's job is made once its copy is over (docs/submit.md, "Local code")
+        wait_until(lambda: staging(m, entry)[0] != "submitting\n", timeout=30,
+                   message="submit/%s/status to leave submitting" % entry)
     status, err = staging(m, entry)
     assert rc == 0 and status == "submitted\n", \
         "submitting %s: close(2) %s, status %r, error %r\n%s" % (
