@@ -78,17 +78,6 @@ else
 	done
 fi
 
-mkdir -p "$dir/my-mnist"
-cat >"$dir/my-mnist/spec.yaml" <<'EOF'
-type: tfjob
-image: tensorflow/tensorflow:2.15.0-gpu
-command: python code/main.py --logdir /training_logs
-gpus: 1
-workers: 2
-tensorboard: true
-env: {SIM_RUN_SECONDS: "120", KWOK_RUN: 120s}
-EOF
-
 cat <<EOF
 arenafs demo: the test cluster's jobs are mounted at
 
@@ -101,9 +90,10 @@ Try, in another shell:
     cat cluster/top
     cat jobs/*/status
     tail -f jobs/\$(ls jobs | head -1)/logs
-    cp -r $dir/my-mnist submit/ && cat jobs/my-mnist/status
-    cat jobs/my-mnist/tensorboard_url
-    rmdir jobs/my-mnist
+    cp -r $root/docs/examples/tf-mnist submit/ && cat jobs/tf-mnist/status
+    cat jobs/tf-mnist/tensorboard_url
+    rmdir jobs/tf-mnist
+    ls $root/docs/examples/       # more jobs to copy, one of each kind
     KUBECONFIG=$dir/cluster/kubeconfig kubectl get tfjobs,pods
 
 Ctrl-C here unmounts and stops the cluster.

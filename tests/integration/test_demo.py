@@ -24,15 +24,16 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
         jobs = os.listdir(os.path.join(mnt, "jobs"))
         assert len(jobs) >= 5, jobs
         assert open(os.path.join(mnt, "cluster", "health")).read() == "ok\n"
-        # the commands the demo prints
-        r = subprocess.run("cp -r %s/my-mnist submit/ && cat jobs/my-mnist/status" % work,
+        # the commands the demo prints: the job of docs/examples/tf-mnist
+        r = subprocess.run("cp -r %s/docs/examples/tf-mnist submit/ && cat jobs/tf-mnist/status"
+                           % ROOT,
                            shell=True, cwd=mnt, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         assert r.stdout in ("PENDING\n", "RUNNING\n"), r.stdout
-        wait_until(lambda: os.path.exists(os.path.join(mnt, "jobs", "my-mnist",
+        wait_until(lambda: os.path.exists(os.path.join(mnt, "jobs", "tf-mnist",
                                                        "tensorboard_url")),
-                   timeout=30, message="my-mnist's tensorboard_url")
-        os.rmdir(os.path.join(mnt, "jobs", "my-mnist"))
+                   timeout=30, message="tf-mnist's tensorboard_url")
+        os.rmdir(os.path.join(mnt, "jobs", "tf-mnist"))
         # a spec that is wrong: refused, and the demo pane says so too
         (work / "broken.yaml").write_text("type: tfjob\n")
         r = subprocess.run(["cp", str(work / "broken.yaml"), "submit/"], cwd=mnt,
@@ -43,9 +44,9 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
         out, _ = proc.communicate(timeout=60)
     assert "mounted at" in out and mnt in out, out
     # the pane shows what the daemon did: each submit, refusal and delete, in one line
-    assert "arenafs: submitted TFJob my-mnist in namespace default\n" in out, out
+    assert "arenafs: submitted TFJob tf-mnist in namespace default\n" in out, out
     assert "arenafs: submit/broken refused: image: required" in out, out
-    assert "arenafs: deleted TFJob my-mnist in namespace default\n" in out, out
+    assert "arenafs: deleted TFJob tf-mnist in namespace default\n" in out, out
     assert "arenafs demo: stopped" in out, out
     assert proc.returncode == 0, "Ctrl-C is the demo's clean stop: make must see 0"
     assert not os.path.ismount(mnt)
