@@ -195,6 +195,18 @@ def test_example_submits_and_runs(env, name):
 
     wait_until(lambda: os.path.isdir(m.path("jobs", name)), timeout=SUBMITTED_TIMEOUT,
                message="jobs/%s to appear" % name)
+    # a folder with more than its spec ships it all in the ConfigMap NAME-code
+    shipped = {os.path.relpath(os.path.join(d, f), os.path.join(EXAMPLES, name))
+               for d, _, files in os.walk(os.path.join(EXAMPLES, name)) for f in files}
+    if shipped != {"spec.yaml"}:
+        cm = c.kubectl_json("get", "configmap", name + "-code", "-n", c.namespace)
+        listed = c.kubectl_json("get", job_type(spec), name, "-n", c.namespace)[
+            "metadata"]["annotations"]["arenafs.io/code"].splitlines()[1:]
+        keys = {line.split(" ", 3)[3]: line.split(" ", 3)[2] for line in listed}
+        assert set(keys) == shipped, listed
+        for path, key in keys.items():
+            with open(os.path.join(EXAMPLES, name, path)) as f:
+                assert cm["data"][key] == f.read(), path
     kind = job_type(spec)
     assert m.read("jobs", name, "type") == kind + "\n"
     assert c.kubectl_json("get", kind, name, "-n", c.namespace)["metadata"]["name"] == name
