@@ -1025,3 +1025,118 @@ TEST(fs_staging_directory_moved_to_the_top_may_not_hold_status_or_error)
 	staging_submission_clear(&sub);
 	staging_free(st);
 }
+
+/* ---- local code: the other files of a folder entry ---- */
+
+/* The files a folder ships: spec and code, nested ones by path, with their bytes and
+ * modes; hidden names and __pycache__/ stay behind, and so do top-level files. */
+TEST(fs_staging_code_of_a_folder_is_its_files_but_hidden_ones_and_pycache)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "mnist");
+	uint64_t pkg = make_dir(st, e, "model");
+	struct staging_attr a;
+	struct staging_code code;
+	struct staging_set chmod = {.mode_set = true, .mode = 0755};
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	put_file(st, e, "train.py", "print(1)\n");
+	put_file(st, pkg, "net.py", "X = 1\n");
+	CHECK_INT_EQ(staging_setattr(st, put_file(st, e, "run.sh", "#!/bin/sh\n"), &chmod, &a), 0);
+	put_file(st, make_dir(st, e, ".git"), "HEAD", "ref\n");
+	put_file(st, make_dir(st, pkg, "__pycache__"), "net.pyc", "\x01");
+	put_file(st, e, ".train.py.swp", "swap");
+	put_file(st, STAGING_ROOT, "other.yaml", "type: tfjob\n");
+
+	CHECK_INT_EQ(staging_take_code(st, "mnist", &code), 0);
+	CHECK_INT_EQ(code.n, 4);
+	if (code.n == 4) {
+		/* listing order: by name, depth first */
+		CHECK_STR_EQ(code.files[0].path, "model/net.py");
+		CHECK_STR_EQ(code.files[1].path, "run.sh");
+		CHECK_INT_EQ(code.files[1].mode, 0755);
+		CHECK_STR_EQ(code.files[2].path, "spec.yaml");
+		CHECK_STR_EQ(code.files[3].path, "train.py");
+		CHECK_INT_EQ(code.files[3].len, 9);
+		CHECK(memcmp(code.files[3].data, "print(1)\n", 9) == 0);
+	}
+	CHECK_INT_EQ(code.bytes, 6 + 10 + 12 + 9);
+	staging_code_clear(&code);
+	/* a single spec file has no code; a missing entry is ENOENT */
+	CHECK_INT_EQ(staging_take_code(st, "other", &code), -ENOENT);
+	staging_free(st);
+}
+
+TEST(fs_staging_a_folder_holding_only_its_spec_ships_nothing)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "bare");
+	struct staging_code code;
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	put_file(st, e, ".notes", "hidden");
+	CHECK_INT_EQ(staging_take_code(st, "bare", &code), 0);
+	CHECK_INT_EQ(code.n, 0);
+	CHECK(code.files == NULL);
+	staging_free(st);
+}
+
+/* One ConfigMap holds the code: the write past STAGING_CODE_MAX over all shipped
+ * files is EFBIG, the entry says failed with the size and the limit at once, and
+ * taking the code fails the same way; hidden files do not count. */
+TEST(fs_staging_code_past_a_configmap_is_efbig_and_the_entry_says_why)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "huge");
+	size_t half = STAGING_CODE_MAX / 2 + 1;
+	char *big = malloc(half), error[512];
+	uint64_t a, b;
+	struct staging_code code;
+	ssize_t got;
+
+	memset(big, 'x', half);
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	CHECK_INT_EQ(staging_write(st, open_file(st, e, ".hidden", NULL), big, half, 0),
+	             (ssize_t)half);
+	a = open_file(st, e, "a.bin", NULL);
+	CHECK_INT_EQ(staging_write(st, a, big, half, 0), (ssize_t)half);
+	b = open_file(st, e, "b.bin", NULL);
+	CHECK_INT_EQ(staging_write(st, b, big, half, 0), -EFBIG);
+	got = staging_read(st, id_of(st, e, "status"), error, sizeof(error) - 1, 0);
+	CHECK(got > 0 && strncmp(error, "failed\n", 7) == 0);
+	got = staging_read(st, id_of(st, e, "error"), error, sizeof(error) - 1, 0);
+	error[got > 0 ? got : 0] = '\0';
+	CHECK(strstr(error, "the code is too large") != NULL);
+	CHECK(strstr(error, "1048576") != NULL);
+	CHECK_INT_EQ(staging_take_code(st, "huge", &code), -EFBIG);
+	CHECK(code.bytes > STAGING_CODE_MAX);
+	CHECK_INT_EQ(code.n, 0);
+	/* emptied, the cut file no longer stands in the way */
+	CHECK_INT_EQ(staging_unlink(st, e, "b.bin"), 0);
+	CHECK_INT_EQ(staging_take_code(st, "huge", &code), 0);
+	CHECK_INT_EQ(code.n, 2);
+	staging_code_clear(&code);
+	staging_release(st, a);
+	staging_release(st, b);
+	free(big);
+	staging_free(st);
+}
+
+/* Every change below an entry restarts its quiet time: a copy is over when it grows. */
+TEST(fs_staging_quiet_time_restarts_with_each_change_in_the_entry)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "q");
+	struct timespec pause = {0, 300 * 1000000L};
+	int64_t ms = -1;
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	nanosleep(&pause, NULL);
+	CHECK_INT_EQ(staging_entry_quiet_ms(st, "q", &ms), 0);
+	CHECK(ms >= 300);
+	put_file(st, make_dir(st, e, "deep"), "f.py", "1\n");
+	CHECK_INT_EQ(staging_entry_quiet_ms(st, "q", &ms), 0);
+	CHECK(ms < 300);
+	CHECK_INT_EQ(staging_entry_quiet_ms(st, "missing", &ms), -ENOENT);
+	staging_free(st);
+}
