@@ -41,12 +41,22 @@ static int64_t nodes_mtime(const struct node_view *v, size_t n, int64_t now)
 	return t;
 }
 
+/* The note a PLACE_STALE_NOTE file ends with while the cluster is unreachable. */
+static void stale_note(struct fs *fs, const struct place *p, struct strbuf *sb)
+{
+	struct cache_health h;
+
+	if (!(p->flags & PLACE_STALE_NOTE))
+		return;
+	cache_get_health(fs->cache, &h);
+	render_stale_note(sb, &h);
+}
+
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
 			   struct strbuf *sb, int64_t *mtime)
 {
 	const struct job *job = model_job(fs, node);
 	struct fs_job_view jv;
-	struct cache_health h;
 
 	if (!job)
 		return -ENOENT;
@@ -55,10 +65,7 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 	*mtime = render_job_mtime(&jv.v);
 	p->render.job(sb, &jv.v);
 	view_job_free(&jv);
-	if (p->flags & PLACE_STALE_NOTE) {
-		cache_get_health(fs->cache, &h);
-		render_stale_note(sb, &h);
-	}
+	stale_note(fs, p, sb);
 	/* a file that comes and goes renders nothing when it is gone */
 	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
 }
@@ -77,6 +84,30 @@ static int render_nodes_file(struct fs *fs, const struct node *only, const struc
 		p->render.cluster(sb, v, n);
 	*mtime = later(nodes_mtime(v, n, fs_now()), only ? 0 : fs->started);
 	view_nodes_free(v, n);
+	return 0;
+}
+
+/* A table of jobs: its time is when a job last changed or one came or went (which no
+ * remaining job's time says), not earlier than the mount. */
+static int render_jobs_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			    struct strbuf *sb, int64_t *mtime)
+{
+	const char *ns = p->source == SRC_NS_JOBS ? node->ns : NULL;
+	struct job_view *v;
+	size_t n;
+	int64_t t;
+
+	if (p->source == SRC_NS_JOBS && !ns)
+		return -EINVAL;
+	if (view_jobs(fs, ns, &v, &n))
+		return -ENOMEM;
+	p->render.jobs(sb, v, n);
+	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
+	for (size_t i = 0; i < n; i++)
+		t = later(t, render_job_mtime(&v[i]));
+	*mtime = t;
+	view_jobs_free(v, n);
+	stale_note(fs, p, sb);
 	return 0;
 }
 
@@ -109,6 +140,9 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		return render_nodes_file(fs, NULL, p, sb, mtime);
 	case SRC_JOB:
 		return render_job_file(fs, node, p, sb, mtime);
+	case SRC_NS_JOBS:
+	case SRC_ALL_JOBS:
+		return render_jobs_file(fs, node, p, sb, mtime);
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;

@@ -155,9 +155,9 @@ int64_t fs_listing_mtime(struct fs *fs, enum fs_type type, const char *ns)
 		t = fs->nodes_mtime;
 	else if (type == FS_NAMESPACES_DIR)
 		t = fs->namespaces_mtime;
-	else if (type == FS_JOBS_DIR && ns)
+	else if (type == FS_JOBS_DIR)
 		for (size_t i = 0; i < fs->n_jobs_mtime; i++)
-			if (strcmp(fs->jobs_mtime[i].ns, ns) == 0)
+			if (!ns ? fs->jobs_mtime[i].mtime > t : strcmp(fs->jobs_mtime[i].ns, ns) == 0)
 				t = fs->jobs_mtime[i].mtime;
 	pthread_mutex_unlock(&fs->listing_lock);
 	return t;

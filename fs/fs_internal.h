@@ -6,7 +6,7 @@
  *   naming.c    job directory names and order (naming.h)
  *   places.c    the table of the tree's places (places.h)
  *   model.c     the path model: (parent node, name) → child node; listings
- *   view.c      gathering a job's or node's objects from the cache for render/
+ *   view.c      gathering a job's, the jobs' or a node's objects from the cache for render/
  *   content.c   a node's text and attributes; snapshots for open handles
  *   logfile.c   log files: follow streams per inode, sizes, waiting reads
  *   notify.c    the notifier thread: cache changes and log appends → kernel
@@ -82,6 +82,7 @@ struct fs {
 };
 
 int64_t fs_now(void);
+/* When a listing last changed; FS_JOBS_DIR with ns NULL: the latest of every namespace's. */
 int64_t fs_listing_mtime(struct fs *fs, enum fs_type type, const char *ns);
 void fs_listing_touch(struct fs *fs, enum fs_type type, const char *ns, int64_t when);
 
@@ -125,6 +126,10 @@ struct fs_job_view {
 };
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out);
 void view_job_free(struct fs_job_view *jv);
+/* Every job of ns (NULL: of every namespace the tree shows) whose kind is served, each
+ * with its pods and one now; *out malloc'd (view_jobs_free). */
+int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n);
+void view_jobs_free(struct job_view *v, size_t n);
 /* One node_view per node (by name), each with its pods; *out malloc'd (view_nodes_free). */
 int view_nodes(struct fs *fs, const struct node *only, struct node_view **out, size_t *n);
 void view_nodes_free(struct node_view *v, size_t n);

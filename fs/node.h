@@ -23,6 +23,9 @@ enum fs_type {
 	FS_CLUSTER_HEALTH,
 	FS_CLUSTER_GPUS,
 	FS_CLUSTER_TOP,
+	FS_CLUSTER_LIST,      /* ns: the mount's */
+	FS_CLUSTER_LIST_ALL,
+	FS_CLUSTER_TOP_JOB,   /* ns: the mount's */
 	FS_JOBS_DIR,          /* jobs/ or namespaces/NS/jobs/: ns set */
 	FS_JOB_DIR,           /* ns, kind, job */
 	FS_JOB_STATUS,

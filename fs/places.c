@@ -53,8 +53,14 @@ static const struct place PLACES[] = {
 	 {.cluster = render_cluster_gpus}, NULL},
 	{FS_CLUSTER_HEALTH, FS_CLUSTER_DIR, "health", SRC_HEALTH, 0, 0,
 	 {.health = render_cluster_health}, NULL},
+	{FS_CLUSTER_LIST, FS_CLUSTER_DIR, "list", SRC_NS_JOBS, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.jobs = render_jobs_list}, NULL},
+	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, NULL},
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
 	 {.cluster = render_cluster_top}, NULL},
+	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, NULL},
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, NULL},
 
@@ -221,6 +227,12 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 	case SRC_NAMESPACES:
 	case SRC_NAMESPACE:
 		snprintf(buf, size, "namespaces");
+		break;
+	case SRC_NS_JOBS:
+		snprintf(buf, size, "jobtable/%s", ns);
+		break;
+	case SRC_ALL_JOBS:
+		snprintf(buf, size, "jobtable");
 		break;
 	default:
 		buf[0] = '\0';

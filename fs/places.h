@@ -42,6 +42,8 @@ enum place_source {
 	SRC_NODES,        /* the list of nodes: nodes/ */
 	SRC_NAMESPACES,   /* the list of namespaces: namespaces/ */
 	SRC_NAMESPACE,    /* one other namespace: namespaces/NS/ */
+	SRC_NS_JOBS,      /* the mount's namespace's jobs with their pods: cluster/list, top-job */
+	SRC_ALL_JOBS,     /* every namespace's jobs with their pods: cluster/list-all */
 };
 
 enum {
@@ -66,6 +68,8 @@ union place_render {
 	void (*pod)(struct strbuf *sb, const struct pod *pod);             /* SRC_POD */
 	void (*node)(struct strbuf *sb, const struct node *node);          /* SRC_NODE */
 	void (*node_pods)(struct strbuf *sb, const struct node_view *v);   /* SRC_NODE_PODS */
+	/* SRC_NS_JOBS, SRC_ALL_JOBS */
+	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 };
 
 struct place {
@@ -94,7 +98,8 @@ const struct place *place_object_child(enum fs_type parent);
 const struct place *place_optional_child(enum fs_type parent);
 
 /* The key the inodes showing an object are filed under (inode.h): "job/NS/KIND/NAME",
- * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces";
+ * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces",
+ * "jobtable/NS" (the tables of a namespace's jobs), "jobtable" (of every namespace's);
  * "" for sources that have none. ns, kind and name as the source uses them. */
 void place_key(char *buf, size_t size, enum place_source source, const char *ns, int kind,
 	       const char *name);

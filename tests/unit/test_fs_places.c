@@ -51,7 +51,8 @@ TEST(fs_places_list_each_directory_once_by_name)
 
 	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
 		     "README cluster jobs namespaces nodes submit");
-	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)), "context gpus health top");
+	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
+		     "context gpus health list list-all top top-job");
 	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
 		     "events gpus info instances job.json logs spec.yaml status tensorboard_url type");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
@@ -131,4 +132,14 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_STR_EQ(key, "");
 	place_key(key, sizeof(key), SRC_NODE, NULL, 0, "gpu-1");
 	CHECK_STR_EQ(key, "node/gpu-1");
+	/* the tables of jobs: the mount's namespace's (list, top-job), every namespace's */
+	n.type = FS_CLUSTER_LIST;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "jobtable/team");
+	CHECK(place_of(FS_CLUSTER_TOP_JOB)->source == SRC_NS_JOBS);
+	n.type = FS_CLUSTER_LIST_ALL;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "jobtable");
+	CHECK(fs_type_is_volatile(FS_CLUSTER_LIST) && fs_type_is_volatile(FS_CLUSTER_TOP_JOB) &&
+	      fs_type_is_volatile(FS_CLUSTER_LIST_ALL) && !fs_type_is_volatile(FS_CLUSTER_TOP));
 }
