@@ -5,6 +5,10 @@ set -e
 PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
 libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
 procps psmisc rsync libglib2.0-bin clang valgrind"
+# libFuzzer's and the sanitizers' runtimes come in their own package, only
+# recommended by clang (and apt-get below installs no recommends).
+CLANG_MAJOR=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+PACKAGES="$PACKAGES libclang-rt-${CLANG_MAJOR:-14}-dev"
 
 missing=""
 for p in $PACKAGES; do
