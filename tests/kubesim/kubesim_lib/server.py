@@ -16,7 +16,8 @@ always. Over plain HTTP (no --tls) a request without credentials is served
 as admin, as the old insecure port was: kubectl sends no credentials over
 http:// at all (clientcmd loads them for TLS transports only). Authorization: the admin
 and certificate users may do everything; the viewer may get/list/watch in
-namespace default and read discovery.
+namespace default and read discovery. Anyone may ask what they may do
+(SelfSubjectAccessReview, access.py).
 
 Control endpoints under /_sim/ need no credentials and are not counted.
 """
@@ -32,6 +33,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler
 
+from . import access
 from .reqlog import RequestLog, note_status
 from .store import ApiError
 
@@ -435,7 +437,9 @@ class Sim:
                 self.stats.count("unauthorized")
                 req.body()
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            if not self.discovery.handle(req):
+            if path.rstrip("/") == access.PATH:
+                access.review(self, req)
+            elif not self.discovery.handle(req):
                 self.api.handle(req)
         except ApiError as e:
             if req._body is None:
@@ -465,12 +469,15 @@ class Sim:
             return self.insecure_user
         return None
 
+    def allows(self, user, verb, namespace):
+        """May user do verb in namespace (None: cluster-scoped)? What authorize
+        enforces and a SelfSubjectAccessReview answers (access.py)."""
+        return user.admin or (verb in READ_VERBS and namespace == "default")
+
     def authorize(self, req, verb, res, namespace, name=None, sub=None):
         """Raises 403 Forbidden (the RBAC authorizer's message) unless allowed."""
         u = req.user
-        if u.admin:
-            return
-        if verb in READ_VERBS and namespace == "default":
+        if self.allows(u, verb, namespace):
             return
         resource = res.plural + ("/" + sub if sub else "")
         if namespace:
