@@ -863,3 +863,22 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	free(error);
 	return err;
 }
+
+int staging_set_notice(struct staging *st, const char *message)
+{
+	struct snode *n;
+	char *text = NULL;
+	int err = 0;
+
+	if (message && asprintf(&text, "%s\n", message) < 0)
+		return -ENOMEM;
+	pthread_mutex_lock(&st->lock);
+	n = child(st->root, STAGING_ERROR);
+	/* the same text again: no new mtime, nothing for the kernel to reread */
+	if (!(text && n && n->generated && n->len == strlen(text) &&
+	      memcmp(n->data, text, n->len) == 0))
+		err = set_generated(st, st->root, STAGING_ERROR, text);
+	pthread_mutex_unlock(&st->lock);
+	free(text);
+	return err;
+}

@@ -55,10 +55,10 @@ bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, 
 }
 
 /* Dry-runs or creates obj; the error names what was being made. */
-static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, json_t **created,
-                  struct k8s_error *err)
+static int create(struct fs *fs, const char *ns, json_t *obj, bool dry_run, const char *what,
+                  json_t **created, struct k8s_error *err)
 {
-	int rc = k8s_create(fs->client, fs->namespace, obj, dry_run, created, err);
+	int rc = k8s_create(fs->client, ns, obj, dry_run, created, err);
 
 	if (rc)
 		k8s_error_prefix(err, "%s %s: ", dry_run ? "checking" : "creating", what);
@@ -66,11 +66,11 @@ static int create(struct fs *fs, json_t *obj, bool dry_run, const char *what, js
 }
 
 /* Creates obj for real and records it in m, to be undone if a later object fails. */
-static int make(struct fs *fs, struct made *m, json_t *obj, const char *what,
+static int make(struct fs *fs, const char *ns, struct made *m, json_t *obj, const char *what,
                 struct k8s_error *err)
 {
 	json_t *made_obj;
-	int rc = create(fs, obj, false, what, &made_obj, err);
+	int rc = create(fs, ns, obj, false, what, &made_obj, err);
 
 	if (rc)
 		return rc;
@@ -148,7 +148,7 @@ static void append(struct k8s_error *err, const char *text)
 }
 
 /* Deletes what this submission made, newest first, and says in err what became of it. */
-static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
+static void undo(struct fs *fs, const char *ns, struct made *m, struct k8s_error *err)
 {
 	struct k8s_error derr;
 	char names[512] = "";
@@ -156,7 +156,7 @@ static void undo(struct fs *fs, struct made *m, struct k8s_error *err)
 
 	for (size_t i = m->n; i-- > 0;) {
 		k8s_error_clear(&derr);
-		if (k8s_delete_object(fs->client, fs->namespace, m->objs[i],
+		if (k8s_delete_object(fs->client, ns, m->objs[i],
 		                      K8S_PROPAGATE_BACKGROUND, &derr) != 0 &&
 		    derr.err != ENOENT)
 			failed = true;
@@ -185,17 +185,17 @@ static void made_free(struct made *m)
 }
 
 /* The TensorBoard's Deployment and Service for job (dry-run or made), when asked for. */
-static int tensorboard_objects(struct fs *fs, const struct job_spec *s, const json_t *job,
+static int tensorboard_objects(const char *ns, const struct job_spec *s, const json_t *job,
                                json_t **dep, json_t **svc, struct k8s_error *err)
 {
 	*dep = *svc = NULL;
 	if (!spec_wants_tensorboard(s))
 		return 0;
-	return spec_build_tensorboard(s, fs->namespace, job, dep, svc, err);
+	return spec_build_tensorboard(s, ns, job, dep, svc, err);
 }
 
-int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
-               struct k8s_error *err)
+int submit_run(struct fs *fs, const char *ns, const char *text, size_t len,
+               const char *default_name, struct k8s_error *err)
 {
 	struct job_spec *s = NULL;
 	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL;
@@ -211,34 +211,33 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 	         spec_name(s));
 	snprintf(svc_what, sizeof(svc_what), "the TensorBoard Service %s-tensorboard",
 	         spec_name(s));
-	if ((rc = spec_build_job(s, fs->namespace, &job, err)))
+	if ((rc = spec_build_job(s, ns, &job, err)))
 		goto out;
 
 	/* Everything is checked by the API server before anything is made. */
 	if ((rc = check_priority_classes(fs, job, err)) ||
-	    (rc = create(fs, job, true, what, &checked, err)) ||
-	    (rc = tensorboard_objects(fs, s, checked, &dep, &svc, err)) ||
-	    (dep && (rc = create(fs, dep, true, dep_what, NULL, err))) ||
-	    (svc && (rc = create(fs, svc, true, svc_what, NULL, err))))
+	    (rc = create(fs, ns, job, true, what, &checked, err)) ||
+	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||
+	    (dep && (rc = create(fs, ns, dep, true, dep_what, NULL, err))) ||
+	    (svc && (rc = create(fs, ns, svc, true, svc_what, NULL, err))))
 		goto out;
 	json_decref(dep);
 	json_decref(svc);
 	dep = svc = NULL;
 
-	if ((rc = make(fs, &m, job, what, err)))
+	if ((rc = make(fs, ns, &m, job, what, err)))
 		goto out;
 	/* The TensorBoard is owned by the job as made: its uid goes in ownerReferences. */
-	if ((rc = tensorboard_objects(fs, s, m.objs[0], &dep, &svc, err)) ||
-	    (dep && (rc = make(fs, &m, dep, dep_what, err))) ||
-	    (svc && (rc = make(fs, &m, svc, svc_what, err)))) {
-		undo(fs, &m, err);
+	if ((rc = tensorboard_objects(ns, s, m.objs[0], &dep, &svc, err)) ||
+	    (dep && (rc = make(fs, ns, &m, dep, dep_what, err))) ||
+	    (svc && (rc = make(fs, ns, &m, svc, svc_what, err)))) {
+		undo(fs, ns, &m, err);
 		goto out;
 	}
 	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
 	 * is slow; then it appears a moment later. */
-	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
-	                SUBMIT_CACHE_WAIT_MS);
-	fs_log(LOG_INFO, "submitted %s in namespace %s", what, fs->namespace);
+	submit_wait_job(fs, ns, spec_kind(s), spec_name(s), NULL, true, SUBMIT_CACHE_WAIT_MS);
+	fs_log(LOG_INFO, "submitted %s in namespace %s", what, ns);
 out:
 	made_free(&m);
 	json_decref(job);

@@ -9,7 +9,8 @@ its status. Every authenticated user may ask (the real cluster's
 system:basic-user ClusterRole), the viewer too. The decision is the same
 function that authorizes kubesim's own requests (Sim.allows): the admin and
 certificate users may do everything, the viewer get/list/watch in namespace
-default and any read of a non-resource path. As kube-apiserver's RBAC
+default, the reader get/list/watch anywhere, and anyone any read of a
+non-resource path. As kube-apiserver's RBAC
 authorizer answers, a denial has `allowed: false` and no reason (RBAC has no
 opinion; nothing denies explicitly).
 
@@ -57,8 +58,14 @@ def review(sim, req):
     user = req.user
     if res is not None:
         allowed = sim.allows(user, res.get("verb", ""), res.get("namespace") or None)
-        why = ('RBAC: allowed by RoleBinding "viewer/default" of Role "viewer" to User "%s"'
-               % user.name if allowed and not user.admin else "")
+        if allowed and user.reads_everywhere:
+            why = ('RBAC: allowed by ClusterRoleBinding "%s" of ClusterRole "%s" to User "%s"'
+                   % (user.name, user.name, user.name))
+        elif allowed and not user.admin:
+            why = ('RBAC: allowed by RoleBinding "%s/default" of Role "%s" to User "%s"'
+                   % (user.name, user.name, user.name))
+        else:
+            why = ""
     else:
         allowed = user.admin or nonres.get("verb") == "get"
         why = ""
