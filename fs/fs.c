@@ -5,7 +5,6 @@
  * Called by mount/main.c in the order fs.h gives.
  */
 #include "fs/fs_internal.h"
-#include "fs/staging.h"
 #include "k8s/logstream.h"
 
 #include <errno.h>
@@ -44,14 +43,15 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		return -ENOMEM;
 	fs->opts = *opts;
 	fs->inodes = inode_table_new(on_inode_free);
-	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0 ||
-	    logfile_memo_new(&fs->log_memo) < 0 || logstream_registry_new(&fs->streams) < 0 ||
-	    submit_defer_new(fs, &fs->defer) < 0) {
+	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
+	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
+	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0) {
 		submit_defer_free(fs->defer);
 		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
-		staging_free(fs->staging);
+		access_free(fs->access);
+		areas_free(fs->areas);
 		inode_table_free(fs->inodes);
 		free(fs);
 		return -ENOMEM;
@@ -106,7 +106,8 @@ void fs_free(struct fs *fs)
 	while (fs->handles)
 		fs_handle_free(fs, fs->handles);   /* their inodes go with the table */
 	inode_table_free(fs->inodes);
-	staging_free(fs->staging);
+	areas_free(fs->areas);
+	access_free(fs->access);
 	logfile_memo_free(fs->log_memo);
 	logstream_registry_free(fs->streams);
 	pthread_mutex_destroy(&fs->listing_lock);

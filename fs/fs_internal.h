@@ -12,7 +12,9 @@
  *   notify.c    the notifier thread: cache changes and log appends → kernel
  *   ops.c       the FUSE low-level operations
  *   dirs.c      opendir snapshots, readdir and readdirplus
- *   staging.c   submit/'s in-memory files and outcomes (staging.h)
+ *   staging.c   a submit/'s in-memory files and outcomes (staging.h)
+ *   areas.c     the staging tree of each namespace's submit/
+ *   access.c    may these credentials create jobs in a namespace (asked, then kept)
  *   submit.c    the FUSE operations of submit/ and rmdir of jobs/NAME (submit.h)
  *   submit_run.c  one submission: spec → dry run → objects, undone on failure
  *   submit_defer.c  directory entries: made once their copy is over (one thread)
@@ -42,9 +44,11 @@
 #define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
 
 struct fs_notifier;
+struct access_cache;
 struct log_memo_table;
 struct staging;
 struct submit_defer;
+struct submit_areas;
 
 struct fs {
 	struct fs_options opts;
@@ -53,8 +57,9 @@ struct fs {
 	struct k8s_cache *cache;
 	const struct k8s_config *cfg;
 	bool served[JOB_KIND_COUNT];
-	const char *namespace;       /* the configured one: jobs/ */
-	struct staging *staging;     /* submit/'s contents */
+	const char *namespace;       /* the configured one: jobs/, submit/ */
+	struct submit_areas *areas;  /* the contents of submit/ and namespaces/NS/submit/ */
+	struct access_cache *access; /* who may create jobs where (access.c) */
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
@@ -210,6 +215,29 @@ void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 void dirs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 /* Frees the listing a directory's inode kept (the inode is being freed). */
 void dirs_inode_free(struct fs_inode *in);
+
+/* ---- areas.c ---- */
+
+int areas_new(struct submit_areas **out);
+void areas_free(struct submit_areas *a);
+/*
+ * The staging tree of namespace ns' submit/ (submit/ itself for the mount's
+ * namespace, else namespaces/NS/submit/). NULL when it has none yet and !create,
+ * or on ENOMEM. A tree lives until the unmount: the kernel's inodes name its nodes.
+ */
+struct staging *areas_get(struct submit_areas *a, const char *ns, bool create);
+
+/* ---- access.c (blocking: on a FUSE worker, never under a lock) ---- */
+
+#define ACCESS_WHY_MAX 512
+
+int access_new(struct access_cache **out);
+void access_free(struct access_cache *c);
+/* 0 when the credentials may create jobs in ns (or that cannot be told now), else
+ * -EACCES with why filled (one line, for namespaces/NS/submit/error). Kept a while. */
+int access_create_jobs(struct fs *fs, const char *ns, char *why, size_t size);
+/* Asks again next time (a submission in ns was refused with 403). */
+void access_forget(struct fs *fs, const char *ns);
 
 /* ---- submit_run.c (blocking: on a FUSE worker, never under a lock) ---- */
 

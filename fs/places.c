@@ -1,9 +1,9 @@
 /*
  * The table of the tree's places (places.h): one row per place, each
  * directory's fixed names in listing order (by name, strcmp: README before
- * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/):
- * its rows then differ only in their parent. tests/unit/test_fs_places.c holds
- * the table to these rules.
+ * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/,
+ * submit/ and namespaces/NS/submit/): its rows then differ only in their
+ * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
 #include "fs/fs_internal.h"
 
@@ -105,6 +105,9 @@ static const struct place PLACES[] = {
 	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, NULL},
 
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, NULL},
+	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
+	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, NULL},
 
 	/* Below submit/ the names are the user's: staging.c keeps them, submit.c serves them. */
 	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, NULL},

@@ -1096,3 +1096,22 @@ void staging_code_clear(struct staging_code *c)
 	free(c->files);
 	memset(c, 0, sizeof(*c));
 }
+
+int staging_set_notice(struct staging *st, const char *message)
+{
+	struct snode *n;
+	char *text = NULL;
+	int err = 0;
+
+	if (message && asprintf(&text, "%s\n", message) < 0)
+		return -ENOMEM;
+	pthread_mutex_lock(&st->lock);
+	n = child(st->root, STAGING_ERROR);
+	/* the same text again: no new mtime, nothing for the kernel to reread */
+	if (!(text && n && n->generated && n->len == strlen(text) &&
+	      memcmp(n->data, text, n->len) == 0))
+		err = set_generated(st, st->root, STAGING_ERROR, text);
+	pthread_mutex_unlock(&st->lock);
+	free(text);
+	return err;
+}

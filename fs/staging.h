@@ -15,7 +15,7 @@
  *   submit/NAME/spec.yaml (or spec.yml, spec.json)   job NAME, outcome in submit/NAME/
  *   submit/NAME.yaml (or .yml, .json)                job NAME, outcome in submit/NAME/
  * Names starting with '.' never are (rsync's and editors' temporary files), nor is
- * anything deeper. A spec is taken when a file that was written is flushed (close),
+ * anything deeper. One tree stands for one namespace's submit/ (fs/areas.c). A spec is taken when a file that was written is flushed (close),
  * or when a file is renamed to a spec's name.
  */
 #ifndef ARENAFS_FS_STAGING_H
@@ -173,5 +173,13 @@ int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms);
 int staging_take_code(struct staging *st, const char *entry, struct staging_code *out);
 void staging_code_explain(char *buf, size_t size, int err, size_t bytes);
 void staging_code_clear(struct staging_code *c);
+
+/*
+ * Sets the generated file `error` at the root, holding message and a newline (why
+ * nothing may be created here: namespaces/NS/submit/ where the credentials may not
+ * create jobs), or removes it (message NULL). A user's own file of that name is
+ * left alone.
+ */
+int staging_set_notice(struct staging *st, const char *message);
 
 #endif

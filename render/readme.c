@@ -30,6 +30,7 @@ static const char README[] =
     "  jobs/NAME/instances/POD/ status, node, ip, gpus, logs (logs.previous after a restart)\n"
     "  nodes/NAME/              gpus (\"ALLOCATED/TOTAL\"), info, status, ip, role\n"
     "  namespaces/NS/jobs/      the jobs of other namespaces you may list\n"
+    "  namespaces/NS/submit/    submit/ of namespace NS, where you may create jobs\n"
     "\n"
     "Submit a job by copying a spec into submit/; cp fails when the spec is wrong, and\n"
     "submit/NAME/error then says why:\n"

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import let_viewer_read, wait_until
+from helpers import let_viewer_read, wait_until, write_as_cp
 import realcluster
 
 GOOD = ("type: tfjob\n"
@@ -31,13 +31,7 @@ def env(request, kubesim_module, arenafs_module):
 
 def submit(m, name, text):
     """Writes MNT/submit/NAME as cp would; the errno close(2) returned, or 0."""
-    f = open(m.path("submit", name), "w")
-    f.write(text)
-    try:
-        f.close()
-    except OSError as e:
-        return e.errno
-    return 0
+    return write_as_cp(m.path("submit", name), text)
 
 
 def nothing_named(c, name):

@@ -246,7 +246,7 @@ def test_tensorboard_url_agrees_with_kubectl(env):
 def test_other_namespaces_are_under_namespaces(env):
     c, m = env
     assert listdir(m.path("namespaces")) == ["research"]
-    assert listdir(m.path("namespaces", "research")) == ["jobs"]
+    assert listdir(m.path("namespaces", "research")) == ["jobs", "submit"]
     names = te.job_dir_names(te.all_jobs(c, "research"))
     assert listdir(m.path("namespaces", "research", "jobs")) == te.listing_order(names)
     job = c.kubectl_json("get", "tfjob", "gan", "-n", "research")

@@ -58,7 +58,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
-	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "jobs");
+	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "jobs submit");
 	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
 	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
 		const struct place *const *c;
@@ -97,7 +97,7 @@ TEST(fs_places_derive_what_the_tree_shows)
 
 	CHECK_INT_EQ(place_nlink(FS_ROOT), 7);       /* ., .. and five directories */
 	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
-	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 3);     /* jobs/ */
+	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 4);     /* jobs/, submit/ */
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);

@@ -1140,3 +1140,34 @@ TEST(fs_staging_quiet_time_restarts_with_each_change_in_the_entry)
 	CHECK_INT_EQ(staging_entry_quiet_ms(st, "missing", &ms), -ENOENT);
 	staging_free(st);
 }
+
+/* The root's `error`: why nothing may be created in a namespace's submit/. */
+TEST(fs_staging_notice_at_the_root_comes_and_goes)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a, again;
+	char buf[128];
+	uint64_t id;
+
+	CHECK_INT_EQ(staging_set_notice(st, "may not create jobs in namespace prod"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, STAGING_ERROR, &a), 0);
+	CHECK(a.generated && !a.dir);
+	CHECK_INT_EQ(a.mode, 0444);
+	CHECK_INT_EQ(read_text(st, a.id, buf, sizeof(buf)), 38);
+	CHECK_STR_EQ(buf, "may not create jobs in namespace prod\n");
+	CHECK_INT_EQ(staging_open(st, a.id, O_WRONLY), -EACCES);
+	/* the same words again change nothing, not even the time */
+	CHECK_INT_EQ(staging_set_notice(st, "may not create jobs in namespace prod"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, STAGING_ERROR, &again), 0);
+	CHECK_INT_EQ(again.id, a.id);
+	CHECK_INT_EQ(ts_cmp(again.mtime, a.mtime), 0);
+	CHECK_INT_EQ(staging_set_notice(st, NULL), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, STAGING_ERROR), 0);
+	/* a file of the user's by that name is the user's */
+	id = put_file(st, STAGING_ROOT, STAGING_ERROR, "mine");
+	CHECK_INT_EQ(staging_set_notice(st, "no"), 0);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 4);
+	CHECK_INT_EQ(staging_set_notice(st, NULL), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, STAGING_ERROR), id);
+	staging_free(st);
+}
