@@ -207,10 +207,19 @@ void dirs_inode_free(struct fs_inode *in);
 
 #define SUBMIT_CACHE_WAIT_MS 3000    /* a made or deleted job shows in the tree before the reply */
 
+/* The job a submission made, for submit/NAME/status to follow it. */
+struct submit_made {
+	char ns[64];
+	int kind; /* enum job_kind */
+	char name[64];
+	char uid[64];
+};
+
 /* Parses, validates, dry-runs and creates the objects of a spec; nothing is left
- * behind on failure. 0 or -errno with err's message for the submission's `error`. */
+ * behind on failure. 0 or -errno with err's message for the submission's `error`;
+ * on success *made (when not NULL) says which job was made. */
 int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
-	       struct k8s_error *err);
+	       struct submit_made *made, struct k8s_error *err);
 /* Waits until the cache has (present) or no longer has the job (of that uid, when not
  * NULL), at most timeout_ms; whether it came to be. */
 bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,

@@ -10,7 +10,10 @@
  * would submit a bad spec is refused and changes nothing.
  *
  * Everything below submit/ is answered with zero timeouts: the kernel asks again
- * each time, so status and error appear and change without invalidations.
+ * each time, so status and error appear and change without invalidations. status
+ * follows the job its submission made: each lookup, getattr and read of it first
+ * asks the cache whether that job (by uid) is still there, and staging's text
+ * becomes "deleted" when it is not, so that size and contents always agree.
  *
  * Called by ops.c and dirs.c (submit.h).
  */
@@ -31,6 +34,39 @@
 #define SUBMIT_IDENTITY     "staging:"
 #define SUBMIT_NAME_MAX     255
 #define RMDIR_CACHE_WAIT_MS 10000 /* Background deletion: the job goes at once, save finalizers */
+
+/* Does the cache hold the job of this uid (1), none of that name (0), or another (-1)? */
+static int job_in_cache(struct fs *fs, const char *ns, int kind, const char *name,
+                        const char *uid)
+{
+	const struct job *j;
+	int there;
+
+	cache_read_lock(fs->cache);
+	j = cache_find_job(fs->cache, ns, kind, name);
+	there = !j ? 0 : j->meta.uid && strcmp(j->meta.uid, uid) == 0 ? 1 : -1;
+	cache_read_unlock(fs->cache);
+	return there;
+}
+
+/* Status files follow the job their entry's submission made (staging.h): once the
+ * cache has shown it, its absence means it is gone; another job of its name (another
+ * uid) means so at once. Before the cache has shown it (a slow watch), it counts as
+ * there. id: any node of submit/; only status files follow. */
+static void follow_job(struct fs *fs, uint64_t id)
+{
+	struct staging_job job;
+	int there;
+
+	if (staging_followed_job(fs->staging, id, &job) <= 0)
+		return;
+	there = job_in_cache(fs, job.ns, job.kind, job.name, job.uid);
+	if (there > 0 && !job.seen)
+		staging_follow(fs->staging, id, job.uid, true);
+	else if (there < 0 || (there == 0 && job.seen))
+		staging_follow(fs->staging, id, job.uid, false);
+	staging_job_clear(&job);
+}
 
 /* The staging node an inode of submit/ stands for. */
 static uint64_t staging_id(const struct fs_inode *in)
@@ -120,6 +156,10 @@ void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		return;
 	}
 	ret = staging_lookup(fs->staging, staging_id(parent), name, &a);
+	if (ret == 0 && a.generated && strcmp(name, STAGING_STATUS) == 0) {
+		follow_job(fs, a.id);
+		ret = staging_lookup(fs->staging, staging_id(parent), name, &a);
+	}
 	if (ret)
 		fuse_reply_err(req, -ret); /* no negative entry: names come and go */
 	else
@@ -144,8 +184,10 @@ static void reply_attr(struct fs *fs, fuse_req_t req, struct fs_inode *in, int r
 void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 {
 	struct staging_attr a;
-	int ret = staging_getattr(fs->staging, staging_id(in), &a);
+	int ret;
 
+	follow_job(fs, staging_id(in));
+	ret = staging_getattr(fs->staging, staging_id(in), &a);
 	reply_attr(fs, req, in, ret, &a);
 }
 
@@ -318,6 +360,8 @@ void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	if (off == 0)
+		follow_job(fs, staging_id(in));
 	n = staging_read(fs->staging, staging_id(in), buf, size, off);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
@@ -341,14 +385,19 @@ void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char
 /* Submits sub and records the outcome; 0 or -errno for the reply. */
 static int submit_and_record(struct fs *fs, const struct staging_submission *sub)
 {
+	struct submit_made made = {"", 0, "", ""};
 	struct k8s_error err;
 	int ret;
 
 	k8s_error_clear(&err);
 	staging_set_outcome(fs->staging, sub->entry, STAGING_SUBMITTING, NULL);
-	ret = submit_run(fs, sub->text, sub->len, sub->default_name, &err);
+	ret = submit_run(fs, sub->text, sub->len, sub->default_name, &made, &err);
 	staging_set_outcome(fs->staging, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
+	/* without a uid (never from an API server) status stays "submitted" */
+	if (!ret && made.uid[0])
+		staging_set_job(fs->staging, sub->entry, made.ns, made.kind, made.name, made.uid,
+		                job_in_cache(fs, made.ns, made.kind, made.name, made.uid) > 0);
 	if (ret)
 		fs_log(LOG_INFO, "submit/%s refused: %s", sub->entry, err.message);
 	return ret;

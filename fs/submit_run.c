@@ -194,8 +194,23 @@ static int tensorboard_objects(struct fs *fs, const struct job_spec *s, const js
 	return spec_build_tensorboard(s, fs->namespace, job, dep, svc, err);
 }
 
+/* Which job was made (the uid from the API server's answer). */
+static void tell_made(struct submit_made *made, const char *ns, const struct job_spec *s,
+                      const json_t *job)
+{
+	const json_t *meta = json_object_get(job, "metadata");
+	const char *uid = json_string_value(json_object_get(meta, "uid"));
+
+	if (!made)
+		return;
+	snprintf(made->ns, sizeof(made->ns), "%s", ns);
+	made->kind = spec_kind(s);
+	snprintf(made->name, sizeof(made->name), "%s", spec_name(s));
+	snprintf(made->uid, sizeof(made->uid), "%s", uid ? uid : "");
+}
+
 int submit_run(struct fs *fs, const char *text, size_t len, const char *default_name,
-               struct k8s_error *err)
+               struct submit_made *made, struct k8s_error *err)
 {
 	struct job_spec *s = NULL;
 	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL;
@@ -239,6 +254,7 @@ int submit_run(struct fs *fs, const char *text, size_t len, const char *default_
 	submit_wait_job(fs, fs->namespace, spec_kind(s), spec_name(s), NULL, true,
 	                SUBMIT_CACHE_WAIT_MS);
 	fs_log(LOG_INFO, "submitted %s in namespace %s", what, fs->namespace);
+	tell_made(made, fs->namespace, s, m.objs[0]);
 out:
 	made_free(&m);
 	json_decref(job);
