@@ -245,6 +245,14 @@ void access_forget(struct fs *fs, const char *ns);
 
 struct staging_code;
 
+/* The job a submission made, for submit/NAME/status to follow it. */
+struct submit_made {
+	char ns[64];
+	int kind; /* enum job_kind */
+	char name[64];
+	char uid[64];
+};
+
 struct submit_request {
 	const char *ns;                   /* where to create; NULL: the mount's namespace */
 	const char *text;                 /* the spec */
@@ -252,11 +260,17 @@ struct submit_request {
 	const char *default_name;         /* the staging entry's name */
 	bool check_only;                  /* parse, validate and dry-run: nothing is made */
 	const struct staging_code *code;  /* local code to ship with it, or NULL */
+	struct submit_made *made;         /* when not NULL: which job was made */
 };
 
 /* Parses, validates, dry-runs and creates the objects of a spec; nothing is left
- * behind on failure. 0 or -errno with err's message for the submission's `error`. */
+ * behind on failure. 0 or -errno with err's message for the submission's `error`;
+ * on success rq->made (when not NULL) says which job was made. */
 int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error *err);
+/* Lets submit/ENTRY/status of st follow the job a submission made (submit.c). */
+void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
+		      const struct submit_made *made);
+
 /* ---- submit_defer.c ---- */
 
 struct staging_submission;

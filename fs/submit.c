@@ -10,7 +10,10 @@
  * would submit a bad spec is refused and changes nothing.
  *
  * Everything below submit/ is answered with zero timeouts: the kernel asks again
- * each time, so status and error appear and change without invalidations.
+ * each time, so status and error appear and change without invalidations. status
+ * follows the job its submission made: each lookup, getattr and read of it first
+ * asks the cache whether that job (by uid) is still there, and staging's text
+ * becomes "deleted" when it is not, so that size and contents always agree.
  *
  * Each namespace's submit/ has a staging tree of its own (areas.c): submit/ is the
  * mount's namespace's, namespaces/NS/submit/ namespace NS's, and an inode knows its
@@ -66,6 +69,48 @@ static void area_path(struct fs *fs, const char *ns, char *buf, size_t size)
 		snprintf(buf, size, "submit/");
 	else
 		snprintf(buf, size, "namespaces/%s/submit/", ns);
+}
+
+/* Does the cache hold the job of this uid (1), none of that name (0), or another (-1)? */
+static int job_in_cache(struct fs *fs, const char *ns, int kind, const char *name,
+                        const char *uid)
+{
+	const struct job *j;
+	int there;
+
+	cache_read_lock(fs->cache);
+	j = cache_find_job(fs->cache, ns, kind, name);
+	there = !j ? 0 : j->meta.uid && strcmp(j->meta.uid, uid) == 0 ? 1 : -1;
+	cache_read_unlock(fs->cache);
+	return there;
+}
+
+/* Status files follow the job their entry's submission made (staging.h): once the
+ * cache has shown it, its absence means it is gone; another job of its name (another
+ * uid) means so at once. Before the cache has shown it (a slow watch), it counts as
+ * there. id: any node of submit/; only status files follow. */
+static void follow_job(struct fs *fs, struct staging *st, uint64_t id)
+{
+	struct staging_job job;
+	int there;
+
+	if (staging_followed_job(st, id, &job) <= 0)
+		return;
+	there = job_in_cache(fs, job.ns, job.kind, job.name, job.uid);
+	if (there > 0 && !job.seen)
+		staging_follow(st, id, job.uid, true);
+	else if (there < 0 || (there == 0 && job.seen))
+		staging_follow(st, id, job.uid, false);
+	staging_job_clear(&job);
+}
+
+void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
+                      const struct submit_made *made)
+{
+	/* without a uid (never from an API server) status stays "submitted" */
+	if (made->uid[0])
+		staging_set_job(st, entry, made->ns, made->kind, made->name, made->uid,
+		                job_in_cache(fs, made->ns, made->kind, made->name, made->uid) > 0);
 }
 
 /* The staging node an inode of submit/ stands for. */
@@ -160,6 +205,10 @@ void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		return;
 	}
 	ret = st ? staging_lookup(st, staging_id(parent), name, &a) : -ENOENT;
+	if (ret == 0 && a.generated && strcmp(name, STAGING_STATUS) == 0) {
+		follow_job(fs, st, a.id);
+		ret = staging_lookup(st, staging_id(parent), name, &a);
+	}
 	if (ret)
 		fuse_reply_err(req, -ret); /* no negative entry: names come and go */
 	else
@@ -199,12 +248,14 @@ void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 	struct staging_attr a;
 	int ret = 0;
 
-	if (st)
+	if (st) {
+		follow_job(fs, st, staging_id(in));
 		ret = staging_getattr(st, staging_id(in), &a);
-	else if (in->node.type == FS_SUBMIT_DIR)
+	} else if (in->node.type == FS_SUBMIT_DIR) {
 		empty_root(fs, &a);
-	else
+	} else {
 		ret = -ENOENT;
+	}
 	reply_attr(fs, req, in, ret, &a);
 }
 
@@ -414,6 +465,8 @@ void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	if (st && off == 0)
+		follow_job(fs, st, staging_id(in));
 	n = st ? staging_read(st, staging_id(in), buf, size, off) : -ENOENT;
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
@@ -444,8 +497,9 @@ void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char
 static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
                              struct staging_submission *sub)
 {
+	struct submit_made made = {"", 0, "", ""};
 	struct submit_request rq = {ns, sub->text, sub->len, sub->default_name, sub->in_dir,
-	                            NULL};
+	                            NULL, &made};
 	struct k8s_error err;
 	char where[320];
 	int ret;
@@ -461,6 +515,8 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
 		              strerror(-ret));
 	}
 	staging_set_outcome(st, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED, err.message);
+	if (!ret)
+		submit_note_made(fs, st, sub->entry, &made);
 	if (ret == -EACCES)
 		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
 	if (ret) {

@@ -73,8 +73,9 @@ static void make_one(struct fs *fs, struct pending *p)
 	struct staging *st = areas_get(fs->areas, p->ns, false);
 	struct staging_code code;
 	struct k8s_error err;
+	struct submit_made made = {"", 0, "", ""};
 	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, false,
-	                            &code};
+	                            &code, &made};
 	int ret;
 
 	k8s_error_clear(&err);
@@ -92,6 +93,8 @@ static void make_one(struct fs *fs, struct pending *p)
 	}
 	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
+	if (!ret)
+		submit_note_made(fs, st, p->sub.entry, &made);
 	if (ret)
 		fs_log(LOG_INFO, "submit/%s refused: %s", p->sub.entry, err.message);
 }

@@ -134,10 +134,10 @@ def test_taken_name_is_eexist_and_the_job_is_untouched(env):
     c, m = env
     assert submit(m, "taken.yaml", GOOD) == 0
     uid = c.kubectl_json("get", "tfjob", "taken")["metadata"]["uid"]
-    assert submit(m, "taken2.yaml", "name: taken\n" + GOOD.replace("gpus: 1", "gpus: 2")) \
-        == errno.EEXIST
-    assert m.read("submit", "taken2", "status") == "failed\n"
-    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "taken2", "error")
+    # the same file written again (cp over it, an editor's save)
+    assert submit(m, "taken.yaml", GOOD.replace("gpus: 1", "gpus: 2")) == errno.EEXIST
+    assert m.read("submit", "taken", "status") == "failed\n"
+    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "taken", "error")
     job = c.kubectl_json("get", "tfjob", "taken")
     assert job["metadata"]["uid"] == uid
     ctr = job["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]

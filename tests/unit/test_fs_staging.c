@@ -709,6 +709,23 @@ TEST(fs_staging_flushed_top_level_yaml_is_a_spec_of_its_stem)
 	staging_free(st);
 }
 
+/* A job's spec.yaml copied into submit/ as it is: the outcome in submit/spec/, the
+ * job's name from the spec (no default_name). */
+TEST(fs_staging_top_level_spec_yaml_names_no_job)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	const char *names[] = {"spec.yaml", "spec.yml", "spec.json"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, names[i], "name: a\n", &sub), 1);
+		CHECK_STR_EQ(sub.entry, "spec");
+		CHECK(sub.default_name == NULL);
+		staging_submission_clear(&sub);
+	}
+	staging_free(st);
+}
+
 TEST(fs_staging_flushed_yml_and_json_are_specs)
 {
 	struct staging *st = new_staging();
@@ -953,6 +970,91 @@ TEST(fs_staging_outcome_of_an_entry_that_is_a_file_records_nothing)
 	CHECK(!a.generated);
 	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 10);
 	CHECK_STR_EQ(buf, "plain file");
+	staging_free(st);
+}
+
+/* The text of the status file id. */
+static const char *status_text(struct staging *st, uint64_t id)
+{
+	static char buf[64];
+	struct staging_attr a;
+
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), (ssize_t)strlen(buf));
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.size, strlen(buf));
+	return buf;
+}
+
+TEST(fs_staging_status_follows_the_job_until_it_is_gone)
+{
+	struct staging *st = new_staging();
+	struct staging_job job;
+	uint64_t entry, status;
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	entry = id_of(st, STAGING_ROOT, "mnist");
+	status = id_of(st, entry, STAGING_STATUS);
+	/* no job recorded: nothing to follow */
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "team-a", 3, "b", "uid-1", false), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 1);
+	CHECK_STR_EQ(job.ns, "team-a");
+	CHECK_INT_EQ(job.kind, 3);
+	CHECK_STR_EQ(job.name, "b");
+	CHECK_STR_EQ(job.uid, "uid-1");
+	CHECK(!job.seen);
+	staging_job_clear(&job);
+	/* only the status file follows */
+	CHECK_INT_EQ(staging_followed_job(st, entry, &job), 0);
+
+	staging_follow(st, status, "uid-1", true);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 1);
+	CHECK(job.seen);
+	staging_job_clear(&job);
+	CHECK_STR_EQ(status_text(st, status), "submitted\n");
+	/* another uid (an older job's news) changes nothing */
+	staging_follow(st, status, "uid-0", false);
+	CHECK_STR_EQ(status_text(st, status), "submitted\n");
+	staging_follow(st, status, "uid-1", false);
+	CHECK_STR_EQ(status_text(st, status), "deleted\n");
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+
+	/* submitted again: submitted, following the new job */
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTING, NULL), 0);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "team-a", 3, "b", "uid-2", true), 0);
+	CHECK_STR_EQ(status_text(st, status), "submitted\n");
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 1);
+	CHECK_STR_EQ(job.uid, "uid-2");
+	CHECK(job.seen);
+	staging_job_clear(&job);
+	/* a failed submission forgets the job */
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "exists"), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "team-a", 3, "b", "uid-3", true), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	CHECK_STR_EQ(status_text(st, status), "failed\n");
+	staging_free(st);
+}
+
+TEST(fs_staging_a_removed_status_follows_nothing)
+{
+	struct staging *st = new_staging();
+	struct staging_job job;
+	uint64_t entry, status;
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "ns", 0, "mnist", "u", true), 0);
+	entry = id_of(st, STAGING_ROOT, "mnist");
+	status = id_of(st, entry, STAGING_STATUS);
+	CHECK_INT_EQ(staging_open(st, status, O_RDONLY), 0);
+	CHECK_INT_EQ(staging_unlink(st, entry, STAGING_STATUS), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	staging_follow(st, status, "u", false);
+	staging_release(st, status);
+	/* the entry (a file of that name is no directory) records no job */
+	put_file(st, STAGING_ROOT, "plain", "x");
+	CHECK_INT_EQ(staging_set_job(st, "plain", "ns", 0, "plain", "u", true), 0);
 	staging_free(st);
 }
 
