@@ -18,7 +18,8 @@
  * request and logs one line, then asked again (the server may be back). The
  * errors (docs/tree.md): deleted → ENODATA, 401/403 → EACCES, no answer in time
  * → ETIMEDOUT, anything else (unreachable, 5xx, not this job's, not what the
- * annotation says) → EIO.
+ * annotation says) → EIO; while the cache's watches are down (cluster/health),
+ * EIO at once, without a request that would retry until its deadline.
  *
  * Blocking: called by ops.c at open, on a FUSE worker, with no lock held; the
  * store's mutex is a leaf and is never held across the request.
@@ -247,6 +248,19 @@ int codefetch_text(struct fs *fs, const struct codetree_file *f, struct fs_text 
 
 	*out = NULL;
 	pthread_mutex_lock(&s->lock);
+	j = find(s, f);
+	if (!j || j->state != READY) {
+		struct cache_health h;
+
+		/* While the watches are down, EIO at once, as an unread log: the request
+		 * would retry until its deadline (30 s) for a server known to be gone.
+		 * cluster/health says since when and why. */
+		cache_get_health(fs->cache, &h);
+		if (!h.connected) {
+			pthread_mutex_unlock(&s->lock);
+			return -EIO;
+		}
+	}
 	for (;;) {
 		j = find(s, f);
 		if (!j) {
