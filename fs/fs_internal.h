@@ -20,8 +20,9 @@
  *   codefetch.c code/'s bytes: the job's ConfigMap, fetched once and kept
  *   log.c       messages to stderr or syslog (fs_log)
  *
- * Lock order: inode->lock, then the cache's read lock; the inode table's mutex and
- * the notifier queue's mutex are leaves. No FUSE notification is sent while any of
+ * Lock order: inode->lock, then the cache's read lock; the inode table's mutex, the
+ * notifier queue's mutex and code/'s two (codetree.c's memo, codefetch.c's store)
+ * are leaves. No FUSE notification is sent while any of
  * them is held, and never from a request handler (notify.c sends them all).
  */
 #ifndef ARENAFS_FS_FS_INTERNAL_H
