@@ -122,7 +122,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	struct cache_health h;
 
 	*mtime = fs->started;
-	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT))
+	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE))
 		return -EINVAL;
 	switch (p->source) {
 	case SRC_NONE:
@@ -265,6 +265,8 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 	const struct node *kn;
 	struct fs_job_view jv;
 
+	if (fs_type_is_code(node->type))
+		return codetree_dir_mtime(fs, node, mtime);
 	switch (place_of(node->type)->source) {
 	case SRC_JOB:
 		if (!(job = model_job(fs, node)))
@@ -298,11 +300,27 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 	}
 }
 
+/* The subdirectories that come and go (code/) a directory has now: its st_nlink
+ * counts them. Under the read lock. */
+static unsigned optional_subdirs(struct fs *fs, const struct fs_node *dir)
+{
+	const struct place *const *c;
+	size_t n = place_children(dir->type, &c);
+	unsigned count = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((c[i]->flags & PLACE_DIR) && (c[i]->flags & PLACE_COMES_AND_GOES) &&
+		    c[i]->exists(fs, dir))
+			count++;
+	return count;
+}
+
 int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 {
 	enum fs_type type = in->node.type;
 	uint64_t size = 0;
 	int64_t mtime = fs->started;
+	struct codetree_file cf;
 	bool changed;
 	int ret = 0;
 
@@ -311,6 +329,8 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 	if (fs_type_is_dir(type)) {
 		cache_read_lock(fs->cache);
 		ret = dir_mtime(fs, &in->node, &mtime);
+		if (!ret && st->st_nlink > 1)
+			st->st_nlink += optional_subdirs(fs, &in->node);
 		cache_read_unlock(fs->cache);
 		if (ret)
 			return ret;
@@ -319,6 +339,16 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 	}
 	if (fs_type_is_log(type)) {
 		logfile_stat(fs, in, &size, &mtime);
+	} else if (fs_type_is_code(type)) {
+		/* from the annotation: a stat of code/ asks the cluster nothing */
+		cache_read_lock(fs->cache);
+		ret = codetree_file(fs, &in->node, &cf);
+		cache_read_unlock(fs->cache);
+		if (ret)
+			return ret;
+		st->st_mode = S_IFREG | cf.perm;
+		size = cf.size;
+		mtime = cf.mtime;
 	} else {
 		ret = content_refresh(fs, in, &changed);
 		if (ret)
@@ -372,9 +402,9 @@ double content_negative_timeout(struct fs *fs, enum fs_type parent_type)
 	/* jobs/, instances/, nodes/, namespaces/, submit/: new names appear. */
 	if (place_object_child(parent_type) || !place_children(parent_type, &c))
 		return 0;
-	/* tensorboard_url and logs.previous appear: the notifier invalidates their negative
-	 * entries, and this is the safety net. */
-	if (place_optional_child(parent_type))
+	/* code, tensorboard_url and logs.previous appear: the notifier invalidates their
+	 * negative entries, and this is the safety net. */
+	if (place_optional_mask(parent_type))
 		return fs->opts.entry_timeout < FS_NEGATIVE_TIMEOUT ? fs->opts.entry_timeout
 								    : FS_NEGATIVE_TIMEOUT;
 	return fs->opts.static_timeout;

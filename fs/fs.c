@@ -45,7 +45,9 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	fs->inodes = inode_table_new(on_inode_free);
 	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
-	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0) {
+	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
+	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0) {
+		codetree_memo_free(fs->code_memo);
 		submit_defer_free(fs->defer);
 		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
@@ -110,6 +112,8 @@ void fs_free(struct fs *fs)
 	access_free(fs->access);
 	logfile_memo_free(fs->log_memo);
 	logstream_registry_free(fs->streams);
+	codetree_memo_free(fs->code_memo);
+	codefetch_free(fs->code_store);
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);

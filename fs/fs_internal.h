@@ -18,10 +18,14 @@
  *   submit.c    the FUSE operations of submit/ and rmdir of jobs/NAME (submit.h)
  *   submit_run.c  one submission: spec → dry run → objects, undone on failure
  *   submit_defer.c  directory entries: made once their copy is over (one thread)
+ *   codeindex.c the arenafs.io/code annotation → the files of code/ (codeindex.h, pure)
+ *   codetree.c  the path model of jobs/NAME/code/, from the annotation alone
+ *   codefetch.c code/'s bytes: the job's ConfigMap, fetched once and kept
  *   log.c       messages to stderr or syslog (fs_log)
  *
- * Lock order: inode->lock, then the cache's read lock; the inode table's mutex and
- * the notifier queue's mutex are leaves. No FUSE notification is sent while any of
+ * Lock order: inode->lock, then the cache's read lock; the inode table's mutex, the
+ * notifier queue's mutex and code/'s two (codetree.c's memo, codefetch.c's store)
+ * are leaves. No FUSE notification is sent while any of
  * them is held, and never from a request handler (notify.c sends them all).
  */
 #ifndef ARENAFS_FS_FS_INTERNAL_H
@@ -43,6 +47,8 @@
 
 #define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
 
+struct code_store;
+struct codetree_memo;
 struct fs_notifier;
 struct access_cache;
 struct log_memo_table;
@@ -66,6 +72,8 @@ struct fs {
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */
 	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
 	struct logstream_registry *streams; /* the log streams open now */
+	struct codetree_memo *code_memo;  /* parsed code annotations (codetree.c) */
+	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;
@@ -103,15 +111,56 @@ struct model_entry {
 /* The entries of a directory, in listing order; *out malloc'd (model_free). */
 int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n);
 void model_free(struct model_entry *e, size_t n);
-/* Whether dir has a child called name now; takes the cache's read lock itself. */
-bool model_has_child(struct fs *fs, const struct fs_node *dir, const char *name);
+/* Which of dir's names that come and go exist now (bits as place_optional_mask);
+ * takes the cache's read lock itself. */
+unsigned model_extras(struct fs *fs, const struct fs_node *dir);
 /* The `exists` of the places that come and go (places.c). */
+bool model_job_has_code(struct fs *fs, const struct fs_node *job_dir);
 bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir);
 bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir);
 /* The job, pod or node a node stands for, when it still exists with its identity. */
 const struct job *model_job(struct fs *fs, const struct fs_node *node);
 const struct pod *model_pod(struct fs *fs, const struct fs_node *node);
 const struct node *model_node(struct fs *fs, const struct fs_node *node);
+
+/* ---- codetree.c (under the cache's read lock, but the memo's life) ---- */
+
+int codetree_memo_new(struct codetree_memo **out);
+void codetree_memo_free(struct codetree_memo *m);
+/* Whether a job (its directory's node) has code/: an annotation that parses. */
+bool codetree_has_code(struct fs *fs, const struct fs_node *job_dir);
+/* The child of code/ or of a directory below it called name; 0 or -ENOENT, -ENOMEM. */
+int codetree_lookup(struct fs *fs, const struct fs_node *dir, const char *name,
+		    struct fs_node *out);
+/* A directory of code/ (code/ itself too), by name; *out as model_list's. */
+int codetree_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n);
+/* Whether a directory of code/ (code/ itself too) still is one. */
+bool codetree_dir_exists(struct fs *fs, const struct fs_node *dir);
+/* What a file of code/ is, from the annotation, with where its bytes are. */
+struct codetree_file {
+	char ns[256];
+	char job[256];
+	char uid[128];
+	char configmap[256];
+	char key[256];
+	uint64_t size;
+	unsigned perm;               /* st_mode's permission bits (code_file_perm) */
+	int64_t mtime;               /* the job's creation: the code never changes */
+};
+/* 0, or -ENOENT when the job or the file is gone or the node shows another version
+ * of it (its identity). */
+int codetree_file(struct fs *fs, const struct fs_node *node, struct codetree_file *out);
+/* A directory of code/: the job's creation, or -ENOENT. */
+int codetree_dir_mtime(struct fs *fs, const struct fs_node *dir, int64_t *mtime);
+
+/* ---- codefetch.c (blocking: at open, never under a lock) ---- */
+
+int codefetch_new(struct code_store **out);
+void codefetch_free(struct code_store *s);
+/* The bytes of a file of code/, a reference (fs_text_put). 0; -ENODATA (the ConfigMap
+ * is gone), -EACCES, -ETIMEDOUT, -EIO (unreachable, not this job's, or unlike the
+ * annotation: never other bytes than its size), -ENOMEM. */
+int codefetch_text(struct fs *fs, const struct codetree_file *f, struct fs_text **out);
 
 /* ---- view.c (under the cache's read lock) ---- */
 

@@ -356,21 +356,24 @@ static bool revalidate_name(struct fs *fs, struct batch *b, struct fs_inode *in)
 	return same;
 }
 
-/* For a directory with a name that comes and goes: did it appear or vanish? */
-static void revalidate_extra(struct fs *fs, struct batch *b, struct fs_inode *in)
+/* For a directory with names that come and go: did any appear or vanish? */
+static void revalidate_extras(struct fs *fs, struct batch *b, struct fs_inode *in)
 {
-	const struct place *extra = place_optional_child(in->node.type);
-	bool has;
+	const struct place *const *c;
+	size_t n = place_children(in->node.type, &c);
+	unsigned has, changed;
 
-	if (!extra)
+	if (!place_optional_mask(in->node.type))
 		return;
-	has = model_has_child(fs, &in->node, extra->name);
+	has = model_extras(fs, &in->node);
 	pthread_mutex_lock(&in->lock);
-	if (has != in->has_extra) {
-		in->has_extra = has;
-		add_action(b, in->ino, extra->name, 0);
-	}
+	changed = has ^ in->extras;
+	in->extras = has;
+	in->extras_known = true;
 	pthread_mutex_unlock(&in->lock);
+	for (size_t i = 0; i < n && changed; i++, changed >>= 1)
+		if (changed & 1)
+			add_action(b, in->ino, c[i]->name, 0);
 }
 
 static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in)
@@ -383,13 +386,16 @@ static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in
 		return;
 	if (fs_type_is_dir(t)) {
 		/* its attributes, and the listing the kernel may keep (dirs.c) */
-		revalidate_extra(fs, b, in);
+		revalidate_extras(fs, b, in);
 		add_action(b, in->ino, NULL, 0);
 	} else if (fs_type_is_log(t)) {
 		logfile_poke(fs, in);
 		add_action(b, in->ino, NULL, -1);
 	} else if (fs_type_is_volatile(t)) {
 		add_action(b, in->ino, NULL, 0);
+	} else if (fs_type_is_code(t)) {
+		/* nothing: a code file's identity holds its key, size and mode (codetree.c),
+		 * so revalidate_name has seen any change */
 	} else {
 		ret = content_refresh(fs, in, &changed);
 		if (ret == 0 && changed)

@@ -64,6 +64,8 @@ static const struct place PLACES[] = {
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, NULL},
 
+	{FS_CODE_DIR, FS_JOB_DIR, "code", SRC_JOB, 0, PLACE_DIR | PLACE_COMES_AND_GOES | PLACE_CODE,
+	 {0}, model_job_has_code},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
 	 {.job = render_job_events}, NULL},
 	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, NULL},
@@ -101,6 +103,12 @@ static const struct place PLACES[] = {
 	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, NULL},
 	{FS_NODE_STATUS, FS_NODE_DIR, "status", SRC_NODE, 0, 0, {.node = render_node_status},
 	 NULL},
+
+	/* Below code/ the names are the job's annotation's (codetree.c); a directory
+	 * stands in code/ and in itself, a file in either (no parent of its own). */
+	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, NULL},
+	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, NULL},
+	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, NULL},
 
 	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, NULL},
 
@@ -176,15 +184,16 @@ const struct place *place_object_child(enum fs_type parent)
 	return object_child[parent];
 }
 
-const struct place *place_optional_child(enum fs_type parent)
+unsigned place_optional_mask(enum fs_type parent)
 {
 	const struct place *const *c;
 	size_t n = place_children(parent, &c);
+	unsigned mask = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && i < sizeof(mask) * 8; i++)
 		if (c[i]->flags & PLACE_COMES_AND_GOES)
-			return c[i];
-	return NULL;
+			mask |= 1u << i;
+	return mask;
 }
 
 unsigned place_nlink(enum fs_type dir)
@@ -196,7 +205,7 @@ unsigned place_nlink(enum fs_type dir)
 	if (place_object_child(dir))
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		if (c[i]->flags & PLACE_DIR)
+		if ((c[i]->flags & PLACE_DIR) && !(c[i]->flags & PLACE_COMES_AND_GOES))
 			links++;
 	return links;
 }

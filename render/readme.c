@@ -25,6 +25,7 @@ static const char README[] =
     "  jobs/NAME/gpus           allocated/requested GPUs of the job\n"
     "  jobs/NAME/tensorboard_url  the TensorBoard URL, when the job has one\n"
     "  jobs/NAME/spec.yaml      the spec it was submitted with (or the object as YAML)\n"
+    "  jobs/NAME/code/          the files shipped with it (cp -r DIR/ submit/), read-only\n"
     "  jobs/NAME/job.json       the object as the API server returns it\n"
     "  jobs/NAME/type           tfjob, pytorchjob, mpijob, ...\n"
     "  jobs/NAME/instances/POD/ status, node, ip, gpus, logs (logs.previous after a restart)\n"

@@ -54,7 +54,8 @@ TEST(fs_places_list_each_directory_once_by_name)
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all top top-job");
 	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
-		     "events gpus info instances job.json logs spec.yaml status tensorboard_url type");
+		     "code events gpus info instances job.json logs spec.yaml status tensorboard_url "
+		     "type");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
@@ -79,7 +80,8 @@ TEST(fs_places_every_file_has_what_it_needs)
 {
 	for (int t = FS_ROOT; t < FS_TYPE_COUNT; t++) {
 		const struct place *p = place_of((enum fs_type)t);
-		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT));
+		/* logs, submit/'s files and code/'s are not rendered */
+		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE));
 
 		/* every member of the union is a function pointer at the same place */
 		CHECK(!file || p->render.text != NULL);
@@ -101,11 +103,21 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
-	p = place_optional_child(FS_JOB_DIR);
-	CHECK(p && strcmp(p->name, "tensorboard_url") == 0);
-	p = place_optional_child(FS_POD_DIR);
-	CHECK(p && strcmp(p->name, "logs.previous") == 0);
-	CHECK(place_optional_child(FS_NODE_DIR) == NULL);
+	/* code (the first) and tensorboard_url (the ninth) come and go */
+	CHECK_INT_EQ(place_optional_mask(FS_JOB_DIR), (1u << 0) | (1u << 9));
+	CHECK_INT_EQ(place_optional_mask(FS_POD_DIR), 1u << 3);    /* logs.previous */
+	CHECK_INT_EQ(place_optional_mask(FS_NODE_DIR), 0);
+	p = place_child(FS_JOB_DIR, "code");
+	CHECK(p && p->type == FS_CODE_DIR && (p->flags & PLACE_COMES_AND_GOES) && p->exists);
+	/* below code/: the annotation's names, directories in directories */
+	CHECK(place_object_child(FS_CODE_DIR)->type == FS_CODE_SUBDIR);
+	CHECK(place_object_child(FS_CODE_SUBDIR)->type == FS_CODE_SUBDIR);
+	CHECK_INT_EQ(place_nlink(FS_CODE_DIR), 1);
+	CHECK_INT_EQ(place_nlink(FS_CODE_SUBDIR), 1);
+	CHECK(fs_type_is_code(FS_CODE_FILE) && !fs_type_is_dir(FS_CODE_FILE) &&
+	      fs_type_is_dir(FS_CODE_SUBDIR) && !fs_type_is_code(FS_JOB_DIR));
+	/* rm -r jobs/NAME walks code/ too */
+	CHECK(fs_type_in_job(FS_CODE_DIR) && fs_type_in_job(FS_CODE_SUBDIR));
 	CHECK(place_object_child(FS_JOBS_DIR)->type == FS_JOB_DIR);
 	CHECK(place_object_child(FS_JOB_DIR) == NULL);
 	CHECK(fs_type_is_dir(FS_INSTANCES_DIR) && !fs_type_is_dir(FS_JOB_STATUS));
@@ -119,6 +131,9 @@ TEST(fs_places_derive_what_the_tree_shows)
 	n.kind = 2;
 	n.job = "mnist";
 	n.pod = "mnist-worker-0";
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "job/team/2/mnist");
+	n.type = FS_CODE_FILE;       /* filed under its job: a changed annotation is seen */
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "job/team/2/mnist");
 	n.type = FS_POD_IP;
