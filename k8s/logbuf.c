@@ -23,6 +23,14 @@ int logbuf_init(struct logbuf *b, size_t mem_max)
 	return b->ring ? 0 : -ENOMEM;
 }
 
+void logbuf_init_file(struct logbuf *b, int fd, uint64_t size)
+{
+	/* the invariant holds with an empty ring: every read is a pread of the file */
+	memset(b, 0, sizeof(*b));
+	b->fd = fd;
+	b->size = size;
+}
+
 void logbuf_free(struct logbuf *b)
 {
 	free(b->ring);
