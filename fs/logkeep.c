@@ -210,7 +210,7 @@ static int meta_parse(char *text, struct logkeep_meta *m)
 		else
 			fields--;   /* a later version's: ignored */
 	}
-	if (fields < 11 || !m->ns || !m->job || !m->pod || !m->container || !m->job_uid ||
+	if (fields < 10 || !m->ns || !m->job || !m->pod || !m->container || !m->job_uid ||
 	    !m->pod_uid)
 		return -EINVAL;
 	return 0;

@@ -14,7 +14,6 @@ import subprocess
 
 from helpers import wait_until
 from k8scache_helpers import brief, last_request, sim_requests
-from kubesimcluster import KUBECTL
 import jobspecs
 
 
@@ -119,35 +118,33 @@ def test_keeping_costs_one_get_per_terminated_container_and_reads_cost_none(kube
     assert log_requests(c, since) == [], brief(log_requests(c, since))
 
 
-def test_cleanpodpolicy_all_leaves_the_logs_readable(kubesim, arenafs, tmp_path):
-    c = kubesim("--nodes", "1")
+def test_cleanpodpolicy_all_leaves_the_logs_readable(real_view, arenafs):
+    """The real training-operator deletes the pods as the job succeeds (a pod in a
+    terminal phase goes at once, without a grace period): the keeper's one GET comes
+    first. (kubesim's operator deletes them in the same instant the container ends,
+    which no fetch can beat: docs/tree.md says so.)"""
+    c = real_view
     m = arenafs(c)
-    job = jobspecs.tfjob("tidy", gpus=0, start=1, run=3, lines=10)
+    job = jobspecs.tfjob("tidy", workers=2, gpus=0, start=1, run=4, lines=10)
     job["spec"]["runPolicy"] = {"cleanPodPolicy": "All"}
     jobspecs.create(c, job)
-    wait_until(lambda: c.kubectl("get", "pod", "tidy-worker-0", "-o", "jsonpath={.status.phase}",
-                                 check=False).stdout == "Running",
-               timeout=60, message="the worker to run")
-    # kubectl logs -f, started while the container runs, prints its whole log
-    out = open(tmp_path / "follow.log", "wb")
-    follow = subprocess.Popen([KUBECTL, "--kubeconfig", c.kubeconfig, "logs", "-f",
-                               "tidy-worker-0"],
-                              stdout=out, stderr=subprocess.DEVNULL)
-    try:
-        follow.wait(timeout=60)
-    finally:
-        if follow.poll() is None:
-            follow.kill()
-        out.close()
-    whole = (tmp_path / "follow.log").read_text()
-    assert whole
-    # the operator deletes the pod as the job succeeds
-    wait_until(lambda: c.kubectl("get", "pod", "tidy-worker-0", check=False).returncode != 0,
-               timeout=60, message="the operator to delete the pod")
-    wait_until(lambda: m.read("jobs", "tidy", "status") == "SUCCEEDED\n", timeout=30,
+    pods = ["tidy-worker-0", "tidy-worker-1"]
+
+    def running():
+        return all(c.kubectl("get", "pod", p, "-o", "jsonpath={.status.phase}",
+                             check=False).stdout == "Running" for p in pods)
+    wait_until(running, timeout=90, message="the workers to run")
+    # kwok serves a container's whole log from its start (docs/real-cluster.md)
+    whole = {p: c.kubectl("logs", p).stdout for p in pods}
+    assert all(whole.values())
+    wait_until(lambda: m.read("jobs", "tidy", "status") == "SUCCEEDED\n", timeout=90,
                message="the job to succeed")
-    assert m.read("jobs", "tidy", "logs") == whole
-    assert m.read("jobs", "tidy", "instances", "tidy-worker-0", "logs") == whole
+    wait_until(lambda: c.kubectl("get", "pods", "-o", "name").stdout == "", timeout=60,
+               message="the operator to delete the pods")
+    assert m.read("jobs", "tidy", "logs") == whole["tidy-worker-0"]
+    assert sorted(os.listdir(m.path("jobs", "tidy", "instances"))) == pods
+    for p in pods:
+        assert m.read("jobs", "tidy", "instances", p, "logs") == whole[p]
 
 
 def test_kept_logs_outlive_a_remount(kubesim, arenafs, tmp_path):
@@ -167,7 +164,7 @@ def test_kept_logs_outlive_a_remount(kubesim, arenafs, tmp_path):
 
 def test_beyond_keep_logs_the_least_recently_used_go(kubesim, arenafs):
     c = kubesim("--nodes", "1")
-    m = arenafs(c, "keep_logs=3K")
+    m = arenafs(c, "keep_logs=1200")
     sizes = {}
     for name in ("lru-a", "lru-b", "lru-c"):
         jobspecs.create(c, jobspecs.tfjob(name, gpus=0, start=1, run=2, lines=5))
@@ -177,7 +174,7 @@ def test_beyond_keep_logs_the_least_recently_used_go(kubesim, arenafs):
         wait_kept(m, name, [pod])
         if name == "lru-b":
             m.read("jobs", "lru-a", "logs")      # lru-a used again: lru-b is the oldest
-    assert sum(sizes.values()) > 3072 >= sizes["lru-a"] + sizes["lru-c"], sizes
+    assert sum(sizes.values()) > 1200 >= sizes["lru-a"] + sizes["lru-c"], sizes
     wait_until(lambda: kept_files(m, "lru-b") == {}, timeout=10,
                message="the least recently used copy to be dropped")
     assert list(kept_files(m, "lru-a")) == ["lru-a-worker-0"]
