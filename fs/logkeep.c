@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
 
@@ -213,21 +214,6 @@ static int meta_parse(char *text, struct logkeep_meta *m)
 	if (fields < 10 || !m->ns || !m->job || !m->pod || !m->container || !m->job_uid ||
 	    !m->pod_uid)
 		return -EINVAL;
-	return 0;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		data += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }
 
@@ -423,8 +409,8 @@ int logkeep_open(const char *dir, const char *server, uint64_t budget, struct lo
 	}
 	fd = openat(k->dirfd, "server.url", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		write_all(fd, server ? server : "", strlen(server ? server : ""));
-		write_all(fd, "\n", 1);
+		fd_write_all(fd, server ? server : "", strlen(server ? server : ""), -1);
+		fd_write_all(fd, "\n", 1, -1);
 		close(fd);
 	}
 	scan_dir(k->dirfd, 0, "", &s);
@@ -545,7 +531,7 @@ size_t logkeep_of_job(struct logkeep *k, const char *ns, int kind, const char *j
 
 	*out = NULL;
 	pthread_mutex_lock(&k->mu);
-	for (struct logkeep_entry *e = k->idx.newest; e; e = e->older) {
+	for (struct logkeep_entry *e = logkeep_index_job_chain(&k->idx, job_uid); e; e = e->jnext) {
 		const struct logkeep_meta *m = &e->meta;
 		struct logkeep_entry *copy;
 
@@ -627,7 +613,7 @@ static int put_meta(struct logkeep *k, int podfd, const struct logkeep_meta *m)
 		strbuf_free(&text);
 		return fd;
 	}
-	ret = write_all(fd, text.buf, text.len);
+	ret = fd_write_all(fd, text.buf, text.len, -1);
 	close(fd);
 	strbuf_free(&text);
 	snprintf(meta, sizeof(meta), "%s.meta", m->container);

@@ -20,7 +20,14 @@ int logkeep_index_init(struct logkeep_index *x, uint64_t budget, size_t max_entr
 	while (x->nbuckets < max_entries && x->nbuckets < 65536)
 		x->nbuckets *= 2;
 	x->buckets = calloc(x->nbuckets, sizeof(*x->buckets));
-	return x->buckets ? 0 : -ENOMEM;
+	x->jbuckets = calloc(x->nbuckets, sizeof(*x->jbuckets));
+	if (!x->buckets || !x->jbuckets) {
+		free(x->buckets);
+		free(x->jbuckets);
+		x->buckets = x->jbuckets = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void logkeep_index_clear(struct logkeep_index *x)
@@ -32,6 +39,7 @@ void logkeep_index_clear(struct logkeep_index *x)
 		logkeep_entry_free(e);
 	}
 	free(x->buckets);
+	free(x->jbuckets);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -88,6 +96,16 @@ static struct logkeep_entry **bucket(struct logkeep_index *x, const char *key)
 	return &x->buckets[hash_fnv1a_str(HASH_FNV1A_INIT, key) & (x->nbuckets - 1)];
 }
 
+static struct logkeep_entry **job_bucket(struct logkeep_index *x, const char *job_uid)
+{
+	return &x->jbuckets[hash_fnv1a_str(HASH_FNV1A_INIT, job_uid) & (x->nbuckets - 1)];
+}
+
+struct logkeep_entry *logkeep_index_job_chain(struct logkeep_index *x, const char *job_uid)
+{
+	return x->jbuckets ? *job_bucket(x, job_uid) : NULL;
+}
+
 struct logkeep_entry *logkeep_index_find(struct logkeep_index *x, const char *key)
 {
 	struct logkeep_entry *e;
@@ -141,7 +159,12 @@ void logkeep_index_remove(struct logkeep_index *x, struct logkeep_entry *e)
 			*pp = e->hnext;
 			break;
 		}
-	e->hnext = NULL;
+	for (pp = job_bucket(x, e->meta.job_uid); *pp; pp = &(*pp)->jnext)
+		if (*pp == e) {
+			*pp = e->jnext;
+			break;
+		}
+	e->hnext = e->jnext = NULL;
 	lru_unlink(x, e);
 	x->total -= e->size;
 	x->n--;
@@ -161,6 +184,9 @@ int logkeep_index_put(struct logkeep_index *x, struct logkeep_entry *e,
 	}
 	b = bucket(x, e->key);
 	e->hnext = *b;
+	*b = e;
+	b = job_bucket(x, e->meta.job_uid);
+	e->jnext = *b;
 	*b = e;
 	lru_push_newest(x, e);
 	x->total += e->size;

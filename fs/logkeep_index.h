@@ -6,8 +6,9 @@
  * holds its mutex around every call and deletes the files of what is dropped.
  *
  * An entry is found by its key, the copy's path below the cluster's directory
- * ("NS/JOB/POD/CONTAINER"), in a hash table; the LRU order is a doubly-linked
- * list, newest first. Tested by tests/unit/test_fs_logkeep_index.c.
+ * ("NS/JOB/POD/CONTAINER"), in a hash table, and a job's entries by the job's uid
+ * in a second one (a listing of instances/ asks for them); the LRU order is a
+ * doubly-linked list, newest first. Tested by tests/unit/test_fs_logkeep_index.c.
  */
 #ifndef ARENAFS_FS_LOGKEEP_INDEX_H
 #define ARENAFS_FS_LOGKEEP_INDEX_H
@@ -31,7 +32,8 @@ struct logkeep_entry {
 	uint64_t size;               /* bytes of the log */
 	struct logkeep_meta meta;
 	struct logkeep_entry *newer, *older;   /* LRU list */
-	struct logkeep_entry *hnext;           /* hash chain */
+	struct logkeep_entry *hnext;           /* hash chain by key */
+	struct logkeep_entry *jnext;           /* hash chain by job uid */
 };
 
 struct logkeep_index {
@@ -40,7 +42,8 @@ struct logkeep_index {
 	uint64_t total;              /* bytes of the logs kept */
 	size_t n;
 	struct logkeep_entry *newest, *oldest;
-	struct logkeep_entry **buckets;
+	struct logkeep_entry **buckets;        /* by key */
+	struct logkeep_entry **jbuckets;       /* by job uid */
 	size_t nbuckets;
 };
 
@@ -55,6 +58,9 @@ struct logkeep_entry *logkeep_entry_new(const char *key, const struct logkeep_me
 void logkeep_entry_free(struct logkeep_entry *e);
 
 struct logkeep_entry *logkeep_index_find(struct logkeep_index *x, const char *key);
+/* The first entry whose job uid is job_uid (the others follow through ->jnext, mixed
+ * with other jobs' whose uids share the chain: compare each). */
+struct logkeep_entry *logkeep_index_job_chain(struct logkeep_index *x, const char *job_uid);
 /* Marks e used now: it becomes the newest. */
 void logkeep_index_touch(struct logkeep_index *x, struct logkeep_entry *e);
 

@@ -33,6 +33,7 @@
 
 #include "fs/logkeep.h"
 #include "k8s/logstream.h"
+#include "util/fdio.h"
 #include "util/hash.h"
 
 #define KEEPER_PARALLEL 4          /* fetches at once */
@@ -328,17 +329,7 @@ static int keep(struct fs *fs, struct fetch *f, uint64_t size)
 			ret = n < 0 ? (int)n : -EIO;
 			break;
 		}
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(fd, buf + done, (size_t)(n - done));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				ret = w < 0 ? -errno : -EIO;
-				break;
-			}
-			done += w;
-		}
+		ret = fd_write_all(fd, buf, (size_t)n, -1);
 		off += (uint64_t)n;
 	}
 	free(buf);

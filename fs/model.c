@@ -108,16 +108,23 @@ static int job_node(const struct job *job, struct fs_node *out)
 	return 0;
 }
 
-static int pod_node(const struct fs_node *instances, const struct pod *pod, struct fs_node *out)
+/* A pod's directory in instances/, of a pod in the cache or one gone whose log is kept. */
+static int pod_dir_node(const struct fs_node *instances, const char *name, const char *uid,
+			struct fs_node *out)
 {
 	int ret = child_of(instances, FS_POD_DIR, out);
 
-	if (!ret && (set_str(&out->pod, pod->meta.name) || set_str(&out->uid, pod->meta.uid) ||
-		     set_str(&out->identity, pod->meta.uid)))
+	if (!ret && (set_str(&out->pod, name) || set_str(&out->uid, uid) ||
+		     set_str(&out->identity, uid)))
 		ret = -ENOMEM;
 	if (ret)
 		fs_node_clear(out);
 	return ret;
+}
+
+static int pod_node(const struct fs_node *instances, const struct pod *pod, struct fs_node *out)
+{
+	return pod_dir_node(instances, pod->meta.name, pod->meta.uid, out);
 }
 
 static int k8s_node_node(const struct node *n, struct fs_node *out)
@@ -302,14 +309,7 @@ static int kept_log_node(const struct fs_node *parent, enum fs_type type,
 static int kept_pod_node(const struct fs_node *instances, const struct logkeep_entry *e,
 			 struct fs_node *out)
 {
-	int ret = child_of(instances, FS_POD_DIR, out);
-
-	if (!ret && (set_str(&out->pod, e->meta.pod) || set_str(&out->uid, e->meta.pod_uid) ||
-		     set_str(&out->identity, e->meta.pod_uid)))
-		ret = -ENOMEM;
-	if (ret)
-		fs_node_clear(out);
-	return ret;
+	return pod_dir_node(instances, e->meta.pod, e->meta.pod_uid, out);
 }
 
 /* The kept copy a pod directory stands for, when its pod is gone; the caller frees. */
