@@ -277,9 +277,10 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 		view_job_free(&jv);
 		return 0;
 	case SRC_POD:
-		if (!(pod = model_pod(fs, node)))
+		if ((pod = model_pod(fs, node)))
+			*mtime = view_pod_mtime(pod, fs_now());
+		else if (!model_pod_kept(fs, node, mtime))   /* gone, its log kept: when it ended */
 			return -ENOENT;
-		*mtime = view_pod_mtime(pod, fs_now());
 		return 0;
 	case SRC_NODE:
 		if (!(kn = model_node(fs, node)))

@@ -5,11 +5,13 @@
  * Called by mount/main.c in the order fs.h gives.
  */
 #include "fs/fs_internal.h"
+#include "fs/logkeep.h"
 #include "k8s/logstream.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@ void fs_options_default(struct fs_options *o)
 	o->static_timeout = FS_STATIC_TIMEOUT_DEFAULT;
 	o->log_wait_ms = FS_LOG_WAIT_MS_DEFAULT;
 	o->max_inodes = FS_MAX_INODES_DEFAULT;
+	o->keep_logs = FS_KEEP_LOGS_DEFAULT;
 }
 
 int64_t fs_now(void)
@@ -46,7 +49,9 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
-	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0) {
+	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
+	    logkeeper_new(fs, &fs->keeper) < 0) {
+		codefetch_free(fs->code_store);
 		codetree_memo_free(fs->code_memo);
 		submit_defer_free(fs->defer);
 		logstream_registry_free(fs->streams);
@@ -70,10 +75,40 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	return 0;
 }
 
+/* The cache's hook: the notifier, and the keeper for the pods of jobs. */
+static void on_change(void *arg, const struct cache_change *c)
+{
+	struct fs *fs = arg;
+
+	if (c->object == CACHE_POD && c->type != CACHE_DELETED && c->owner_job)
+		logkeeper_pod_changed(fs->keeper, c->namespace, c->name);
+	notify_cache_change(fs, c);
+}
+
 void fs_cache_hook(struct fs *fs, struct cache_options *co)
 {
-	co->on_change = notify_cache_change;
+	co->on_change = on_change;
 	co->arg = fs;
+}
+
+/* Opens the kept logs and starts their keeper; without them the mount goes on. */
+static void start_keeping(struct fs *fs)
+{
+	char why[512];
+	int ret;
+
+	if (!fs->opts.keep_logs || !fs->opts.keep_dir || !fs->cfg->server)
+		return;
+	ret = logkeep_open(fs->opts.keep_dir, fs->cfg->server, fs->opts.keep_logs, &fs->keep, why,
+			   sizeof(why));
+	if (ret < 0) {
+		fs_log(LOG_WARNING, "no logs are kept (keep_logs): %s", why);
+		return;
+	}
+	ret = logkeeper_start(fs->keeper);
+	if (ret < 0)
+		fs_log(LOG_WARNING, "no logs are kept (keep_logs): cannot start a thread: %s",
+		       strerror(-ret));
 }
 
 void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache,
@@ -84,6 +119,7 @@ void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache
 	fs->cfg = cfg;
 	fs->namespace = cfg->namespace;
 	memcpy(fs->served, served, sizeof(fs->served));
+	start_keeping(fs);
 }
 
 void fs_set_session(struct fs *fs, struct fuse_session *se)
@@ -94,6 +130,7 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 void fs_stop(struct fs *fs)
 {
 	submit_defer_stop(fs->defer);
+	logkeeper_stop(fs->keeper);   /* it tells the notifier of what it kept */
 	notify_stop(fs->notifier);
 	logfile_stop_all(fs);
 }
@@ -103,6 +140,7 @@ void fs_free(struct fs *fs)
 	if (!fs)
 		return;
 	submit_defer_free(fs->defer);
+	logkeeper_free(fs->keeper);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
 	while (fs->handles)
@@ -114,6 +152,7 @@ void fs_free(struct fs *fs)
 	logstream_registry_free(fs->streams);
 	codetree_memo_free(fs->code_memo);
 	codefetch_free(fs->code_store);
+	logkeep_free(fs->keep);
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);

@@ -16,6 +16,7 @@
 #define FUSE_USE_VERSION 314
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <fuse_lowlevel.h>
 
@@ -37,6 +38,9 @@
 #define FS_STATIC_TIMEOUT_DEFAULT 60.0   /* the fixed skeleton: README, cluster/, jobs/, ... */
 #define FS_LOG_WAIT_MS_DEFAULT 2000      /* open() of a log waits this long for its first bytes */
 #define FS_MAX_INODES_DEFAULT 32768      /* inodes kept for the kernel beyond those in use (inode.h) */
+/* Bytes of terminated containers' logs kept on disk (docs/tree.md, "Logs kept after
+ * their pods"): a few hundred training logs of a MiB, a small part of a disk. */
+#define FS_KEEP_LOGS_DEFAULT (256ull << 20)
 
 struct fs_options {
 	double attr_timeout;
@@ -46,6 +50,8 @@ struct fs_options {
 	size_t max_inodes;           /* 0: no limit */
 	bool readonly;               /* no submitting or deleting: EROFS */
 	bool allow_other;            /* then only the mounting uid may change anything */
+	uint64_t keep_logs;          /* bytes of logs kept on disk; 0: none kept */
+	const char *keep_dir;        /* where (…/arenafs/logs); NULL: none kept */
 };
 
 struct fs;

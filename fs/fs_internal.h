@@ -9,6 +9,8 @@
  *   view.c      gathering a job's, the jobs' or a node's objects from the cache for render/
  *   content.c   a node's text and attributes; snapshots for open handles
  *   logfile.c   log files: follow streams per inode, sizes, waiting reads
+ *   logkeep.c   kept logs: copies on disk of terminated containers' logs (logkeep.h)
+ *   logkeeper.c the keeper thread: fetches each terminated container's log once
  *   notify.c    the notifier thread: cache changes and log appends → kernel
  *   ops.c       the FUSE low-level operations
  *   dirs.c      opendir snapshots, readdir and readdirplus
@@ -52,6 +54,8 @@ struct codetree_memo;
 struct fs_notifier;
 struct access_cache;
 struct log_memo_table;
+struct logkeep;
+struct logkeeper;
 struct staging;
 struct submit_defer;
 struct submit_areas;
@@ -74,6 +78,8 @@ struct fs {
 	struct logstream_registry *streams; /* the log streams open now */
 	struct codetree_memo *code_memo;  /* parsed code annotations (codetree.c) */
 	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
+	struct logkeep *keep;        /* kept logs (keep_logs), NULL when off */
+	struct logkeeper *keeper;    /* the thread that keeps them */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;
@@ -118,6 +124,9 @@ unsigned model_extras(struct fs *fs, const struct fs_node *dir);
 bool model_job_has_code(struct fs *fs, const struct fs_node *job_dir);
 bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir);
 bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir);
+/* Whether a pod directory stands for a pod that is gone but whose log is kept (it then
+ * holds only `logs`); *finished (may be NULL): when that container finished. */
+bool model_pod_kept(struct fs *fs, const struct fs_node *pod_dir, int64_t *finished);
 /* The job, pod or node a node stands for, when it still exists with its identity. */
 const struct job *model_job(struct fs *fs, const struct fs_node *node);
 const struct pod *model_pod(struct fs *fs, const struct fs_node *node);
@@ -169,7 +178,8 @@ enum {
 	VIEW_SERVICES = 2,
 	VIEW_NODES = 4,
 	VIEW_EVENTS = 8,
-	VIEW_ALL = 15
+	VIEW_KEPT = 16,     /* the pods gone whose logs are kept (v.kept_pods) */
+	VIEW_ALL = 31
 };
 struct fs_job_view {
 	struct job_view v;
@@ -177,6 +187,9 @@ struct fs_job_view {
 	const struct service **services;
 	const struct node **nodes;
 	const struct event **events;
+	struct logkeep_entry **kept;     /* VIEW_KEPT: what v.kept_pods points into */
+	size_t n_kept;
+	const char **kept_names;
 };
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out);
 void view_job_free(struct fs_job_view *jv);
@@ -238,6 +251,17 @@ int logfile_memo_new(struct log_memo_table **out);
 void logfile_memo_free(struct log_memo_table *t);
 /* Drops every stream (fs_stop). */
 void logfile_stop_all(struct fs *fs);
+
+/* ---- logkeeper.c ---- */
+
+int logkeeper_new(struct fs *fs, struct logkeeper **out);
+/* Starts the thread (fs->keep set): pods changed from now on are looked at. -errno. */
+int logkeeper_start(struct logkeeper *kp);
+/* A pod of a job changed (the cache's hook, any thread): look at it soon. */
+void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod);
+/* Stops the thread and drops its fetches (fs_stop: before the client and cache go). */
+void logkeeper_stop(struct logkeeper *kp);
+void logkeeper_free(struct logkeeper *kp);
 
 /* ---- notify.c ---- */
 

@@ -46,7 +46,9 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "fs/logkeep.h"
 #include "k8s/logstream.h"
 #include "util/hash.h"
 #include "util/timefmt.h"
@@ -297,8 +299,36 @@ static bool job_log_is_gone(struct fs *fs, const struct fs_node *node)
 	return gone;
 }
 
+static struct logkeep_ref kept_ref(const struct fs_node *node)
+{
+	return (struct logkeep_ref){node->ns, node->job, node->pod, node->container, node->identity};
+}
+
+/* The instance's kept copy (logkeep.h), when there is one: read from disk, with no
+ * request, whether its pod is still there or not. Called with in->lock held. */
+static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
+{
+	struct logkeep_ref r = kept_ref(&in->node);
+	uint64_t size, ignored;
+	int64_t finished = 0;
+	int fd;
+
+	if (!fs->keep || !in->node.pod || !in->node.container ||
+	    !logkeep_has(fs->keep, &r, &ignored, &finished) ||
+	    logkeep_open_log(fs->keep, &r, &fd, &size) < 0)
+		return false;
+	if (logstream_from_file(fd, size, finished ? finished : fs_now(), &log->ls) < 0) {
+		close(fd);
+		log->ls = NULL;
+		return false;
+	}
+	log->finished = true;
+	inode_table_pin(fs->inodes, in);   /* as for a stream: detach_locked puts it */
+	return true;
+}
+
 /* Starts the stream when there is an instance to stream. Called with in->lock held.
- * -ENODATA: a finished job's log whose pods are gone. */
+ * -ENODATA: a finished job's log whose pods are gone, and not kept. */
 static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 {
 	struct logstream_key key;
@@ -307,7 +337,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	bool have, gone = false;
 	int ret;
 
-	if (log->ls || !fs->client)
+	if (log->ls || attach_kept_locked(fs, in, log) || !fs->client)
 		return 0;
 	cache_read_lock(fs->cache);
 	have = instance_key(fs, &in->node, &key);
@@ -622,14 +652,23 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 	const struct pod *pod;
 	const struct job *job;
 	int64_t grew = 0, finished_at = 0, started = 0, fallback, now = fs_now();
-	bool complete = false;
+	int64_t kept_finished = 0;
+	uint64_t kept_size = 0;
+	struct logkeep_ref r = kept_ref(&in->node);
+	bool complete = false, kept;
 
 	*size = 0;
+	/* a kept copy's size is known without a request: the whole log */
+	kept = fs->keep && in->node.pod && in->node.container &&
+	       logkeep_has(fs->keep, &r, &kept_size, &kept_finished);
 	pthread_mutex_lock(&in->lock);
 	log = in->log;
 	if (log && !log->ls && log->nopen > 0)
 		attach_locked(fs, in, log);
-	if (log) {
+	if (kept && !(log && log->ls)) {
+		*size = kept_size;
+		grew = log ? log->last_mtime : 0;
+	} else if (log) {
 		if (log->ls)
 			note_stream_locked(in, log);
 		else
@@ -648,6 +687,8 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 			finished_at = it.state->finished;
 		started = it.state->started;
 	}
+	if (!finished_at)
+		finished_at = kept_finished;   /* a pod that is gone: its kept finishedAt */
 	pod = in->node.pod ? cache_find_pod(fs->cache, in->node.ns, in->node.pod) : NULL;
 	if (pod)
 		fallback = view_pod_mtime(pod, now);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/logkeep.h"
 #include "fs/naming.h"
 
 /* ---- the objects a node stands for ---- */
@@ -107,16 +108,23 @@ static int job_node(const struct job *job, struct fs_node *out)
 	return 0;
 }
 
-static int pod_node(const struct fs_node *instances, const struct pod *pod, struct fs_node *out)
+/* A pod's directory in instances/, of a pod in the cache or one gone whose log is kept. */
+static int pod_dir_node(const struct fs_node *instances, const char *name, const char *uid,
+			struct fs_node *out)
 {
 	int ret = child_of(instances, FS_POD_DIR, out);
 
-	if (!ret && (set_str(&out->pod, pod->meta.name) || set_str(&out->uid, pod->meta.uid) ||
-		     set_str(&out->identity, pod->meta.uid)))
+	if (!ret && (set_str(&out->pod, name) || set_str(&out->uid, uid) ||
+		     set_str(&out->identity, uid)))
 		ret = -ENOMEM;
 	if (ret)
 		fs_node_clear(out);
 	return ret;
+}
+
+static int pod_node(const struct fs_node *instances, const struct pod *pod, struct fs_node *out)
+{
+	return pod_dir_node(instances, pod->meta.name, pod->meta.uid, out);
 }
 
 static int k8s_node_node(const struct node *n, struct fs_node *out)
@@ -223,6 +231,117 @@ static const struct pod *pod_of_job(struct fs *fs, const struct job *job, const 
 	return found;
 }
 
+/* ---- pods gone whose logs are kept (keep_logs, logkeep.h) ---- */
+
+static bool job_has_ended(struct fs *fs, const struct job *job)
+{
+	struct fs_job_view jv;
+	bool ended;
+
+	if (view_job(fs, job, VIEW_PODS, &jv))
+		return false;
+	ended = render_job_ended(&jv.v);
+	view_job_free(&jv);
+	return ended;
+}
+
+/*
+ * The kept log of the job's pod called name, once the job has ended and no pod of
+ * that name is the job's in the cache: a finished job's instances/ keeps the pods
+ * whose logs were kept. NULL when there is none; the caller frees it.
+ */
+static struct logkeep_entry *kept_pod(struct fs *fs, const struct job *job, const char *name)
+{
+	struct logkeep_entry **e = NULL, *found = NULL;
+	size_t n;
+
+	if (!fs->keep || !job || pod_of_job(fs, job, name) || !job_has_ended(fs, job))
+		return NULL;
+	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+			   &e);
+	for (size_t i = 0; i < n && !found; i++)
+		if (strcmp(e[i]->meta.pod, name) == 0) {
+			found = e[i];
+			e[i] = NULL;
+		}
+	logkeep_entries_free(e, n);
+	return found;
+}
+
+/* Of a job without pods, the kept log of its main instance: the latest to finish of
+ * those that were the main instance when kept. NULL when none; the caller frees it. */
+static struct logkeep_entry *kept_main(struct fs *fs, const struct job *job)
+{
+	struct logkeep_entry **e = NULL, *found = NULL;
+	size_t n, best = 0;
+
+	if (!fs->keep || !job)
+		return NULL;
+	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+			   &e);
+	for (size_t i = 0; i < n; i++)
+		if (e[i]->meta.main && (!found || e[i]->meta.finished > found->meta.finished)) {
+			found = e[i];
+			best = i;
+		}
+	if (found)
+		e[best] = NULL;
+	logkeep_entries_free(e, n);
+	return found;
+}
+
+/* The log place of a kept copy (a pod that is gone): its instance's identity, so that
+ * the file is the one it was while the pod lived. */
+static int kept_log_node(const struct fs_node *parent, enum fs_type type,
+			 const struct logkeep_entry *e, struct fs_node *out)
+{
+	char id[512];
+	int ret = child_of(parent, type, out);
+
+	if (ret)
+		return ret;
+	out->restarts = e->meta.instance;
+	snprintf(id, sizeof(id), "%s/%s/%d", e->meta.pod_uid, e->meta.container, e->meta.instance);
+	if (set_str(&out->pod, e->meta.pod) || set_str(&out->container, e->meta.container) ||
+	    set_str(&out->identity, id)) {
+		fs_node_clear(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A pod directory of a kept copy: named and identified as the pod was. */
+static int kept_pod_node(const struct fs_node *instances, const struct logkeep_entry *e,
+			 struct fs_node *out)
+{
+	return pod_dir_node(instances, e->meta.pod, e->meta.pod_uid, out);
+}
+
+/* The kept copy a pod directory stands for, when its pod is gone; the caller frees. */
+static struct logkeep_entry *kept_of_pod_dir(struct fs *fs, const struct fs_node *dir)
+{
+	struct logkeep_entry *e;
+
+	if (!fs->keep || !dir->pod || model_pod(fs, dir))
+		return NULL;
+	e = kept_pod(fs, model_job(fs, dir), dir->pod);
+	if (e && (!dir->uid || strcmp(e->meta.pod_uid, dir->uid) != 0)) {
+		logkeep_entry_free(e);
+		e = NULL;
+	}
+	return e;
+}
+
+bool model_pod_kept(struct fs *fs, const struct fs_node *pod_dir, int64_t *finished)
+{
+	struct logkeep_entry *e = kept_of_pod_dir(fs, pod_dir);
+
+	if (e && finished)
+		*finished = e->meta.finished;
+	logkeep_entry_free(e);
+	return e != NULL;
+}
+
 struct find_arg {
 	struct fs *fs;
 	const char *ns;
@@ -261,7 +380,7 @@ static bool dir_exists(struct fs *fs, const struct fs_node *dir)
 	case SRC_JOB:
 		return model_job(fs, dir) != NULL;
 	case SRC_POD:
-		return model_pod(fs, dir) != NULL;
+		return model_pod(fs, dir) || model_pod_kept(fs, dir, NULL);
 	case SRC_NODE:
 		return model_node(fs, dir) != NULL;
 	case SRC_NAMESPACE:
@@ -269,6 +388,34 @@ static bool dir_exists(struct fs *fs, const struct fs_node *dir)
 	default:
 		return true;
 	}
+}
+
+/* A name in the directory of a pod that is gone (its log is kept): only `logs`. */
+static int kept_child(struct fs *fs, const struct fs_node *parent, const struct place *p,
+		      struct fs_node *out)
+{
+	struct logkeep_entry *e;
+	int ret;
+
+	if (!(p->flags & PLACE_LOG) || !(e = kept_of_pod_dir(fs, parent)))
+		return -ENOENT;
+	ret = kept_log_node(parent, p->type, e, out);
+	logkeep_entry_free(e);
+	return ret;
+}
+
+/* jobs/NAME/logs of a job without pods: its main instance's kept log, else none. */
+static int job_kept_log(struct fs *fs, const struct fs_node *parent, const struct place *p,
+			const struct job *job, struct fs_node *out)
+{
+	struct logkeep_entry *e = kept_main(fs, job);
+	int ret;
+
+	if (!e)
+		return log_node(parent, p->type, NULL, out);
+	ret = kept_log_node(parent, p->type, e, out);
+	logkeep_entry_free(e);
+	return ret;
 }
 
 /* A fixed name of parent (which exists): a node of the same names, its own type. */
@@ -279,9 +426,16 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 
 	if ((p->flags & PLACE_COMES_AND_GOES) && !p->exists(fs, parent))
 		return -ENOENT;
-	if (p->flags & PLACE_LOG)
-		return log_node(parent, p->type, p->source == SRC_JOB
-			? job_main_pod(fs, model_job(fs, parent)) : model_pod(fs, parent), out);
+	if (p->source == SRC_POD && !model_pod(fs, parent))
+		return kept_child(fs, parent, p, out);
+	if (p->flags & PLACE_LOG) {
+		const struct job *job = p->source == SRC_JOB ? model_job(fs, parent) : NULL;
+		const struct pod *pod = job ? job_main_pod(fs, job) : NULL;
+
+		if (job && !pod)
+			return job_kept_log(fs, parent, p, job, out);
+		return log_node(parent, p->type, job ? pod : model_pod(fs, parent), out);
+	}
 	ret = child_of(parent, p->type, out);
 	/* jobs/ of the root, cluster/list and top-job are the mount's namespace */
 	if (!ret && (p->source == SRC_JOBS || p->source == SRC_NS_JOBS) && !out->ns &&
@@ -289,6 +443,20 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 		fs_node_clear(out);
 		ret = -ENOMEM;
 	}
+	return ret;
+}
+
+/* instances/NAME of a finished job whose pod NAME is gone but its log kept. */
+static int kept_instance(struct fs *fs, const struct fs_node *parent, const struct job *job,
+			 const char *name, struct fs_node *out)
+{
+	struct logkeep_entry *e = kept_pod(fs, job, name);
+	int ret;
+
+	if (!e)
+		return -ENOENT;
+	ret = kept_pod_node(parent, e, out);
+	logkeep_entry_free(e);
 	return ret;
 }
 
@@ -306,9 +474,11 @@ static int object_child(struct fs *fs, const struct fs_node *parent, const char 
 		job = naming_find_job(name, find_job, &a);
 		return job ? job_node(job, out) : -ENOENT;
 	case FS_INSTANCES_DIR:
-		if (!(job = model_job(fs, parent)) || !(pod = pod_of_job(fs, job, name)))
+		if (!(job = model_job(fs, parent)))
 			return -ENOENT;
-		return pod_node(parent, pod, out);
+		if ((pod = pod_of_job(fs, job, name)))
+			return pod_node(parent, pod, out);
+		return kept_instance(fs, parent, job, name, out);
 	case FS_NODES_DIR:
 		kn = cache_find_node(fs->cache, name);
 		return kn ? k8s_node_node(kn, out) : -ENOENT;
@@ -418,10 +588,36 @@ out:
 	free(jobs);
 }
 
-static int pod_by_name(const void *a, const void *b)
+static int entry_by_name(const void *a, const void *b)
 {
-	return strcmp((*(const struct pod *const *)a)->meta.name,
-		      (*(const struct pod *const *)b)->meta.name);
+	return strcmp(((const struct model_entry *)a)->name, ((const struct model_entry *)b)->name);
+}
+
+/* The pods of a finished job that are gone but whose logs are kept (kept_pod). */
+static void list_kept_pods(struct fs *fs, const struct fs_node *dir, const struct job *job,
+			   struct list_builder *b)
+{
+	struct logkeep_entry **e = NULL;
+	size_t n, first = b->n;
+
+	if (!fs->keep || !job_has_ended(fs, job))
+		return;
+	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+			   &e);
+	for (size_t i = 0; i < n && !b->err; i++) {
+		struct fs_node node;
+		bool listed = pod_of_job(fs, job, e[i]->meta.pod) != NULL;
+
+		for (size_t j = first; j < b->n && !listed; j++)
+			listed = strcmp(b->e[j].name, e[i]->meta.pod) == 0;
+		if (listed)
+			continue;
+		if (kept_pod_node(dir, e[i], &node) < 0)
+			b->err = -ENOMEM;
+		else
+			list_add(b, e[i]->meta.pod, &node);
+	}
+	logkeep_entries_free(e, n);
 }
 
 static void list_pods(struct fs *fs, const struct fs_node *dir, struct list_builder *b)
@@ -435,8 +631,6 @@ static void list_pods(struct fs *fs, const struct fs_node *dir, struct list_buil
 		return;
 	}
 	n = cache_pods_of_job(fs->cache, job, &pods);
-	if (n > 1)
-		qsort(pods, n, sizeof(*pods), pod_by_name);
 	for (size_t i = 0; i < n && !b->err; i++) {
 		struct fs_node node;
 
@@ -446,6 +640,9 @@ static void list_pods(struct fs *fs, const struct fs_node *dir, struct list_buil
 			list_add(b, pods[i]->meta.name, &node);
 	}
 	free(pods);
+	list_kept_pods(fs, dir, job, b);
+	if (b->n > 1 && !b->err)
+		qsort(b->e, b->n, sizeof(*b->e), entry_by_name);
 }
 
 static int node_by_name(const void *a, const void *b)

@@ -9,6 +9,7 @@
  * reading every status file costs one pod lookup per job, not a scan of the events.
  */
 #include "fs/fs_internal.h"
+#include "fs/logkeep.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -54,6 +55,44 @@ static int gather_events(struct fs *fs, const char *ns, const char *name, const 
 	return ret;
 }
 
+static int kept_by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The pods of an ended job gone from the cache whose logs are kept (model.c lists
+ * them in instances/), by name. Needs the pods gathered. */
+static int gather_kept(struct fs *fs, struct fs_job_view *out)
+{
+	struct job_view *v = &out->v;
+	const struct job *job = v->job;
+
+	if (!fs->keep || !render_job_ended(v))
+		return 0;
+	out->n_kept = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name,
+				     job->meta.uid, &out->kept);
+	if (!out->n_kept)
+		return 0;
+	out->kept_names = calloc(out->n_kept, sizeof(*out->kept_names));
+	if (!out->kept_names)
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n_kept; i++) {
+		const char *pod = out->kept[i]->meta.pod;
+		bool listed = false;
+
+		for (size_t j = 0; j < v->n_pods && !listed; j++)
+			listed = strcmp(v->pods[j]->meta.name, pod) == 0;
+		for (size_t j = 0; j < v->n_kept_pods && !listed; j++)
+			listed = strcmp(out->kept_names[j], pod) == 0;
+		if (!listed)
+			out->kept_names[v->n_kept_pods++] = pod;
+	}
+	if (v->n_kept_pods > 1)
+		qsort(out->kept_names, v->n_kept_pods, sizeof(*out->kept_names), kept_by_name);
+	v->kept_pods = out->kept_names;
+	return 0;
+}
+
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out)
 {
 	struct job_view *v = &out->v;
@@ -88,6 +127,8 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 					    v->pods[i]->meta.uid, &out->events, &v->n_events, &cap);
 		v->events = (const struct event *const *)out->events;
 	}
+	if (!ret && (want & VIEW_KEPT))
+		ret = gather_kept(fs, out);
 	if (ret)
 		view_job_free(out);
 	return ret;
@@ -95,6 +136,8 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 
 void view_job_free(struct fs_job_view *jv)
 {
+	logkeep_entries_free(jv->kept, jv->n_kept);
+	free(jv->kept_names);
 	free(jv->pods);
 	free(jv->services);
 	free(jv->nodes);

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/fdio.h"
+
 int logbuf_init(struct logbuf *b, size_t mem_max)
 {
 	memset(b, 0, sizeof(*b));
@@ -21,6 +23,14 @@ int logbuf_init(struct logbuf *b, size_t mem_max)
 	b->cap = mem_max ? mem_max : 1;
 	b->ring = malloc(b->cap);
 	return b->ring ? 0 : -ENOMEM;
+}
+
+void logbuf_init_file(struct logbuf *b, int fd, uint64_t size)
+{
+	/* the invariant holds with an empty ring: every read is a pread of the file */
+	memset(b, 0, sizeof(*b));
+	b->fd = fd;
+	b->size = size;
 }
 
 void logbuf_free(struct logbuf *b)
@@ -51,22 +61,6 @@ static int spill_open(void)
 		return -errno;
 	unlink(path);
 	return fd;
-}
-
-static int write_all(int fd, const char *data, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, data, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		data += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
 }
 
 /* The ring's bytes, oldest first, in at most two pieces. */
@@ -123,15 +117,15 @@ int logbuf_append(struct logbuf *b, const char *data, size_t len)
 		} else {
 			b->fd = fd;
 			ring_pieces(b, 0, b->ring_len, &p1, &n1, &p2, &n2);
-			rc = write_all(fd, p1, n1, 0);
+			rc = fd_write_all(fd, p1, n1, 0);
 			if (!rc)
-				rc = write_all(fd, p2, n2, n1);
+				rc = fd_write_all(fd, p2, n2, (int64_t)n1);
 			if (rc)
 				b->spill_err = -rc;
 		}
 	}
 	if (b->fd >= 0 && !b->spill_err) {
-		rc = write_all(b->fd, data, len, b->size);
+		rc = fd_write_all(b->fd, data, len, (int64_t)b->size);
 		if (rc)
 			b->spill_err = -rc;
 	}

@@ -26,6 +26,9 @@ struct logbuf {
 
 /* mem_max: the ring's size (at least 1). -ENOMEM. */
 int logbuf_init(struct logbuf *b, size_t mem_max);
+/* A whole log already in a file (a kept copy): size bytes of fd, which the buffer
+ * owns from now on; nothing in memory, and nothing may be appended. */
+void logbuf_init_file(struct logbuf *b, int fd, uint64_t size);
 void logbuf_free(struct logbuf *b);
 
 /*

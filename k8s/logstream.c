@@ -586,6 +586,10 @@ void logstream_release(struct logstream *ls, logstream_append_fn on_append, void
 	pthread_mutex_unlock(&ls->cb_lock);
 	free(cb);
 
+	if (!ls->reg) {
+		logstream_destroy(ls);   /* from a file: one reference, no thread */
+		return;
+	}
 	pthread_mutex_lock(&ls->reg->lock);
 	last = --ls->refs == 0;
 	if (last)
@@ -603,6 +607,28 @@ void logstream_release(struct logstream *ls, logstream_append_fn on_append, void
 	pthread_mutex_unlock(&ls->wait_lock);
 	pthread_join(ls->thread, NULL);
 	logstream_destroy(ls);
+}
+
+int logstream_from_file(int fd, uint64_t size, int64_t mtime, struct logstream **out)
+{
+	struct logstream *ls = calloc(1, sizeof(*ls));
+
+	*out = NULL;
+	if (!ls)
+		return -ENOMEM;
+	pthread_mutex_init(&ls->lock, NULL);
+	pthread_mutex_init(&ls->cb_lock, NULL);
+	pthread_mutex_init(&ls->wait_lock, NULL);
+	pthread_cond_init(&ls->wait_cond, NULL);
+	loglines_init(&ls->lines);
+	logbuf_init_file(&ls->buf, fd, size);
+	ls->finished = true;
+	ls->raw = true;
+	ls->done = true;
+	ls->mtime = mtime;
+	ls->health = LOGSTREAM_OK;
+	*out = ls;
+	return 0;
 }
 
 uint64_t logstream_size(struct logstream *ls)

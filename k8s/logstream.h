@@ -72,6 +72,13 @@ int logstream_open(struct logstream_registry *reg, struct k8s_client *c,
 		   struct logstream **out, struct k8s_error *err);
 void logstream_release(struct logstream *ls, logstream_append_fn on_append, void *arg);
 
+/*
+ * A stream over a whole log already on disk (a kept copy, fs/logkeep.h): size bytes
+ * of fd, which it owns; done at once, never shared, no thread and no request.
+ * mtime: when the log last grew. Released with logstream_release() as any other.
+ */
+int logstream_from_file(int fd, uint64_t size, int64_t mtime, struct logstream **out);
+
 uint64_t logstream_size(struct logstream *ls);
 /* Time of the last append (Unix seconds), or of the open when nothing arrived. */
 int64_t logstream_mtime(struct logstream *ls);

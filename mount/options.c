@@ -10,6 +10,7 @@
 
 #include "k8s/client.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ static const struct fuse_opt OPTS[] = {
 	OPT("max_inodes=%lld", max_inodes),
 	OPT("request_timeout=%lf", request_timeout),
 	OPT("startup_timeout=%lf", startup_timeout),
+	OPT("keep_logs=%s", keep_logs),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_KEY("default_permissions", KEY_DEFAULT_PERMISSIONS),
 	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
@@ -110,10 +112,13 @@ static void print_usage(const char *prog)
 	       "                           seconds: submit and rmdir then fail with ETIMEDOUT (%g)\n"
 	       "    -o startup_timeout=S   start-up waits S seconds for an unreachable cluster\n"
 	       "                           before it gives up, saying so (%g)\n"
+	       "    -o keep_logs=SIZE      keep up to SIZE (K, M, G) of terminated containers'\n"
+	       "                           logs in $XDG_CACHE_HOME/arenafs/logs, readable after\n"
+	       "                           their pods are deleted (%lluM; 0: keep none)\n"
 	       "\n",
 	       prog, FS_ATTR_TIMEOUT_DEFAULT, FS_ENTRY_TIMEOUT_DEFAULT, FS_STATIC_TIMEOUT_DEFAULT,
 	       FS_LOG_WAIT_MS_DEFAULT, FS_MAX_INODES_DEFAULT, K8S_REQUEST_TIMEOUT_MS_DEFAULT / 1000.0,
-	       STARTUP_TIMEOUT_DEFAULT);
+	       STARTUP_TIMEOUT_DEFAULT, FS_KEEP_LOGS_DEFAULT >> 20);
 }
 
 static int check_timeout(const char *name, double v)
@@ -123,6 +128,60 @@ static int check_timeout(const char *name, double v)
 		return -1;
 	}
 	return 0;
+}
+
+/* SIZE: a number of bytes with an optional K, M, G or T (powers of 1024, "KiB",
+ * "MB" and the like also read so), or 0, off, no: keep none. -1 when it is not one. */
+static int parse_size(const char *s, unsigned long long *out)
+{
+	static const char UNITS[] = "KMGT";
+	unsigned long long v;
+	char *end;
+	const char *u;
+
+	if (strcmp(s, "off") == 0 || strcmp(s, "no") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end && (u = strchr(UNITS, *end & ~0x20))) {
+		for (const char *p = UNITS; p <= u; p++) {
+			if (v > (~0ull >> 10))
+				return -1;
+			v <<= 10;
+		}
+		end++;
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Where kept logs go: $XDG_CACHE_HOME/arenafs/logs (an absolute one, as the XDG
+ * specification wants), else ~/.cache/arenafs/logs. NULL without a home. */
+static char *keep_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *dir = NULL;
+
+	if (xdg && xdg[0] == '/') {
+		if (asprintf(&dir, "%s/arenafs/logs", xdg) < 0)
+			dir = NULL;
+	} else if (home && home[0] == '/') {
+		if (asprintf(&dir, "%s/.cache/arenafs/logs", home) < 0)
+			dir = NULL;
+	}
+	return dir;
 }
 
 /*
@@ -195,6 +254,13 @@ int options_parse(int argc, char **argv, struct mount_options *o)
 		fprintf(stderr, "arenafs: max_inodes must be 0 (no limit) or more\n");
 		return -1;
 	}
+	o->keep_bytes = FS_KEEP_LOGS_DEFAULT;
+	if (o->keep_logs && parse_size(o->keep_logs, &o->keep_bytes) < 0) {
+		fprintf(stderr, "arenafs: keep_logs must be a size such as 256M, or 0 (keep none)\n");
+		return -1;
+	}
+	if (o->keep_bytes)
+		o->keep_dir = keep_dir();
 	/* Never 0 idle threads: the mount hangs (libfuse #680). */
 	if (o->cmd.max_idle_threads == 0)
 		o->cmd.max_idle_threads = 1;
@@ -221,6 +287,8 @@ void options_fs(const struct mount_options *o, struct fs_options *out)
 		out->max_inodes = (size_t)o->max_inodes;
 	out->readonly = o->readonly;
 	out->allow_other = o->allow_other;
+	out->keep_logs = o->keep_dir ? o->keep_bytes : 0;
+	out->keep_dir = o->keep_dir;
 }
 
 void options_client(const struct mount_options *o, struct k8s_client_options *out)
@@ -273,6 +341,8 @@ void options_free(struct mount_options *o)
 	free(o->kubeconfig);
 	free(o->context);
 	free(o->namespace);
+	free(o->keep_logs);
+	free(o->keep_dir);
 	free(o->cmd.mountpoint);
 	for (int i = 0; i < o->n_words; i++)
 		free(o->words[i]);

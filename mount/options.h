@@ -32,6 +32,9 @@ struct mount_options {
 	long long max_inodes;        /* -1: the default */
 	double request_timeout;      /* seconds; -1: the client's default */
 	double startup_timeout;      /* seconds start-up waits for the cluster; -1: default */
+	char *keep_logs;             /* SIZE as given ("256M", "0"), NULL: the default */
+	unsigned long long keep_bytes;  /* keep_logs parsed */
+	char *keep_dir;              /* $XDG_CACHE_HOME/arenafs/logs, NULL: none */
 	/* libfuse options arenafs needs to know of (they are passed on too) */
 	int allow_other;
 	int default_permissions;

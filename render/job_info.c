@@ -16,6 +16,8 @@
  *   pod's own (Arena's instance "age": pending time while Pending, else running
  *   time — its text table repeated the job's duration); IS_CHIEF marks the main
  *   instance (pods.c); NODE is N/A while the pod is Pending.
+ * - Pods of an ended job that are gone but whose logs arenafs kept (keep_logs) are
+ *   named under the table: their logs are read from those copies.
  * - No trailing blanks ("available on: " loses its space).
  *
  * Pure: every age comes from v->now. Tested by tests/unit/test_render_job_info.c.
@@ -179,9 +181,19 @@ static void info_instances(struct strbuf *sb, const struct job_view *v, const st
 	strbuf_puts(sb, "\nInstances:\n");
 	render_table_render(sb, &t, "  ");
 	render_table_free(&t);
-	if (v->n_pods == 0 && render_job_ended(v))
+	if (v->n_kept_pods) {
+		/* arenafs kept their logs (keep_logs): instances/ still has them */
+		strbuf_puts(sb, v->n_pods ? "  (gone, their logs kept by arenafs:"
+		                          : "  (none: the pods of this finished job are gone; logs "
+		                            "and instances/POD/logs read the copies arenafs kept of "
+		                            "their logs:");
+		for (size_t i = 0; i < v->n_kept_pods; i++)
+			strbuf_printf(sb, " %s", v->kept_pods[i]);
+		strbuf_puts(sb, ")\n");
+	} else if (v->n_pods == 0 && render_job_ended(v)) {
 		strbuf_puts(sb, "  (none: the pods of this finished job are gone, and their logs "
 		                "with them; logs reads fail with ENODATA)\n");
+	}
 }
 
 /* Why a Pending pod waits: the scheduler's verdict, else the first waiting init

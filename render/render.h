@@ -31,6 +31,10 @@ struct job_view {
 	size_t n_nodes;
 	const struct event *const *events;      /* of the job and of its pods, any order */
 	size_t n_events;
+	/* Pods of the ended job that are gone but whose logs arenafs kept (keep_logs), by
+	 * name: instances/ still has them, with their logs. */
+	const char *const *kept_pods;
+	size_t n_kept_pods;
 	int64_t now;
 };
 

@@ -3,6 +3,7 @@
     def test_x(kubesim, arenafs):
         c = kubesim("--jobs", "20")
         m = arenafs(c)                        # arenafs -f -o kubeconfig=... MNT
+                                              # ($XDG_CACHE_HOME: m.cache_home, its own)
         open(m.path("jobs", "tfjob-00000", "status")).read()
         m.unmount()                           # optional: done at teardown anyway
 
@@ -43,9 +44,11 @@ def daemon_command(args):
     return cmd
 
 
-def daemon_env(tmpdir):
+def daemon_env(tmpdir, cache_home=None):
     env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
     env["TMPDIR"] = str(tmpdir)          # log spill files: never inside the mount
+    # kept logs (keep_logs) go to $XDG_CACHE_HOME/arenafs/logs: the test's own
+    env["XDG_CACHE_HOME"] = str(cache_home or os.path.join(str(tmpdir), "cache"))
     return env
 
 
@@ -64,7 +67,7 @@ ACTIVITY = [r"^arenafs: submitted \S+ \S+ in namespace ", r"^arenafs: deleted \S
 class Mount:
     """One arenafs daemon in the foreground and its mount point."""
 
-    def __init__(self, kubeconfig, directory, options=(), allow=()):
+    def __init__(self, kubeconfig, directory, options=(), allow=(), cache_home=None):
         self.dir = str(directory)
         self.mnt = os.path.join(self.dir, "mnt")
         os.makedirs(self.mnt, exist_ok=True)
@@ -74,9 +77,10 @@ class Mount:
         self.allow = [re.compile(a) for a in list(allow) + ACTIVITY]
         opts = ",".join(["kubeconfig=" + str(kubeconfig)] + list(options))
         self._log = open(self.log_path, "wb")
+        self.cache_home = str(cache_home or os.path.join(self.dir, "cache"))
         self.proc = subprocess.Popen(daemon_command(["-f", "-o", opts, self.mnt]),
                                      stdout=self._log, stderr=subprocess.STDOUT,
-                                     env=daemon_env(self.tmp))
+                                     env=daemon_env(self.tmp, self.cache_home))
         self.unmounted = False
         deadline = time.monotonic() + MOUNT_TIMEOUT
         while not os.path.ismount(self.mnt):
@@ -160,9 +164,10 @@ class Mount:
 def _mount_factory(base):
     mounts = []
 
-    def start(cluster, *options, allow=(), kubeconfig=None):
+    def start(cluster, *options, allow=(), kubeconfig=None, cache_home=None):
         m = Mount(kubeconfig or cluster.kubeconfig,
-                  os.path.join(str(base), "arenafs-%d" % len(mounts)), options, allow)
+                  os.path.join(str(base), "arenafs-%d" % len(mounts)), options, allow,
+                  cache_home)
         mounts.append(m)
         return m
     return start, mounts

@@ -16,7 +16,8 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
     work = tmp_path / "demo"
     proc = subprocess.Popen(["sh", os.path.join(ROOT, "tests", "demo.sh"), ARENAFS_BIN],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, ARENAFS_DEMO_DIR=str(work)),
+                            env=dict(os.environ, ARENAFS_DEMO_DIR=str(work),
+                                     XDG_CACHE_HOME=str(tmp_path / "cache")),
                             start_new_session=True)
     mnt = str(work / "mnt")
     try:

@@ -35,9 +35,9 @@ def finished_at(c, pod):
                                          "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def mount_with_job(c, arenafs, manifest, pod, phase):
-    """The cluster mounted, running manifest, once pod has reached phase."""
-    m = arenafs(c)
+def mount_with_job(c, arenafs, manifest, pod, phase, *options):
+    """The cluster mounted (with options), running manifest, once pod has reached phase."""
+    m = arenafs(c, *options)
     jobspecs.create(c, manifest)
     wait_until(lambda: pod_phase(c, pod) == phase, timeout=60,
                message="%s to be %s" % (pod, phase))
@@ -118,8 +118,10 @@ def test_finished_log_is_complete_and_stable(any_cluster, arenafs):
 
 def test_finished_log_size_is_known_once_read_and_mtime_is_finishedAt(any_cluster, arenafs):
     pod = "ended-worker-0"
+    # a log that is not kept (keep_logs=0); a kept one's size is known at once
+    # (test_tree_logs_kept.py)
     c, m = mount_with_job(any_cluster, arenafs, jobspecs.tfjob("ended", start=1, run=2, lines=20),
-                          pod, "Succeeded")
+                          pod, "Succeeded", "keep_logs=0")
     end = finished_at(c, pod)
     # read well after the end, so that a fetch time would show in st_mtime
     wait_until(lambda: time.time() > end + 2.5, message="2.5 s past finishedAt")
@@ -161,7 +163,7 @@ def test_finished_log_size_is_known_once_read_and_mtime_is_finishedAt(any_cluste
 
 def test_ls_l_and_du_fetch_no_log(kubesim, arenafs, tmp_path):
     c = kubesim("--nodes", "1")
-    m = arenafs(c)
+    m = arenafs(c, "keep_logs=0")     # kept logs cost no request at all (test_tree_logs_kept.py)
     for name in ("quiet-a", "quiet-b", "quiet-c"):
         jobspecs.create(c, jobspecs.tfjob(name, workers=2, start=1, run=1, lines=5))
     pods = ["quiet-%s-worker-%d" % (x, i) for x in "abc" for i in range(2)]

@@ -2,7 +2,8 @@
 log that cannot be read"): with the API server gone, reading a log not read
 before fails with EIO; with a server slower than log_wait, with ETIMEDOUT,
 before the server answers; a finished job whose pods were deleted has no log
-(ENODATA) and info says why. A log that is rightly empty still reads as
+(ENODATA) and info says why. These are the logs arenafs did not keep (keep_logs=0;
+kept ones: test_tree_logs_kept.py). A log that is rightly empty still reads as
 empty."""
 
 import errno
@@ -26,9 +27,10 @@ def read_errno(path):
 
 @pytest.fixture
 def finished(kubesim, arenafs):
-    """A cluster with a TFJob whose one worker has finished; its log not read yet."""
+    """A cluster with a TFJob whose one worker has finished; its log not read yet,
+    nor kept (keep_logs=0: a kept log is read from disk, test_tree_logs_kept.py)."""
     c = kubesim("--nodes", "1", "--speed", "4")
-    m = arenafs(c, "log_wait=1000",
+    m = arenafs(c, "log_wait=1000", "keep_logs=0",
                 allow=[r"log of default/", r"cluster is unreachable|reachable again"])
     jobspecs.create(c, jobspecs.tfjob("done", gpus=0, start=0, run=2))
     wait_until(lambda: m.read("jobs", "done", "status") == "SUCCEEDED\n", timeout=60,

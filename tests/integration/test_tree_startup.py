@@ -165,7 +165,8 @@ def test_a_server_that_comes_up_during_the_wait_is_mounted(kubesim, tmp_path, mn
     kc = write_kubeconfig(c, tmp_path / "late", server="http://127.0.0.1:%d" % late.port)
     proc = subprocess.Popen([ARENAFS_BIN, "-f", "-o", "kubeconfig=%s,startup_timeout=60" % kc,
                              mnt], stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, TMPDIR=str(tmp_path)))
+                            env=dict(os.environ, TMPDIR=str(tmp_path),
+                                     XDG_CACHE_HOME=str(tmp_path / "cache")))
     try:
         first = proc.stderr.readline()
         assert "Connection refused; waiting up to" in first, first

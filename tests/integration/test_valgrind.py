@@ -29,7 +29,7 @@ def test_a_whole_scenario_is_clean_under_valgrind(kubesim, tmp_path):
          "--errors-for-leak-kinds=definite", "--log-file=%s" % log, ARENAFS_BIN, "-f", "-o",
          "kubeconfig=%s" % c.kubeconfig, str(mnt)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env=dict(os.environ, TMPDIR=str(tmp_path)))
+        env=dict(os.environ, TMPDIR=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache")))
     try:
         wait_until(lambda: os.path.ismount(mnt), timeout=120, message="the mount under valgrind")
         # read the tree

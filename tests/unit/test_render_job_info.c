@@ -240,3 +240,39 @@ TEST(info_mpi_duration_from_creation)
 	fx_pod_free(p);
 	fx_job_free(j);
 }
+
+TEST(info_of_a_finished_job_whose_pods_are_gone_says_whether_their_logs_were_kept)
+{
+	static const char *const KEPT[] = {"mnist-worker-0", "mnist-worker-1"};
+	struct job *j = fx_job(JOB_TFJOB, "mnist", FX_T0 - 7200);
+	struct pod *p = fx_pod("mnist-ps-0", j, "ps", 0, POD_RUNNING);
+	struct job_view v = fx_view(j, NULL, 0);
+	char *s;
+
+	j->start_time = FX_T0 - 7000;
+	fx_job_condition(j, "Succeeded", true, FX_T0 - 3400);
+	s = info_of(&v);
+	CHECK_STR_CONTAINS(s, "  (none: the pods of this finished job are gone, and their logs "
+			      "with them; logs reads fail with ENODATA)\n");
+	free(s);
+	/* keep_logs: the logs are read from arenafs' copies */
+	v.kept_pods = KEPT;
+	v.n_kept_pods = 2;
+	s = info_of(&v);
+	CHECK_STR_CONTAINS(s, "  ----  ------  ---  --------  --------------  ----\n"
+			      "  (none: the pods of this finished job are gone; logs and "
+			      "instances/POD/logs read the copies arenafs kept of their logs: "
+			      "mnist-worker-0 mnist-worker-1)\n");
+	free(s);
+	/* some pods left (cleanPodPolicy Running deletes the PS only), the others gone */
+	fx_set(&p->node_name, "n1");
+	v.pods = (const struct pod *const *)&p;
+	v.n_pods = 1;
+	s = info_of(&v);
+	CHECK_STR_CONTAINS(s, "  mnist-ps-0  Running  ");
+	CHECK_STR_CONTAINS(s, "n1\n  (gone, their logs kept by arenafs: mnist-worker-0 "
+			      "mnist-worker-1)\n");
+	free(s);
+	fx_pod_free(p);
+	fx_job_free(j);
+}
