@@ -395,7 +395,7 @@ void spec_served_types(const bool *served, char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (int k = 0; k < JOB_KIND_COUNT; k++) {
-		if (k == JOB_TRAINJOB || (served && !served[k]))
+		if (kinds_info(k)->read_only || (served && !served[k]))
 			continue;
 		/* both MPIJob versions are "mpijob" */
 		if (k == JOB_MPIJOB_V2 && (!served || served[JOB_MPIJOB]))
@@ -434,6 +434,10 @@ static int check_type(struct spec_ctx *c)
 		                      t, near, avail)
 		          : spec_fail(c, at, false, "type",
 		                      "\"%s\" is not a job type; this cluster serves %s", t, avail);
+	} else if (kinds_info(k)->read_only) {
+		rc = spec_fail(c, at, false, "type",
+		               "%s (%s) is listed by arenafs, not submitted; this cluster serves %s",
+		               t, kinds_info(k)->kind_name, avail);
 	} else if (k == JOB_TRAINJOB) {
 		rc = spec_fail(c, at, false, "type",
 		               "a TrainJob has no small spec here; submit its manifest "

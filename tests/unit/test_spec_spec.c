@@ -151,7 +151,11 @@ TEST(spec_unknown_or_unserved_type_lists_the_available_ones)
 	             "this cluster serves tfjob, pytorchjob");
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: sparkjob\nimage: x\ncommand: y\n",
 	                             "mnist", SERVED_TF_PT),
-	             "line 1, column 7: type: \"sparkjob\" is not a job type; this cluster serves "
+	             "line 1, column 7: type: sparkjob (SparkApplication) is listed by arenafs, not "
+	             "submitted; this cluster serves tfjob, pytorchjob");
+	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: sparkjobs\nimage: x\ncommand: y\n",
+	                             "mnist", SERVED_TF_PT),
+	             "line 1, column 7: type: \"sparkjobs\" is not a job type; this cluster serves "
 	             "tfjob, pytorchjob");
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: mpijob\nimage: x\ncommand: y\n",
 	                             "mnist", SERVED_TF_PT),
