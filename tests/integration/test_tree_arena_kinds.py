@@ -12,7 +12,13 @@ real cluster, where the module installs the CRDs from the Go modules that ship
 them (Arena's for the TrainingJob, KubeRay's for the RayJob, pinned in
 tests/cluster/arena and tests/cluster/crds) and, for Volcano and Spark, whose
 modules the proxy refuses, the stand-ins of tests/cluster/crds/stand-ins.yaml;
-it deletes them at its end."""
+it deletes them at its end.
+
+It also submits a TrainJob from the small spec (type: trainjob): on kubesim,
+whose Trainer stand-in runs it, it runs its nodes; on the real cluster, which has
+Kubeflow Trainer's CRD (from its module) but not its controller (a JobSet
+controller and the Trainer's manager would be two more components to build and
+run), the real CRD's validation takes it and it waits, PENDING."""
 
 import errno
 import json
@@ -36,25 +42,33 @@ SPARK = ("sparkapplications.sparkoperator.k8s.io", "sparkoperator.k8s.io/v1beta2
 RAY = ("rayjobs.ray.io", "ray.io/v1", "RayJob")
 
 
+TRAINJOBS = "trainjobs.trainer.kubeflow.org"
+
+
 def crd_files():
-    """The CRD files of the four kinds, from the pinned modules' sources."""
+    """The CRD files of the four kinds and of TrainJob, from the pinned modules'
+    sources (and the stand-ins)."""
     sys.path.insert(0, CLUSTER_DIR)
     import cluster
     arena = cluster.module_source("arena", "github.com/kubeflow/arena")
     ray = cluster.module_source("crds", "github.com/ray-project/kuberay/ray-operator")
+    trainer = cluster.module_source("crds", "github.com/kubeflow/trainer/v2")
     return [os.path.join(arena, "arena-artifacts", "crds", "kai.alibabacloud.com_trainingjobs.yaml"),
             os.path.join(ray, "config", "crd", "bases", "ray.io_rayjobs.yaml"),
+            os.path.join(trainer, "manifests", "base", "crds", "trainer.kubeflow.org_trainjobs.yaml"),
             os.path.join(CLUSTER_DIR, "crds", "stand-ins.yaml")]
 
 
 def install_crds(real, request):
-    for f in crd_files():
-        real.kubectl("apply", "--server-side", "--force-conflicts", "-f", f, timeout=120)
-    names = [k[0] for k in (ET, VOLCANO, SPARK, RAY)]
-    real.kubectl("wait", "--for=condition=Established", "--timeout=60s",
-                 *["crd/" + n for n in names])
+    names = [k[0] for k in (ET, VOLCANO, SPARK, RAY)] + [TRAINJOBS]
     request.addfinalizer(lambda: real.kubectl("delete", "crd", "--wait=false", *names,
                                               check=False))
+    for f in crd_files():
+        real.kubectl("apply", "--server-side", "--force-conflicts", "-f", f, timeout=120)
+    # kubectl wait fails outright on a CRD the API server has not given conditions yet
+    wait_until(lambda: real.kubectl("wait", "--for=condition=Established", "--timeout=10s",
+                                    *["crd/" + n for n in names], check=False).returncode == 0,
+               timeout=60, message="the CRDs Established")
 
 
 @pytest.fixture(scope="module", params=realcluster.cluster_params())
@@ -115,6 +129,7 @@ def env(cluster, arenafs_module):
     create(c, pod("elastic-worker-0", dict(et_pod, **{"training-job-role": "worker"})))
     # Arena's DeepSpeedJob: the same CRD, app=deepspeedjob; no launcher yet
     create(c, job(ET, "ds", {"app": "deepspeedjob", "release": "ds"}, {"etReplicaSpecs": {
+        "launcher": {"replicas": 1, "template": template("ds", "deepspeed:0.9")},
         "worker": {"replicas": 1, "template": template("ds", "deepspeed:0.9", gpus=2)}}}))
     set_status(c, ET, "ds", dict(ET_STATUS, phase="Running"))
 
@@ -215,3 +230,45 @@ def test_a_spec_of_their_type_is_refused(env, typ):
     error = m.read("submit", entry, "error")
     assert "is listed by arenafs, not submitted" in error, error
     assert c.kubectl("get", "%s,%s" % (ET[0], VOLCANO[0]), entry, check=False).returncode != 0
+
+
+TRAINJOB_SPEC = """type: trainjob
+runtime: torch-distributed
+image: pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime
+command: torchrun train.py
+nodes: 2
+gpus: 1
+env: {SIM_RUN_SECONDS: "100000", EPOCHS: "3"}
+"""
+
+
+def test_a_trainjob_from_the_small_spec(env):
+    c, m = env
+    with open(m.path("submit", "llm.yaml"), "w") as f:
+        f.write(TRAINJOB_SPEC)
+    assert m.read("submit", "llm", "status") == "submitted\n"
+    job = c.kubectl_json("get", TRAINJOBS, "llm")
+    assert job["spec"]["runtimeRef"] == {"name": "torch-distributed",
+                                         "apiGroup": "trainer.kubeflow.org",
+                                         "kind": "ClusterTrainingRuntime"}
+    trainer = job["spec"]["trainer"]
+    assert trainer["image"] == "pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime"
+    assert trainer["command"] == ["sh", "-c", "torchrun train.py"]
+    assert trainer["numNodes"] == 2
+    assert trainer["resourcesPerNode"]["limits"] == {"nvidia.com/gpu": "1"}
+    assert trainer["env"] == [{"name": "SIM_RUN_SECONDS", "value": "100000"},
+                              {"name": "EPOCHS", "value": "3"}]
+    assert job["metadata"]["labels"]["app"] == "trainjob"
+    assert job["metadata"]["labels"]["release"] == "llm"
+    assert m.read("jobs", "llm", "type") == "trainjob\n"
+    assert m.read("jobs", "llm", "spec.yaml") == "name: llm\n" + TRAINJOB_SPEC
+    if c.kind == "real":
+        # no Trainer controller here: nothing runs it
+        assert m.read("jobs", "llm", "status") == "PENDING\n"
+        assert os.listdir(m.path("jobs", "llm", "instances")) == []
+    else:
+        wait_until(lambda: m.read("jobs", "llm", "status") == "RUNNING\n" and
+                   len(os.listdir(m.path("jobs", "llm", "instances"))) == 2,
+                   message="the TrainJob running its two nodes")
+        wait_until(lambda: m.read("jobs", "llm", "gpus") == "2/2\n",
+                   message="its two nodes' GPUs held")
