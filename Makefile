@@ -4,6 +4,8 @@
 #   make test       unit tests (C) and integration tests (pytest against kubesim and
 #                   the real cluster of tests/cluster/, built first if not cached)
 #   make demo       run the daemon on the embedded test cluster (CLUSTER=real: the real one)
+#   make screenshot docs/screenshot.png: a file manager on the demo's mount, under Xvfb
+#                   (tests/screenshot.sh; installs its own packages; not part of make test)
 #   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/), and against
 #                   the limit: tmpfs, curl, and build/ceiling (FUSE serving the tree from
 #                   memory); CLUSTER=real: 1,000 jobs (5,000 pods) on the real cluster
@@ -60,7 +62,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
 CEILING  := $(BUILD)/ceiling
 
-.PHONY: all unit test test-unit test-integration bench demo asan test-asan install uninstall \
+.PHONY: all unit test test-unit test-integration bench demo screenshot asan test-asan install uninstall \
 	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
@@ -169,6 +171,10 @@ test-asan: deps-check asan
 demo: deps-check
 	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
 	@ARENAFS_DEMO_CLUSTER=$(or $(CLUSTER),kubesim) sh tests/demo.sh $(abspath $(BIN))
+
+screenshot: deps-check
+	@$(MAKE) --no-print-directory all
+	@sh tests/screenshot.sh $(abspath $(BIN)) $(abspath docs/screenshot.png)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PREFIX)/share/man/man1

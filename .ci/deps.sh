@@ -1,10 +1,16 @@
 #!/bin/sh
 # Installs the Debian packages arenafs needs to build and test, or, when not root,
 # prints the apt-get line that would. The one list of packages; Makefile and .ci/run call this.
+# With arguments, those packages instead (tests/screenshot.sh's, which CI does not need).
 set -e
-PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
+PACKAGES="$*"
+[ -n "$PACKAGES" ] || PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
 libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
 procps psmisc rsync libglib2.0-bin clang valgrind"
+# libFuzzer's and the sanitizers' runtimes come in their own package, only
+# recommended by clang (and apt-get below installs no recommends).
+CLANG_MAJOR=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+PACKAGES="$PACKAGES libclang-rt-${CLANG_MAJOR:-14}-dev"
 
 missing=""
 for p in $PACKAGES; do
@@ -16,7 +22,7 @@ for p in $PACKAGES; do
 done
 # The real test cluster (tests/cluster/) is built from Go modules; Go is not a
 # Debian package here (Debian's is too old for kube-apiserver 1.36).
-if [ "${ARENAFS_CLUSTER:-both}" != kubesim ] && ! command -v go >/dev/null 2>&1 &&
+if [ $# -eq 0 ] && [ "${ARENAFS_CLUSTER:-both}" != kubesim ] && ! command -v go >/dev/null 2>&1 &&
 	[ ! -x /usr/local/go/bin/go ]; then
 	echo "arenafs: the real test cluster needs Go >= 1.26 on PATH (or ARENAFS_CLUSTER=kubesim)" >&2
 	exit 1

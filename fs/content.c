@@ -41,12 +41,22 @@ static int64_t nodes_mtime(const struct node_view *v, size_t n, int64_t now)
 	return t;
 }
 
+/* The note a PLACE_STALE_NOTE file ends with while the cluster is unreachable. */
+static void stale_note(struct fs *fs, const struct place *p, struct strbuf *sb)
+{
+	struct cache_health h;
+
+	if (!(p->flags & PLACE_STALE_NOTE))
+		return;
+	cache_get_health(fs->cache, &h);
+	render_stale_note(sb, &h);
+}
+
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
 			   struct strbuf *sb, int64_t *mtime)
 {
 	const struct job *job = model_job(fs, node);
 	struct fs_job_view jv;
-	struct cache_health h;
 
 	if (!job)
 		return -ENOENT;
@@ -55,10 +65,7 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 	*mtime = render_job_mtime(&jv.v);
 	p->render.job(sb, &jv.v);
 	view_job_free(&jv);
-	if (p->flags & PLACE_STALE_NOTE) {
-		cache_get_health(fs->cache, &h);
-		render_stale_note(sb, &h);
-	}
+	stale_note(fs, p, sb);
 	/* a file that comes and goes renders nothing when it is gone */
 	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
 }
@@ -80,6 +87,30 @@ static int render_nodes_file(struct fs *fs, const struct node *only, const struc
 	return 0;
 }
 
+/* A table of jobs: its time is when a job last changed or one came or went (which no
+ * remaining job's time says), not earlier than the mount. */
+static int render_jobs_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			    struct strbuf *sb, int64_t *mtime)
+{
+	const char *ns = p->source == SRC_NS_JOBS ? node->ns : NULL;
+	struct job_view *v;
+	size_t n;
+	int64_t t;
+
+	if (p->source == SRC_NS_JOBS && !ns)
+		return -EINVAL;
+	if (view_jobs(fs, ns, &v, &n))
+		return -ENOMEM;
+	p->render.jobs(sb, v, n);
+	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
+	for (size_t i = 0; i < n; i++)
+		t = later(t, render_job_mtime(&v[i]));
+	*mtime = t;
+	view_jobs_free(v, n);
+	stale_note(fs, p, sb);
+	return 0;
+}
+
 /* The text of a regular (non-log) file and its object's time, made by its place's
  * renderer from what its source names. Under the read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
@@ -91,7 +122,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	struct cache_health h;
 
 	*mtime = fs->started;
-	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT))
+	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE))
 		return -EINVAL;
 	switch (p->source) {
 	case SRC_NONE:
@@ -109,6 +140,9 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		return render_nodes_file(fs, NULL, p, sb, mtime);
 	case SRC_JOB:
 		return render_job_file(fs, node, p, sb, mtime);
+	case SRC_NS_JOBS:
+	case SRC_ALL_JOBS:
+		return render_jobs_file(fs, node, p, sb, mtime);
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;
@@ -231,6 +265,8 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 	const struct node *kn;
 	struct fs_job_view jv;
 
+	if (fs_type_is_code(node->type))
+		return codetree_dir_mtime(fs, node, mtime);
 	switch (place_of(node->type)->source) {
 	case SRC_JOB:
 		if (!(job = model_job(fs, node)))
@@ -264,11 +300,27 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 	}
 }
 
+/* The subdirectories that come and go (code/) a directory has now: its st_nlink
+ * counts them. Under the read lock. */
+static unsigned optional_subdirs(struct fs *fs, const struct fs_node *dir)
+{
+	const struct place *const *c;
+	size_t n = place_children(dir->type, &c);
+	unsigned count = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((c[i]->flags & PLACE_DIR) && (c[i]->flags & PLACE_COMES_AND_GOES) &&
+		    c[i]->exists(fs, dir))
+			count++;
+	return count;
+}
+
 int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 {
 	enum fs_type type = in->node.type;
 	uint64_t size = 0;
 	int64_t mtime = fs->started;
+	struct codetree_file cf;
 	bool changed;
 	int ret = 0;
 
@@ -277,6 +329,8 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 	if (fs_type_is_dir(type)) {
 		cache_read_lock(fs->cache);
 		ret = dir_mtime(fs, &in->node, &mtime);
+		if (!ret && st->st_nlink > 1)
+			st->st_nlink += optional_subdirs(fs, &in->node);
 		cache_read_unlock(fs->cache);
 		if (ret)
 			return ret;
@@ -285,6 +339,16 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 	}
 	if (fs_type_is_log(type)) {
 		logfile_stat(fs, in, &size, &mtime);
+	} else if (fs_type_is_code(type)) {
+		/* from the annotation: a stat of code/ asks the cluster nothing */
+		cache_read_lock(fs->cache);
+		ret = codetree_file(fs, &in->node, &cf);
+		cache_read_unlock(fs->cache);
+		if (ret)
+			return ret;
+		st->st_mode = S_IFREG | cf.perm;
+		size = cf.size;
+		mtime = cf.mtime;
 	} else {
 		ret = content_refresh(fs, in, &changed);
 		if (ret)
@@ -338,9 +402,9 @@ double content_negative_timeout(struct fs *fs, enum fs_type parent_type)
 	/* jobs/, instances/, nodes/, namespaces/, submit/: new names appear. */
 	if (place_object_child(parent_type) || !place_children(parent_type, &c))
 		return 0;
-	/* tensorboard_url and logs.previous appear: the notifier invalidates their negative
-	 * entries, and this is the safety net. */
-	if (place_optional_child(parent_type))
+	/* code, tensorboard_url and logs.previous appear: the notifier invalidates their
+	 * negative entries, and this is the safety net. */
+	if (place_optional_mask(parent_type))
 		return fs->opts.entry_timeout < FS_NEGATIVE_TIMEOUT ? fs->opts.entry_timeout
 								    : FS_NEGATIVE_TIMEOUT;
 	return fs->opts.static_timeout;

@@ -5,7 +5,6 @@
  * Called by mount/main.c in the order fs.h gives.
  */
 #include "fs/fs_internal.h"
-#include "fs/staging.h"
 #include "k8s/logstream.h"
 
 #include <errno.h>
@@ -44,14 +43,17 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		return -ENOMEM;
 	fs->opts = *opts;
 	fs->inodes = inode_table_new(on_inode_free);
-	if (!fs->inodes || staging_new(&fs->staging) < 0 || notify_new(fs, &fs->notifier) < 0 ||
-	    logfile_memo_new(&fs->log_memo) < 0 || logstream_registry_new(&fs->streams) < 0 ||
-	    submit_defer_new(fs, &fs->defer) < 0) {
+	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
+	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
+	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
+	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0) {
+		codetree_memo_free(fs->code_memo);
 		submit_defer_free(fs->defer);
 		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
-		staging_free(fs->staging);
+		access_free(fs->access);
+		areas_free(fs->areas);
 		inode_table_free(fs->inodes);
 		free(fs);
 		return -ENOMEM;
@@ -106,9 +108,12 @@ void fs_free(struct fs *fs)
 	while (fs->handles)
 		fs_handle_free(fs, fs->handles);   /* their inodes go with the table */
 	inode_table_free(fs->inodes);
-	staging_free(fs->staging);
+	areas_free(fs->areas);
+	access_free(fs->access);
 	logfile_memo_free(fs->log_memo);
 	logstream_registry_free(fs->streams);
+	codetree_memo_free(fs->code_memo);
+	codefetch_free(fs->code_store);
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);
@@ -155,9 +160,9 @@ int64_t fs_listing_mtime(struct fs *fs, enum fs_type type, const char *ns)
 		t = fs->nodes_mtime;
 	else if (type == FS_NAMESPACES_DIR)
 		t = fs->namespaces_mtime;
-	else if (type == FS_JOBS_DIR && ns)
+	else if (type == FS_JOBS_DIR)
 		for (size_t i = 0; i < fs->n_jobs_mtime; i++)
-			if (strcmp(fs->jobs_mtime[i].ns, ns) == 0)
+			if (!ns ? fs->jobs_mtime[i].mtime > t : strcmp(fs->jobs_mtime[i].ns, ns) == 0)
 				t = fs->jobs_mtime[i].mtime;
 	pthread_mutex_unlock(&fs->listing_lock);
 	return t;

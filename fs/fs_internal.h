@@ -6,20 +6,26 @@
  *   naming.c    job directory names and order (naming.h)
  *   places.c    the table of the tree's places (places.h)
  *   model.c     the path model: (parent node, name) → child node; listings
- *   view.c      gathering a job's or node's objects from the cache for render/
+ *   view.c      gathering a job's, the jobs' or a node's objects from the cache for render/
  *   content.c   a node's text and attributes; snapshots for open handles
  *   logfile.c   log files: follow streams per inode, sizes, waiting reads
  *   notify.c    the notifier thread: cache changes and log appends → kernel
  *   ops.c       the FUSE low-level operations
  *   dirs.c      opendir snapshots, readdir and readdirplus
- *   staging.c   submit/'s in-memory files and outcomes (staging.h)
+ *   staging.c   a submit/'s in-memory files and outcomes (staging.h)
+ *   areas.c     the staging tree of each namespace's submit/
+ *   access.c    may these credentials create jobs in a namespace (asked, then kept)
  *   submit.c    the FUSE operations of submit/ and rmdir of jobs/NAME (submit.h)
  *   submit_run.c  one submission: spec → dry run → objects, undone on failure
  *   submit_defer.c  directory entries: made once their copy is over (one thread)
+ *   codeindex.c the arenafs.io/code annotation → the files of code/ (codeindex.h, pure)
+ *   codetree.c  the path model of jobs/NAME/code/, from the annotation alone
+ *   codefetch.c code/'s bytes: the job's ConfigMap, fetched once and kept
  *   log.c       messages to stderr or syslog (fs_log)
  *
- * Lock order: inode->lock, then the cache's read lock; the inode table's mutex and
- * the notifier queue's mutex are leaves. No FUSE notification is sent while any of
+ * Lock order: inode->lock, then the cache's read lock; the inode table's mutex, the
+ * notifier queue's mutex and code/'s two (codetree.c's memo, codefetch.c's store)
+ * are leaves. No FUSE notification is sent while any of
  * them is held, and never from a request handler (notify.c sends them all).
  */
 #ifndef ARENAFS_FS_FS_INTERNAL_H
@@ -41,10 +47,14 @@
 
 #define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
 
+struct code_store;
+struct codetree_memo;
 struct fs_notifier;
+struct access_cache;
 struct log_memo_table;
 struct staging;
 struct submit_defer;
+struct submit_areas;
 
 struct fs {
 	struct fs_options opts;
@@ -53,14 +63,17 @@ struct fs {
 	struct k8s_cache *cache;
 	const struct k8s_config *cfg;
 	bool served[JOB_KIND_COUNT];
-	const char *namespace;       /* the configured one: jobs/ */
-	struct staging *staging;     /* submit/'s contents */
+	const char *namespace;       /* the configured one: jobs/, submit/ */
+	struct submit_areas *areas;  /* the contents of submit/ and namespaces/NS/submit/ */
+	struct access_cache *access; /* who may create jobs where (access.c) */
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */
 	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
 	struct logstream_registry *streams; /* the log streams open now */
+	struct codetree_memo *code_memo;  /* parsed code annotations (codetree.c) */
+	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;
@@ -82,6 +95,7 @@ struct fs {
 };
 
 int64_t fs_now(void);
+/* When a listing last changed; FS_JOBS_DIR with ns NULL: the latest of every namespace's. */
 int64_t fs_listing_mtime(struct fs *fs, enum fs_type type, const char *ns);
 void fs_listing_touch(struct fs *fs, enum fs_type type, const char *ns, int64_t when);
 
@@ -97,15 +111,56 @@ struct model_entry {
 /* The entries of a directory, in listing order; *out malloc'd (model_free). */
 int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n);
 void model_free(struct model_entry *e, size_t n);
-/* Whether dir has a child called name now; takes the cache's read lock itself. */
-bool model_has_child(struct fs *fs, const struct fs_node *dir, const char *name);
+/* Which of dir's names that come and go exist now (bits as place_optional_mask);
+ * takes the cache's read lock itself. */
+unsigned model_extras(struct fs *fs, const struct fs_node *dir);
 /* The `exists` of the places that come and go (places.c). */
+bool model_job_has_code(struct fs *fs, const struct fs_node *job_dir);
 bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir);
 bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir);
 /* The job, pod or node a node stands for, when it still exists with its identity. */
 const struct job *model_job(struct fs *fs, const struct fs_node *node);
 const struct pod *model_pod(struct fs *fs, const struct fs_node *node);
 const struct node *model_node(struct fs *fs, const struct fs_node *node);
+
+/* ---- codetree.c (under the cache's read lock, but the memo's life) ---- */
+
+int codetree_memo_new(struct codetree_memo **out);
+void codetree_memo_free(struct codetree_memo *m);
+/* Whether a job (its directory's node) has code/: an annotation that parses. */
+bool codetree_has_code(struct fs *fs, const struct fs_node *job_dir);
+/* The child of code/ or of a directory below it called name; 0 or -ENOENT, -ENOMEM. */
+int codetree_lookup(struct fs *fs, const struct fs_node *dir, const char *name,
+		    struct fs_node *out);
+/* A directory of code/ (code/ itself too), by name; *out as model_list's. */
+int codetree_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n);
+/* Whether a directory of code/ (code/ itself too) still is one. */
+bool codetree_dir_exists(struct fs *fs, const struct fs_node *dir);
+/* What a file of code/ is, from the annotation, with where its bytes are. */
+struct codetree_file {
+	char ns[256];
+	char job[256];
+	char uid[128];
+	char configmap[256];
+	char key[256];
+	uint64_t size;
+	unsigned perm;               /* st_mode's permission bits (code_file_perm) */
+	int64_t mtime;               /* the job's creation: the code never changes */
+};
+/* 0, or -ENOENT when the job or the file is gone or the node shows another version
+ * of it (its identity). */
+int codetree_file(struct fs *fs, const struct fs_node *node, struct codetree_file *out);
+/* A directory of code/: the job's creation, or -ENOENT. */
+int codetree_dir_mtime(struct fs *fs, const struct fs_node *dir, int64_t *mtime);
+
+/* ---- codefetch.c (blocking: at open, never under a lock) ---- */
+
+int codefetch_new(struct code_store **out);
+void codefetch_free(struct code_store *s);
+/* The bytes of a file of code/, a reference (fs_text_put). 0; -ENODATA (the ConfigMap
+ * is gone), -EACCES, -ETIMEDOUT, -EIO (unreachable, not this job's, or unlike the
+ * annotation: never other bytes than its size), -ENOMEM. */
+int codefetch_text(struct fs *fs, const struct codetree_file *f, struct fs_text **out);
 
 /* ---- view.c (under the cache's read lock) ---- */
 
@@ -125,6 +180,10 @@ struct fs_job_view {
 };
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out);
 void view_job_free(struct fs_job_view *jv);
+/* Every job of ns (NULL: of every namespace the tree shows) whose kind is served, each
+ * with its pods and one now; *out malloc'd (view_jobs_free). */
+int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n);
+void view_jobs_free(struct job_view *v, size_t n);
 /* One node_view per node (by name), each with its pods; *out malloc'd (view_nodes_free). */
 int view_nodes(struct fs *fs, const struct node *only, struct node_view **out, size_t *n);
 void view_nodes_free(struct node_view *v, size_t n);
@@ -206,11 +265,42 @@ void dirs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 /* Frees the listing a directory's inode kept (the inode is being freed). */
 void dirs_inode_free(struct fs_inode *in);
 
+/* ---- areas.c ---- */
+
+int areas_new(struct submit_areas **out);
+void areas_free(struct submit_areas *a);
+/*
+ * The staging tree of namespace ns' submit/ (submit/ itself for the mount's
+ * namespace, else namespaces/NS/submit/). NULL when it has none yet and !create,
+ * or on ENOMEM. A tree lives until the unmount: the kernel's inodes name its nodes.
+ */
+struct staging *areas_get(struct submit_areas *a, const char *ns, bool create);
+
+/* ---- access.c (blocking: on a FUSE worker, never under a lock) ---- */
+
+#define ACCESS_WHY_MAX 512
+
+int access_new(struct access_cache **out);
+void access_free(struct access_cache *c);
+/* 0 when the credentials may create jobs in ns (or that cannot be told now), else
+ * -EACCES with why filled (one line, for namespaces/NS/submit/error). Kept a while. */
+int access_create_jobs(struct fs *fs, const char *ns, char *why, size_t size);
+/* Asks again next time (a submission in ns was refused with 403). */
+void access_forget(struct fs *fs, const char *ns);
+
 /* ---- submit_run.c (blocking: on a FUSE worker, never under a lock) ---- */
 
 #define SUBMIT_CACHE_WAIT_MS 3000    /* a made or deleted job shows in the tree before the reply */
 
 struct staging_code;
+
+/* The job a submission made, for submit/NAME/status to follow it. */
+struct submit_made {
+	char ns[64];
+	int kind; /* enum job_kind */
+	char name[64];
+	char uid[64];
+};
 
 struct submit_request {
 	const char *ns;                   /* where to create; NULL: the mount's namespace */
@@ -219,11 +309,17 @@ struct submit_request {
 	const char *default_name;         /* the staging entry's name */
 	bool check_only;                  /* parse, validate and dry-run: nothing is made */
 	const struct staging_code *code;  /* local code to ship with it, or NULL */
+	struct submit_made *made;         /* when not NULL: which job was made */
 };
 
 /* Parses, validates, dry-runs and creates the objects of a spec; nothing is left
- * behind on failure. 0 or -errno with err's message for the submission's `error`. */
+ * behind on failure. 0 or -errno with err's message for the submission's `error`;
+ * on success rq->made (when not NULL) says which job was made. */
 int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error *err);
+/* Lets submit/ENTRY/status of st follow the job a submission made (submit.c). */
+void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
+		      const struct submit_made *made);
+
 /* ---- submit_defer.c ---- */
 
 struct staging_submission;

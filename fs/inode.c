@@ -375,7 +375,7 @@ static struct fs_inode *inode_alloc(const char *name, const struct fs_node *node
 				    const char *objkey)
 {
 	const char *strs[] = {name, objkey, node->ns, node->job, node->pod, node->node,
-			      node->container, node->uid, node->identity};
+			      node->container, node->path, node->uid, node->identity};
 	size_t len = 0;
 	struct fs_inode *in;
 	char *p;
@@ -391,7 +391,8 @@ static struct fs_inode *inode_alloc(const char *name, const struct fs_node *node
 	in->node = (struct fs_node){node->type, node->kind, node->restarts,
 				    pack(&p, node->ns), pack(&p, node->job), pack(&p, node->pod),
 				    pack(&p, node->node), pack(&p, node->container),
-				    pack(&p, node->uid), pack(&p, node->identity)};
+				    pack(&p, node->path), pack(&p, node->uid),
+				    pack(&p, node->identity)};
 	pthread_mutex_init(&in->lock, NULL);
 	return in;
 }

@@ -92,8 +92,10 @@ struct fs_inode {
 	bool rendered;               /* text_len, text_hash and text_gen are set; a
 	                                directory: listing_hash is */
 	bool reported;               /* reported_size is set */
-	bool has_extra;              /* job dir: tensorboard_url exists; pod dir: logs.previous */
-	bool extra_known;            /* has_extra was set */
+	unsigned extras;             /* a directory's names that come and go which exist
+	                                (model_extras: job dir code, tensorboard_url; pod
+	                                dir logs.previous) */
+	bool extras_known;           /* extras was set */
 	struct fs_log *log;          /* log files' state, NULL before the first open */
 	struct dir_listing *listing; /* a directory, with no opendir: the listing a reader
 	                                is paging through (dirs.c), or NULL */

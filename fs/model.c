@@ -167,6 +167,11 @@ static int log_node(const struct fs_node *parent, enum fs_type type, const struc
 
 /* ---- the conditional names ---- */
 
+bool model_job_has_code(struct fs *fs, const struct fs_node *job_dir)
+{
+	return codetree_has_code(fs, job_dir);
+}
+
 bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir)
 {
 	const struct job *job = model_job(fs, job_dir);
@@ -250,6 +255,8 @@ static bool is_other_namespace(struct fs *fs, const char *name)
 /* Does the object a directory stands for still exist (with its identity)? */
 static bool dir_exists(struct fs *fs, const struct fs_node *dir)
 {
+	if (fs_type_is_code(dir->type))
+		return codetree_dir_exists(fs, dir);
 	switch (place_of(dir->type)->source) {
 	case SRC_JOB:
 		return model_job(fs, dir) != NULL;
@@ -276,8 +283,9 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 		return log_node(parent, p->type, p->source == SRC_JOB
 			? job_main_pod(fs, model_job(fs, parent)) : model_pod(fs, parent), out);
 	ret = child_of(parent, p->type, out);
-	/* jobs/ of the root is the mount's namespace */
-	if (!ret && p->source == SRC_JOBS && !out->ns && set_str(&out->ns, fs->namespace)) {
+	/* jobs/ of the root, cluster/list and top-job are the mount's namespace */
+	if (!ret && (p->source == SRC_JOBS || p->source == SRC_NS_JOBS) && !out->ns &&
+	    set_str(&out->ns, fs->namespace)) {
 		fs_node_clear(out);
 		ret = -ENOMEM;
 	}
@@ -306,6 +314,9 @@ static int object_child(struct fs *fs, const struct fs_node *parent, const char 
 		return kn ? k8s_node_node(kn, out) : -ENOENT;
 	case FS_NAMESPACES_DIR:
 		return is_other_namespace(fs, name) ? static_node(FS_NS_DIR, name, out) : -ENOENT;
+	case FS_CODE_DIR:
+	case FS_CODE_SUBDIR:
+		return codetree_lookup(fs, parent, name, out);
 	default:
 		return -ENOENT;
 	}
@@ -503,6 +514,9 @@ int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **ou
 	case FS_NAMESPACES_DIR:
 		list_namespaces(fs, &b);
 		break;
+	case FS_CODE_DIR:
+	case FS_CODE_SUBDIR:
+		return codetree_list(fs, dir, out, n);
 	default:
 		if (!fs_type_is_dir(dir->type))
 			b.err = -ENOTDIR;
@@ -533,15 +547,23 @@ void model_free(struct model_entry *e, size_t n)
 	free(e);
 }
 
-bool model_has_child(struct fs *fs, const struct fs_node *dir, const char *name)
+unsigned model_extras(struct fs *fs, const struct fs_node *dir)
 {
-	struct fs_node child;
-	bool has;
+	const struct place *const *c;
+	size_t n = place_children(dir->type, &c);
+	unsigned mask = place_optional_mask(dir->type), has = 0;
 
+	if (!mask)
+		return 0;
 	cache_read_lock(fs->cache);
-	has = model_lookup(fs, dir, name, &child) == 0;
+	for (size_t i = 0; i < n && i < sizeof(mask) * 8; i++) {
+		struct fs_node child;
+
+		if ((mask & (1u << i)) && model_lookup(fs, dir, c[i]->name, &child) == 0) {
+			has |= 1u << i;
+			fs_node_clear(&child);
+		}
+	}
 	cache_read_unlock(fs->cache);
-	if (has)
-		fs_node_clear(&child);
 	return has;
 }

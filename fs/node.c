@@ -14,6 +14,7 @@ void fs_node_clear(struct fs_node *n)
 	free(n->pod);
 	free(n->node);
 	free(n->container);
+	free(n->path);
 	free(n->uid);
 	free(n->identity);
 	*n = (struct fs_node)FS_NODE_INIT;
@@ -36,7 +37,8 @@ int fs_node_copy(struct fs_node *dst, const struct fs_node *src)
 	dst->restarts = src->restarts;
 	if (dup_field(&dst->ns, src->ns) || dup_field(&dst->job, src->job) ||
 	    dup_field(&dst->pod, src->pod) || dup_field(&dst->node, src->node) ||
-	    dup_field(&dst->container, src->container) || dup_field(&dst->uid, src->uid) ||
+	    dup_field(&dst->container, src->container) || dup_field(&dst->path, src->path) ||
+	    dup_field(&dst->uid, src->uid) ||
 	    dup_field(&dst->identity, src->identity)) {
 		fs_node_clear(dst);
 		return -ENOMEM;

@@ -23,6 +23,9 @@ enum fs_type {
 	FS_CLUSTER_HEALTH,
 	FS_CLUSTER_GPUS,
 	FS_CLUSTER_TOP,
+	FS_CLUSTER_LIST,      /* ns: the mount's */
+	FS_CLUSTER_LIST_ALL,
+	FS_CLUSTER_TOP_JOB,   /* ns: the mount's */
 	FS_JOBS_DIR,          /* jobs/ or namespaces/NS/jobs/: ns set */
 	FS_JOB_DIR,           /* ns, kind, job */
 	FS_JOB_STATUS,
@@ -54,6 +57,9 @@ enum fs_type {
 	FS_SUBMIT_FILE,       /* a file below submit/, likewise */
 	FS_NAMESPACES_DIR,
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
+	FS_CODE_DIR,          /* jobs/NAME/code/: the job's, path "" */
+	FS_CODE_SUBDIR,       /* a directory below code/: + path */
+	FS_CODE_FILE,         /* a file below code/: + path */
 	FS_TYPE_COUNT
 };
 
@@ -72,11 +78,12 @@ struct fs_node {
 	char *pod;
 	char *node;                  /* nodes/NAME */
 	char *container;             /* logs */
+	char *path;                  /* code/'s places: the path below code/ ("" for code/) */
 	char *uid;                   /* the uid of the job, pod or node the place is about */
 	char *identity;              /* "" for static places; the uid, or a container instance */
 };
 
-#define FS_NODE_INIT {FS_NONE, -1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define FS_NODE_INIT {FS_NONE, -1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 
 void fs_node_clear(struct fs_node *n);
 /* Deep copy; returns -ENOMEM (dst cleared) on failure. */

@@ -270,6 +270,13 @@ static void add_job_keys(struct batch *b, const char *ns, int kind, const char *
 			add_key(b, SRC_JOB, ns, k, name);
 }
 
+/* The tables of jobs (cluster/list, list-all, top-job): a row of ns changed. */
+static void add_table_keys(struct batch *b, const char *ns)
+{
+	add_key(b, SRC_NS_JOBS, ns, 0, NULL);
+	add_key(b, SRC_ALL_JOBS, NULL, 0, NULL);
+}
+
 /* The object keys a change touches. */
 static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it)
 {
@@ -280,6 +287,7 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 	case CACHE_JOB:
 		/* a job coming or going can rename its namesakes of other kinds (NAME.TYPE) */
 		add_job_keys(b, it->ns, listing ? -1 : it->job_kind, it->name);
+		add_table_keys(b, it->ns);
 		if (listing) {
 			add_key(b, SRC_JOBS, it->ns, 0, NULL);
 			add_key(b, SRC_NAMESPACES, NULL, 0, NULL);
@@ -288,6 +296,8 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 	case CACHE_POD:
 		add_key(b, SRC_POD, it->ns, 0, it->name);
 		add_job_keys(b, it->ns, it->job_kind, it->owner_job);
+		if (it->owner_job && it->owner_job[0])
+			add_table_keys(b, it->ns);
 		if (it->node_name && it->node_name[0])
 			add_key(b, SRC_NODE, NULL, 0, it->node_name);
 		if (it->old_node_name && it->old_node_name[0])
@@ -346,21 +356,24 @@ static bool revalidate_name(struct fs *fs, struct batch *b, struct fs_inode *in)
 	return same;
 }
 
-/* For a directory with a name that comes and goes: did it appear or vanish? */
-static void revalidate_extra(struct fs *fs, struct batch *b, struct fs_inode *in)
+/* For a directory with names that come and go: did any appear or vanish? */
+static void revalidate_extras(struct fs *fs, struct batch *b, struct fs_inode *in)
 {
-	const struct place *extra = place_optional_child(in->node.type);
-	bool has;
+	const struct place *const *c;
+	size_t n = place_children(in->node.type, &c);
+	unsigned has, changed;
 
-	if (!extra)
+	if (!place_optional_mask(in->node.type))
 		return;
-	has = model_has_child(fs, &in->node, extra->name);
+	has = model_extras(fs, &in->node);
 	pthread_mutex_lock(&in->lock);
-	if (has != in->has_extra) {
-		in->has_extra = has;
-		add_action(b, in->ino, extra->name, 0);
-	}
+	changed = has ^ in->extras;
+	in->extras = has;
+	in->extras_known = true;
 	pthread_mutex_unlock(&in->lock);
+	for (size_t i = 0; i < n && changed; i++, changed >>= 1)
+		if (changed & 1)
+			add_action(b, in->ino, c[i]->name, 0);
 }
 
 static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in)
@@ -373,13 +386,16 @@ static void revalidate_inode(struct fs *fs, struct batch *b, struct fs_inode *in
 		return;
 	if (fs_type_is_dir(t)) {
 		/* its attributes, and the listing the kernel may keep (dirs.c) */
-		revalidate_extra(fs, b, in);
+		revalidate_extras(fs, b, in);
 		add_action(b, in->ino, NULL, 0);
 	} else if (fs_type_is_log(t)) {
 		logfile_poke(fs, in);
 		add_action(b, in->ino, NULL, -1);
 	} else if (fs_type_is_volatile(t)) {
 		add_action(b, in->ino, NULL, 0);
+	} else if (fs_type_is_code(t)) {
+		/* nothing: a code file's identity holds its key, size and mode (codetree.c),
+		 * so revalidate_name has seen any change */
 	} else {
 		ret = content_refresh(fs, in, &changed);
 		if (ret == 0 && changed)
@@ -485,13 +501,15 @@ void notify_inodes_over(void *arg)
 	pthread_mutex_unlock(&n->mu);
 }
 
-static void refresh_info_files(struct fs *fs, struct batch *b)
+/* The files that end with the stale-cluster note (info, the tables of jobs). */
+static void refresh_stale_note_files(struct fs *fs, struct batch *b)
 {
 	bool want[FS_TYPE_COUNT] = {false};
 	struct fs_inode **arr = NULL;
 	size_t count;
 
-	want[FS_JOB_INFO] = true;
+	for (int t = 0; t < FS_TYPE_COUNT; t++)
+		want[t] = place_of((enum fs_type)t)->flags & PLACE_STALE_NOTE;
 	count = inode_table_by_type(fs->inodes, want, &arr);
 	for (size_t i = 0; i < count; i++) {
 		revalidate_inode(fs, b, arr[i]);
@@ -515,7 +533,7 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 	if (n->health_known && h.connected != n->health.connected) {
 		fs_log(LOG_NOTICE, h.connected ? "the cluster is reachable again"
 					       : "the cluster is unreachable; serving the last state (see cluster/health)");
-		refresh_info_files(fs, b);   /* each says so, or stops saying so */
+		refresh_stale_note_files(fs, b);   /* each says so, or stops saying so */
 	}
 	n->health = h;
 	n->health_known = true;

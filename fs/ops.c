@@ -71,25 +71,25 @@ static void ops_init(void *userdata, struct fuse_conn_info *conn)
 	notify_start(fs->notifier, fs->se);
 }
 
-/* Remembers whether a directory's name that comes and goes is there, so that the
+/* Remembers which of a directory's names that come and go are there, so that the
  * notifier can tell the kernel when that changes. */
-static void set_extra(struct fs *fs, struct fs_inode *in)
+static void set_extras(struct fs *fs, struct fs_inode *in)
 {
-	const struct place *extra = place_optional_child(in->node.type);
-	bool known, has;
+	unsigned has;
+	bool known;
 
-	if (!extra)
+	if (!place_optional_mask(in->node.type))
 		return;
 	pthread_mutex_lock(&in->lock);
-	known = in->extra_known;
+	known = in->extras_known;
 	pthread_mutex_unlock(&in->lock);
 	if (known)
 		return;
-	has = model_has_child(fs, &in->node, extra->name);
+	has = model_extras(fs, &in->node);
 	pthread_mutex_lock(&in->lock);
-	if (!in->extra_known) {
-		in->has_extra = has;
-		in->extra_known = true;
+	if (!in->extras_known) {
+		in->extras = has;
+		in->extras_known = true;
 	}
 	pthread_mutex_unlock(&in->lock);
 }
@@ -102,7 +102,7 @@ int ops_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *
 	ret = content_stat(fs, in, &e->attr);
 	if (ret)
 		return ret;
-	set_extra(fs, in);
+	set_extras(fs, in);
 	e->ino = in->ino;
 	e->generation = 1;
 	e->attr_timeout = content_attr_timeout(fs, in->node.type);
@@ -267,6 +267,28 @@ static void close_regular(struct fs *fs, struct fs_handle *h)
 	fs_handle_free(fs, h);
 }
 
+/*
+ * A file of code/: its bytes, from the job's ConfigMap (one GET for the job's whole
+ * code the first time, codefetch.c), a snapshot as any file's. They never change
+ * for this inode (its identity holds key, size and mode; the ConfigMap is
+ * immutable), so the kernel may keep its pages across opens.
+ */
+static int open_code(struct fs *fs, struct fs_inode *in, struct fs_handle *h,
+		     struct fuse_file_info *fi)
+{
+	struct codetree_file cf;
+	int ret;
+
+	cache_read_lock(fs->cache);
+	ret = codetree_file(fs, &in->node, &cf);
+	cache_read_unlock(fs->cache);
+	if (!ret)
+		ret = codefetch_text(fs, &cf, &h->text);   /* blocking, no lock held */
+	if (!ret)
+		fi->keep_cache = 1;
+	return ret;
+}
+
 static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 			 struct fuse_file_info *fi)
 {
@@ -287,6 +309,13 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		}
 		h->log = true;
 		fi->direct_io = 1;
+	} else if (fs_type_is_code(in->node.type)) {
+		ret = open_code(fs, in, h, fi);
+		if (ret) {
+			fs_handle_free(fs, h);
+			fuse_reply_err(req, -ret);
+			return;
+		}
 	} else {
 		/* One hold of in->lock from the render to the snapshot: a getattr or the
 		 * notifier refreshing in between drops a large text (in->text NULL). */
@@ -445,6 +474,15 @@ static void ops_statfs(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_statfs(req, &st);
 }
 
+/* A file of code/ shipped executable (test -x, a script run from the mount). */
+static bool code_executable(struct fs *fs, struct fs_inode *in)
+{
+	struct stat st;
+
+	return in->node.type == FS_CODE_FILE && content_stat(fs, in, &st) == 0 &&
+	       (st.st_mode & 0111);
+}
+
 static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
 	struct fs *fs = req_fs(req);
@@ -465,7 +503,7 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 		err = changeable ? may_write(fs, req) : EROFS;
 	}
 	if (!err && (mask & X_OK) && !fs_type_is_dir(in->node.type) &&
-	    in->node.type != FS_SUBMIT_FILE)
+	    in->node.type != FS_SUBMIT_FILE && !code_executable(fs, in))
 		err = EACCES;
 	fuse_reply_err(req, err);
 	inode_table_put(fs->inodes, in);

@@ -1,9 +1,9 @@
 /*
  * The table of the tree's places (places.h): one row per place, each
  * directory's fixed names in listing order (by name, strcmp: README before
- * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/):
- * its rows then differ only in their parent. tests/unit/test_fs_places.c holds
- * the table to these rules.
+ * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/,
+ * submit/ and namespaces/NS/submit/): its rows then differ only in their
+ * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
 #include "fs/fs_internal.h"
 
@@ -53,11 +53,19 @@ static const struct place PLACES[] = {
 	 {.cluster = render_cluster_gpus}, NULL},
 	{FS_CLUSTER_HEALTH, FS_CLUSTER_DIR, "health", SRC_HEALTH, 0, 0,
 	 {.health = render_cluster_health}, NULL},
+	{FS_CLUSTER_LIST, FS_CLUSTER_DIR, "list", SRC_NS_JOBS, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.jobs = render_jobs_list}, NULL},
+	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, NULL},
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
 	 {.cluster = render_cluster_top}, NULL},
+	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, NULL},
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, NULL},
 
+	{FS_CODE_DIR, FS_JOB_DIR, "code", SRC_JOB, 0, PLACE_DIR | PLACE_COMES_AND_GOES | PLACE_CODE,
+	 {0}, model_job_has_code},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
 	 {.job = render_job_events}, NULL},
 	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, NULL},
@@ -96,9 +104,18 @@ static const struct place PLACES[] = {
 	{FS_NODE_STATUS, FS_NODE_DIR, "status", SRC_NODE, 0, 0, {.node = render_node_status},
 	 NULL},
 
+	/* Below code/ the names are the job's annotation's (codetree.c); a directory
+	 * stands in code/ and in itself, a file in either (no parent of its own). */
+	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, NULL},
+	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, NULL},
+	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, NULL},
+
 	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, NULL},
 
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, NULL},
+	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
+	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, NULL},
 
 	/* Below submit/ the names are the user's: staging.c keeps them, submit.c serves them. */
 	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, NULL},
@@ -167,15 +184,16 @@ const struct place *place_object_child(enum fs_type parent)
 	return object_child[parent];
 }
 
-const struct place *place_optional_child(enum fs_type parent)
+unsigned place_optional_mask(enum fs_type parent)
 {
 	const struct place *const *c;
 	size_t n = place_children(parent, &c);
+	unsigned mask = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && i < sizeof(mask) * 8; i++)
 		if (c[i]->flags & PLACE_COMES_AND_GOES)
-			return c[i];
-	return NULL;
+			mask |= 1u << i;
+	return mask;
 }
 
 unsigned place_nlink(enum fs_type dir)
@@ -187,7 +205,7 @@ unsigned place_nlink(enum fs_type dir)
 	if (place_object_child(dir))
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		if (c[i]->flags & PLACE_DIR)
+		if ((c[i]->flags & PLACE_DIR) && !(c[i]->flags & PLACE_COMES_AND_GOES))
 			links++;
 	return links;
 }
@@ -221,6 +239,12 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 	case SRC_NAMESPACES:
 	case SRC_NAMESPACE:
 		snprintf(buf, size, "namespaces");
+		break;
+	case SRC_NS_JOBS:
+		snprintf(buf, size, "jobtable/%s", ns);
+		break;
+	case SRC_ALL_JOBS:
+		snprintf(buf, size, "jobtable");
 		break;
 	default:
 		buf[0] = '\0';

@@ -42,16 +42,21 @@ enum place_source {
 	SRC_NODES,        /* the list of nodes: nodes/ */
 	SRC_NAMESPACES,   /* the list of namespaces: namespaces/ */
 	SRC_NAMESPACE,    /* one other namespace: namespaces/NS/ */
+	SRC_NS_JOBS,      /* the mount's namespace's jobs with their pods: cluster/list, top-job */
+	SRC_ALL_JOBS,     /* every namespace's jobs with their pods: cluster/list-all */
 };
 
 enum {
 	PLACE_DIR = 1,          /* a directory */
 	PLACE_LOG = 2,          /* a container's log (logfile.c), not rendered text */
 	PLACE_AGES = 4,         /* shows ages or durations: changes with the clock alone */
-	PLACE_COMES_AND_GOES = 8, /* exists only while `exists` says so (one per directory) */
+	PLACE_COMES_AND_GOES = 8, /* exists only while `exists` says so */
 	PLACE_STALE_NOTE = 16,  /* ends with render_stale_note while the cluster is unreachable */
 	PLACE_FIXED_ATTR = 32,  /* a directory whose attributes never change */
 	PLACE_SUBMIT = 64,      /* submit/ and below: submit.c answers for it */
+	PLACE_CODE = 128,       /* jobs/NAME/code/ and below: the files the job shipped,
+	                           named by its annotation, read from its ConfigMap
+	                           (codetree.c, codefetch.c), not rendered */
 };
 
 struct fs;
@@ -66,6 +71,8 @@ union place_render {
 	void (*pod)(struct strbuf *sb, const struct pod *pod);             /* SRC_POD */
 	void (*node)(struct strbuf *sb, const struct node *node);          /* SRC_NODE */
 	void (*node_pods)(struct strbuf *sb, const struct node_view *v);   /* SRC_NODE_PODS */
+	/* SRC_NS_JOBS, SRC_ALL_JOBS */
+	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 };
 
 struct place {
@@ -90,11 +97,13 @@ const struct place *place_child(enum fs_type parent, const char *name);
 size_t place_children(enum fs_type parent, const struct place *const **out);
 /* The child of a directory named after an object (a job of jobs/, ...), or NULL. */
 const struct place *place_object_child(enum fs_type parent);
-/* The child that comes and goes (tensorboard_url, logs.previous), or NULL. */
-const struct place *place_optional_child(enum fs_type parent);
+/* The children that come and go (code, tensorboard_url, logs.previous): bit i is
+ * set when the i-th of place_children(parent) does. 0 when none does. */
+unsigned place_optional_mask(enum fs_type parent);
 
 /* The key the inodes showing an object are filed under (inode.h): "job/NS/KIND/NAME",
- * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces";
+ * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces",
+ * "jobtable/NS" (the tables of a namespace's jobs), "jobtable" (of every namespace's);
  * "" for sources that have none. ns, kind and name as the source uses them. */
 void place_key(char *buf, size_t size, enum place_source source, const char *ns, int kind,
 	       const char *name);
@@ -102,7 +111,8 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 void place_node_key(const struct fs_node *node, char *buf, size_t size);
 
 /* st_nlink of a directory: 2 + its fixed subdirectories, or 1 ("unknown", for find
- * and fts) when it holds one per object, a count that could be stale. */
+ * and fts) when it holds one per object, a count that could be stale. Those that
+ * come and go (code/) are not counted: content.c adds them while they exist. */
 unsigned place_nlink(enum fs_type dir);
 
 static inline bool fs_type_is_dir(enum fs_type t)
@@ -124,6 +134,11 @@ static inline bool fs_type_is_volatile(enum fs_type t)
 static inline bool fs_type_is_submit(enum fs_type t)
 {
 	return place_of(t)->flags & PLACE_SUBMIT;
+}
+
+static inline bool fs_type_is_code(enum fs_type t)
+{
+	return place_of(t)->flags & PLACE_CODE;
 }
 
 /* Directories inside a job's directory (and it): they go when the job goes. */

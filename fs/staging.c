@@ -37,6 +37,7 @@ struct snode {
 	enum staging_outcome outcome; /* top-level directories */
 	int64_t changed_ms;           /* top-level: when anything below last changed */
 	size_t code_wanted;           /* top-level: the code size a refused write wanted */
+	struct staging_job job;       /* top-level directories: what SUBMITTED made */
 	struct timespec atime, mtime, ctime;
 };
 
@@ -54,6 +55,7 @@ static const char *const OUTCOME_TEXT[] = {
     [STAGING_SUBMITTING] = "submitting\n",
     [STAGING_SUBMITTED] = "submitted\n",
     [STAGING_FAILED] = "failed\n",
+    [STAGING_DELETED] = "deleted\n",
 };
 
 static struct timespec now(void)
@@ -145,11 +147,20 @@ static void unlink_child(struct snode *n)
 	n->sibling = NULL;
 }
 
+void staging_job_clear(struct staging_job *job)
+{
+	free(job->ns);
+	free(job->name);
+	free(job->uid);
+	memset(job, 0, sizeof(*job));
+}
+
 static void node_free(struct staging *st, struct snode *n)
 {
 	hash_remove(st, n);
 	st->nodes--;
 	st->bytes -= n->cap;
+	staging_job_clear(&n->job);
 	free(n->name);
 	free(n->data);
 	free(n);
@@ -260,6 +271,7 @@ void staging_free(struct staging *st)
 
 		for (; n; n = next) {
 			next = n->hash_next;
+			staging_job_clear(&n->job);
 			free(n->name);
 			free(n->data);
 			free(n);
@@ -748,17 +760,21 @@ static int spec_target(const struct staging *st, const struct snode *dir, const 
                        struct staging_submission *sub)
 {
 	size_t stem;
+	bool named_by_entry = true;
 
 	memset(sub, 0, sizeof(*sub));
 	if (dir == st->root && (stem = spec_file_stem(name)) > 0) {
 		sub->entry = strndup(name, stem);
+		/* submit/spec.yaml is a job's spec.yaml copied as it is: "spec" names no
+		 * job, the spec's name: does */
+		named_by_entry = !is_spec_name_in_entry(name);
 	} else if (dir->parent == st->root && is_spec_name_in_entry(name)) {
 		sub->entry = strdup(dir->name);
 		sub->in_dir = true;
 	} else {
 		return 0;
 	}
-	if (!sub->entry || !(sub->default_name = strdup(sub->entry))) {
+	if (!sub->entry || (named_by_entry && !(sub->default_name = strdup(sub->entry)))) {
 		staging_submission_clear(sub);
 		return -ENOMEM;
 	}
@@ -892,6 +908,7 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	}
 	if (d && d->dir) {
 		d->outcome = outcome;
+		staging_job_clear(&d->job);
 		err = set_generated(st, d, STAGING_STATUS,
 		                    outcome == STAGING_NONE ? NULL : OUTCOME_TEXT[outcome]);
 		if (!err && outcome != STAGING_SUBMITTING)
@@ -1095,4 +1112,97 @@ void staging_code_clear(struct staging_code *c)
 	}
 	free(c->files);
 	memset(c, 0, sizeof(*c));
+}
+
+int staging_set_notice(struct staging *st, const char *message)
+{
+	struct snode *n;
+	char *text = NULL;
+	int err = 0;
+
+	if (message && asprintf(&text, "%s\n", message) < 0)
+		return -ENOMEM;
+	pthread_mutex_lock(&st->lock);
+	n = child(st->root, STAGING_ERROR);
+	/* the same text again: no new mtime, nothing for the kernel to reread */
+	if (!(text && n && n->generated && n->len == strlen(text) &&
+	      memcmp(n->data, text, n->len) == 0))
+		err = set_generated(st, st->root, STAGING_ERROR, text);
+	pthread_mutex_unlock(&st->lock);
+	free(text);
+	return err;
+}
+
+int staging_set_job(struct staging *st, const char *entry, const char *ns, int kind,
+                    const char *name, const char *uid, bool seen)
+{
+	struct staging_job job = {strdup(ns), kind, strdup(name), strdup(uid), seen};
+	struct snode *d;
+
+	if (!job.ns || !job.name || !job.uid) {
+		staging_job_clear(&job);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&st->lock);
+	d = child(st->root, entry);
+	if (d && d->dir && d->outcome == STAGING_SUBMITTED) {
+		staging_job_clear(&d->job);
+		d->job = job;
+		memset(&job, 0, sizeof(job));
+	}
+	pthread_mutex_unlock(&st->lock);
+	staging_job_clear(&job);
+	return 0;
+}
+
+/* The entry whose status file id is, when it follows a job. Under the lock. */
+static struct snode *following_entry(struct staging *st, uint64_t id)
+{
+	struct snode *n = find(st, id), *d;
+
+	if (!n || !n->generated || strcmp(n->name, STAGING_STATUS) != 0 || !n->parent)
+		return NULL;
+	d = n->parent;
+	return d->outcome == STAGING_SUBMITTED && d->job.uid ? d : NULL;
+}
+
+int staging_followed_job(struct staging *st, uint64_t id, struct staging_job *job)
+{
+	struct snode *d;
+	int ret = 0;
+
+	memset(job, 0, sizeof(*job));
+	pthread_mutex_lock(&st->lock);
+	d = following_entry(st, id);
+	if (d) {
+		job->ns = strdup(d->job.ns);
+		job->kind = d->job.kind;
+		job->name = strdup(d->job.name);
+		job->uid = strdup(d->job.uid);
+		job->seen = d->job.seen;
+		ret = job->ns && job->name && job->uid ? 1 : -ENOMEM;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (ret < 0)
+		staging_job_clear(job);
+	return ret;
+}
+
+void staging_follow(struct staging *st, uint64_t id, const char *uid, bool there)
+{
+	struct snode *d;
+
+	pthread_mutex_lock(&st->lock);
+	d = following_entry(st, id);
+	if (d && strcmp(d->job.uid, uid) == 0) {
+		if (there) {
+			d->job.seen = true;
+		} else if (set_generated(st, d, STAGING_STATUS,
+		                         OUTCOME_TEXT[STAGING_DELETED]) == 0) {
+			/* (on ENOMEM nothing changes: the next read tries again) */
+			d->outcome = STAGING_DELETED;
+			staging_job_clear(&d->job);
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
 }

@@ -14,9 +14,15 @@
  * Which files are specs (docs/submit.md):
  *   submit/NAME/spec.yaml (or spec.yml, spec.json)   job NAME, outcome in submit/NAME/
  *   submit/NAME.yaml (or .yml, .json)                job NAME, outcome in submit/NAME/
+ *   submit/spec.yaml (or .yml, .json)                the job its name: says, outcome
+ *                                                    in submit/spec/
  * Names starting with '.' never are (rsync's and editors' temporary files), nor is
- * anything deeper. A spec is taken when a file that was written is flushed (close),
+ * anything deeper. One tree stands for one namespace's submit/ (fs/areas.c). A spec is taken when a file that was written is flushed (close),
  * or when a file is renamed to a spec's name.
+ *
+ * An entry whose last submission made a job records that job (staging_set_job), so
+ * that its status can follow it: fs/submit.c, which sees the cache, tells staging
+ * when the job is gone (staging_follow), and status then says "deleted".
  */
 #ifndef ARENAFS_FS_STAGING_H
 #define ARENAFS_FS_STAGING_H
@@ -40,7 +46,17 @@ enum staging_outcome {
 	STAGING_NONE,       /* nothing submitted yet: no status file */
 	STAGING_SUBMITTING, /* "submitting": the requests are under way */
 	STAGING_SUBMITTED,  /* "submitted" */
-	STAGING_FAILED      /* "failed", and `error` says why */
+	STAGING_FAILED,     /* "failed", and `error` says why */
+	STAGING_DELETED     /* "deleted": the job the submission made is gone */
+};
+
+/* The job an entry's last submission made (staging_followed_job's copy). */
+struct staging_job {
+	char *ns;
+	int kind; /* enum job_kind; staging does not look at it */
+	char *name;
+	char *uid;
+	bool seen; /* the cache has shown it once: its absence then means it is gone */
 };
 
 struct staging_attr {
@@ -71,7 +87,8 @@ struct staging_entry {
 struct staging_submission {
 	char *text;
 	size_t len;
-	char *default_name; /* the job's name when the spec has no name: */
+	char *default_name; /* the job's name, winning over the spec's name:; NULL for
+	                     * submit/spec.yaml (a job's spec.yaml copied as it is) */
 	char *entry;        /* the top-level name whose status/error tell the outcome */
 	bool in_dir;        /* submit/NAME/spec.yaml: the folder's other files are code */
 };
@@ -141,6 +158,26 @@ void staging_submission_clear(struct staging_submission *sub);
  */
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
                         const char *message);
+/*
+ * After a SUBMITTED outcome: the job it made, for status to follow, and whether the
+ * cache already shows it. Any later outcome forgets it. Nothing is recorded when
+ * ENTRY is no directory.
+ */
+int staging_set_job(struct staging *st, const char *entry, const char *ns, int kind,
+                    const char *name, const char *uid, bool seen);
+/*
+ * The job the status file id follows: 1 with *job a copy (staging_job_clear) when id
+ * is an entry's status and the entry's last submission made that job; else 0.
+ * -ENOMEM.
+ */
+int staging_followed_job(struct staging *st, uint64_t id, struct staging_job *job);
+/*
+ * What the cache shows of the job with uid that status file id follows: there, it
+ * is seen; not there, the outcome becomes DELETED. Nothing changes when the entry
+ * has been submitted again since (another uid).
+ */
+void staging_follow(struct staging *st, uint64_t id, const char *uid, bool there);
+void staging_job_clear(struct staging_job *job);
 
 /*
  * Local code (docs/submit.md): the files of a directory entry other than its
@@ -173,5 +210,13 @@ int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms);
 int staging_take_code(struct staging *st, const char *entry, struct staging_code *out);
 void staging_code_explain(char *buf, size_t size, int err, size_t bytes);
 void staging_code_clear(struct staging_code *c);
+
+/*
+ * Sets the generated file `error` at the root, holding message and a newline (why
+ * nothing may be created here: namespaces/NS/submit/ where the credentials may not
+ * create jobs), or removes it (message NULL). A user's own file of that name is
+ * left alone.
+ */
+int staging_set_notice(struct staging *st, const char *message);
 
 #endif

@@ -10,7 +10,16 @@
  * would submit a bad spec is refused and changes nothing.
  *
  * Everything below submit/ is answered with zero timeouts: the kernel asks again
- * each time, so status and error appear and change without invalidations.
+ * each time, so status and error appear and change without invalidations. status
+ * follows the job its submission made: each lookup, getattr and read of it first
+ * asks the cache whether that job (by uid) is still there, and staging's text
+ * becomes "deleted" when it is not, so that size and contents always agree.
+ *
+ * Each namespace's submit/ has a staging tree of its own (areas.c): submit/ is the
+ * mount's namespace's, namespaces/NS/submit/ namespace NS's, and an inode knows its
+ * namespace (node.ns; NULL for the top submit/). Creating a name in
+ * namespaces/NS/submit/ itself first asks whether these credentials may create jobs
+ * in NS (access.c): where not, it is EACCES, and submit/'s own `error` says why.
  *
  * Called by ops.c and dirs.c (submit.h).
  */
@@ -32,6 +41,78 @@
 #define SUBMIT_NAME_MAX     255
 #define RMDIR_CACHE_WAIT_MS 10000 /* Background deletion: the job goes at once, save finalizers */
 
+/* The namespace a place of submit/ launches into. */
+static const char *area_ns(struct fs *fs, const struct fs_inode *in)
+{
+	return in->node.ns ? in->node.ns : fs->namespace;
+}
+
+/* The staging tree of in's submit/, made when create; NULL when it has none yet
+ * (or on ENOMEM with create). */
+static struct staging *area(struct fs *fs, const struct fs_inode *in, bool create)
+{
+	return areas_get(fs->areas, area_ns(fs, in), create);
+}
+
+/* Is creating in in checked against RBAC first: namespaces/NS/submit/ itself, for
+ * another namespace than the mount's (whose submit/ the user chose by mounting it;
+ * there the submission's own 403 answers). */
+static bool checked_root(struct fs *fs, const struct fs_inode *in)
+{
+	return in->node.type == FS_SUBMIT_DIR && strcmp(area_ns(fs, in), fs->namespace) != 0;
+}
+
+/* "submit/" or "namespaces/NS/submit/", for the log. */
+static void area_path(struct fs *fs, const char *ns, char *buf, size_t size)
+{
+	if (strcmp(ns, fs->namespace) == 0)
+		snprintf(buf, size, "submit/");
+	else
+		snprintf(buf, size, "namespaces/%s/submit/", ns);
+}
+
+/* Does the cache hold the job of this uid (1), none of that name (0), or another (-1)? */
+static int job_in_cache(struct fs *fs, const char *ns, int kind, const char *name,
+                        const char *uid)
+{
+	const struct job *j;
+	int there;
+
+	cache_read_lock(fs->cache);
+	j = cache_find_job(fs->cache, ns, kind, name);
+	there = !j ? 0 : j->meta.uid && strcmp(j->meta.uid, uid) == 0 ? 1 : -1;
+	cache_read_unlock(fs->cache);
+	return there;
+}
+
+/* Status files follow the job their entry's submission made (staging.h): once the
+ * cache has shown it, its absence means it is gone; another job of its name (another
+ * uid) means so at once. Before the cache has shown it (a slow watch), it counts as
+ * there. id: any node of submit/; only status files follow. */
+static void follow_job(struct fs *fs, struct staging *st, uint64_t id)
+{
+	struct staging_job job;
+	int there;
+
+	if (staging_followed_job(st, id, &job) <= 0)
+		return;
+	there = job_in_cache(fs, job.ns, job.kind, job.name, job.uid);
+	if (there > 0 && !job.seen)
+		staging_follow(st, id, job.uid, true);
+	else if (there < 0 || (there == 0 && job.seen))
+		staging_follow(st, id, job.uid, false);
+	staging_job_clear(&job);
+}
+
+void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
+                      const struct submit_made *made)
+{
+	/* without a uid (never from an API server) status stays "submitted" */
+	if (made->uid[0])
+		staging_set_job(st, entry, made->ns, made->kind, made->name, made->uid,
+		                job_in_cache(fs, made->ns, made->kind, made->name, made->uid) > 0);
+}
+
 /* The staging node an inode of submit/ stands for. */
 static uint64_t staging_id(const struct fs_inode *in)
 {
@@ -51,8 +132,11 @@ static struct fs_inode *staging_inode(struct fs *fs, struct fs_inode *parent, co
 	snprintf(identity, sizeof(identity), SUBMIT_IDENTITY "%" PRIu64, a->id);
 	node.type = a->dir ? FS_SUBMIT_SUBDIR : FS_SUBMIT_FILE;
 	node.identity = strdup(identity);
-	if (!node.identity)
+	node.ns = strdup(area_ns(fs, parent));
+	if (!node.identity || !node.ns) {
+		fs_node_clear(&node);
 		return NULL;
+	}
 	in = inode_table_child(fs->inodes, parent, name, &node, NULL);
 	fs_node_clear(&node);
 	return in;
@@ -112,6 +196,7 @@ static void reply_entry(struct fs *fs, fuse_req_t req, struct fs_inode *parent, 
 
 void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
 {
+	struct staging *st = area(fs, parent, false);
 	struct staging_attr a;
 	int ret;
 
@@ -119,7 +204,11 @@ void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
-	ret = staging_lookup(fs->staging, staging_id(parent), name, &a);
+	ret = st ? staging_lookup(st, staging_id(parent), name, &a) : -ENOENT;
+	if (ret == 0 && a.generated && strcmp(name, STAGING_STATUS) == 0) {
+		follow_job(fs, st, a.id);
+		ret = staging_lookup(st, staging_id(parent), name, &a);
+	}
 	if (ret)
 		fuse_reply_err(req, -ret); /* no negative entry: names come and go */
 	else
@@ -141,17 +230,39 @@ static void reply_attr(struct fs *fs, fuse_req_t req, struct fs_inode *in, int r
 	fuse_reply_attr(req, &st, 0);
 }
 
+/* A submit/ whose tree is not made yet: empty, as a new one is, since the mount. */
+static void empty_root(struct fs *fs, struct staging_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->id = STAGING_ROOT;
+	a->dir = true;
+	a->mode = 0755;
+	a->size = 4096;
+	a->nlink = 2;
+	a->atime.tv_sec = a->mtime.tv_sec = a->ctime.tv_sec = fs->started;
+}
+
 void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 {
+	struct staging *st = area(fs, in, false);
 	struct staging_attr a;
-	int ret = staging_getattr(fs->staging, staging_id(in), &a);
+	int ret = 0;
 
+	if (st) {
+		follow_job(fs, st, staging_id(in));
+		ret = staging_getattr(st, staging_id(in), &a);
+	} else if (in->node.type == FS_SUBMIT_DIR) {
+		empty_root(fs, &a);
+	} else {
+		ret = -ENOENT;
+	}
 	reply_attr(fs, req, in, ret, &a);
 }
 
 void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
                            int to_set, struct fuse_file_info *fi)
 {
+	struct staging *st = area(fs, in, true);
 	struct staging_set set;
 	struct staging_attr a;
 	int ret;
@@ -176,19 +287,23 @@ void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct s
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	ret = staging_setattr(fs->staging, staging_id(in), &set, &a);
+	ret = st ? staging_setattr(st, staging_id(in), &set, &a) : -ENOMEM;
 	reply_attr(fs, req, in, ret, &a);
 }
 
 int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, size_t *n)
 {
+	struct staging *st = area(fs, dir, false);
 	struct staging_entry *se;
 	struct model_entry *e;
 	size_t count;
-	int ret = staging_list(fs->staging, staging_id(dir), &se, &count);
+	int ret;
 
 	*out = NULL;
 	*n = 0;
+	if (!st)
+		return dir->node.type == FS_SUBMIT_DIR ? 0 : -ENOENT; /* empty until written to */
+	ret = staging_list(st, staging_id(dir), &se, &count);
 	if (ret)
 		return ret;
 	e = calloc(count ? count : 1, sizeof(*e));
@@ -208,11 +323,35 @@ int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, s
 	return 0;
 }
 
+/*
+ * The tree a new name goes into, made when missing: 0, or -EACCES where the
+ * credentials may not create jobs (checked_root), with the reason put in the
+ * root's `error` (and removed once they may again).
+ */
+static int may_create(struct fs *fs, struct fs_inode *parent, struct staging **st)
+{
+	char why[ACCESS_WHY_MAX];
+	int ret = 0;
+
+	if (checked_root(fs, parent))
+		ret = access_create_jobs(fs, area_ns(fs, parent), why, sizeof(why));
+	*st = area(fs, parent, true);
+	if (!*st)
+		return -ENOMEM;
+	if (checked_root(fs, parent))
+		staging_set_notice(*st, ret ? why : NULL);
+	return ret;
+}
+
 void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
                          mode_t mode)
 {
+	struct staging *st;
 	struct staging_attr a;
-	int ret = staging_mkdir(fs->staging, staging_id(parent), name, mode, &a);
+	int ret = may_create(fs, parent, &st);
+
+	if (!ret)
+		ret = staging_mkdir(st, staging_id(parent), name, mode, &a);
 
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -238,7 +377,10 @@ static struct fs_handle *open_handle(struct fs *fs, struct fs_inode *in, bool ge
 
 static void close_handle(struct fs *fs, struct fs_handle *h)
 {
-	staging_release(fs->staging, staging_id(h->in));
+	struct staging *st = area(fs, h->in, false);
+
+	if (st)
+		staging_release(st, staging_id(h->in));
 	inode_table_put(fs->inodes, h->in);
 	fs_handle_free(fs, h);
 }
@@ -248,6 +390,7 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 {
 	struct fuse_entry_param e;
 	struct staging_attr a;
+	struct staging *st;
 	struct fs_inode *in;
 	struct fs_handle *h;
 	int ret;
@@ -256,8 +399,10 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
-	ret = staging_create(fs->staging, staging_id(parent), name, mode, fi->flags & O_EXCL,
-	                     fi->flags, &a);
+	ret = may_create(fs, parent, &st);
+	if (!ret)
+		ret = staging_create(st, staging_id(parent), name, mode, fi->flags & O_EXCL,
+		                     fi->flags, &a);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -265,7 +410,7 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 	ret = fill_entry(fs, parent, name, &a, &e, &in);
 	h = in ? open_handle(fs, in, a.generated, fi) : NULL;
 	if (!h) {
-		staging_release(fs->staging, a.id);
+		staging_release(st, a.id);
 		inode_table_put(fs->inodes, in);
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -281,6 +426,7 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                         struct fuse_file_info *fi)
 {
+	struct staging *st = area(fs, in, false);
 	struct staging_attr a;
 	struct fs_handle *h;
 	uint64_t id = staging_id(in);
@@ -290,16 +436,16 @@ void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	ret = staging_open(fs->staging, id, fi->flags);
+	ret = st ? staging_open(st, id, fi->flags) : -ENOENT;
 	if (!ret)
-		ret = staging_getattr(fs->staging, id, &a);
+		ret = staging_getattr(st, id, &a);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
 	}
 	h = open_handle(fs, in, a.generated, fi);
 	if (!h) {
-		staging_release(fs->staging, id);
+		staging_release(st, id);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
@@ -310,6 +456,7 @@ void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
                         struct fuse_file_info *fi)
 {
+	struct staging *st = area(fs, in, false);
 	char *buf = malloc(size ? size : 1);
 	ssize_t n;
 
@@ -318,7 +465,9 @@ void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	n = staging_read(fs->staging, staging_id(in), buf, size, off);
+	if (st && off == 0)
+		follow_job(fs, st, staging_id(in));
+	n = st ? staging_read(st, staging_id(in), buf, size, off) : -ENOENT;
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -329,7 +478,8 @@ void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size
 void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char *buf,
                          size_t size, off_t off, struct fuse_file_info *fi)
 {
-	ssize_t n = staging_write(fs->staging, staging_id(in), buf, size, off);
+	struct staging *st = area(fs, in, false);
+	ssize_t n = st ? staging_write(st, staging_id(in), buf, size, off) : -ENOENT;
 
 	(void)fi;
 	if (n < 0)
@@ -339,38 +489,48 @@ void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char
 }
 
 /*
- * Submits sub and records the outcome; 0 or -errno for the reply. A folder's spec
- * (submit/NAME/spec.yaml) is only checked here: its job is made with the folder's
- * code once the copy is over (submit_defer.c), and sub is taken over for that.
+ * Submits sub, taken from st (namespace ns' submit/), and records the outcome; 0 or
+ * -errno for the reply. A folder's spec (submit/NAME/spec.yaml) is only checked
+ * here: its job is made with the folder's code once the copy is over
+ * (submit_defer.c), and sub is taken over for that.
  */
-static int submit_and_record(struct fs *fs, struct staging_submission *sub)
+static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
+                             struct staging_submission *sub)
 {
-	struct submit_request rq = {NULL, sub->text, sub->len, sub->default_name, sub->in_dir,
-	                            NULL};
+	struct submit_made made = {"", 0, "", ""};
+	struct submit_request rq = {ns, sub->text, sub->len, sub->default_name, sub->in_dir,
+	                            NULL, &made};
 	struct k8s_error err;
+	char where[320];
 	int ret;
 
 	k8s_error_clear(&err);
-	staging_set_outcome(fs->staging, sub->entry, STAGING_SUBMITTING, NULL);
+	staging_set_outcome(st, sub->entry, STAGING_SUBMITTING, NULL);
 	ret = submit_run(fs, &rq, &err);
 	if (ret == 0 && sub->in_dir) {
-		ret = submit_defer_add(fs->defer, NULL, sub);
+		ret = submit_defer_add(fs->defer, ns, sub);
 		if (ret == 0)
 			return 0;
 		k8s_error_set(&err, -ret, "the submission could not be queued: %s",
 		              strerror(-ret));
 	}
-	staging_set_outcome(fs->staging, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
-	                    err.message);
-	if (ret)
-		fs_log(LOG_INFO, "submit/%s refused: %s", sub->entry, err.message);
+	staging_set_outcome(st, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED, err.message);
+	if (!ret)
+		submit_note_made(fs, st, sub->entry, &made);
+	if (ret == -EACCES)
+		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
+	if (ret) {
+		area_path(fs, ns, where, sizeof(where));
+		fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, err.message);
+	}
 	return ret;
 }
 
 /* A spec a write failed on: nothing is submitted, and the entry's error says why. */
-static int record_lost(struct fs *fs, const struct staging_submission *sub, int ret)
+static int record_lost(struct fs *fs, struct staging *st, const char *ns,
+                       const struct staging_submission *sub, int ret)
 {
-	char why[256];
+	char why[256], where[320];
 
 	if (ret == -EFBIG)
 		snprintf(why, sizeof(why),
@@ -385,23 +545,29 @@ static int record_lost(struct fs *fs, const struct staging_submission *sub, int 
 	else
 		snprintf(why, sizeof(why), "a write failed (%s): nothing was submitted",
 		         strerror(-ret));
-	staging_set_outcome(fs->staging, sub->entry, STAGING_FAILED, why);
-	fs_log(LOG_INFO, "submit/%s refused: %s", sub->entry, why);
+	staging_set_outcome(st, sub->entry, STAGING_FAILED, why);
+	area_path(fs, ns, where, sizeof(where));
+	fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
 	return ret;
 }
 
 void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                          struct fuse_file_info *fi)
 {
+	struct staging *st = area(fs, in, false);
 	struct staging_submission sub;
 	int ret;
 
 	(void)fi;
-	ret = staging_take_flushed(fs->staging, staging_id(in), &sub);
+	if (!st) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	ret = staging_take_flushed(st, staging_id(in), &sub);
 	if (ret > 0)
-		ret = submit_and_record(fs, &sub);
+		ret = submit_and_record(fs, st, area_ns(fs, in), &sub);
 	else if (ret < 0 && sub.entry)
-		ret = record_lost(fs, &sub, ret);
+		ret = record_lost(fs, st, area_ns(fs, in), &sub, ret);
 	staging_submission_clear(&sub);
 	fuse_reply_err(req, -ret);
 }
@@ -427,7 +593,8 @@ static void forget_name(struct fs *fs, struct fs_inode *parent, const char *name
 
 void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
 {
-	int ret = staging_unlink(fs->staging, staging_id(parent), name);
+	struct staging *st = area(fs, parent, false);
+	int ret = st ? staging_unlink(st, staging_id(parent), name) : -ENOENT;
 
 	if (!ret)
 		forget_name(fs, parent, name);
@@ -436,7 +603,8 @@ void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 
 void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name)
 {
-	int ret = staging_rmdir(fs->staging, staging_id(parent), name);
+	struct staging *st = area(fs, parent, false);
+	int ret = st ? staging_rmdir(st, staging_id(parent), name) : -ENOENT;
 
 	if (!ret)
 		forget_name(fs, parent, name);
@@ -447,24 +615,35 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
                           struct fs_inode *newparent, const char *newname, unsigned int flags)
 {
 	uint64_t from = staging_id(parent), to = staging_id(newparent);
-	struct staging_submission sub;
+	struct staging_submission sub = {0};
+	struct staging *st = area(fs, parent, false);
 	struct fs_inode *in;
-	int ret;
+	int ret = 0;
 
 	if (strlen(newname) > SUBMIT_NAME_MAX) {
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
+	/* Two namespaces' submit/ are two trees: mv copies, and the copy submits there. */
+	if (strcmp(area_ns(fs, parent), area_ns(fs, newparent)) != 0) {
+		fuse_reply_err(req, EXDEV);
+		return;
+	}
+	if (!st)
+		ret = -ENOENT;
+	else if (checked_root(fs, newparent))
+		ret = may_create(fs, newparent, &st);
 	/* A file renamed to a spec's name is a submission, made before the rename so that
 	 * a bad spec leaves the old name in place (as an editor's failed save should). */
-	ret = staging_take_renamed(fs->staging, from, name, to, newname, &sub);
+	if (!ret)
+		ret = staging_take_renamed(st, from, name, to, newname, &sub);
 	if (ret > 0)
-		ret = submit_and_record(fs, &sub);
+		ret = submit_and_record(fs, st, area_ns(fs, parent), &sub);
 	else if (ret < 0 && sub.entry)
-		ret = record_lost(fs, &sub, ret);
+		ret = record_lost(fs, st, area_ns(fs, parent), &sub, ret);
 	staging_submission_clear(&sub);
 	if (!ret)
-		ret = staging_rename(fs->staging, from, name, to, newname, flags);
+		ret = staging_rename(st, from, name, to, newname, flags);
 	if (!ret && (in = inode_table_find(fs->inodes, parent, name))) {
 		if (inode_table_rename(fs->inodes, in, newparent, newname) < 0)
 			inode_table_unmap(fs->inodes, in); /* the next lookup makes a new one */

@@ -70,14 +70,16 @@ static void pending_free(struct pending *p)
 /* Takes the code and makes the job of p, recording the outcome in its entry. */
 static void make_one(struct fs *fs, struct pending *p)
 {
+	struct staging *st = areas_get(fs->areas, p->ns, false);
 	struct staging_code code;
 	struct k8s_error err;
+	struct submit_made made = {"", 0, "", ""};
 	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, false,
-	                            &code};
+	                            &code, &made};
 	int ret;
 
 	k8s_error_clear(&err);
-	ret = staging_take_code(fs->staging, p->sub.entry, &code);
+	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
 		fs_log(LOG_INFO, "submit/%s was removed before its copy was over: not submitted",
 		       p->sub.entry);
@@ -89,8 +91,10 @@ static void make_one(struct fs *fs, struct pending *p)
 		ret = submit_run(fs, &rq, &err);
 		staging_code_clear(&code);
 	}
-	staging_set_outcome(fs->staging, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
+	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
+	if (!ret)
+		submit_note_made(fs, st, p->sub.entry, &made);
 	if (ret)
 		fs_log(LOG_INFO, "submit/%s refused: %s", p->sub.entry, err.message);
 }
@@ -104,7 +108,9 @@ static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 		struct pending *p = *pp;
 		int64_t quiet = 0;
 
-		if (staging_entry_quiet_ms(d->fs->staging, p->sub.entry, &quiet) < 0 ||
+		struct staging *st = areas_get(d->fs->areas, p->ns, false);
+
+		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
 		    quiet >= SUBMIT_QUIET_MS) {
 			*pp = p->next;
 			return p;

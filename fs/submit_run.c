@@ -198,6 +198,21 @@ static int tensorboard_objects(const char *ns, const struct job_spec *s, const j
 	return spec_build_tensorboard(s, ns, job, dep, svc, err);
 }
 
+/* Which job was made (the uid from the API server's answer). */
+static void tell_made(struct submit_made *made, const char *ns, const struct job_spec *s,
+                      const json_t *job)
+{
+	const json_t *meta = json_object_get(job, "metadata");
+	const char *uid = json_string_value(json_object_get(meta, "uid"));
+
+	if (!made)
+		return;
+	snprintf(made->ns, sizeof(made->ns), "%s", ns);
+	made->kind = spec_kind(s);
+	snprintf(made->name, sizeof(made->name), "%s", spec_name(s));
+	snprintf(made->uid, sizeof(made->uid), "%s", uid ? uid : "");
+}
+
 /* The code's files as the spec compiler takes them; *out NULL when none ship. */
 static int code_files(const struct submit_request *rq, struct spec_code_file **out, size_t *n)
 {
@@ -280,6 +295,7 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 	submit_wait_job(fs, ns, spec_kind(s), spec_name(s), NULL, true, SUBMIT_CACHE_WAIT_MS);
 	fs_log(LOG_INFO, "submitted %s in namespace %s%s", what, ns,
 	       files ? " with its code" : "");
+	tell_made(rq->made, ns, s, m.objs[0]);
 out:
 	made_free(&m);
 	free(files);

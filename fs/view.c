@@ -1,6 +1,7 @@
 /*
  * Gathering what render/ needs from the cache: a job with its pods, services,
- * nodes and events (struct job_view), the nodes with the pods bound to them
+ * nodes and events (struct job_view), the jobs of a namespace or of all with
+ * their pods (the tables of jobs), the nodes with the pods bound to them
  * (struct node_view), and the moment a pod last changed.
  *
  * Called under the cache's read lock by model.c and content.c; the pointers stay
@@ -99,6 +100,76 @@ void view_job_free(struct fs_job_view *jv)
 	free(jv->nodes);
 	free(jv->events);
 	memset(jv, 0, sizeof(*jv));
+}
+
+/* Appends the served jobs of ns, each with its pods, to the array at *out. */
+static int add_jobs_of(struct fs *fs, const char *ns, int64_t now, struct job_view **out,
+		       size_t *n, size_t *cap)
+{
+	const struct job **jobs = NULL;
+	size_t count = cache_jobs(fs->cache, ns, &jobs);
+	int ret = 0;
+
+	if (count && !jobs)
+		return -ENOMEM;
+	for (size_t i = 0; i < count && !ret; i++) {
+		struct fs_job_view jv;
+
+		/* as jobs/ lists them (model.c): a kind not served is not in the tree */
+		if (!fs->served[jobs[i]->kind])
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct job_view *na = realloc(*out, nc * sizeof(*na));
+
+			if (!na) {
+				ret = -ENOMEM;
+				break;
+			}
+			*out = na;
+			*cap = nc;
+		}
+		if ((ret = view_job(fs, jobs[i], VIEW_PODS, &jv)) != 0)
+			break;
+		jv.v.now = now;
+		(*out)[(*n)++] = jv.v;     /* takes jv.pods: view_jobs_free frees it */
+	}
+	free(jobs);
+	return ret;
+}
+
+int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n)
+{
+	const char **names = NULL;
+	size_t count = 1, cap = 0;
+	int64_t now = fs_now();
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!ns) {
+		count = cache_namespaces(fs->cache, &names);
+		if (!names)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < count && !ret; i++)
+		ret = add_jobs_of(fs, ns ? ns : names[i], now, out, n, &cap);
+	free(names);
+	if (ret) {
+		view_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+void view_jobs_free(struct job_view *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free((void *)v[i].pods);
+	free(v);
 }
 
 static int node_by_name(const void *a, const void *b)

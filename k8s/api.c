@@ -200,3 +200,48 @@ int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns
 	strbuf_free(&path);
 	return rc;
 }
+
+int k8s_access_review(struct k8s_client *c, const char *verb, const char *group,
+                      const char *resource, const char *ns, struct k8s_access *out,
+                      struct k8s_error *err)
+{
+	struct k8s_response r = {0};
+	json_t *review, *answer = NULL, *status;
+	const char *reason;
+	char *body = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	review = json_pack("{s:s, s:s, s:{s:{s:s, s:s, s:s}}}", "kind", "SelfSubjectAccessReview",
+	                   "apiVersion", "authorization.k8s.io/v1", "spec", "resourceAttributes",
+	                   "verb", verb, "group", group, "resource", resource);
+	if (review && ns)
+		json_object_set_new(json_object_get(json_object_get(review, "spec"),
+		                                     "resourceAttributes"),
+		                    "namespace", json_string(ns));
+	body = review ? json_dumps(review, JSON_COMPACT) : NULL;
+	json_decref(review);
+	if (!body)
+		return k8s_error_set(err, ENOMEM, "out of memory");
+	rc = k8s_request(c, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", NULL,
+	                 body, &r, err);
+	free(body);
+	if (rc)
+		return rc;
+	answer = json_loadb(r.body, r.len, 0, NULL);
+	status = json_object_get(answer, "status");
+	if (!json_is_object(status)) {
+		rc = k8s_error_set(err, EIO, "the API server answered a SelfSubjectAccessReview with "
+		                             "no status");
+		goto out;
+	}
+	out->allowed = json_is_true(json_object_get(status, "allowed"));
+	reason = json_string_value(json_object_get(status, "reason"));
+	if (!reason || !*reason)
+		reason = json_string_value(json_object_get(status, "evaluationError"));
+	snprintf(out->reason, sizeof(out->reason), "%s", reason ? reason : "");
+out:
+	json_decref(answer);
+	k8s_response_free(&r);
+	return rc;
+}

@@ -1,10 +1,12 @@
 /*
  * Writes and one-off reads of the API: create (POST, optionally dryRun=All),
- * delete with a propagationPolicy, get one object. Paths are built here from
- * validated, encoded parts, never pasted from user input.
+ * delete with a propagationPolicy, get one object, and "may I?" (a
+ * SelfSubjectAccessReview). Paths are built here from validated, encoded parts,
+ * never pasted from user input.
  *
- * Used by fs/submit_run.c (a submission: create, get, undo) and fs/submit.c
- * (rmdir of a job). All return 0 or -errno with err filled from the API server's
+ * Used by fs/submit_run.c (a submission: create, get, undo), fs/submit.c
+ * (rmdir of a job) and fs/access.c (may these credentials create jobs in a
+ * namespace). All return 0 or -errno with err filled from the API server's
  * Status (k8s/error.h).
  */
 #ifndef ARENAFS_K8S_API_H
@@ -51,5 +53,22 @@ void k8s_job_resource(enum job_kind kind, struct k8s_resource *out);
 
 int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
 	    const char *name, json_t **out, struct k8s_error *err);
+
+/* The answer of a SelfSubjectAccessReview (authorization.k8s.io/v1). */
+struct k8s_access {
+	bool allowed;
+	char reason[256];            /* status.reason, then status.evaluationError; often "" (RBAC
+	                                gives none for a no) */
+};
+
+/*
+ * May the client's credentials do verb on resource of group (core: "") in
+ * namespace ns (NULL: cluster-scoped)? POSTs a SelfSubjectAccessReview, which
+ * every authenticated user may (system:basic-user), as `kubectl auth can-i` does.
+ * 0 with *out filled, or -errno when the question could not be asked.
+ */
+int k8s_access_review(struct k8s_client *c, const char *verb, const char *group,
+		      const char *resource, const char *ns, struct k8s_access *out,
+		      struct k8s_error *err);
 
 #endif

@@ -329,8 +329,9 @@ static void job_layout(void *obj, struct packer *pk)
 		pack_str(pk, &j->replicas[i].type, true);
 		pack_str(pk, &j->replicas[i].image, true);
 	}
-	/* spec_annotation is not a field of its own: it points at the annotation's value
-	 * (set after packing), so it is neither copied nor released here. */
+	/* spec_annotation and code_annotation are not fields of their own: they point at
+	 * the annotations' values (set after packing), so they are neither copied nor
+	 * released here. */
 }
 
 struct job *job_decode(json_t *obj, enum job_kind kind)
@@ -365,8 +366,10 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 	if (s.oom)
 		goto out;
 	j = pack_object(&tmp, sizeof(tmp), job_layout);
-	if (j)
+	if (j) {
 		j->spec_annotation = (char *)kv_get(&j->meta.annotations, "arenafs.io/spec");
+		j->code_annotation = (char *)kv_get(&j->meta.annotations, "arenafs.io/code");
+	}
 out:
 	scratch_free(&s);
 	return j;

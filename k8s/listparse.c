@@ -72,7 +72,8 @@ static int keep(struct list_parser *p, struct listparse_buf *b, size_t max, cons
 		b->data = nb;
 		b->cap = c;
 	}
-	memcpy(b->data + b->len, data, n);
+	if (n) /* nothing to keep may come with a NULL buffer, which memcpy may not get */
+		memcpy(b->data + b->len, data, n);
 	b->len = need;
 	return 0;
 }

@@ -52,7 +52,8 @@ struct obj_meta {
 	 * role, which make a Service a job's TensorBoard. */
 	struct kv_list labels;
 	/* Only the annotations the tree uses (ANNOTATIONS_KEPT in objects_decode.c):
-	 * arenafs.io/spec, requestGPUsOfJobOwner, kubectl.kubernetes.io/default-container. */
+	 * arenafs.io/spec, arenafs.io/code, requestGPUsOfJobOwner,
+	 * kubectl.kubernetes.io/default-container. */
 	struct kv_list annotations;
 };
 
@@ -92,6 +93,8 @@ struct job {
 	char *priority_class;        /* runPolicy.schedulingPolicy.priorityClass, else the
 	                                pod templates' priorityClassName, else "" */
 	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */
+	char *code_annotation;       /* the arenafs.io/code annotation (the files the job
+	                                shipped, fs/codeindex.h), or NULL */
 	char *raw_json;              /* the whole object as the API server sent it (compact
 	                                JSON), for job.json and spec.yaml; without
 	                                metadata.managedFields, as kubectl get -o json */

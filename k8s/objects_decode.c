@@ -21,6 +21,7 @@
  * keys are kept pointing at this table, so they cost nothing per object. */
 static const char *const ANNOTATIONS_KEPT[] = {
     "arenafs.io/spec",                         /* the small spec a job was submitted with */
+    "arenafs.io/code",                         /* the files a job shipped (fs/codeindex.h) */
     "requestGPUsOfJobOwner",                   /* Arena's GPU share accounting */
     "kubectl.kubernetes.io/default-container", /* which container `logs` shows */
     "job-supervisor.kube-ai.io/job-status",    /* "timeout": an ETJob's wait ran out (Arena) */
@@ -35,10 +36,11 @@ static const char *const LABELS_KEPT[] = {
 };
 #define N_LABELS_KEPT (sizeof(LABELS_KEPT) / sizeof(LABELS_KEPT[0]))
 
-/* The annotation values long enough to be worth their own copy: the spec. */
+/* The annotation values long enough, and particular enough to one job, to be worth
+ * their own copy: the spec and the code's file list. */
 static bool annotation_interned(const char *key)
 {
-	return strcmp(key, "arenafs.io/spec") != 0;
+	return strcmp(key, "arenafs.io/spec") != 0 && strcmp(key, "arenafs.io/code") != 0;
 }
 
 /* ---- JSON helpers (decode.h) ---- */

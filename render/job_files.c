@@ -10,7 +10,8 @@
  *   with, as written), else the object as YAML, made to be created again: status
  *   and the fields the API server sets (uid, resourceVersion, generation,
  *   creationTimestamp, deletion*, managedFields, selfLink) are left out, so
- *   `cp jobs/X/spec.yaml submit/Y.yaml` after renaming works; job.json has all.
+ *   `cp jobs/X/spec.yaml submit/Y.yaml` makes job Y (the name in submit/ wins over
+ *   metadata.name); job.json has all.
  *
  * Pure. Tested by tests/unit/test_render_job_files.c.
  */

@@ -82,7 +82,7 @@ int64_t render_job_end(const struct job_view *v)
 	return t ? t : latest_finish_of_pods(v);
 }
 
-static int64_t job_duration(const struct job_view *v)
+int64_t render_job_duration(const struct job_view *v)
 {
 	int64_t start = render_job_start(v), end;
 
@@ -137,8 +137,8 @@ static void info_header(struct strbuf *sb, const struct job_view *v)
 	                 (const char *[]){"Priority:", job->priority_class[0] ? job->priority_class
 	                                                                      : RENDER_NA});
 	render_table_add(&t, (const char *[]){"Trainer:", kinds_info(job->kind)->trainer});
-	render_table_add(
-	    &t, (const char *[]){"Duration:", render_short_duration(job_duration(v), duration,
+	render_table_add(&t, (const char *[]){"Duration:",
+	                                      render_short_duration(render_job_duration(v), duration,
 	                                                            sizeof(duration))});
 	render_table_add(
 	    &t, (const char *[]){"CreateTime:",

@@ -69,6 +69,12 @@ int render_job_main_pod(const struct job_view *v);
  * container transitions (status and info follow the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
 
+/* ---- tables of jobs (job_tables.c), each job with its pods ---- */
+
+void render_jobs_list(struct strbuf *sb, const struct job_view *jobs, size_t n);     /* arena list */
+void render_jobs_list_all(struct strbuf *sb, const struct job_view *jobs, size_t n); /* list -A */
+void render_jobs_top(struct strbuf *sb, const struct job_view *jobs, size_t n);  /* arena top job */
+
 /* ---- instances (pods) ---- */
 
 /* kubectl's STATUS column word: Running, Completed, ContainerCreating, Init:0/1,

@@ -7,6 +7,7 @@
  *   text.c         safe single-line text, durations, times, labels, URL hosts
  *   status.c       job and pod status words (the one mapping every file uses)
  *   job_info.c     jobs/NAME/info (arena get)
+ *   job_tables.c   cluster/list, list-all, top-job (arena list, list -A, top job)
  *   events.c       jobs/NAME/events
  *   gpus.c         GPU accounting, job/node gpus, node info, cluster top and gpus
  *   tensorboard.c  jobs/NAME/tensorboard_url
@@ -93,5 +94,7 @@ bool render_pod_is_completed(const struct pod *pod);
 int64_t render_job_start(const struct job_view *v);
 /* When the job ended, or 0 while it runs. */
 int64_t render_job_end(const struct job_view *v);
+/* Arena's Duration: from render_job_start to the end, or to v->now; 0 before the start. */
+int64_t render_job_duration(const struct job_view *v);
 
 #endif

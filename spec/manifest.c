@@ -90,18 +90,18 @@ static int check_metadata(struct spec_ctx *c, json_t *manifest)
 		c->s->name = strdup(json_string_value(name));
 		if (!c->s->name)
 			return k8s_error_set(c->err, ENOMEM, "out of memory");
-	} else {
-		rc = spec_take_default_name(c, K8S_DNS1123_LABEL_MAX);
-		if (rc < 0)
-			return rc;
-		if (!meta) {
-			meta = json_object();
-			if (!meta || json_object_set_new(manifest, "metadata", meta) < 0)
-				return k8s_error_set(c->err, ENOMEM, "out of memory");
-		}
-		if (json_object_set_new(meta, "name", json_string(c->s->name)) < 0)
+	}
+	/* the entry's name wins over metadata.name, as over a small spec's name: */
+	rc = spec_choose_name(c, K8S_DNS1123_LABEL_MAX);
+	if (rc < 0)
+		return rc;
+	if (!meta) {
+		meta = json_object();
+		if (!meta || json_object_set_new(manifest, "metadata", meta) < 0)
 			return k8s_error_set(c->err, ENOMEM, "out of memory");
 	}
+	if (json_object_set_new(meta, "name", json_string(c->s->name)) < 0)
+		return k8s_error_set(c->err, ENOMEM, "out of memory");
 	ns = json_object_get(meta, "namespace");
 	if (ns && (!json_is_string(ns) || !k8s_is_dns1123_label(json_string_value(ns)))) {
 		spec_describe(ns, yaml_doc_member(c->doc, meta_in, "namespace"), got, sizeof(got));

@@ -2,11 +2,16 @@
  * spec_parse (see spec.h): the text → YAML → either a full manifest or the small
  * spec, validated, plus the text the job keeps in its SPEC_ANNOTATION.
  *
- * The annotation holds the spec as the user wrote it. When the spec had no
- * `name:` (the job was named after its file or directory), a `name:` line is
- * put in front, so that copying jobs/NAME/spec.yaml back into submit/ under any
- * file name gives the same job; if that line would change the meaning (a flow
- * mapping, a `---` start), the text is kept untouched instead.
+ * The job is named after its staging entry (submit/NAME.yaml, submit/NAME/) when
+ * that is a valid job name, whatever the text's own `name:` (or a manifest's
+ * metadata.name) says: `cp jobs/A/spec.yaml submit/B.yaml` reruns A's spec as B.
+ *
+ * The annotation holds the spec as the user wrote it, saying the job's name: a
+ * `name:` that differs has its value replaced where it is written, a missing one is
+ * put in front (after a `---` line; first in a flow mapping), so that
+ * jobs/NAME/spec.yaml names NAME. Each edit is checked by parsing it again; when
+ * none says the same as the spec (a name from a merge key, say), the spec is stored
+ * as JSON (which is YAML) with the name, losing only its comments and layout.
  *
  * Pure: no I/O. Called by fs/submit_run.c; tested by test_spec_*.c.
  */
@@ -98,7 +103,7 @@ static char *copy_text(const char *text, size_t len)
 	return t;
 }
 
-/* Does text, parsed, equal root with name added? Then it says the same thing. */
+/* Does text, parsed, equal root with its name set to name? Then it says the same. */
 static bool same_with_name(const char *text, const json_t *root, const char *name)
 {
 	struct yaml_doc *d = NULL;
@@ -113,16 +118,17 @@ static bool same_with_name(const char *text, const json_t *root, const char *nam
 	return same;
 }
 
-/* Would this valid job name read as a boolean or null unquoted? */
-static bool yaml_word(const char *name)
+/* The name as a plain YAML scalar, quoted when YAML 1.1 would read it as a boolean
+ * or null (a job may be called "yes"). */
+static void name_scalar(const char *name, char *buf, size_t size)
 {
 	static const char *const WORDS[] = {"y",   "n",    "yes",   "no",   "on",
 	                                    "off", "true", "false", "null", NULL};
+	bool word = false;
 
-	for (const char *const *w = WORDS; *w; w++)
-		if (strcmp(name, *w) == 0)
-			return true;
-	return false;
+	for (const char *const *w = WORDS; *w && !word; w++)
+		word = strcmp(name, *w) == 0;
+	snprintf(buf, size, word ? "\"%s\"" : "%s", name);
 }
 
 /*
@@ -134,11 +140,8 @@ static char *name_inserted(const char *text, size_t len, const char *name, int h
 {
 	const char *end = text + len, *at = NULL;
 	const char *fmt = "name: %s\n";
-	char head[128], quoted[128];
+	char head[160], scalar[128];
 	char *out = NULL;
-
-	/* a job may be called "yes"; YAML 1.1 would read that unquoted as true */
-	snprintf(quoted, sizeof(quoted), "\"%s\"", name);
 
 	if (how == 0) {
 		at = text;
@@ -159,10 +162,14 @@ static char *name_inserted(const char *text, size_t len, const char *name, int h
 			p = nl + 1;
 		}
 	} else {
+		/* a flow mapping, after blanks and a `--- ` on its line */
 		const char *p = text;
 
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
 			p++;
+		if (end - p >= 4 && strncmp(p, "--- ", 4) == 0)
+			for (p += 4; p < end && *p == ' '; p++)
+				;
 		if (p < end && *p == '{') {
 			at = p + 1;
 			fmt = "name: %s, ";
@@ -170,10 +177,62 @@ static char *name_inserted(const char *text, size_t len, const char *name, int h
 	}
 	if (!at)
 		return NULL;
-	if (snprintf(head, sizeof(head), fmt, yaml_word(name) ? quoted : name) >= (int)sizeof(head))
+	name_scalar(name, scalar, sizeof(scalar));
+	if (snprintf(head, sizeof(head), fmt, scalar) >= (int)sizeof(head))
 		return NULL;
 	if (asprintf(&out, "%.*s%s%.*s", (int)(at - text), text, head, (int)(end - at), at) < 0)
 		return NULL;
+	return out;
+}
+
+/* Text with the value of its `name:` replaced where it is written, or NULL. */
+static char *name_replaced(struct spec_ctx *c, const char *text, size_t len, const char *name)
+{
+	const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, "name");
+	char scalar[128];
+	size_t from, to;
+	bool newline;
+	char *out = NULL;
+
+	if (!at || !at->spanned)
+		return NULL;
+	from = yaml_text_offset(text, len, at->span_start);
+	to = yaml_text_offset(text, len, at->span_end);
+	if (to < from)
+		return NULL;
+	/* a block scalar (`name: |`) ends with its line's newline: keep it */
+	newline = to > from && text[to - 1] == '\n';
+	name_scalar(name, scalar, sizeof(scalar));
+	/* an empty value (`name:`) is a place right after the colon */
+	if (asprintf(&out, "%.*s%s%s%s%.*s", (int)from, text, to == from ? " " : "", scalar,
+	             newline ? "\n" : "", (int)(len - to), text + to) < 0)
+		return NULL;
+	return out;
+}
+
+/* The spec as JSON (a YAML document) with the name first: when no edit of the text
+ * keeps its meaning. */
+static char *as_json(const json_t *root, const char *name)
+{
+	json_t *obj = json_pack("{s:s}", "name", name);
+	const char *key;
+	json_t *v;
+	char *dump = NULL, *out = NULL;
+
+	if (!obj)
+		return NULL;
+	json_object_foreach((json_t *)root, key, v)
+	{
+		if (strcmp(key, "name") != 0 && json_object_set(obj, key, v) < 0) {
+			json_decref(obj);
+			return NULL;
+		}
+	}
+	dump = json_dumps(obj, JSON_INDENT(2));
+	if (dump && asprintf(&out, "%s\n", dump) < 0)
+		out = NULL;
+	free(dump);
+	json_decref(obj);
 	return out;
 }
 
@@ -181,10 +240,13 @@ static char *name_inserted(const char *text, size_t len, const char *name, int h
 static int annotation_text(struct spec_ctx *c, const char *text, size_t len)
 {
 	struct job_spec *s = c->s;
+	const json_t *written = json_object_get(c->root, "name");
 
-	if (!json_object_get(c->root, "name")) {
-		for (int how = 0; how < 3; how++) {
-			char *named = name_inserted(text, len, s->name, how);
+	if (!(json_is_string(written) && strcmp(json_string_value(written), s->name) == 0)) {
+		for (int how = -1; how < 4; how++) {
+			char *named = how < 0    ? name_replaced(c, text, len, s->name)
+			              : how < 3  ? name_inserted(text, len, s->name, how)
+			                         : as_json(c->root, s->name);
 
 			if (named && same_with_name(named, c->root, s->name)) {
 				s->text = named;
@@ -217,7 +279,7 @@ static int check_annotation_size(struct spec_ctx *c, size_t len)
 	return 0;
 }
 
-int spec_parse(const char *text, size_t len, const char *default_name,
+int spec_parse(const char *text, size_t len, const char *entry_name,
                const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err)
 {
 	struct yaml_doc *doc = NULL;
@@ -239,7 +301,7 @@ int spec_parse(const char *text, size_t len, const char *default_name,
 	c.root = yaml_doc_root(doc);
 	c.s = s;
 	c.served = served;
-	c.default_name = default_name;
+	c.entry_name = entry_name;
 	c.err = err;
 	if (json_is_null(c.root)) {
 		rc =

@@ -43,14 +43,17 @@ struct job_spec;
 #define SPEC_CODE_ANNOTATION "arenafs.io/code"
 
 /*
- * Parses and validates text. default_name (the staging entry's name) is used when
- * the spec has no `name:` (a manifest: no metadata.name). A full manifest
- * (apiVersion + kind of a supported job) is accepted as it stands. served: the
- * kinds the cluster offers (kinds_discover); NULL means every kind (MPIJob: v1).
+ * Parses and validates text. entry_name (the staging entry's name: NAME of
+ * submit/NAME.yaml or submit/NAME/spec.yaml) names the job when it is a valid job
+ * name, winning over the spec's `name:` (a manifest's metadata.name); otherwise,
+ * or when NULL, the spec's own name is used, and without one it is an error. A
+ * full manifest (apiVersion + kind of a supported job) is accepted as it stands,
+ * bar its name. served: the kinds the cluster offers (kinds_discover); NULL means
+ * every kind (MPIJob: v1).
  * Errors: -EINVAL with err->message "line L, column C: KEY: what is wrong", or
  * -ENOMEM. The format is documented in docs/spec.md.
  */
-int spec_parse(const char *text, size_t len, const char *default_name,
+int spec_parse(const char *text, size_t len, const char *entry_name,
 	       const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err);
 void spec_free(struct job_spec *s);
 
@@ -59,9 +62,10 @@ enum job_kind spec_kind(const struct job_spec *s);
 bool spec_wants_tensorboard(const struct job_spec *s);
 /* The text was a full manifest (created as it stands, no SPEC_ANNOTATION added). */
 bool spec_is_manifest(const struct job_spec *s);
-/* What the job's SPEC_ANNOTATION holds: the spec as written, with a `name:` line
- * put in front when the name came from default_name (so resubmitting it under any
- * file name makes the same job). For a manifest: the text as given. Owned by s. */
+/* What the job's SPEC_ANNOTATION holds: the spec as written, saying the job's name
+ * (its `name:` value replaced, or a `name:` line put in front, when the name came
+ * from entry_name), so that it names the job it made. For a manifest: the text as
+ * given (not stored on the job). Owned by s. */
 const char *spec_text(const struct job_spec *s);
 
 /* The job object for namespace ns; caller owns it. */

@@ -106,7 +106,7 @@ struct spec_ctx {
 	json_t *root;
 	struct job_spec *s;
 	const bool *served; /* may be NULL: every kind */
-	const char *default_name;
+	const char *entry_name; /* the staging entry's name, or NULL (spec_parse) */
 	struct k8s_error *err;
 };
 
@@ -163,8 +163,12 @@ int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
 int spec_set_string(struct spec_ctx *c, char **dst, const char *src);
 /* Is key in the root mapping with a value (null counts as absent)? */
 bool spec_has_key(const struct spec_ctx *c, const char *key);
-/* Names the job after the staging entry (c->default_name), checking the name. */
-int spec_take_default_name(struct spec_ctx *c, size_t max);
+/*
+ * Names the job (c->s->name) after the staging entry (c->entry_name) when that is a
+ * valid job name of at most max characters; else keeps the name the text gave
+ * (name:, metadata.name), and without one fails saying why the entry's name is none.
+ */
+int spec_choose_name(struct spec_ctx *c, size_t max);
 
 /* The closest of the words (NULL-terminated) to s, or NULL when none is close. */
 const char *spec_suggest(const char *s, const char *const *words);

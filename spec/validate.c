@@ -688,8 +688,8 @@ int spec_validate_small(struct spec_ctx *c)
 		}
 		rc = k->check(c, k->name, v, at);
 	}
-	if (rc == 0 && !s->name)
-		rc = spec_take_default_name(c, SPEC_NAME_MAX);
+	if (rc == 0)
+		rc = spec_choose_name(c, SPEC_NAME_MAX);
 	if (rc == 0)
 		rc = apply_defaults(c);
 	if (rc == 0)

@@ -493,24 +493,28 @@ bool spec_has_key(const struct spec_ctx *c, const char *key)
 	return v && !json_is_null(v);
 }
 
-int spec_take_default_name(struct spec_ctx *c, size_t max)
+int spec_choose_name(struct spec_ctx *c, size_t max)
 {
+	const char *entry = c->entry_name && *c->entry_name ? c->entry_name : NULL;
 	char buf[128];
-	const char *why;
+	const char *why = entry ? spec_name_problem(entry, max, buf, sizeof(buf)) : NULL;
 
-	if (!c->default_name || !*c->default_name)
+	if (entry && !why) {
+		free(c->s->name);
+		c->s->name = strdup(entry);
+		return c->s->name ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
+	}
+	if (c->s->name)
+		return 0;
+	if (!entry)
 		return spec_fail(c, NULL, false, "name",
-		                 "required (there is no file name to take "
-		                 "it from)");
-	why = spec_name_problem(c->default_name, max, buf, sizeof(buf));
-	if (why)
-		return spec_fail(c, NULL, false, "name",
-		                 "the job is named after its file or directory, \"%s\", which %s; "
-		                 "rename it, or set name: in the spec (a lowercase letter first, "
-		                 "then lowercase letters, digits and '-'; at most %zu characters)",
-		                 c->default_name, why, max);
-	c->s->name = strdup(c->default_name);
-	return c->s->name ? 0 : k8s_error_set(c->err, ENOMEM, "out of memory");
+		                 "required (no file or directory name gives it: a spec.yaml "
+		                 "directly in submit/ takes its name from name:)");
+	return spec_fail(c, NULL, false, "name",
+	                 "the job is named after its file or directory, \"%s\", which %s; "
+	                 "rename it, or set name: in the spec (a lowercase letter first, "
+	                 "then lowercase letters, digits and '-'; at most %zu characters)",
+	                 entry, why, max);
 }
 
 int spec_set_string(struct spec_ctx *c, char **dst, const char *src)

@@ -486,6 +486,9 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		out->size = 1;
 		out->info.text = (const char *)ev->data.scalar.value;
 		out->info.quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+		out->info.spanned = true;
+		out->info.span_start = ev->start_mark.index;
+		out->info.span_end = ev->end_mark.index;
 		anchor = (const char *)ev->data.scalar.anchor;
 		if (rc == 0)
 			rc = count_nodes(c, 1, ev->start_mark);
@@ -502,6 +505,9 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		out->size = a->size;
 		out->info.text = a->text;
 		out->info.quoted = a->quoted;
+		out->info.spanned = true;
+		out->info.span_start = ev->start_mark.index;
+		out->info.span_end = ev->end_mark.index;
 		return count_nodes(c, a->size, ev->start_mark);
 	}
 	case YAML_MAPPING_START_EVENT:
@@ -669,6 +675,19 @@ void yaml_doc_free(struct yaml_doc *d)
 json_t *yaml_doc_root(const struct yaml_doc *d)
 {
 	return d ? d->root : NULL;
+}
+
+size_t yaml_text_offset(const char *text, size_t len, size_t index)
+{
+	size_t i = 0;
+
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	/* a character starts at every byte that is not a UTF-8 continuation byte */
+	for (; i < len; i++)
+		if (((unsigned char)text[i] & 0xC0) != 0x80 && index-- == 0)
+			return i;
+	return len;
 }
 
 const struct yaml_node_info *yaml_doc_top(const struct yaml_doc *d)

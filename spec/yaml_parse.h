@@ -52,6 +52,10 @@ struct yaml_node_info {
 	const char *text;      /* scalars: the scalar's text as written (unquoted,
 	                        * unescaped); NULL for mappings and sequences */
 	bool quoted;           /* the scalar was quoted or a block scalar */
+	bool spanned;          /* scalars and aliases: span_start and span_end are set */
+	size_t span_start;     /* where the node is written, [start, end), anchor, tag */
+	size_t span_end;       /* and quotes included, in characters as libyaml counts
+	                        * them (yaml_text_offset turns them into bytes) */
 };
 
 struct yaml_doc;
@@ -73,5 +77,12 @@ const struct yaml_node_info *yaml_doc_member(const struct yaml_doc *d, const jso
                                              const char *key);
 const struct yaml_node_info *yaml_doc_item(const struct yaml_doc *d, const json_t *array,
                                            size_t index);
+
+/*
+ * The byte offset in text (len bytes, UTF-8) of the character libyaml counts as index
+ * (a leading byte-order mark is not counted): for rewriting a value in place. len
+ * when index is past the end.
+ */
+size_t yaml_text_offset(const char *text, size_t len, size_t index);
 
 #endif

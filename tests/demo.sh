@@ -7,13 +7,16 @@
 #
 #   tests/demo.sh [ARENAFS_BINARY]      ARENAFS_DEMO_DIR=DIR picks the work folder
 #                                       (default: a new one under $TMPDIR or /tmp);
-#                                       ARENAFS_DEMO_CLUSTER=real the real cluster
+#                                       ARENAFS_DEMO_CLUSTER=real the real cluster;
+#                                       ARENAFS_DEMO_MNT=DIR the mount point (default
+#                                       DIR/mnt), ARENAFS_DEMO_OPTS=OPT,... more mount
+#                                       options (tests/screenshot.sh: allow_other)
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$root/arenafs}
 dir=${ARENAFS_DEMO_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/arenafs-demo.XXXXXX")}
-mnt=$dir/mnt
+mnt=${ARENAFS_DEMO_MNT:-$dir/mnt}
 mkdir -p "$mnt" "$dir/cluster"
 
 sim_pid=""
@@ -100,4 +103,4 @@ Ctrl-C here unmounts and stops the cluster.
 
 EOF
 # Foreground, so that Ctrl-C reaches it; it unmounts on SIGINT.
-"$bin" -f -o "kubeconfig=$dir/cluster/kubeconfig" "$mnt" || true
+"$bin" -f -o "kubeconfig=$dir/cluster/kubeconfig${ARENAFS_DEMO_OPTS:+,$ARENAFS_DEMO_OPTS}" "$mnt" || true

@@ -35,6 +35,21 @@ def read_log(path):
         return ""
 
 
+def write_as_cp(path, text):
+    """Writes path as cp would (create, write, close): the errno of the step
+    that failed (open, or close, where a submission answers), or 0."""
+    try:
+        f = open(path, "w")
+    except OSError as e:
+        return e.errno
+    f.write(text)
+    try:
+        f.close()
+    except OSError as e:
+        return e.errno
+    return 0
+
+
 # A one-worker TFJob as a user writes it: TFJOB_MANIFEST % (name, extra spec lines).
 TFJOB_MANIFEST = """apiVersion: kubeflow.org/v1
 kind: TFJob

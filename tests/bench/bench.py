@@ -471,14 +471,16 @@ class Bench:
         shutil.rmtree(tmp, ignore_errors=True)
 
     def arena_rows(self, jobs, job):
-        """The same answers from Arena: its list, get, top node and logs."""
+        """The same answers from Arena: its list, get, top node, top job and logs."""
         m = self.m.path
-        self.row("arena list (cat jobs/*/status | arena list)",
-                 [["sh", "-c", "cat %s/jobs/*/status" % m]], [self.arena_cmd("list")])
+        self.row("arena list (cat cluster/list | arena list)",
+                 [["cat", os.path.join(m, "cluster", "list")]], [self.arena_cmd("list")])
         self.row("arena get J (cat jobs/J/info | arena get J)",
                  [["cat", os.path.join(m, "jobs", job, "info")]], [self.arena_cmd("get", job)])
         self.row("arena top node (cat cluster/top | arena top node)",
                  [["cat", os.path.join(m, "cluster", "top")]], [self.arena_cmd("top", "node")])
+        self.row("arena top job (cat cluster/top-job | arena top job)",
+                 [["cat", os.path.join(m, "cluster", "top-job")]], [self.arena_cmd("top", "job")])
         done = next((j for j in jobs
                      if open(os.path.join(m, "jobs", j, "status")).read() == "SUCCEEDED\n"), None)
         if done:

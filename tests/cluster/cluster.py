@@ -68,6 +68,7 @@ WEBHOOK_SECRET = "training-operator-webhook-cert"
 WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
 WEBHOOK_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs"
 VIEWER_SA = "viewer"
+READER_SA = "reader"
 
 
 class ClusterError(Exception):
@@ -666,10 +667,11 @@ def up(directory, nodes=4, gpus=8):
                              check=False).returncode == 0,
              plane, "kube-controller-manager", 60)
 
-    token = kubectl(plane, "create", "token", VIEWER_SA, "-n", "default",
-                    "--duration=720h").stdout.strip()
+    token, reader = (kubectl(plane, "create", "token", sa, "-n", "default",
+                             "--duration=720h").stdout.strip() for sa in (VIEWER_SA, READER_SA))
     write_kubeconfig(os.path.join(plane.dir, "kubeconfig"), url, pki,
-                     [("admin", cert_user(pki, "admin")), ("viewer", {"token": token})], "admin")
+                     [("admin", cert_user(pki, "admin")), ("viewer", {"token": token}),
+                      ("reader", {"token": reader})], "admin")
     with open(plane.state_path, "w") as f:
         json.dump({"url": url, "ports": p, "nodes": nodes, "gpus": gpus}, f, indent=1)
     with open(os.path.join(plane.dir, "url"), "w") as f:

@@ -2,7 +2,7 @@
  * libFuzzer target: objects → text (render/). The input is JSON
  * {"job": {...}, "pods": [...], "nodes": [...], "events": [...]}; what decodes
  * becomes a job view and a node view, and every job and node file is rendered
- * from it, as the tree would show them.
+ * from it (and the tables of jobs), as the tree would show them.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_job_info(&sb, &v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
+		/* the tables of jobs, with the job twice (ties in every order key) */
+		render_jobs_list(&sb, (const struct job_view[]){v, v}, 2);
+		render_jobs_list_all(&sb, &v, 1);
+		render_jobs_top(&sb, (const struct job_view[]){v, v}, 2);
 		strbuf_reset(&sb);
 	}
 	for (i = 0; i < np; i++)

@@ -2,11 +2,13 @@
  * libFuzzer target: what a server (broken or hostile) sends on a watch or a list —
  * the watch stream splitter (k8s/watchparse.c) and the list body parser
  * (k8s/listparse.c), each fed the input in two pieces at a point the input
- * chooses, and every object decoder (k8s/..._decode.c) on each object they give.
+ * chooses, and every object decoder (k8s/..._decode.c, and the ConfigMap's of
+ * k8s/configmap.c, which a job's code/ reads) on each object they give.
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "k8s/configmap.h"
 #include "k8s/error.h"
 #include "k8s/listparse.h"
 #include "k8s/objects.h"
@@ -20,6 +22,8 @@ static void decode_all(json_t *object)
 	struct service *s;
 	struct event *e;
 	struct k8s_namespace *ns;
+	struct k8s_configmap *cm;
+	struct k8s_error err;
 
 	for (int k = 0; k < JOB_KIND_COUNT; k++)
 		if ((j = job_decode(object, (enum job_kind)k)))
@@ -34,6 +38,8 @@ static void decode_all(json_t *object)
 		event_free(e);
 	if ((ns = namespace_decode(object)))
 		namespace_free(ns);
+	if (k8s_configmap_decode(object, &cm, &err) == 0)
+		k8s_configmap_free(cm);
 }
 
 static int on_event(void *arg, const struct watch_event *ev)

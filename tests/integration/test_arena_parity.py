@@ -307,6 +307,85 @@ def test_arena_top_node_is_cluster_top(scene):
                message="arena top node -d and nodes/*/info to agree node by node")
 
 
+def table_rows(text):
+    """(header, rows) of a table printed through tabwriter, up to its first blank line."""
+    lines = text.split("\n\n", 1)[0].splitlines()
+    return columns(lines[0]), [columns(l) for l in lines[1:]]
+
+
+def same_row(ours, theirs, head, duration):
+    """Every cell equal, the duration up to the moment between the two reads."""
+    for col, a, b in zip(head, ours, theirs):
+        if col == duration:
+            d_o, d_a = seconds(a), seconds(b)
+            if abs(d_o - d_a) > (2 if max(d_o, d_a) < 60 else 60):
+                return False
+        elif a != b:
+            return False
+    return len(ours) == len(theirs) == len(head)
+
+
+def test_arena_list_is_cluster_list(scene):
+    c, m, arena, want = scene
+
+    def agree():
+        a_head, theirs = table_rows(arena.run("list"))
+        o_head, ours = table_rows(m.read("cluster", "list"))
+        theirs, ours = {r[0]: r for r in theirs}, {r[0]: r for r in ours}
+        return o_head == a_head and sorted(ours) == sorted(theirs) == sorted(want) and \
+            all(same_row(ours[n], theirs[n], a_head, "DURATION") for n in theirs) and ours
+    ours = wait_until(agree, timeout=30, interval=1,
+                      message="arena list and cluster/list to show the same rows")
+    assert ours["tf-waiting"][5:] == ["0", "N/A"]            # pending: nothing held, no node
+    assert ours["torch-done"][5] == "N/A" and ours["tf-running"][6] != "N/A"
+
+
+def test_arena_list_A_is_cluster_list_all(scene):
+    c, m, arena, want = scene
+
+    def arena_sees(ns, name, trainer):
+        """Arena lists a TFJob or PyTorchJob labelled app=<type>, release=<name>."""
+        if trainer not in ("TFJOB", "PYTORCHJOB"):
+            return False
+        job = c.kubectl_json("get", trainer.lower(), name, "-n", ns)
+        labels = job["metadata"].get("labels") or {}
+        return (labels.get("app"), labels.get("release")) == (trainer.lower(), name)
+
+    def agree():
+        a_head, theirs = table_rows(arena.run("list", "-A", namespace=False))
+        o_head, ours = table_rows(m.read("cluster", "list-all"))
+        theirs = {(r[0], r[1]): r for r in theirs}
+        ours = {(r[0], r[1]): r for r in ours}
+        if o_head != a_head or not set(theirs) <= set(ours):
+            return False
+        if not all(same_row(ours[k], theirs[k], a_head, "DURATION") for k in theirs):
+            return False
+        # arenafs shows every job; Arena only those it can see (docs/arena.md)
+        return all(not arena_sees(ns, n, ours[(ns, n)][3]) for ns, n in set(ours) - set(theirs)) \
+            and ours
+    ours = wait_until(agree, timeout=30, interval=1,
+                      message="arena list -A and cluster/list-all to show the same rows")
+    assert {n for ns, n in ours if ns == c.namespace} == set(want)
+
+
+def test_arena_top_job_is_cluster_top_job(scene):
+    c, m, arena, want = scene
+
+    def agree():
+        a_text, o_text = arena.run("top", "job"), m.read("cluster", "top-job")
+        a_head, theirs = table_rows(a_text)
+        o_head, ours = table_rows(o_text)
+        t, o = {r[0]: r for r in theirs}, {r[0]: r for r in ours}
+        # both most GPUs first (Arena's order among equals is its sort's)
+        return o_head == a_head and sorted(o) == sorted(t) == sorted(want) and \
+            [r[4] for r in ours] == [r[4] for r in theirs] and \
+            all(same_row(o[n], t[n], a_head, "AGE") for n in t) and \
+            o_text.splitlines()[-2:] == a_text.splitlines()[-2:] and o_text
+    text = wait_until(agree, timeout=30, interval=1,
+                      message="arena top job and cluster/top-job to show the same table")
+    assert text.splitlines()[-1].startswith("Total Allocated/Requested GPUs of Training Jobs: ")
+
+
 def test_arena_logs_are_byte_identical(scene):
     c, m, arena, want = scene
     for name in ("tf-running", "torch-done", "by-arena"):

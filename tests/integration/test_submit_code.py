@@ -210,3 +210,22 @@ def test_a_bad_spec_in_a_folder_still_fails_the_copy(env, tmp_path):
     assert r.returncode != 0 and "Invalid argument" in r.stderr, r.stderr
     assert m.read("submit", "badfolder", "status") == "failed\n"
     assert absent(c, "configmap", "badfolder-code") and absent(c, "tfjob", "badfolder")
+
+
+def test_a_finished_job_reruns_with_its_code_in_one_cp(env, tmp_path):
+    """docs/submit.md: `cp -r jobs/A/code submit/B` runs A's spec and code as B."""
+    c, m = env
+    src = project(tmp_path, "first")
+    assert run("cp", "-r", src, m.path("submit")).returncode == 0
+    assert wait_submitted(m, "first") == "submitted\n", m.read("submit", "first", "error")
+    r = run("cp", "-r", m.path("jobs", "first", "code"), m.path("submit", "again"))
+    assert r.returncode == 0, r.stderr
+    assert wait_submitted(m, "again") == "submitted\n", m.read("submit", "again", "error")
+    _, job, _, files = code_of(c, "again")
+    _, _, _, before = code_of(c, "first")
+    assert files == before
+    assert job["metadata"]["name"] == "again"
+    # what jobs/again/code/ shows is what it ran with
+    assert m.read("jobs", "again", "code", "model", "net.py") == "LAYERS = 3\n"
+    with open(m.path("jobs", "again", "code", "weights.bin"), "rb") as f:
+        assert f.read() == BINARY

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import let_viewer_read, wait_until
+from helpers import let_viewer_read, wait_until, write_as_cp
 import realcluster
 
 GOOD = ("type: tfjob\n"
@@ -31,13 +31,7 @@ def env(request, kubesim_module, arenafs_module):
 
 def submit(m, name, text):
     """Writes MNT/submit/NAME as cp would; the errno close(2) returned, or 0."""
-    f = open(m.path("submit", name), "w")
-    f.write(text)
-    try:
-        f.close()
-    except OSError as e:
-        return e.errno
-    return 0
+    return write_as_cp(m.path("submit", name), text)
 
 
 def nothing_named(c, name):
@@ -140,10 +134,10 @@ def test_taken_name_is_eexist_and_the_job_is_untouched(env):
     c, m = env
     assert submit(m, "taken.yaml", GOOD) == 0
     uid = c.kubectl_json("get", "tfjob", "taken")["metadata"]["uid"]
-    assert submit(m, "taken2.yaml", "name: taken\n" + GOOD.replace("gpus: 1", "gpus: 2")) \
-        == errno.EEXIST
-    assert m.read("submit", "taken2", "status") == "failed\n"
-    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "taken2", "error")
+    # the same file written again (cp over it, an editor's save)
+    assert submit(m, "taken.yaml", GOOD.replace("gpus: 1", "gpus: 2")) == errno.EEXIST
+    assert m.read("submit", "taken", "status") == "failed\n"
+    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "taken", "error")
     job = c.kubectl_json("get", "tfjob", "taken")
     assert job["metadata"]["uid"] == uid
     ctr = job["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]

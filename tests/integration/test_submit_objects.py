@@ -802,13 +802,16 @@ def test_full_manifest_is_created_as_it_stands(cluster, mnt):
     assert job["spec"] == RAW_STORED, show(job["spec"])
 
 
-def test_full_manifest_keeps_its_own_name(cluster, mnt):
+def test_full_manifest_is_named_after_its_file(cluster, mnt):
     raw = dict(RAW, metadata={"name": "raw-named"})
     submit(mnt, "some-file", yaml.safe_dump(raw))
-    job = get(cluster, "pytorchjob", "raw-named")
+    job = get(cluster, "pytorchjob", "some-file")
     assert job["metadata"].get("labels") is None and job["spec"] == RAW_STORED
-    r = cluster.kubectl("get", "pytorchjob", "some-file", "--ignore-not-found", "-o", "name")
+    r = cluster.kubectl("get", "pytorchjob", "raw-named", "--ignore-not-found", "-o", "name")
     assert r.stdout.strip() == ""
+    # copied in as submit/spec.yaml (a job's spec.yaml as it is): its own name
+    submit(mnt, "spec", yaml.safe_dump(raw))
+    assert get(cluster, "pytorchjob", "raw-named")["spec"] == RAW_STORED
 
 
 def test_full_manifest_of_another_namespace_is_refused(cluster, mnt):
@@ -831,13 +834,21 @@ def test_stored_spec_is_the_spec_with_a_name_line_in_front(mnt, vision):
 def test_stored_spec_with_a_name_is_byte_equal(cluster, mnt):
     text = "# a comment stays\nname: named\ntype: tfjob\nimage: %s\ncommand: python t.py  " \
            "# and this one\nx-anchor: &a {A: \"1\"}\nenv: *a\n" % TF_IMAGE
-    submit(mnt, "file-name", text)
+    submit(mnt, "named", text)
     assert mnt.read("jobs", "named", "spec.yaml") == text
     job = get(cluster, "tfjob", "named")
     assert job["metadata"]["annotations"]["arenafs.io/spec"] == text
     # x- keys are ignored and their anchors usable
     c = only_container(templates(job)["Chief"], "tensorflow", "Chief")
     assert env_of(c)[0] == ("A", "1"), env_of(c)
+
+
+def test_stored_spec_says_the_name_of_the_file(mnt):
+    text = "# a comment stays\nname: \"other\"  # and this one\ntype: tfjob\nimage: %s\n" \
+           "command: python t.py\n" % TF_IMAGE
+    submit(mnt, "file-named", text)
+    assert mnt.read("jobs", "file-named", "spec.yaml") == \
+        text.replace('name: "other"', "name: file-named")
 
 
 def test_stored_spec_name_goes_after_a_leading_document_marker(mnt):
@@ -858,21 +869,26 @@ def test_stored_spec_copied_back_names_the_same_job(cluster, mnt):
     submit(mnt, "echo", "type: tfjob\nimage: %s\ncommand: python t.py\n" % TF_IMAGE)
     uid = get(cluster, "tfjob", "echo")["metadata"]["uid"]
     stored = mnt.read("jobs", "echo", "spec.yaml")
-    # under another file name while the job exists: EEXIST, nothing changes
-    rc = write_spec(mnt.path("submit", "echo-copy.yaml"), stored)
-    status, err = staging(mnt, "echo-copy")
+    # as submit/spec.yaml (named by its name:) while the job exists: EEXIST
+    rc = write_spec(mnt.path("submit", "spec.yaml"), stored)
+    status, err = staging(mnt, "spec")
     assert (errno.errorcode.get(rc), status) == ("EEXIST", "failed\n"), (rc, status, err)
     assert err and "exists" in err, err
     assert get(cluster, "tfjob", "echo")["metadata"]["uid"] == uid
+    # under another file name: a job of that name (a rerun), saying its name
+    assert write_spec(mnt.path("submit", "echo-copy.yaml"), stored) == 0, \
+        staging(mnt, "echo-copy")
+    copy = get(cluster, "tfjob", "echo-copy")
+    assert mnt.read("jobs", "echo-copy", "spec.yaml") == \
+        stored.replace("name: echo\n", "name: echo-copy\n", 1)
+    echo = get(cluster, "tfjob", "echo")
+    assert templates(copy)["Chief"]["spec"] == templates(echo)["Chief"]["spec"]
     cluster.kubectl("delete", "tfjob", "echo")
     wait_until(lambda: not os.path.exists(mnt.path("jobs", "echo")), timeout=30,
                message="jobs/echo gone")
     # once it is gone: the same job again, and the same stored spec
-    assert write_spec(mnt.path("submit", "echo-copy.yaml"), stored) == 0, \
-        staging(mnt, "echo-copy")
-    assert staging(mnt, "echo-copy")[0] == "submitted\n"
+    assert write_spec(mnt.path("submit", "spec.yaml"), stored) == 0, staging(mnt, "spec")
+    assert staging(mnt, "spec")[0] == "submitted\n"
     again = get(cluster, "tfjob", "echo")
     assert again["metadata"]["uid"] != uid
     assert mnt.read("jobs", "echo", "spec.yaml") == stored
-    r = cluster.kubectl("get", "tfjob", "echo-copy", "--ignore-not-found", "-o", "name")
-    assert r.stdout.strip() == ""

@@ -2,10 +2,13 @@
 cp -r, cp, cp -a, install, rsync, shell redirection and the two ways editors
 save, each making a job that kubectl then shows; rmdir and rm -r deleting a job
 and what it owns; rm -r of a staging entry leaving the job alone; readonly
-mounts refusing both. The objects' fields per job type are checked in
-test_submit_objects.py, the failures in test_submit_errors.py."""
+mounts refusing both; reruns (cp jobs/A/spec.yaml submit/B.yaml) and the
+staging entry's status following its job until it is deleted. The objects'
+fields per job type are checked in test_submit_objects.py, the failures in
+test_submit_errors.py."""
 
 import errno
+import json
 import os
 import shutil
 import stat
@@ -99,13 +102,22 @@ def test_cp_of_one_file_names_the_job_after_the_file(env, tmp_path):
     assert listdir(m.path("submit", "single")) == ["status"]
 
 
-def test_spec_name_wins_over_the_file_name(env, tmp_path):
+def test_file_name_wins_over_the_spec_name(env, tmp_path):
     c, m = env
     src = tmp_path / "whatever.yml"
     src.write_text(spec(name="named-in-spec"))
     r = run("cp", src, m.path("submit"))
     assert r.returncode == 0, r.stderr
-    assert_launched(c, m, "named-in-spec", entry="whatever")
+    assert_launched(c, m, "whatever")
+    assert gone_from_cluster(c, "tfjob/named-in-spec")
+    # the stored spec says the name the job got
+    assert m.read("jobs", "whatever", "spec.yaml") == spec(name="whatever")
+    # a file name that can name no job (an underscore): the spec's name: does
+    src = tmp_path / "named_v2.yml"
+    src.write_text(spec(name="named-v2"))
+    r = run("cp", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "named-v2", entry="named_v2")
 
 
 def test_shell_redirection_launches_the_job(env):
@@ -259,19 +271,88 @@ def test_unlink_of_one_job_file_changes_nothing(env, tmp_path):
     assert c.kubectl_json("get", "tfjob", "intact")["metadata"]["name"] == "intact"
 
 
-def test_spec_yaml_of_a_job_runs_it_again(env, tmp_path):
+def test_spec_yaml_of_a_job_copied_back_as_it_is_runs_it_again(env, tmp_path):
     c, m = env
     (tmp_path / "again.yaml").write_text(spec())
     assert run("cp", tmp_path / "again.yaml", m.path("submit")).returncode == 0
     assert_launched(c, m, "again")
-    # the name came from the file: the stored spec carries it, so any file name will do
+    # the name came from the file: the stored spec carries it
     stored = m.read("jobs", "again", "spec.yaml")
     assert stored == "name: again\n" + spec()
-    shutil.copy(m.path("jobs", "again", "spec.yaml"), tmp_path / "copy.yaml")
+    shutil.copy(m.path("jobs", "again", "spec.yaml"), tmp_path / "spec.yaml")
+    # submit/spec.yaml names no job, its name: does: while the job exists, EEXIST
+    r = run("cp", tmp_path / "spec.yaml", m.path("submit"))
+    assert r.returncode == 1 and "File exists" in r.stderr, r.stderr
+    assert m.read("submit", "spec", "status") == "failed\n"
     os.rmdir(m.path("jobs", "again"))
-    r = run("cp", tmp_path / "copy.yaml", m.path("submit"))
+    r = run("cp", tmp_path / "spec.yaml", m.path("submit"))
     assert r.returncode == 0, r.stderr
-    assert_launched(c, m, "again", entry="copy")
+    assert_launched(c, m, "again", entry="spec")
+
+
+def read_status(m, entry):
+    """submit/ENTRY/status, checking that its size is what a read returns."""
+    text = m.read("submit", entry, "status")
+    assert os.stat(m.path("submit", entry, "status")).st_size == len(text), text
+    return text
+
+
+def as_created(job, name):
+    """The job as its spec made it, with its name written NAME: what the API server
+    added (status, uid, times) left out."""
+    job = dict(job, metadata=dict(job["metadata"]))
+    job.pop("status", None)
+    for k in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"):
+        job["metadata"].pop(k, None)
+    return json.loads(json.dumps(job, sort_keys=True).replace(job["metadata"]["name"], name))
+
+
+def test_cp_of_a_jobs_spec_yaml_to_another_name_reruns_it(env):
+    """cp jobs/A/spec.yaml submit/B.yaml: B runs A's spec; B's own spec.yaml says B,
+    so it can be copied on in turn; submit/B/status follows B until B is deleted."""
+    c, m = env
+    with open(m.path("submit", "origin.yaml"), "w") as f:
+        f.write(spec(workers=2))
+    assert_launched(c, m, "origin", workers=2)
+    r = run("cp", m.path("jobs", "origin", "spec.yaml"), m.path("submit", "rerun.yaml"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "rerun", workers=2)
+    assert m.read("jobs", "rerun", "spec.yaml") == "name: rerun\n" + spec(workers=2)
+    origin, rerun = (c.kubectl_json("get", "tfjob", n) for n in ("origin", "rerun"))
+    assert as_created(rerun, "origin") == as_created(origin, "origin")
+    assert rerun["metadata"]["uid"] != origin["metadata"]["uid"]
+    wait_until(lambda: m.read("jobs", "rerun", "status") in ("RUNNING\n", "SUCCEEDED\n"),
+               timeout=60, message="the rerun to run")
+
+    # and again, from the rerun's own spec.yaml
+    r = run("cp", m.path("jobs", "rerun", "spec.yaml"), m.path("submit", "rerun2.yaml"))
+    assert r.returncode == 0, r.stderr
+    assert_launched(c, m, "rerun2", workers=2)
+    assert m.read("jobs", "rerun2", "spec.yaml") == "name: rerun2\n" + spec(workers=2)
+
+    # status follows the job: submitted while it exists, deleted once it is gone
+    assert read_status(m, "rerun") == "submitted\n"
+    os.rmdir(m.path("jobs", "rerun"))
+    assert read_status(m, "rerun") == "deleted\n"
+    assert not os.path.exists(m.path("submit", "rerun", "error"))
+    assert read_status(m, "rerun2") == "submitted\n"
+    assert read_status(m, "origin") == "submitted\n"
+    # deleted by someone else: the watch tells
+    c.kubectl("delete", "tfjob", "rerun2")
+    wait_until(lambda: read_status(m, "rerun2") == "deleted\n", timeout=30,
+               message="submit/rerun2/status to say deleted")
+    # a job of the same name made since is not the one this entry made
+    c.kubectl("delete", "tfjob", "origin")
+    wait_until(lambda: not os.path.exists(m.path("jobs", "origin")), timeout=30,
+               message="jobs/origin gone")
+    c.kubectl("create", "-f", "-", input=json.dumps(as_created(origin, "origin")))
+    wait_until(lambda: os.path.isdir(m.path("jobs", "origin")), message="jobs/origin back")
+    assert read_status(m, "origin") == "deleted\n"
+    # submitting the entry again follows the new job
+    with open(m.path("submit", "rerun.yaml"), "w") as f:
+        f.write(spec(workers=2))
+    assert_launched(c, m, "rerun", workers=2)
+    assert read_status(m, "rerun") == "submitted\n"
 
 
 def test_readonly_mount_refuses_submit_and_delete(any_cluster, arenafs, tmp_path):

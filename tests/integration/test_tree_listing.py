@@ -35,7 +35,8 @@ def listdir(path):
 def test_ls_root_shows_the_tree(env):
     c, m = env
     assert listdir(m.mnt) == ["README", "cluster", "jobs", "namespaces", "nodes", "submit"]
-    assert listdir(m.path("cluster")) == ["context", "gpus", "health", "top"]
+    assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all", "top",
+                                          "top-job"]
     assert listdir(m.path("submit")) == []
     assert m.read("README").startswith("arenafs: ")
 
@@ -245,7 +246,7 @@ def test_tensorboard_url_agrees_with_kubectl(env):
 def test_other_namespaces_are_under_namespaces(env):
     c, m = env
     assert listdir(m.path("namespaces")) == ["research"]
-    assert listdir(m.path("namespaces", "research")) == ["jobs"]
+    assert listdir(m.path("namespaces", "research")) == ["jobs", "submit"]
     names = te.job_dir_names(te.all_jobs(c, "research"))
     assert listdir(m.path("namespaces", "research", "jobs")) == te.listing_order(names)
     job = c.kubectl_json("get", "tfjob", "gan", "-n", "research")
@@ -315,7 +316,7 @@ def test_mtimes_outside_jobs(env):
             assert os.stat(m.path("nodes", name, f)).st_mtime == created, (name, f)
         assert os.stat(m.path("nodes", name)).st_mtime == created, name
         assert created <= os.stat(m.path("nodes", name, "gpus")).st_mtime <= now, name
-    for f in ("top", "gpus"):
+    for f in ("top", "gpus", "list", "list-all", "top-job"):
         assert mount_time <= os.stat(m.path("cluster", f)).st_mtime <= now, f
     for d in ("jobs", "nodes", "namespaces"):
         assert mount_time - 5 <= os.stat(m.path(d)).st_mtime <= now, d

@@ -38,7 +38,8 @@ def test_a_whole_scenario_is_clean_under_valgrind(kubesim, tmp_path):
         for j in jobs:
             for f in ("status", "info", "events", "gpus"):
                 (mnt / "jobs" / j / f).read_text()
-        (mnt / "cluster" / "top").read_text()
+        for f in ("top", "list", "list-all", "top-job"):
+            (mnt / "cluster" / f).read_text()
         # follow a log for a while
         jobspecs.create(c, jobspecs.tfjob("followed", gpus=0, start=0, run=30))
         wait_until(lambda: (mnt / "jobs" / "followed").is_dir(), timeout=60,

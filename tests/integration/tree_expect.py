@@ -148,6 +148,25 @@ def pod_gpus(p):
     return total
 
 
+def job_gpus(job_pods):
+    """(allocated, requested) as arena list and arena top job count them: requested
+    is the first positive requestGPUsOfJobOwner annotation, else the pods' sum;
+    allocated sums the pods that started and are not completed."""
+    requested = 0
+    for p in job_pods:
+        value = (p["metadata"].get("annotations") or {}).get("requestGPUsOfJobOwner", "")
+        if value.isdigit() and int(value) > 0:
+            requested = int(value)
+            break
+    else:
+        requested = sum(pod_gpus(p) for p in job_pods)
+    allocated = sum(pod_gpus(p) for p in job_pods
+                    if p["status"].get("startTime")
+                    and p["status"].get("phase") not in ("Succeeded", "Failed")
+                    and not p["metadata"].get("deletionTimestamp"))
+    return allocated, requested
+
+
 def node_gpus(node, all_pods):
     """(allocated, total) as arena top node counts them."""
     name = node["metadata"]["name"]

@@ -1,6 +1,6 @@
 """kubectl 1.32 against kubesim: what it prints for get (table, wide, json),
 api-resources, create -f with default validation, get -w, logs, logs -f,
-delete, and NodePort allocation (a taken port's 422). Where kubectl and
+delete, auth can-i, and NodePort allocation (a taken port's 422). Where kubectl and
 kubesim disagree, kubesim is wrong."""
 
 import subprocess
@@ -259,3 +259,18 @@ def test_get_json_of_one_pod_and_a_list(c):
     ns = c.kubectl_json("get", "namespace", "default")
     assert ns["status"]["phase"] == "Active"
     assert ns["metadata"]["labels"] == {"kubernetes.io/metadata.name": "default"}
+
+
+def test_auth_can_i_answers_for_each_user(kubesim):
+    """kubectl auth can-i sends its SelfSubjectAccessReview as protobuf; over
+    TLS, since kubectl sends the viewer's token over https only."""
+    tls = kubesim("--tls", "--nodes", "1")
+
+    def can_i(*args, context=None):
+        r = tls.kubectl("auth", "can-i", *args, context=context, check=False)
+        return r.stdout.strip()
+    assert can_i("create", "tfjobs.kubeflow.org", "-n", "team-a") == "yes"
+    assert can_i("create", "tfjobs.kubeflow.org", "-n", "team-a", context="viewer") == "no"
+    assert can_i("create", "tfjobs.kubeflow.org", "-n", "default", context="viewer") == "no"
+    assert can_i("watch", "pods", "-n", "default", context="viewer") == "yes"
+    assert can_i("list", "pods", "-n", "team-a", context="viewer") == "no"

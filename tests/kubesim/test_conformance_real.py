@@ -7,7 +7,7 @@ difference fails the test with both answers.
 
 The requests: discovery; list with limit and continue; watch with bookmarks
 from a resourceVersion, and from one that is too old (410); get; create with
-dryRun=All; delete with propagationPolicy; pod logs (previous, container,
+dryRun=All; delete with propagationPolicy; a SelfSubjectAccessReview; pod logs (previous, container,
 tailLines, follow of a finished container); and the errors 401, 403, 404,
 409, 410 and 422 with the webhook's denial."""
 
@@ -138,6 +138,35 @@ def test_viewer_may_not_create_403(both):
     assert rs == ss == 403
     real["message"] = real["message"].replace("system:serviceaccount:default:viewer", "viewer")
     same(real, sim, "403 of the viewer")
+
+
+SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+
+
+def access_review(namespace, verb="create", resource="tfjobs", group="kubeflow.org"):
+    return {"kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+            "spec": {"resourceAttributes": {"namespace": namespace, "verb": verb,
+                                            "group": group, "resource": resource}}}
+
+
+def test_viewer_asks_what_it_may_do(both):
+    """A SelfSubjectAccessReview (what arenafs asks before it offers a
+    namespace's submit/): the viewer may not create TFJobs in team-a; RBAC's
+    no has no reason. Its yes (list pods in default) names the RoleBinding,
+    whose words differ (the real viewer is a ServiceAccount)."""
+    (rs, real), (ss, sim) = on_both(both, "POST", SSAR, access_review("team-a"),
+                                    context="viewer")
+    assert rs == ss == 201, (real, sim)
+    same(real, sim, "the viewer's SelfSubjectAccessReview")
+    assert real["status"] == {"allowed": False}
+    (rs, real), (ss, sim) = on_both(both, "POST", SSAR,
+                                    access_review(NS, "list", "pods", ""), context="viewer")
+    assert rs == ss == 201, (real, sim)
+    assert real["status"]["allowed"] is sim["status"]["allowed"] is True
+    assert real["status"]["reason"].startswith("RBAC: allowed by RoleBinding")
+    assert sim["status"]["reason"].startswith("RBAC: allowed by RoleBinding")
+    (rs, real), (ss, sim) = on_both(both, "POST", SSAR, access_review("team-a"))
+    assert rs == ss == 201 and real["status"]["allowed"] is sim["status"]["allowed"] is True
 
 
 # ---- create, get, delete ----

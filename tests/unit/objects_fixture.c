@@ -97,6 +97,7 @@ struct job *fx_job(enum job_kind kind, const char *name, int64_t created)
 	j->state = fx_strdup("");
 	j->raw_json = NULL;
 	j->spec_annotation = NULL;
+	j->code_annotation = NULL;
 	return j;
 }
 
@@ -145,6 +146,7 @@ void fx_job_free(struct job *j)
 	free(j->priority_class);
 	free(j->state);
 	free(j->spec_annotation);
+	free(j->code_annotation);
 	free(j->raw_json);
 	free(j);
 }

@@ -51,13 +51,15 @@ TEST(fs_places_list_each_directory_once_by_name)
 
 	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
 		     "README cluster jobs namespaces nodes submit");
-	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)), "context gpus health top");
+	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
+		     "context gpus health list list-all top top-job");
 	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
-		     "events gpus info instances job.json logs spec.yaml status tensorboard_url type");
+		     "code events gpus info instances job.json logs spec.yaml status tensorboard_url "
+		     "type");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
-	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "jobs");
+	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "jobs submit");
 	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
 	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
 		const struct place *const *c;
@@ -78,7 +80,8 @@ TEST(fs_places_every_file_has_what_it_needs)
 {
 	for (int t = FS_ROOT; t < FS_TYPE_COUNT; t++) {
 		const struct place *p = place_of((enum fs_type)t);
-		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT));
+		/* logs, submit/'s files and code/'s are not rendered */
+		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE));
 
 		/* every member of the union is a function pointer at the same place */
 		CHECK(!file || p->render.text != NULL);
@@ -96,15 +99,25 @@ TEST(fs_places_derive_what_the_tree_shows)
 
 	CHECK_INT_EQ(place_nlink(FS_ROOT), 7);       /* ., .. and five directories */
 	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
-	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 3);     /* jobs/ */
+	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 4);     /* jobs/, submit/ */
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
-	p = place_optional_child(FS_JOB_DIR);
-	CHECK(p && strcmp(p->name, "tensorboard_url") == 0);
-	p = place_optional_child(FS_POD_DIR);
-	CHECK(p && strcmp(p->name, "logs.previous") == 0);
-	CHECK(place_optional_child(FS_NODE_DIR) == NULL);
+	/* code (the first) and tensorboard_url (the ninth) come and go */
+	CHECK_INT_EQ(place_optional_mask(FS_JOB_DIR), (1u << 0) | (1u << 9));
+	CHECK_INT_EQ(place_optional_mask(FS_POD_DIR), 1u << 3);    /* logs.previous */
+	CHECK_INT_EQ(place_optional_mask(FS_NODE_DIR), 0);
+	p = place_child(FS_JOB_DIR, "code");
+	CHECK(p && p->type == FS_CODE_DIR && (p->flags & PLACE_COMES_AND_GOES) && p->exists);
+	/* below code/: the annotation's names, directories in directories */
+	CHECK(place_object_child(FS_CODE_DIR)->type == FS_CODE_SUBDIR);
+	CHECK(place_object_child(FS_CODE_SUBDIR)->type == FS_CODE_SUBDIR);
+	CHECK_INT_EQ(place_nlink(FS_CODE_DIR), 1);
+	CHECK_INT_EQ(place_nlink(FS_CODE_SUBDIR), 1);
+	CHECK(fs_type_is_code(FS_CODE_FILE) && !fs_type_is_dir(FS_CODE_FILE) &&
+	      fs_type_is_dir(FS_CODE_SUBDIR) && !fs_type_is_code(FS_JOB_DIR));
+	/* rm -r jobs/NAME walks code/ too */
+	CHECK(fs_type_in_job(FS_CODE_DIR) && fs_type_in_job(FS_CODE_SUBDIR));
 	CHECK(place_object_child(FS_JOBS_DIR)->type == FS_JOB_DIR);
 	CHECK(place_object_child(FS_JOB_DIR) == NULL);
 	CHECK(fs_type_is_dir(FS_INSTANCES_DIR) && !fs_type_is_dir(FS_JOB_STATUS));
@@ -120,6 +133,9 @@ TEST(fs_places_derive_what_the_tree_shows)
 	n.pod = "mnist-worker-0";
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "job/team/2/mnist");
+	n.type = FS_CODE_FILE;       /* filed under its job: a changed annotation is seen */
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "job/team/2/mnist");
 	n.type = FS_POD_IP;
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "pod/team/mnist-worker-0");
@@ -131,4 +147,14 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_STR_EQ(key, "");
 	place_key(key, sizeof(key), SRC_NODE, NULL, 0, "gpu-1");
 	CHECK_STR_EQ(key, "node/gpu-1");
+	/* the tables of jobs: the mount's namespace's (list, top-job), every namespace's */
+	n.type = FS_CLUSTER_LIST;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "jobtable/team");
+	CHECK(place_of(FS_CLUSTER_TOP_JOB)->source == SRC_NS_JOBS);
+	n.type = FS_CLUSTER_LIST_ALL;
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "jobtable");
+	CHECK(fs_type_is_volatile(FS_CLUSTER_LIST) && fs_type_is_volatile(FS_CLUSTER_TOP_JOB) &&
+	      fs_type_is_volatile(FS_CLUSTER_LIST_ALL) && !fs_type_is_volatile(FS_CLUSTER_TOP));
 }

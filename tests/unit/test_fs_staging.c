@@ -709,6 +709,23 @@ TEST(fs_staging_flushed_top_level_yaml_is_a_spec_of_its_stem)
 	staging_free(st);
 }
 
+/* A job's spec.yaml copied into submit/ as it is: the outcome in submit/spec/, the
+ * job's name from the spec (no default_name). */
+TEST(fs_staging_top_level_spec_yaml_names_no_job)
+{
+	struct staging *st = new_staging();
+	struct staging_submission sub;
+	const char *names[] = {"spec.yaml", "spec.yml", "spec.json"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		CHECK_INT_EQ(flush_new_file(st, STAGING_ROOT, names[i], "name: a\n", &sub), 1);
+		CHECK_STR_EQ(sub.entry, "spec");
+		CHECK(sub.default_name == NULL);
+		staging_submission_clear(&sub);
+	}
+	staging_free(st);
+}
+
 TEST(fs_staging_flushed_yml_and_json_are_specs)
 {
 	struct staging *st = new_staging();
@@ -956,6 +973,91 @@ TEST(fs_staging_outcome_of_an_entry_that_is_a_file_records_nothing)
 	staging_free(st);
 }
 
+/* The text of the status file id. */
+static const char *status_text(struct staging *st, uint64_t id)
+{
+	static char buf[64];
+	struct staging_attr a;
+
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), (ssize_t)strlen(buf));
+	CHECK_INT_EQ(staging_getattr(st, id, &a), 0);
+	CHECK_INT_EQ(a.size, strlen(buf));
+	return buf;
+}
+
+TEST(fs_staging_status_follows_the_job_until_it_is_gone)
+{
+	struct staging *st = new_staging();
+	struct staging_job job;
+	uint64_t entry, status;
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	entry = id_of(st, STAGING_ROOT, "mnist");
+	status = id_of(st, entry, STAGING_STATUS);
+	/* no job recorded: nothing to follow */
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "team-a", 3, "b", "uid-1", false), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 1);
+	CHECK_STR_EQ(job.ns, "team-a");
+	CHECK_INT_EQ(job.kind, 3);
+	CHECK_STR_EQ(job.name, "b");
+	CHECK_STR_EQ(job.uid, "uid-1");
+	CHECK(!job.seen);
+	staging_job_clear(&job);
+	/* only the status file follows */
+	CHECK_INT_EQ(staging_followed_job(st, entry, &job), 0);
+
+	staging_follow(st, status, "uid-1", true);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 1);
+	CHECK(job.seen);
+	staging_job_clear(&job);
+	CHECK_STR_EQ(status_text(st, status), "submitted\n");
+	/* another uid (an older job's news) changes nothing */
+	staging_follow(st, status, "uid-0", false);
+	CHECK_STR_EQ(status_text(st, status), "submitted\n");
+	staging_follow(st, status, "uid-1", false);
+	CHECK_STR_EQ(status_text(st, status), "deleted\n");
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+
+	/* submitted again: submitted, following the new job */
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTING, NULL), 0);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "team-a", 3, "b", "uid-2", true), 0);
+	CHECK_STR_EQ(status_text(st, status), "submitted\n");
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 1);
+	CHECK_STR_EQ(job.uid, "uid-2");
+	CHECK(job.seen);
+	staging_job_clear(&job);
+	/* a failed submission forgets the job */
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "exists"), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "team-a", 3, "b", "uid-3", true), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	CHECK_STR_EQ(status_text(st, status), "failed\n");
+	staging_free(st);
+}
+
+TEST(fs_staging_a_removed_status_follows_nothing)
+{
+	struct staging *st = new_staging();
+	struct staging_job job;
+	uint64_t entry, status;
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTED, NULL), 0);
+	CHECK_INT_EQ(staging_set_job(st, "mnist", "ns", 0, "mnist", "u", true), 0);
+	entry = id_of(st, STAGING_ROOT, "mnist");
+	status = id_of(st, entry, STAGING_STATUS);
+	CHECK_INT_EQ(staging_open(st, status, O_RDONLY), 0);
+	CHECK_INT_EQ(staging_unlink(st, entry, STAGING_STATUS), 0);
+	CHECK_INT_EQ(staging_followed_job(st, status, &job), 0);
+	staging_follow(st, status, "u", false);
+	staging_release(st, status);
+	/* the entry (a file of that name is no directory) records no job */
+	put_file(st, STAGING_ROOT, "plain", "x");
+	CHECK_INT_EQ(staging_set_job(st, "plain", "ns", 0, "plain", "u", true), 0);
+	staging_free(st);
+}
+
 /* ---- limits ---- */
 
 TEST(fs_staging_more_than_nodes_max_is_enospc)
@@ -1023,5 +1125,151 @@ TEST(fs_staging_directory_moved_to_the_top_may_not_hold_status_or_error)
 	CHECK_INT_EQ(attr.nlink, 1);
 	CHECK_INT_EQ(staging_take_flushed(st, spec, &sub), 0);
 	staging_submission_clear(&sub);
+	staging_free(st);
+}
+
+/* ---- local code: the other files of a folder entry ---- */
+
+/* The files a folder ships: spec and code, nested ones by path, with their bytes and
+ * modes; hidden names and __pycache__/ stay behind, and so do top-level files. */
+TEST(fs_staging_code_of_a_folder_is_its_files_but_hidden_ones_and_pycache)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "mnist");
+	uint64_t pkg = make_dir(st, e, "model");
+	struct staging_attr a;
+	struct staging_code code;
+	struct staging_set chmod = {.mode_set = true, .mode = 0755};
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	put_file(st, e, "train.py", "print(1)\n");
+	put_file(st, pkg, "net.py", "X = 1\n");
+	CHECK_INT_EQ(staging_setattr(st, put_file(st, e, "run.sh", "#!/bin/sh\n"), &chmod, &a), 0);
+	put_file(st, make_dir(st, e, ".git"), "HEAD", "ref\n");
+	put_file(st, make_dir(st, pkg, "__pycache__"), "net.pyc", "\x01");
+	put_file(st, e, ".train.py.swp", "swap");
+	put_file(st, STAGING_ROOT, "other.yaml", "type: tfjob\n");
+
+	CHECK_INT_EQ(staging_take_code(st, "mnist", &code), 0);
+	CHECK_INT_EQ(code.n, 4);
+	if (code.n == 4) {
+		/* listing order: by name, depth first */
+		CHECK_STR_EQ(code.files[0].path, "model/net.py");
+		CHECK_STR_EQ(code.files[1].path, "run.sh");
+		CHECK_INT_EQ(code.files[1].mode, 0755);
+		CHECK_STR_EQ(code.files[2].path, "spec.yaml");
+		CHECK_STR_EQ(code.files[3].path, "train.py");
+		CHECK_INT_EQ(code.files[3].len, 9);
+		CHECK(memcmp(code.files[3].data, "print(1)\n", 9) == 0);
+	}
+	CHECK_INT_EQ(code.bytes, 6 + 10 + 12 + 9);
+	staging_code_clear(&code);
+	/* a single spec file has no code; a missing entry is ENOENT */
+	CHECK_INT_EQ(staging_take_code(st, "other", &code), -ENOENT);
+	staging_free(st);
+}
+
+TEST(fs_staging_a_folder_holding_only_its_spec_ships_nothing)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "bare");
+	struct staging_code code;
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	put_file(st, e, ".notes", "hidden");
+	CHECK_INT_EQ(staging_take_code(st, "bare", &code), 0);
+	CHECK_INT_EQ(code.n, 0);
+	CHECK(code.files == NULL);
+	staging_free(st);
+}
+
+/* One ConfigMap holds the code: the write past STAGING_CODE_MAX over all shipped
+ * files is EFBIG, the entry says failed with the size and the limit at once, and
+ * taking the code fails the same way; hidden files do not count. */
+TEST(fs_staging_code_past_a_configmap_is_efbig_and_the_entry_says_why)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "huge");
+	size_t half = STAGING_CODE_MAX / 2 + 1;
+	char *big = malloc(half), error[512];
+	uint64_t a, b;
+	struct staging_code code;
+	ssize_t got;
+
+	memset(big, 'x', half);
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	CHECK_INT_EQ(staging_write(st, open_file(st, e, ".hidden", NULL), big, half, 0),
+	             (ssize_t)half);
+	a = open_file(st, e, "a.bin", NULL);
+	CHECK_INT_EQ(staging_write(st, a, big, half, 0), (ssize_t)half);
+	b = open_file(st, e, "b.bin", NULL);
+	CHECK_INT_EQ(staging_write(st, b, big, half, 0), -EFBIG);
+	got = staging_read(st, id_of(st, e, "status"), error, sizeof(error) - 1, 0);
+	CHECK(got > 0 && strncmp(error, "failed\n", 7) == 0);
+	got = staging_read(st, id_of(st, e, "error"), error, sizeof(error) - 1, 0);
+	error[got > 0 ? got : 0] = '\0';
+	CHECK(strstr(error, "the code is too large") != NULL);
+	CHECK(strstr(error, "1048576") != NULL);
+	CHECK_INT_EQ(staging_take_code(st, "huge", &code), -EFBIG);
+	CHECK(code.bytes > STAGING_CODE_MAX);
+	CHECK_INT_EQ(code.n, 0);
+	/* emptied, the cut file no longer stands in the way */
+	CHECK_INT_EQ(staging_unlink(st, e, "b.bin"), 0);
+	CHECK_INT_EQ(staging_take_code(st, "huge", &code), 0);
+	CHECK_INT_EQ(code.n, 2);
+	staging_code_clear(&code);
+	staging_release(st, a);
+	staging_release(st, b);
+	free(big);
+	staging_free(st);
+}
+
+/* Every change below an entry restarts its quiet time: a copy is over when it grows. */
+TEST(fs_staging_quiet_time_restarts_with_each_change_in_the_entry)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "q");
+	struct timespec pause = {0, 300 * 1000000L};
+	int64_t ms = -1;
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	nanosleep(&pause, NULL);
+	CHECK_INT_EQ(staging_entry_quiet_ms(st, "q", &ms), 0);
+	CHECK(ms >= 300);
+	put_file(st, make_dir(st, e, "deep"), "f.py", "1\n");
+	CHECK_INT_EQ(staging_entry_quiet_ms(st, "q", &ms), 0);
+	CHECK(ms < 300);
+	CHECK_INT_EQ(staging_entry_quiet_ms(st, "missing", &ms), -ENOENT);
+	staging_free(st);
+}
+
+/* The root's `error`: why nothing may be created in a namespace's submit/. */
+TEST(fs_staging_notice_at_the_root_comes_and_goes)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a, again;
+	char buf[128];
+	uint64_t id;
+
+	CHECK_INT_EQ(staging_set_notice(st, "may not create jobs in namespace prod"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, STAGING_ERROR, &a), 0);
+	CHECK(a.generated && !a.dir);
+	CHECK_INT_EQ(a.mode, 0444);
+	CHECK_INT_EQ(read_text(st, a.id, buf, sizeof(buf)), 38);
+	CHECK_STR_EQ(buf, "may not create jobs in namespace prod\n");
+	CHECK_INT_EQ(staging_open(st, a.id, O_WRONLY), -EACCES);
+	/* the same words again change nothing, not even the time */
+	CHECK_INT_EQ(staging_set_notice(st, "may not create jobs in namespace prod"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, STAGING_ERROR, &again), 0);
+	CHECK_INT_EQ(again.id, a.id);
+	CHECK_INT_EQ(ts_cmp(again.mtime, a.mtime), 0);
+	CHECK_INT_EQ(staging_set_notice(st, NULL), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, STAGING_ERROR), 0);
+	/* a file of the user's by that name is the user's */
+	id = put_file(st, STAGING_ROOT, STAGING_ERROR, "mine");
+	CHECK_INT_EQ(staging_set_notice(st, "no"), 0);
+	CHECK_INT_EQ(read_text(st, id, buf, sizeof(buf)), 4);
+	CHECK_INT_EQ(staging_set_notice(st, NULL), 0);
+	CHECK_INT_EQ(id_of(st, STAGING_ROOT, STAGING_ERROR), id);
 	staging_free(st);
 }

@@ -108,6 +108,56 @@ TEST(api_create_posts_with_strict_validation_and_dry_run)
 	api_stop(&f);
 }
 
+TEST(api_access_review_asks_and_reads_the_answer)
+{
+	struct api_fixture f;
+	struct k8s_access a;
+	struct k8s_error err;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f,
+	       {201, NULL,
+	        "{\"kind\":\"SelfSubjectAccessReview\",\"status\":{\"allowed\":true,"
+	        "\"reason\":\"RBAC: allowed by RoleBinding \\\"edit/team-a\\\"\"}}"},
+	       {201, NULL, "{\"kind\":\"SelfSubjectAccessReview\",\"status\":{\"allowed\":false}}"},
+	       {201, NULL,
+	        "{\"status\":{\"allowed\":false,\"evaluationError\":\"webhook down\"}}"},
+	       {201, NULL, "{\"kind\":\"SelfSubjectAccessReview\"}"},
+	       {403, NULL,
+	        "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\","
+	        "\"message\":\"selfsubjectaccessreviews.authorization.k8s.io is forbidden\"}"});
+	CHECK_INT_EQ(k8s_access_review(f.client, "create", "kubeflow.org", "tfjobs", "team-a", &a,
+	                               &err),
+	             0);
+	CHECK(a.allowed);
+	CHECK_STR_EQ(a.reason, "RBAC: allowed by RoleBinding \"edit/team-a\"");
+	CHECK_STR_CONTAINS(f.srv.seen[0],
+	                   "POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews HTTP/1.1");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"kind\":\"SelfSubjectAccessReview\"");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"apiVersion\":\"authorization.k8s.io/v1\"");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"namespace\":\"team-a\"");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"resource\":\"tfjobs\"");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"group\":\"kubeflow.org\"");
+	CHECK_STR_CONTAINS(f.srv.seen[0], "\"verb\":\"create\"");
+	/* RBAC's no comes without a reason */
+	CHECK_INT_EQ(k8s_access_review(f.client, "create", "kubeflow.org", "tfjobs", "prod", &a,
+	                               &err),
+	             0);
+	CHECK(!a.allowed);
+	CHECK_STR_EQ(a.reason, "");
+	CHECK_INT_EQ(k8s_access_review(f.client, "list", "", "nodes", NULL, &a, &err), 0);
+	CHECK(!a.allowed);
+	CHECK_STR_EQ(a.reason, "webhook down");
+	CHECK(!strstr(f.srv.seen[2], "namespace"));
+	/* an answer without a status, and a question that may not be asked, are errors */
+	CHECK_INT_EQ(k8s_access_review(f.client, "create", "kubeflow.org", "tfjobs", "x", &a, &err),
+	             -EIO);
+	CHECK_INT_EQ(k8s_access_review(f.client, "create", "kubeflow.org", "tfjobs", "x", &a, &err),
+	             -EACCES);
+	CHECK_STR_CONTAINS(err.message, "forbidden");
+	api_stop(&f);
+}
+
 TEST(api_delete_sends_delete_options_and_get_decodes)
 {
 	struct api_fixture f;

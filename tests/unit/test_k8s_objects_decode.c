@@ -630,3 +630,24 @@ TEST(objects_kv_get_on_empty_lists)
 	CHECK(kv_get(&empty, "a") == NULL);
 	CHECK(kv_get(NULL, "a") == NULL);
 }
+
+TEST(objects_job_keeps_the_code_annotation)
+{
+	json_t *j = json_loads("{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"TFJob\","
+			       "\"metadata\":{\"name\":\"mnist\",\"namespace\":\"default\","
+			       "\"uid\":\"u1\",\"annotations\":{"
+			       "\"arenafs.io/code\":\"configmap mnist-code\\n0644 3 k a.py\","
+			       "\"other\":\"dropped\"}},\"spec\":{\"tfReplicaSpecs\":{}}}",
+			       0, NULL);
+	struct job *job = j ? job_decode(j, JOB_TFJOB) : NULL;
+
+	json_decref(j);
+	CHECK(job != NULL);
+	if (!job)
+		return;
+	CHECK_STR_EQ(job->code_annotation, "configmap mnist-code\n0644 3 k a.py");
+	CHECK_STR_EQ(kv_get(&job->meta.annotations, "arenafs.io/code"), job->code_annotation);
+	CHECK(job->spec_annotation == NULL);
+	CHECK_INT_EQ(job->meta.annotations.n, 1);
+	job_free(job);
+}

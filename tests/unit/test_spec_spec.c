@@ -1,7 +1,8 @@
 /*
  * Tests spec/spec.c, validate.c, values.c and manifest.c: what a spec must
- * hold, the messages a bad one gets (with line and column), full manifests, and
- * resubmitting the stored spec.
+ * hold, the messages a bad one gets (with line and column), full manifests, the
+ * job's name (the staging entry's wins over name:), and resubmitting the stored
+ * spec.
  */
 #include "spec/spec.h"
 #include "tests/unit/harness.h"
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define BASE "type: tfjob\nimage: tensorflow/tensorflow:2.15.0\ncommand: python main.py\n"
 
@@ -25,7 +27,7 @@ TEST(spec_minimal_spec_takes_defaults)
 	CHECK(!spec_wants_tensorboard(s));
 	CHECK(!spec_is_manifest(s));
 	spec_free(s);
-	s = PARSE("name: resnet\ntype: pytorch\nimage: p\ncommand: x\ntensorboard: yes\n", "mnist",
+	s = PARSE("name: resnet\ntype: pytorch\nimage: p\ncommand: x\ntensorboard: yes\n", NULL,
 	          SERVED_ALL);
 	if (!s)
 		return;
@@ -33,6 +35,34 @@ TEST(spec_minimal_spec_takes_defaults)
 	CHECK_INT_EQ(spec_kind(s), JOB_PYTORCHJOB);
 	CHECK(spec_wants_tensorboard(s));
 	spec_free(s);
+}
+
+/* The staging entry's name wins over name: when it can name a job (a rerun: cp
+ * jobs/A/spec.yaml submit/B.yaml); when it cannot, name: does. */
+TEST(spec_entry_name_wins_over_the_spec_name)
+{
+	struct job_spec *s = PARSE("name: resnet\n" BASE, "mnist", SERVED_ALL);
+
+	if (s)
+		CHECK_STR_EQ(spec_name(s), "mnist");
+	spec_free(s);
+	s = PARSE("name: resnet\n" BASE, "train_v2", SERVED_ALL);
+	if (s)
+		CHECK_STR_EQ(spec_name(s), "resnet");
+	spec_free(s);
+	s = PARSE("name: resnet\n" BASE, "", SERVED_ALL);
+	if (s)
+		CHECK_STR_EQ(spec_name(s), "resnet");
+	spec_free(s);
+	/* 50 characters: too long for a small spec's job, so name: names it */
+	s = PARSE("name: resnet\n" BASE, "a234567890123456789012345678901234567890123456789x",
+	          SERVED_ALL);
+	if (s)
+		CHECK_STR_EQ(spec_name(s), "resnet");
+	spec_free(s);
+	/* a name: that could name no job is wrong even when the entry's name is used */
+	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: Resnet\n"),
+	                   "line 4, column 7: name: \"Resnet\" must be lowercase");
 }
 
 TEST(spec_yaml_syntax_error_has_line_and_column)
@@ -140,7 +170,8 @@ TEST(spec_bad_names)
 	                   "name: the job is named after its file or directory, \"My_Job\", which "
 	                   "must be lowercase");
 	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__, BASE, NULL, SERVED_ALL),
-	                   "name: required");
+	                   "name: required (no file or directory name gives it: a spec.yaml "
+	                   "directly in submit/ takes its name from name:)");
 }
 
 TEST(spec_unknown_or_unserved_type_lists_the_available_ones)
@@ -324,8 +355,8 @@ TEST(spec_annotation_holds_the_spec_with_its_name)
 	snprintf(want, sizeof(want), "name: mnist\n%s", text);
 	CHECK_STR_EQ(spec_text(s), want);
 	spec_free(s);
-	/* with a name: as written */
-	s = PARSE("name: resnet\n" BASE, "ignored", SERVED_ALL);
+	/* with a name: as written, the same */
+	s = PARSE("name: resnet\n" BASE, "resnet", SERVED_ALL);
 	if (s)
 		CHECK_STR_EQ(spec_text(s), "name: resnet\n" BASE);
 	spec_free(s);
@@ -338,40 +369,68 @@ TEST(spec_annotation_holds_the_spec_with_its_name)
 	if (s)
 		CHECK_STR_EQ(spec_text(s), "# c\n--- # start\nname: \"yes\"\n" BASE);
 	spec_free(s);
-	/* where no name fits, the text is kept as it is */
 	s = PARSE("--- {type: tfjob, image: x, command: y}\n", "odd", SERVED_ALL);
 	if (s)
-		CHECK_STR_EQ(spec_text(s), "--- {type: tfjob, image: x, command: y}\n");
+		CHECK_STR_EQ(spec_text(s), "--- {name: odd, type: tfjob, image: x, command: y}\n");
 	spec_free(s);
 }
 
-/* The spec stored on the job, parsed again under another file name, makes the same job. */
-static void check_round_trip(const char *file, int line, const char *text, const bool *served)
+/* Named after its entry, the stored spec says that name: its name: is replaced. */
+static void check_renamed(const char *file, int line, const char *text, const char *name,
+                          const char *want)
 {
-	struct job_spec *s = spec_test_parse(file, line, text, "mnist", served), *again = NULL;
-	struct k8s_error err;
-	json_t *job = NULL, *job2 = NULL;
-	const char *stored;
+	struct job_spec *s = spec_test_parse(file, line, text, name, SERVED_ALL);
 
 	if (!s)
 		return;
-	if (spec_build_job(s, "team-a", &job, &err) != 0) {
+	if (strcmp(spec_text(s), want) != 0)
+		harness_fail(file, line, "stored spec:\n%s\nexpected:\n%s", spec_text(s), want);
+	spec_free(s);
+}
+
+TEST(spec_annotation_says_the_entry_name)
+{
+	check_renamed(__FILE__, __LINE__, "name: resnet\n" BASE, "again", "name: again\n" BASE);
+	check_renamed(__FILE__, __LINE__, BASE "name: \"resnet\" # the old one\n", "yes",
+	              BASE "name: \"yes\" # the old one\n");
+	check_renamed(__FILE__, __LINE__, "{type: tfjob, name: 'resnet', image: x, command: y}",
+	              "again", "{type: tfjob, name: again, image: x, command: y}");
+	check_renamed(__FILE__, __LINE__, "name: |-\n  resnet\n" BASE, "again",
+	              "name: again\n" BASE);
+	check_renamed(__FILE__, __LINE__, "name:\n" BASE, "again", "name: again\n" BASE);
+	/* positions count characters: an é before the name is two bytes */
+	check_renamed(__FILE__, __LINE__, "env: {A: \"\xC3\xA9\"}\nname: resnet\n" BASE, "again",
+	              "env: {A: \"\xC3\xA9\"}\nname: again\n" BASE);
+	check_renamed(__FILE__, __LINE__, "\xEF\xBB\xBFname: resnet\n" BASE, "again",
+	              "\xEF\xBB\xBFname: again\n" BASE);
+	/* a name from a merge key: an explicit one in front wins over it */
+	check_renamed(__FILE__, __LINE__, "x-base: &b {name: resnet}\n<<: *b\n" BASE, "again",
+	              "name: again\nx-base: &b {name: resnet}\n<<: *b\n" BASE);
+	/* an anchored name used elsewhere: no edit keeps the meaning, so JSON */
+	check_renamed(__FILE__, __LINE__, "name: &n resnet\nlabels: {model: *n}\n" BASE, "again",
+	              "{\n  \"name\": \"again\",\n  \"labels\": {\n    \"model\": "
+	              "\"resnet\"\n  },\n"
+	              "  \"type\": \"tfjob\",\n  \"image\": \"tensorflow/tensorflow:2.15.0\",\n"
+	              "  \"command\": \"python main.py\"\n}\n");
+}
+
+/* The job made from a spec under entry name, or NULL (after a failure). */
+static json_t *job_of(const char *file, int line, const char *text, const char *name,
+                      const bool *served)
+{
+	struct job_spec *s = spec_test_parse(file, line, text, name, served);
+	struct k8s_error err;
+	json_t *job = NULL;
+
+	if (s && spec_build_job(s, "team-a", &job, &err) != 0)
 		harness_fail(file, line, "build: %s", err.message);
-		goto out;
-	}
-	stored = jp_str(job, "metadata.annotations[\"arenafs.io/spec\"]");
-	if (!stored) {
-		harness_fail(file, line, "no arenafs.io/spec annotation");
-		goto out;
-	}
-	again = spec_test_parse(file, line, stored, "spec", served);
-	if (!again)
-		goto out;
-	if (spec_build_job(again, "team-a", &job2, &err) != 0) {
-		harness_fail(file, line, "build again: %s", err.message);
-		goto out;
-	}
-	if (!json_equal(job, job2)) {
+	spec_free(s);
+	return job;
+}
+
+static void check_same_job(const char *file, int line, const json_t *job, const json_t *job2)
+{
+	if (job && job2 && !json_equal(job, job2)) {
 		char *a = json_dumps(job, JSON_COMPACT), *b = json_dumps(job2, JSON_COMPACT);
 
 		harness_fail(file, line, "resubmitted job differs:\n  first:  %s\n  second: %s", a,
@@ -379,11 +438,38 @@ static void check_round_trip(const char *file, int line, const char *text, const
 		free(a);
 		free(b);
 	}
+}
+
+/*
+ * The spec stored on the job, submitted again as it is named (submit/spec.yaml: no
+ * entry name), makes the same job; under another entry name (a rerun) the job of
+ * that name, whose stored spec says it.
+ */
+static void check_round_trip(const char *file, int line, const char *text, const bool *served)
+{
+	json_t *job = job_of(file, line, text, "mnist", served), *job2 = NULL, *rerun = NULL;
+	const char *stored = job ? jp_str(job, "metadata.annotations[\"arenafs.io/spec\"]") : NULL;
+	const char *again;
+
+	if (!stored) {
+		harness_fail(file, line, "no arenafs.io/spec annotation");
+		goto out;
+	}
+	job2 = job_of(file, line, stored, NULL, served);
+	check_same_job(file, line, job, job2);
+	rerun = job_of(file, line, stored, "rerun", served);
+	if (!rerun)
+		goto out;
+	if (strcmp(jp_str(rerun, "metadata.name"), "rerun") != 0)
+		harness_fail(file, line, "rerun named %s", jp_str(rerun, "metadata.name"));
+	again = jp_str(rerun, "metadata.annotations[\"arenafs.io/spec\"]");
+	json_decref(job2);
+	job2 = job_of(file, line, again ? again : "", NULL, served);
+	check_same_job(file, line, rerun, job2);
 out:
 	json_decref(job);
 	json_decref(job2);
-	spec_free(s);
-	spec_free(again);
+	json_decref(rerun);
 }
 
 TEST(spec_round_trip_through_the_annotation)
@@ -447,11 +533,13 @@ TEST(spec_manifest_passes_through)
 		return;
 	CHECK(spec_is_manifest(s));
 	CHECK(!spec_wants_tensorboard(s));
-	CHECK_STR_EQ(spec_name(s), "raw-job");
+	CHECK_STR_EQ(spec_name(s), "file-name");
 	CHECK_INT_EQ(spec_kind(s), JOB_PYTORCHJOB);
 	CHECK_STR_EQ(spec_text(s), MANIFEST);
 	CHECK_INT_EQ(spec_build_job(s, "team-a", &job, &err), 0);
 	if (job) {
+		/* the entry's name wins over metadata.name, as for a small spec */
+		CHECK_STR_EQ(jp_str(job, "metadata.name"), "file-name");
 		CHECK_STR_EQ(jp_str(job, "metadata.namespace"), "team-a");
 		CHECK_STR_EQ(jp_str(job, "metadata.labels.team"), "ml");
 		CHECK(jp(job, "metadata.annotations") == NULL);
@@ -464,6 +552,15 @@ TEST(spec_manifest_passes_through)
 		CHECK_INT_EQ(jp_size(job, ""), 4);
 	}
 	json_decref(job);
+	spec_free(s);
+	/* no entry name (submit/spec.yaml), or one that names no job: metadata.name */
+	s = PARSE(MANIFEST, NULL, SERVED_ALL);
+	if (s)
+		CHECK_STR_EQ(spec_name(s), "raw-job");
+	spec_free(s);
+	s = PARSE(MANIFEST, "raw_job", SERVED_ALL);
+	if (s)
+		CHECK_STR_EQ(spec_name(s), "raw-job");
 	spec_free(s);
 }
 

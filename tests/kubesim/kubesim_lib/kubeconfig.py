@@ -10,6 +10,7 @@ client-certificate-data / client-key-data.
 Users and contexts (namespace default in each):
     context kubesim (current)  user admin        bearer token, may do anything
     context viewer             user viewer       bearer token, get/list/watch in default
+    context reader             user reader       bearer token, get/list/watch everywhere
     context kubesim-cert       user kubesim-cert client certificate (--tls only), admin
 """
 
@@ -69,7 +70,8 @@ def _b64file(path):
 
 
 def new_tokens():
-    return {"admin": "admin-" + secrets.token_hex(16), "viewer": "viewer-" + secrets.token_hex(16)}
+    return {"admin": "admin-" + secrets.token_hex(16), "viewer": "viewer-" + secrets.token_hex(16),
+            "reader": "reader-" + secrets.token_hex(16)}
 
 
 def write_kubeconfig(path, url, tokens, pki=None):
@@ -77,9 +79,10 @@ def write_kubeconfig(path, url, tokens, pki=None):
     cluster = ["- name: %s" % CLUSTER, "  cluster:", "    server: %s" % url]
     if pki:
         cluster.append("    certificate-authority-data: %s" % _b64file(pki["ca_crt"]))
-    contexts = [("kubesim", "admin"), ("viewer", "viewer")]
+    contexts = [("kubesim", "admin"), ("viewer", "viewer"), ("reader", "reader")]
     users = ["- name: admin", "  user:", "    token: %s" % tokens["admin"],
-             "- name: viewer", "  user:", "    token: %s" % tokens["viewer"]]
+             "- name: viewer", "  user:", "    token: %s" % tokens["viewer"],
+             "- name: reader", "  user:", "    token: %s" % tokens["reader"]]
     if pki:
         contexts.append(("kubesim-cert", "kubesim-cert"))
         users += ["- name: kubesim-cert", "  user:",

@@ -38,6 +38,8 @@ KINDS = {
     ("apps/v1", "ReplicaSet"): "apps.v1.ReplicaSet",
     ("batch/v1", "Job"): "batch.v1.Job",
     ("policy/v1", "Eviction"): "policy.v1.Eviction",
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"):
+        "authorization.v1.SelfSubjectAccessReview",
 }
 
 

@@ -1,7 +1,7 @@
 """Protocol-buffer field numbers of the Kubernetes types kubectl sends as
 application/vnd.kubernetes.protobuf (its typed clients: create configmap,
 secret, namespace, serviceaccount, service, deployment, job; run; drain's
-evictions; DeleteOptions), as k8s.io/api and k8s.io/apimachinery v0.32 number
+evictions; DeleteOptions; auth can-i's SelfSubjectAccessReview), as k8s.io/api and k8s.io/apimachinery v0.32 number
 them. Data, not code: message -> {field number: (JSON name, type[, repeated])};
 a type is a scalar, another message of this table, ("map", value type), or one
 of the specially encoded kinds time, quantity, intstr, raw, duration.
@@ -27,6 +27,10 @@ SCHEMA = {
     'apps.v1.ReplicaSetSpec': {1: ('replicas', 'int32'), 2: ('selector', 'apis.meta.v1.LabelSelector'), 3: ('template', 'core.v1.PodTemplateSpec'), 4: ('minReadySeconds', 'int32')},
     'apps.v1.ReplicaSetStatus': {1: ('replicas', 'int32'), 2: ('fullyLabeledReplicas', 'int32'), 3: ('observedGeneration', 'int64'), 4: ('readyReplicas', 'int32'), 5: ('availableReplicas', 'int32'), 6: ('conditions', 'apps.v1.ReplicaSetCondition', True)},
     'apps.v1.RollingUpdateDeployment': {1: ('maxUnavailable', 'intstr'), 2: ('maxSurge', 'intstr')},
+    'authorization.v1.NonResourceAttributes': {1: ('path', 'string'), 2: ('verb', 'string')},
+    'authorization.v1.ResourceAttributes': {1: ('namespace', 'string'), 2: ('verb', 'string'), 3: ('group', 'string'), 4: ('version', 'string'), 5: ('resource', 'string'), 6: ('subresource', 'string'), 7: ('name', 'string')},
+    'authorization.v1.SelfSubjectAccessReview': {1: ('metadata', 'apis.meta.v1.ObjectMeta'), 2: ('spec', 'authorization.v1.SelfSubjectAccessReviewSpec')},
+    'authorization.v1.SelfSubjectAccessReviewSpec': {1: ('resourceAttributes', 'authorization.v1.ResourceAttributes'), 2: ('nonResourceAttributes', 'authorization.v1.NonResourceAttributes')},
     'batch.v1.Job': {1: ('metadata', 'apis.meta.v1.ObjectMeta'), 2: ('spec', 'batch.v1.JobSpec'), 3: ('status', 'batch.v1.JobStatus')},
     'batch.v1.JobCondition': {1: ('type', 'string'), 2: ('status', 'string'), 3: ('lastProbeTime', 'time'), 4: ('lastTransitionTime', 'time'), 5: ('reason', 'string'), 6: ('message', 'string')},
     'batch.v1.JobSpec': {1: ('parallelism', 'int32'), 2: ('completions', 'int32'), 3: ('activeDeadlineSeconds', 'int64'), 4: ('selector', 'apis.meta.v1.LabelSelector'), 5: ('manualSelector', 'bool'), 6: ('template', 'core.v1.PodTemplateSpec'), 7: ('backoffLimit', 'int32'), 8: ('ttlSecondsAfterFinished', 'int32'), 9: ('completionMode', 'string'), 10: ('suspend', 'bool'), 11: ('podFailurePolicy', 'batch.v1.PodFailurePolicy'), 12: ('backoffLimitPerIndex', 'int32'), 13: ('maxFailedIndexes', 'int32'), 14: ('podReplacementPolicy', 'string'), 15: ('managedBy', 'string'), 16: ('successPolicy', 'batch.v1.SuccessPolicy')},

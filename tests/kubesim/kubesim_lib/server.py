@@ -9,14 +9,17 @@ socketserver's, so a `down_seconds` fault can close it (clients then get
 "connection refused"), cut every open connection, and listen again on the
 same port.
 
-Authentication: a bearer token (admin, viewer) or, over TLS, a client
+Authentication: a bearer token (admin, viewer, reader) or, over TLS, a client
 certificate signed by kubesim's CA (its CN is the user). Over TLS a request
 without credentials is 401 (anonymous auth is off); a wrong token is 401
 always. Over plain HTTP (no --tls) a request without credentials is served
 as admin, as the old insecure port was: kubectl sends no credentials over
-http:// at all (clientcmd loads them for TLS transports only). Authorization: the admin
-and certificate users may do everything; the viewer may get/list/watch in
-namespace default and read discovery.
+http:// at all (clientcmd loads them for TLS transports only).
+
+Authorization: the admin and certificate users may do everything; the viewer
+may get/list/watch in namespace default and read discovery, the reader
+get/list/watch anything. Anyone may ask what they may do
+(SelfSubjectAccessReview, access.py).
 
 Control endpoints under /_sim/ need no credentials and are not counted.
 """
@@ -32,6 +35,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler
 
+from . import access
 from .reqlog import RequestLog, note_status
 from .store import ApiError
 
@@ -96,9 +100,10 @@ FAILURE_REASONS = {
 
 
 class User:
-    def __init__(self, name, admin):
+    def __init__(self, name, admin, reads_everywhere=False):
         self.name = name
         self.admin = admin
+        self.reads_everywhere = reads_everywhere   # else reads namespace default only
 
 
 def parse_bool(v):
@@ -435,7 +440,9 @@ class Sim:
                 self.stats.count("unauthorized")
                 req.body()
                 raise ApiError(401, "Unauthorized", "Unauthorized")
-            if not self.discovery.handle(req):
+            if path.rstrip("/") == access.PATH:
+                access.review(self, req)
+            elif not self.discovery.handle(req):
                 self.api.handle(req)
         except ApiError as e:
             if req._body is None:
@@ -465,12 +472,16 @@ class Sim:
             return self.insecure_user
         return None
 
+    def allows(self, user, verb, namespace):
+        """May user do verb in namespace (None: cluster-scoped)? What authorize
+        enforces and a SelfSubjectAccessReview answers (access.py)."""
+        return user.admin or (verb in READ_VERBS and (user.reads_everywhere or
+                                                      namespace == "default"))
+
     def authorize(self, req, verb, res, namespace, name=None, sub=None):
         """Raises 403 Forbidden (the RBAC authorizer's message) unless allowed."""
         u = req.user
-        if u.admin:
-            return
-        if verb in READ_VERBS and namespace == "default":
+        if self.allows(u, verb, namespace):
             return
         resource = res.plural + ("/" + sub if sub else "")
         if namespace:

@@ -1,0 +1,169 @@
+"""The tables of jobs as `cat` shows them (issue 14): cluster/list (arena list
+for the mount's namespace), cluster/list-all (arena list -A) and
+cluster/top-job (arena top job), row by row against what kubectl says of the
+same jobs (status, trainer, GPUs, the chief's node) and the tree's own files
+(info's Duration and chief). One lively kubesim --demo cluster serves the
+module; jobs move while the tests run, so every comparison is retried until
+both sides agree. The last test follows a job in and out of the tables and the
+cluster out of reach and back. Arena's own output beside these files:
+test_arena_parity.py on the real cluster."""
+
+import os
+import re
+
+import pytest
+
+from helpers import wait_until
+import jobspecs
+import tree_expect as te
+
+LIST_HEAD = ["NAME", "STATUS", "TRAINER", "DURATION", "GPU(Requested)", "GPU(Allocated)", "NODE"]
+TOP_HEAD = ["NAME", "STATUS", "TRAINER", "AGE", "GPU(Requested)", "GPU(Allocated)", "NODE"]
+FOOTER = re.compile(r"\nTotal Allocated/Requested GPUs of Training Jobs: (\d+)/(\d+)\n\Z")
+
+
+@pytest.fixture(scope="module")
+def env(kubesim_module, arenafs_module):
+    c = kubesim_module("--demo")
+    m = arenafs_module(c)
+    return c, m
+
+
+def cells(line):
+    return re.split(r"\s{2,}", line.strip())
+
+
+def rows(text):
+    """The header and the rows of a table, each a list of cells, up to a blank line."""
+    lines = text.split("\n\n", 1)[0].splitlines()
+    return cells(lines[0]), [cells(l) for l in lines[1:]]
+
+
+def info_facts(info):
+    """(Duration, the pod marked IS_CHIEF or None) of an info text."""
+    duration = re.search(r"^Duration:\s+(\S+)$", info, re.M).group(1)
+    chief = re.search(r"^  (\S+)\s+\S+\s+\S+\s+true\s", info, re.M)
+    return duration, chief.group(1) if chief else None
+
+
+def expected_rows(c, m, namespaces, top=False):
+    """What the tables should show, from kubectl and the tree's info files, in the
+    documented order: newest first (then namespace, name, type); top job: most GPUs
+    requested first."""
+    out = []
+    for ns in namespaces:
+        where = ("jobs",) if ns == c.namespace else ("namespaces", ns, "jobs")
+        all_pods = te.pods(c, ns)
+        for d, job in te.job_dir_names(te.all_jobs(c, ns)).items():
+            job_pods = te.pods_of_job(job, all_pods)
+            status = te.job_status(job, job_pods)
+            allocated, requested = te.job_gpus(job_pods)
+            duration, chief = info_facts(m.read(*where, d, "info"))
+            node = "N/A"
+            for p in job_pods:
+                if p["metadata"]["name"] == chief and p["status"].get("phase") != "Pending":
+                    node = p["status"].get("hostIP") or "N/A"
+            if not top and status not in ("PENDING", "RUNNING"):
+                allocated = "N/A"       # Arena's list: only a pending or running job holds
+            meta = job["metadata"]
+            key = (te._neg_time(meta["creationTimestamp"]), ns, meta["name"],
+                   te.TYPE_OF_KIND[job["kind"]])
+            if top:
+                key = (-requested,) + key
+            out.append((key, [ns, meta["name"], status, job["kind"].upper(), duration,
+                              str(requested), str(allocated), node]))
+    return [row for _, row in sorted(out)]
+
+
+def test_cat_cluster_list_is_arena_list_of_the_mounts_namespace(env):
+    c, m = env
+
+    def agree():
+        head, got = rows(m.read("cluster", "list"))
+        want = [r[1:] for r in expected_rows(c, m, [c.namespace])]
+        return head == LIST_HEAD and got == want and got
+    got = wait_until(agree, timeout=90, interval=0.5,
+                     message="cluster/list to be arena list of kubectl's jobs")
+    # the rows are jobs/'s jobs in jobs/'s order (the demo has no NAME.TYPE)
+    assert [r[0] for r in got] == os.listdir(m.path("jobs"))
+    mine = {r[0]: r for r in got}
+    # known jobs: big-model waits for GPUs no node has, mnist-v1 finished long ago
+    assert mine["big-model"][1] == "PENDING" and mine["big-model"][5:] == ["0", "N/A"]
+    assert mine["mnist-v1"][1:3] == ["SUCCEEDED", "TFJOB"] and mine["mnist-v1"][5] == "N/A"
+    assert mine["horovod-mnist"][2] == "MPIJOB" and mine["llm-pretrain"][2] == "TRAINJOB"
+    assert "gan" not in mine                     # research's: in list-all only
+
+
+def test_cat_cluster_list_all_is_arena_list_A(env):
+    c, m = env
+    namespaces = [c.namespace] + os.listdir(m.path("namespaces"))
+    assert "research" in namespaces
+
+    def agree():
+        head, got = rows(m.read("cluster", "list-all"))
+        return head == ["NAMESPACE"] + LIST_HEAD and \
+            got == expected_rows(c, m, namespaces) and got
+    got = wait_until(agree, timeout=90, interval=0.5,
+                     message="cluster/list-all to be arena list -A of kubectl's jobs")
+    assert ["research", "gan"] in [r[:2] for r in got]
+    ours = [r[1:] for r in got if r[0] == c.namespace]
+    assert [r[0] for r in ours] == os.listdir(m.path("jobs"))
+
+
+def test_cat_cluster_top_job_is_arena_top_job(env):
+    c, m = env
+
+    def agree():
+        text = m.read("cluster", "top-job")
+        head, got = rows(text)
+        want = [r[1:] for r in expected_rows(c, m, [c.namespace], top=True)]
+        footer = FOOTER.search(text)
+        return head == TOP_HEAD and got == want and footer and (got, footer)
+    got, footer = wait_until(agree, timeout=90, interval=0.5,
+                             message="cluster/top-job to be arena top job of kubectl's jobs")
+    requested = [int(r[4]) for r in got]
+    assert requested == sorted(requested, reverse=True) and requested[0] == 32   # big-model
+    running = [r for r in got if r[1] == "RUNNING"]
+    assert footer.groups() == (str(sum(int(r[5]) for r in running)),
+                               str(sum(int(r[4]) for r in running)))
+    assert {r[0]: r for r in got}["mnist-v1"][5] == "0"   # top job prints the number
+
+
+def test_tables_follow_jobs_and_say_when_the_cluster_is_unreachable(kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c, allow=[r"the cluster is unreachable", r"the cluster is reachable again"])
+    assert m.read("cluster", "list") == "  ".join(LIST_HEAD) + "\n"
+    assert m.read("cluster", "top-job").endswith(
+        "\n\nTotal Allocated/Requested GPUs of Training Jobs: 0/0\n")
+    jobspecs.create(c, jobspecs.tfjob("exp", workers=2, gpus=2, run=600))
+
+    def row(name, *path):
+        head, got = rows(m.read(*path))
+        found = [dict(zip(head, r)) for r in got if name in r[:2]]
+        return found[0] if found else None
+    running = wait_until(lambda: (lambda r: r if r and r["STATUS"] == "RUNNING" else None)(
+        row("exp", "cluster", "list")), timeout=60, message="exp RUNNING in cluster/list")
+    assert (running["GPU(Requested)"], running["GPU(Allocated)"]) == ("4", "4")
+    chief = c.kubectl_json("get", "pod", "exp-worker-0")       # worker 0: no chief
+    assert running["NODE"] == chief["status"]["hostIP"]
+    wait_until(lambda: FOOTER.search(m.read("cluster", "top-job")).groups() == ("4", "4"),
+               timeout=30, message="the running job in top-job's total")
+    assert row("exp", "cluster", "list-all")["NAMESPACE"] == c.namespace
+    for f in ("list", "list-all", "top-job"):
+        for attempt in range(5):     # a duration may tick between the stat and the read
+            size = os.stat(m.path("cluster", f)).st_size
+            if size == len(m.read("cluster", f).encode()):
+                break
+        assert size == len(m.read("cluster", f).encode()), f
+    # while the cluster is out of reach, the last state with a note saying so
+    c.fault(down_seconds=5)
+    text = wait_until(lambda: (lambda t: t if "\nCluster: unreachable since " in t else None)(
+        m.read("cluster", "list")), timeout=30, message="cluster/list to say unreachable")
+    assert row("exp", "cluster", "list") is not None
+    assert text.endswith(")\n")
+    wait_until(lambda: "Cluster: unreachable" not in m.read("cluster", "top-job"), timeout=90,
+               message="the note gone once the cluster is back")
+    c.kubectl("delete", "tfjob", "exp")
+    wait_until(lambda: row("exp", "cluster", "list") is None and
+               row("exp", "cluster", "top-job") is None, timeout=30,
+               message="a deleted job's rows gone")

@@ -1,0 +1,228 @@
+/*
+ * Tests render/job_tables.c: cluster/list (arena list), cluster/list-all
+ * (arena list -A) and cluster/top-job (arena top job) over jobs in every phase,
+ * their order, Arena's N/A, the NODE column and top job's footer, and the
+ * tables of no jobs at all.
+ */
+#include "render/render.h"
+#include "tests/unit/harness.h"
+#include "tests/unit/objects_fixture.h"
+
+#include <stdlib.h>
+
+/* A pod of job with one container holding gpus: started 540 s ago unless Pending. */
+static struct pod *job_pod(const struct job *j, const char *name, const char *type,
+                           enum pod_phase phase, int gpus, const char *host_ip)
+{
+	struct pod *p = fx_pod(name, j, type, 0, phase);
+	struct container *c = fx_container(p, "tensorflow", gpus);
+
+	fx_set(&p->meta.namespace, j->meta.namespace);
+	fx_set(&p->host_ip, host_ip);
+	if (phase != POD_PENDING) {
+		fx_set(&p->node_name, "node-1");
+		p->start_time = FX_T0 - 540;
+		fx_state(&c->state, phase == POD_RUNNING ? CONTAINER_RUNNING : CONTAINER_TERMINATED,
+		         phase == POD_SUCCEEDED ? "Completed" : "", 0, FX_T0 - 540,
+		         phase == POD_RUNNING ? 0 : FX_T0 - 3000);
+	}
+	return p;
+}
+
+/* The scene of every table below: four jobs, one in another namespace. */
+struct scene {
+	struct job *jobs[4];
+	struct pod *pods[5];
+	struct job_view views[4];
+};
+
+static void scene_init(struct scene *s)
+{
+	struct job *mnist, *big, *bert, *gan;
+
+	/* running, 9 minutes, a chief on 10.0.0.11 and a worker */
+	mnist = s->jobs[0] = fx_job(JOB_TFJOB, "mnist", FX_T0 - 600);
+	mnist->start_time = FX_T0 - 540;
+	fx_job_condition(mnist, "Running", true, FX_T0 - 540);
+	s->pods[0] = job_pod(mnist, "mnist-chief-0", "chief", POD_RUNNING, 2, "10.0.0.11");
+	s->pods[1] = job_pod(mnist, "mnist-worker-0", "worker", POD_RUNNING, 1, "10.0.0.12");
+	/* waiting for 16 GPUs: not started */
+	big = s->jobs[1] = fx_job(JOB_TFJOB, "big", FX_T0 - 120);
+	s->pods[2] = job_pod(big, "big-worker-0", "worker", POD_PENDING, 16, "");
+	/* done an hour ago after 590 s */
+	bert = s->jobs[2] = fx_job(JOB_PYTORCHJOB, "bert", FX_T0 - 3600);
+	bert->start_time = FX_T0 - 3590;
+	bert->completion_time = FX_T0 - 3000;
+	fx_job_condition(bert, "Running", false, FX_T0 - 3000);
+	fx_job_condition(bert, "Succeeded", true, FX_T0 - 3000);
+	s->pods[3] = job_pod(bert, "bert-master-0", "master", POD_SUCCEEDED, 1, "10.0.0.12");
+	/* another namespace's, running 50 s */
+	gan = s->jobs[3] = fx_job(JOB_TFJOB, "gan", FX_T0 - 60);
+	fx_set(&gan->meta.namespace, "research");
+	gan->start_time = FX_T0 - 50;
+	fx_job_condition(gan, "Running", true, FX_T0 - 50);
+	s->pods[4] = job_pod(gan, "gan-worker-0", "worker", POD_RUNNING, 4, "10.0.0.13");
+
+	s->views[0] = fx_view(mnist, (const struct pod *const *)&s->pods[0], 2);
+	s->views[1] = fx_view(big, (const struct pod *const *)&s->pods[2], 1);
+	s->views[2] = fx_view(bert, (const struct pod *const *)&s->pods[3], 1);
+	s->views[3] = fx_view(gan, (const struct pod *const *)&s->pods[4], 1);
+}
+
+static void scene_free(struct scene *s)
+{
+	for (size_t i = 0; i < 5; i++)
+		fx_pod_free(s->pods[i]);
+	for (size_t i = 0; i < 4; i++)
+		fx_job_free(s->jobs[i]);
+}
+
+TEST(jobs_list_is_arena_list_newest_first)
+{
+	struct scene s;
+	char *text;
+
+	scene_init(&s);
+	text = FX_RENDER(render_jobs_list(sb, s.views, 3));
+	/* a finished job holds nothing: Arena prints N/A allocated for it */
+	CHECK_STR_EQ(text,
+	             "NAME   STATUS     TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
+	             "big    PENDING    TFJOB       0s        16              0               N/A\n"
+	             "mnist  RUNNING    TFJOB       9m        3               3               "
+	             "10.0.0.11\n"
+	             "bert   SUCCEEDED  PYTORCHJOB  9m        1               N/A             "
+	             "10.0.0.12\n");
+	free(text);
+	scene_free(&s);
+}
+
+TEST(jobs_list_all_is_arena_list_A_with_the_namespace_first)
+{
+	struct scene s;
+	char *text;
+
+	scene_init(&s);
+	text = FX_RENDER(render_jobs_list_all(sb, s.views, 4));
+	CHECK_STR_EQ(text, "NAMESPACE  NAME   STATUS     TRAINER     DURATION  GPU(Requested)  "
+	                   "GPU(Allocated)  NODE\n"
+	                   "research   gan    RUNNING    TFJOB       50s       4               4"
+	                   "               10.0.0.13\n"
+	                   "default    big    PENDING    TFJOB       0s        16              0"
+	                   "               N/A\n"
+	                   "default    mnist  RUNNING    TFJOB       9m        3               3"
+	                   "               10.0.0.11\n"
+	                   "default    bert   SUCCEEDED  PYTORCHJOB  9m        1               N/A"
+	                   "             10.0.0.12\n");
+	free(text);
+	scene_free(&s);
+}
+
+TEST(jobs_top_is_arena_top_job_most_gpus_first_with_the_running_jobs_total)
+{
+	struct scene s;
+	char *text;
+
+	scene_init(&s);
+	text = FX_RENDER(render_jobs_top(sb, s.views, 3));
+	/* AGE is the duration; a finished job's allocation is its number, 0; the total
+	 * counts RUNNING jobs only (not big's 16 pending GPUs) */
+	CHECK_STR_EQ(text, "NAME   STATUS     TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
+	                   "big    PENDING    TFJOB       0s   16              0               N/A\n"
+	                   "mnist  RUNNING    TFJOB       9m   3               3               "
+	                   "10.0.0.11\n"
+	                   "bert   SUCCEEDED  PYTORCHJOB  9m   1               0               "
+	                   "10.0.0.12\n"
+	                   "\n"
+	                   "Total Allocated/Requested GPUs of Training Jobs: 3/3\n");
+	free(text);
+	scene_free(&s);
+}
+
+TEST(jobs_tables_of_no_jobs_are_their_headers)
+{
+	char *text = FX_RENDER(render_jobs_list(sb, NULL, 0));
+
+	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n");
+	free(text);
+	text = FX_RENDER(render_jobs_list_all(sb, NULL, 0));
+	CHECK_STR_EQ(text, "NAMESPACE  NAME  STATUS  TRAINER  DURATION  GPU(Requested)  "
+	                   "GPU(Allocated)  NODE\n");
+	free(text);
+	text = FX_RENDER(render_jobs_top(sb, NULL, 0));
+	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
+	                   "\n"
+	                   "Total Allocated/Requested GPUs of Training Jobs: 0/0\n");
+	free(text);
+}
+
+TEST(jobs_tables_break_ties_by_name_and_type)
+{
+	struct job *a = fx_job(JOB_TFJOB, "same", FX_T0 - 10);
+	struct job *b = fx_job(JOB_PYTORCHJOB, "same", FX_T0 - 10);
+	struct job *c = fx_job(JOB_TFJOB, "alpha", FX_T0 - 10);
+	struct job *d = fx_job(JOB_TFJOB, "zulu", FX_T0 - 5);
+	struct pod *p = NULL;
+	struct job_view v[4];
+	char *text;
+
+	v[0] = fx_view(a, NULL, 0);
+	v[1] = fx_view(b, NULL, 0);
+	v[2] = fx_view(c, NULL, 0);
+	/* zulu is newer but asks for 2 GPUs: first in top job only by its GPUs... */
+	p = job_pod(d, "zulu-worker-0", "worker", POD_PENDING, 2, "");
+	v[3] = fx_view(d, (const struct pod *const *)&p, 1);
+	text = FX_RENDER(render_jobs_list(sb, v, 4));
+	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
+	                   "zulu   PENDING  TFJOB       0s        2               0               N/A\n"
+	                   "alpha  PENDING  TFJOB       0s        0               0               N/A\n"
+	                   "same   PENDING  PYTORCHJOB  0s        0               0               N/A\n"
+	                   "same   PENDING  TFJOB       0s        0               0               N/A\n");
+	free(text);
+	/* ...and when it asks for none, the listing order decides among equals */
+	p->gpus = 0;
+	p->containers[0].gpus = 0;
+	d->meta.created = FX_T0 - 20;
+	text = FX_RENDER(render_jobs_top(sb, v, 4));
+	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
+	                   "alpha  PENDING  TFJOB       0s   0               0               N/A\n"
+	                   "same   PENDING  PYTORCHJOB  0s   0               0               N/A\n"
+	                   "same   PENDING  TFJOB       0s   0               0               N/A\n"
+	                   "zulu   PENDING  TFJOB       0s   0               0               N/A\n"
+	                   "\n"
+	                   "Total Allocated/Requested GPUs of Training Jobs: 0/0\n");
+	free(text);
+	fx_pod_free(p);
+	fx_job_free(a);
+	fx_job_free(b);
+	fx_job_free(c);
+	fx_job_free(d);
+}
+
+TEST(jobs_list_node_and_allocation_follow_arena)
+{
+	struct job *j = fx_job(JOB_TFJOB, "q", FX_T0 - 100);
+	struct pod *pods[2];
+	struct job_view v;
+	char *text;
+
+	/* QUEUING holds no GPUs in Arena's list: N/A, as for a finished job */
+	fx_job_condition(j, "Queuing", true, FX_T0 - 100);
+	pods[0] = job_pod(j, "q-chief-0", "chief", POD_PENDING, 1, "10.0.0.11");
+	pods[1] = job_pod(j, "q-worker-0", "worker", POD_RUNNING, 1, "10.0.0.12");
+	v = fx_view(j, (const struct pod *const *)pods, 2);
+	text = FX_RENDER(render_jobs_list(sb, &v, 1));
+	/* the chief is Pending: no node yet, though a worker runs */
+	CHECK_STR_EQ(text, "NAME  STATUS   TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
+	                   "q     QUEUING  TFJOB    0s        2               N/A             N/A\n");
+	free(text);
+	/* a running chief without a host IP (none reported yet): N/A; top job prints the
+	 * allocation whatever the status (the worker's GPU: the chief has no start time) */
+	pods[0]->phase = POD_RUNNING;
+	fx_set(&pods[0]->host_ip, "");
+	text = FX_RENDER(render_jobs_top(sb, &v, 1));
+	CHECK_STR_CONTAINS(text, "\nq     QUEUING  TFJOB    0s   2               1               N/A\n");
+	free(text);
+	fx_pod_free(pods[0]);
+	fx_pod_free(pods[1]);
+	fx_job_free(j);
+}
