@@ -177,6 +177,11 @@ def test_listed_with_their_type_and_arenas_trainer(env):
         info = m.read("jobs", name, "info")
         assert re.search(r"^Trainer: +%s$" % typ.upper(), info, re.M), info
     assert json.loads(m.read("jobs", "pi", "job.json"))["kind"] == "SparkApplication"
+    # and in arena list's table, with their trainer
+    rows = {line.split()[0]: line.split() for line in m.read("cluster", "list").splitlines()[1:]
+            if line.strip()}
+    for name, typ in JOBS.items():
+        assert typ.upper() in rows.get(name, []), m.read("cluster", "list")
 
 
 def test_status_in_arenas_words_and_following_the_job(env):
