@@ -4,8 +4,11 @@
  * annotation and a compact dump of the object for job.json.
  *
  * The training-operator kinds share one shape (spec.<kind>ReplicaSpecs,
- * spec.runPolicy, status.replicaStatuses); TrainJob has spec.trainer and
- * status.jobsStatus instead (Kubeflow Trainer v1alpha1). No I/O, no locks.
+ * spec.runPolicy, status.replicaStatuses), as does et-operator's TrainingJob
+ * (etReplicaSpecs); TrainJob has spec.trainer and status.jobsStatus instead
+ * (Kubeflow Trainer v1alpha1); Volcano, Spark and Ray each have their own (the
+ * kind's `shape`, kinds.h). The kinds whose status is one string (Volcano's
+ * state.phase...) keep it in job->state. No I/O, no locks.
  */
 #include "k8s/decode.h"
 
@@ -13,6 +16,28 @@
 #include <string.h>
 
 #define TRAINJOB_REPLICA_TYPE "Node" /* what the tree calls TrainJob's one replica */
+#define RAY_HEAD_TYPE "Head"           /* and Ray's head group, Spark's two roles */
+#define SPARK_DRIVER_TYPE "Driver"
+#define SPARK_EXECUTOR_TYPE "Executor"
+
+/* obj at a dotted path ("state.phase"), or NULL. */
+static const json_t *dec_path(const json_t *obj, const char *path)
+{
+	char key[64];
+
+	while (obj && path && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		obj = json_object_get(obj, key);
+		path = dot ? dot + 1 : NULL;
+	}
+	return obj;
+}
 
 static const json_t *first_container(const json_t *template)
 {
@@ -60,6 +85,16 @@ static int dec_conditions(struct scratch *s, const json_t *status, struct job *j
 	return 0;
 }
 
+/* One replica from a pod template; type borrows from the JSON. */
+static void fill_replica(struct job_replica *r, const char *type, int replicas,
+                         const json_t *tpl)
+{
+	r->type = (char *)type;
+	r->replicas = replicas;
+	r->gpus = template_gpus(tpl);
+	r->image = dec_str(first_container(tpl), "image");
+}
+
 /* spec.<replica_field>: {"Worker": {replicas, template}, ...} in the object's order. */
 static int dec_replica_specs(struct scratch *s, const json_t *specs, const json_t *status,
                              struct job *j)
@@ -82,10 +117,7 @@ static int dec_replica_specs(struct scratch *s, const json_t *specs, const json_
 
 		if (!json_is_object(rs))
 			continue;
-		r->type = (char *)type;
-		r->replicas = dec_int(rs, "replicas", 1);
-		r->gpus = template_gpus(tpl);
-		r->image = dec_str(first_container(tpl), "image");
+		fill_replica(r, type, dec_int(rs, "replicas", 1), tpl);
 		r->active = dec_int(st, "active", 0);
 		r->succeeded = dec_int(st, "succeeded", 0);
 		r->failed = dec_int(st, "failed", 0);
@@ -120,6 +152,107 @@ static int dec_trainer(struct scratch *s, const json_t *spec, const json_t *stat
 		r->active += dec_int(js, "active", 0);
 		r->succeeded += dec_int(js, "succeeded", 0);
 		r->failed += dec_int(js, "failed", 0);
+	}
+	return 0;
+}
+
+/* Volcano: spec.tasks[] {name, replicas, template}; status.taskStatusCount is
+ * per pod phase, not kept. */
+static int dec_tasks(struct scratch *s, const json_t *spec, struct job *j)
+{
+	const json_t *tasks = json_object_get(spec, "tasks");
+	const json_t *t;
+	size_t i, n = 0;
+
+	if (!json_is_array(tasks) || json_array_size(tasks) == 0)
+		return 0;
+	j->replicas = scratch_alloc(s, json_array_size(tasks) * sizeof(struct job_replica));
+	if (!j->replicas)
+		return -1;
+	json_array_foreach(tasks, i, t)
+	{
+		if (!json_is_object(t))
+			continue;
+		fill_replica(&j->replicas[n++], dec_str(t, "name"), dec_int(t, "replicas", 1),
+		             json_object_get(t, "template"));
+	}
+	j->n_replicas = n;
+	return 0;
+}
+
+/* Spark: one driver and spec.executor.instances executors, one image for both
+ * (a role's own image wins); GPUs as the operator's gpu: {name, quantity}. */
+static int dec_spark(struct scratch *s, const json_t *spec, struct job *j)
+{
+	static const struct {
+		const char *field, *type;
+	} ROLES[] = {{"driver", SPARK_DRIVER_TYPE}, {"executor", SPARK_EXECUTOR_TYPE}};
+	size_t n = 0;
+
+	j->replicas = scratch_alloc(s, 2 * sizeof(struct job_replica));
+	if (!j->replicas)
+		return -1;
+	for (size_t i = 0; i < 2; i++) {
+		const json_t *role = json_object_get(spec, ROLES[i].field);
+		const json_t *gpu = json_object_get(role, "gpu");
+		struct job_replica *r = &j->replicas[n];
+
+		if (!json_is_object(role))
+			continue;
+		r->type = (char *)ROLES[i].type;
+		r->replicas = i == 0 ? 1 : dec_int(role, "instances", 1);
+		if (strcmp(dec_str(gpu, "name"), "nvidia.com/gpu") == 0)
+			r->gpus = dec_int(gpu, "quantity", 0);
+		r->image = dec_str(role, "image");
+		if (!*r->image)
+			r->image = dec_str(spec, "image");
+		n++;
+	}
+	j->n_replicas = n;
+	return 0;
+}
+
+/* Ray: spec.rayClusterSpec's head group (one pod) and worker groups. */
+static int dec_ray(struct scratch *s, const json_t *spec, struct job *j)
+{
+	const json_t *cluster = json_object_get(spec, "rayClusterSpec");
+	const json_t *head = json_object_get(cluster, "headGroupSpec");
+	const json_t *workers = json_object_get(cluster, "workerGroupSpecs");
+	const json_t *g;
+	size_t i, n = 0;
+
+	if (!json_is_object(cluster))
+		return 0;
+	j->replicas = scratch_alloc(s, (1 + json_array_size(workers)) * sizeof(struct job_replica));
+	if (!j->replicas)
+		return -1;
+	if (json_is_object(head))
+		fill_replica(&j->replicas[n++], RAY_HEAD_TYPE, 1, json_object_get(head, "template"));
+	json_array_foreach(workers, i, g)
+	{
+		if (!json_is_object(g))
+			continue;
+		fill_replica(&j->replicas[n++], dec_str(g, "groupName"), dec_int(g, "replicas", 1),
+		             json_object_get(g, "template"));
+	}
+	j->n_replicas = n;
+	return 0;
+}
+
+static int dec_replicas(struct scratch *s, const struct job_kind_info *ki, const json_t *spec,
+                        const json_t *status, struct job *j)
+{
+	switch (ki->shape) {
+	case REPLICAS_MAP:
+		return dec_replica_specs(s, json_object_get(spec, ki->replica_field), status, j);
+	case REPLICAS_TRAINER:
+		return dec_trainer(s, spec, status, j);
+	case REPLICAS_TASKS:
+		return dec_tasks(s, spec, j);
+	case REPLICAS_SPARK:
+		return dec_spark(s, spec, j);
+	case REPLICAS_RAY:
+		return dec_ray(s, spec, j);
 	}
 	return 0;
 }
@@ -185,6 +318,7 @@ static void job_layout(void *obj, struct packer *pk)
 	pack_array(pk, (void **)&j->replicas, j->n_replicas, sizeof(struct job_replica));
 	pack_str(pk, &j->api_version, true);
 	pack_str(pk, &j->priority_class, true);
+	pack_str(pk, &j->state, true);
 	pack_str(pk, &j->raw_json, false);
 	for (size_t i = 0; i < j->n_conditions; i++) {
 		pack_str(pk, &j->conditions[i].type, true);
@@ -217,15 +351,15 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 		goto out;
 	tmp.kind = kind;
 	tmp.api_version = dec_str(obj, "apiVersion");
-	tmp.start_time = dec_time(status, "startTime");
-	tmp.completion_time = dec_time(status, "completionTime");
+	tmp.start_time = ki->start_field ? dec_time(status, ki->start_field) : 0;
+	tmp.completion_time = ki->end_field ? dec_time(status, ki->end_field) : 0;
+	tmp.state = "";
+	if (ki->state_field && json_is_string(dec_path(status, ki->state_field)))
+		tmp.state = (char *)json_string_value(dec_path(status, ki->state_field));
 	tmp.priority_class = dec_priority(spec, ki);
 	rc = dec_conditions(&s, status, &tmp);
 	if (!rc)
-		rc = ki->replica_field
-		         ? dec_replica_specs(&s, json_object_get(spec, ki->replica_field), status,
-		                             &tmp)
-		         : dec_trainer(&s, spec, status, &tmp);
+		rc = dec_replicas(&s, ki, spec, status, &tmp);
 	if (rc)
 		goto out;
 	tmp.raw_json = dump_without_managed_fields(&s, obj);

@@ -67,7 +67,8 @@ struct job_condition {
 	int64_t last_transition;
 };
 
-/* One entry of *ReplicaSpecs (or TrainJob's trainer: type "Node"). */
+/* One entry of *ReplicaSpecs (or TrainJob's trainer: type "Node"; a Volcano task;
+ * Spark's "Driver" and "Executor"; Ray's "Head" and each worker group). */
 struct job_replica {
 	char *type;                  /* as in the spec: "Worker", "PS", "Chief", "Master", "Launcher" */
 	int replicas;                /* default 1 */
@@ -85,8 +86,10 @@ struct job {
 	size_t n_conditions;
 	struct job_replica *replicas;
 	size_t n_replicas;
-	int64_t start_time;          /* status.startTime */
-	int64_t completion_time;     /* status.completionTime */
+	int64_t start_time;          /* status.startTime (the kind's start_field) */
+	int64_t completion_time;     /* status.completionTime (the kind's end_field) */
+	char *state;                 /* the kind's state_field ("" when absent), for the
+	                                kinds whose status is one state string */
 	char *priority_class;        /* runPolicy.schedulingPolicy.priorityClass, else the
 	                                pod templates' priorityClassName, else "" */
 	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */

@@ -24,6 +24,7 @@ static const char *const ANNOTATIONS_KEPT[] = {
     "arenafs.io/code",                         /* the files a job shipped (fs/codeindex.h) */
     "requestGPUsOfJobOwner",                   /* Arena's GPU share accounting */
     "kubectl.kubernetes.io/default-container", /* which container `logs` shows */
+    "job-supervisor.kube-ai.io/job-status",    /* "timeout": an ETJob's wait ran out (Arena) */
 };
 #define N_ANNOTATIONS_KEPT (sizeof(ANNOTATIONS_KEPT) / sizeof(ANNOTATIONS_KEPT[0]))
 

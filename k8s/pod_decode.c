@@ -59,6 +59,39 @@ static bool is_mpi_launcher_job(const struct owner_ref *o, const char *job)
 }
 
 /*
+ * The kinds no kubeflow label names (kinds.h pod_label): their operator's label
+ * (volcano.sh/job-name...), else Arena's app=<type> and release=<name>, which its
+ * charts put on every pod of the job — but not on a TensorBoard's (role=tensorboard),
+ * which carries them too.
+ */
+static bool label_found_job(const struct meta_more *m, struct pod *p)
+{
+	const char *app = kv_get(&m->labels, "app");
+	const char *release = kv_get(&m->labels, "release");
+	const char *role = kv_get(&m->labels, "role");
+	const char *v;
+	int k;
+
+	for (k = 0; k < JOB_KIND_COUNT; k++) {
+		const struct job_kind_info *ki = kinds_info((enum job_kind)k);
+
+		if (ki->pod_label && (v = kv_get(&m->labels, ki->pod_label)) && *v) {
+			p->job_name = (char *)v;
+			p->job_kind = k;
+			return true;
+		}
+	}
+	if (!app || !release || !*release || (role && strcmp(role, "tensorboard") == 0))
+		return false;
+	k = kinds_by_type(app, NULL);
+	if (k < 0 || !kinds_info((enum job_kind)k)->pod_label)
+		return false;
+	p->job_name = (char *)release;
+	p->job_kind = k;
+	return true;
+}
+
+/*
  * Which job a pod belongs to (objects.h, struct pod): the controller reference
  * when it is a job kind; else the operators' labels, newest first. The older
  * `job-name` label is also what batch/v1 Jobs put on their pods, so it counts
@@ -94,6 +127,8 @@ static void pod_match_job(const struct meta_more *m, struct pod *p)
 		p->job_kind = JOB_TRAINJOB;
 		return;
 	}
+	if (label_found_job(m, p))
+		return;
 	if ((v = first_label(&m->labels, TF_OLD))) {
 		p->job_name = (char *)v;
 		p->job_kind = JOB_TFJOB;
@@ -113,6 +148,10 @@ static const char *const REPLICA_TYPE_LABELS[] = {
     "tf-replica-type",
     "pytorch-replica-type",
     "jobset.sigs.k8s.io/replicatedjob-name",
+    "training-job-role",    /* et-operator: launcher, worker */
+    "volcano.sh/task-spec", /* Volcano: the task's name */
+    "spark-role",           /* Spark: driver, executor */
+    "ray.io/node-type",     /* KubeRay: head, worker */
     NULL,
 };
 static const char *const REPLICA_INDEX_LABELS[] = {

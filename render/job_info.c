@@ -41,7 +41,8 @@ int64_t render_job_start(const struct job_view *v)
 
 	if (job->start_time)
 		return job->start_time;
-	if (job->kind == JOB_MPIJOB || job->kind == JOB_MPIJOB_V2 || job->kind == JOB_TRAINJOB)
+	/* Arena's MPI and label-found kinds count from the creation */
+	if (kinds_info(job->kind)->status_rule != STATUS_CONDITIONS)
 		return job->meta.created;
 	return 0;
 }

@@ -4,7 +4,9 @@
  * instance) and which container of it.
  *
  * The main instance is Arena's chief (pkg/training/trainer_*.go isChiefPod):
- * TF's Chief (or Master), PyTorch's/XGBoost's/Paddle's Master, MPI's Launcher;
+ * TF's Chief (or Master), PyTorch's/XGBoost's/Paddle's Master, MPI's and ET's
+ * Launcher, Spark's (and Arena's Volcano) driver, Ray's head (where Arena picks
+ * the submitter pod, which arenafs does not tie to the job);
  * without one, Worker 0 — also what the training operators mark with
  * training.kubeflow.org/job-role=master. Past Arena (which then needs -i): index 0
  * of any other type but PS/Evaluator (TrainJob's node-0), else any pod. Among
@@ -75,6 +77,7 @@ static enum main_rank pod_rank(const struct pod *p)
 	const char *t = p->replica_type;
 
 	if (strcmp(t, "chief") == 0 || strcmp(t, "master") == 0 || strcmp(t, "launcher") == 0 ||
+	    strcmp(t, "driver") == 0 || strcmp(t, "head") == 0 ||
 	    strcmp(p->job_role, "master") == 0 || strcmp(p->job_role, "launcher") == 0)
 		return RANK_CHIEF;
 	if (strcmp(t, "worker") == 0 && p->replica_index == 0)

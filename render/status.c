@@ -16,6 +16,14 @@
  * - TrainJob (Arena has none): Complete → SUCCEEDED, Failed → FAILED; Suspended
  *   → PENDING (as Arena shows a suspended TFJob); else RUNNING once a pod runs or
  *   has finished, PENDING before.
+ * - Volcano Job, SparkApplication, RayJob: one state string (state.phase,
+ *   applicationState.state, jobStatus) through the kind's words (kinds.c); a value
+ *   Arena does not name is shown as it is ("Aborted", "STOPPED").
+ * - ETJob (et-operator's TrainingJob, also Arena's DeepSpeedJob): status.phase
+ *   Succeeded → SUCCEEDED, Failed → FAILED; then PENDING while the launcher pod is
+ *   missing or Pending; then Scaling → SCALING, Failed with the annotation
+ *   job-supervisor.kube-ai.io/job-status=timeout → MAX_WAIT_TIME_EXCEEDED, else
+ *   RUNNING.
  * - every kind: RUNNING becomes PENDING while any of its pods is Pending (Arena's
  *   GetJobRealStatus, which turned a half-scheduled gang job into PENDING).
  *
@@ -90,6 +98,42 @@ static const char *trainjob_status(const struct job_view *v)
 	return "PENDING";
 }
 
+#define ET_TIMEOUT_ANNOTATION "job-supervisor.kube-ai.io/job-status"
+
+/* The kind's word for job->state: NULL when the kind has none for it. */
+static const char *state_word(const struct job *job)
+{
+	const struct job_state_word *w = kinds_info(job->kind)->state_words;
+
+	for (; w && w->state; w++)
+		if (strcmp(w->state, job->state) == 0)
+			return w->word;
+	return NULL;
+}
+
+static const char *state_status(const struct job_view *v)
+{
+	const char *word = state_word(v->job);
+
+	return word ? word : v->job->state;
+}
+
+static const char *state_chief_status(const struct job_view *v)
+{
+	const char *word = state_word(v->job);
+	const char *timeout = render_kv(&v->job->meta.annotations, ET_TIMEOUT_ANNOTATION);
+	const struct pod *launcher;
+
+	if (word && strcmp(word, "FAILED") == 0 && timeout && strcmp(timeout, "timeout") == 0)
+		word = "MAX_WAIT_TIME_EXCEEDED";
+	if (word && (strcmp(word, "SUCCEEDED") == 0 || strcmp(word, "FAILED") == 0))
+		return word;
+	launcher = mpi_launcher(v);
+	if (!launcher || launcher->phase == POD_PENDING)
+		return "PENDING";
+	return word ? word : "RUNNING";
+}
+
 static const char *operator_status(const struct job_view *v)
 {
 	if (job_condition_true(v->job, "Succeeded"))
@@ -107,13 +151,18 @@ const char *render_job_status_word(const struct job_view *v)
 {
 	const char *word;
 
-	switch (v->job->kind) {
-	case JOB_MPIJOB:
-	case JOB_MPIJOB_V2:
+	switch (kinds_info(v->job->kind)->status_rule) {
+	case STATUS_MPI_LAUNCHER:
 		word = mpi_status(v);
 		break;
-	case JOB_TRAINJOB:
+	case STATUS_TRAINJOB:
 		word = trainjob_status(v);
+		break;
+	case STATUS_STATE:
+		word = state_status(v);
+		break;
+	case STATUS_STATE_CHIEF:
+		word = state_chief_status(v);
 		break;
 	default:
 		word = operator_status(v);

@@ -173,9 +173,7 @@ static json_t *build_env(const struct job_spec *s, const struct role *r)
 	return env;
 }
 
-/* requests and limits alike, as Arena's charts set them; NULL with nothing to set
- * (and on allocation failure: *oom tells them apart). */
-static json_t *build_resources(const struct job_spec *s, long long gpus, bool cpu_memory, bool *oom)
+json_t *spec_resources(const struct job_spec *s, long long gpus, bool cpu_memory, bool *oom)
 {
 	json_t *req = json_object(), *res;
 	char n[32];
@@ -305,7 +303,7 @@ static json_t *build_init_container(const struct job_spec *s, const struct role 
 {
 	json_t *env = build_env(s, r);
 	bool oom = false;
-	json_t *res = build_resources(s, 0, true, &oom);
+	json_t *res = spec_resources(s, 0, true, &oom);
 	json_t *c;
 	int rc = env && !oom ? 0 : -1;
 
@@ -346,7 +344,7 @@ static json_t *build_container(const struct job_spec *s, const char *ns, const s
 	json_t *mounts = json_array();
 	json_t *env = build_env(s, r);
 	bool oom = false;
-	json_t *res = build_resources(s, r->gpus, r->cpu_memory, &oom);
+	json_t *res = spec_resources(s, r->gpus, r->cpu_memory, &oom);
 	json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "name", ki->container, "image", s->image,
 	                      "imagePullPolicy", s->pull_policy, "workingDir", s->working_dir);
 	int rc = mounts && env && c && !oom ? 0 : -1;
@@ -596,7 +594,7 @@ int spec_build_job(const struct job_spec *s, const char *ns, json_t **out, struc
 		return k8s_error_set(err, EINVAL, "\"%s\" is not a namespace name", ns ? ns : "");
 	if (s->manifest)
 		return spec_build_manifest(s, ns, out, err);
-	if (build_small(s, ns, out) < 0)
+	if ((s->kind == JOB_TRAINJOB ? spec_build_trainjob(s, ns, out) : build_small(s, ns, out)) < 0)
 		return k8s_error_set(err, ENOMEM, "out of memory building the %s object",
 		                     kinds_info(s->kind)->kind_name);
 	return 0;

@@ -171,6 +171,14 @@ int spec_add_code(const struct job_spec *s, json_t *job, const struct spec_code_
 	const char *key;
 	int rc = keys && items ? 0 : -ENOMEM;
 
+	/* A TrainJob's pods come from its runtime: no template here to mount the code in. */
+	if (s->kind == JOB_TRAINJOB) {
+		keys_free(keys, n);
+		json_decref(items);
+		return k8s_error_set(err, EINVAL,
+		                     "a trainjob ships no local code: its runtime makes the pods; "
+		                     "copy the spec alone, or put the code in the image");
+	}
 	snprintf(cm, sizeof(cm), "%s-code", s->name);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = json_array_append_new(items, json_pack("{s:s, s:s, s:i}", "key", keys[i], "path",

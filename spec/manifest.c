@@ -23,6 +23,8 @@ static void supported_kinds(char *buf, size_t size)
 	for (int k = 0; k < JOB_KIND_COUNT; k++) {
 		const struct job_kind_info *ki = kinds_info(k);
 
+		if (ki->read_only)
+			continue;
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s %s/%s", n ? ", " : "",
 		                      ki->kind_name, ki->group, ki->version);
 	}
@@ -34,7 +36,7 @@ static int check_kind(struct spec_ctx *c, const char *api, const char *kind)
 	char list[512];
 	int k = kinds_by_api(api, kind);
 
-	if (k < 0) {
+	if (k < 0 || kinds_info(k)->read_only) {
 		supported_kinds(list, sizeof(list));
 		return spec_fail(c, at, false, "kind",
 		                 "apiVersion %s, kind %s is not a training job arenafs submits; it "

@@ -51,6 +51,8 @@ void spec_free(struct job_spec *s)
 	free(s->pull_policy);
 	free(s->clean_pod_policy);
 	free(s->nproc_per_node);
+	free(s->runtime);
+	free(s->runtime_kind);
 	json_decref(s->env);
 	json_decref(s->labels);
 	json_decref(s->annotations);

@@ -12,6 +12,7 @@
  *   lists.c        the structured keys: tolerations, pull secrets, sync, commands
  *   manifest.c     full manifests: checks and the job as given
  *   build.c        the job object of a small spec
+ *   trainjob.c     the TrainJob of a small spec of type trainjob
  *   tensorboard.c  the TensorBoard Deployment and Service
  *   code.c         local code: the ConfigMap and its mount in every replica
  *   yaml_parse.c   YAML → JSON with positions (spec/yaml_parse.h)

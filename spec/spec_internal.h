@@ -70,7 +70,8 @@ struct job_spec {
 	char *code_dir;         /* where local code is mounted (NULL: SPEC_DEFAULT_CODE_DIR) */
 	char *worker_command; /* mpijob: what workers run instead of the command */
 	long long gpus;
-	long long workers; /* as written (pytorch-like kinds count the master in it) */
+	long long workers; /* as written (pytorch-like kinds count the master in it);
+	                      a trainjob's nodes: (numNodes) */
 	long long ps, chief, evaluator;
 	long long slots_per_worker;
 	bool has_retry, has_ttl, has_deadline;
@@ -81,6 +82,8 @@ struct job_spec {
 	char *pull_policy;
 	char *clean_pod_policy; /* NULL: the kind's default */
 	char *nproc_per_node;
+	char *runtime;      /* trainjob: spec.runtimeRef.name */
+	char *runtime_kind; /* trainjob: ClusterTrainingRuntime (the default) or TrainingRuntime */
 	json_t *env; /* objects of strings, in the spec's order */
 	json_t *labels;
 	json_t *annotations;
@@ -205,10 +208,18 @@ json_t *spec_base_labels(const struct job_spec *s);
 /* The replica type whose pod 0 is the job's main pod, as the operators label it
  * (training.kubeflow.org/replica-type): "chief", "master" or "worker". */
 const char *spec_main_replica(const struct job_spec *s);
+/* requests and limits alike, as Arena's charts set them; NULL with nothing to set
+ * (and on allocation failure: *oom tells them apart). */
+json_t *spec_resources(const struct job_spec *s, long long gpus, bool cpu_memory, bool *oom);
 /* imagePullSecrets: [{name: ...}] of the spec's image_pull_secrets. */
 json_t *spec_pull_secrets(const struct job_spec *s);
 /* The training-logs-volume: the hostPath holding the TensorBoard logs when
  * s->local_logs (/arena_logs/<ns>/<name>). */
 json_t *spec_host_log_volume(const struct job_spec *s, const char *ns);
+
+/* ---- trainjob.c ---- */
+
+/* The TrainJob of a small spec of type trainjob; -ENOMEM is its only error. */
+int spec_build_trainjob(const struct job_spec *s, const char *ns, json_t **out);
 
 #endif

@@ -111,7 +111,7 @@ static int h_count(struct spec_ctx *c, const char *key, const json_t *v,
 
 	if (strcmp(key, "gpus") == 0)
 		return spec_get_int(c, key, v, at, 0, 1024, &s->gpus);
-	if (strcmp(key, "workers") == 0)
+	if (strcmp(key, "workers") == 0 || strcmp(key, "nodes") == 0)
 		return spec_get_int(c, key, v, at, 0, 10000, &s->workers);
 	if (strcmp(key, "ps") == 0)
 		return spec_get_int(c, key, v, at, 0, 10000, &s->ps);
@@ -328,6 +328,46 @@ static int h_map(struct spec_ctx *c, const char *key, const json_t *v,
 	return 0;
 }
 
+/*
+ * trainjob's runtime: NAME (a ClusterTrainingRuntime, Trainer's default kind) or
+ * TrainingRuntime/NAME (the namespace's own); ClusterTrainingRuntime/NAME also.
+ */
+static int h_runtime(struct spec_ctx *c, const char *key, const json_t *v,
+                     const struct yaml_node_info *at)
+{
+	static const char *const KINDS[] = {"ClusterTrainingRuntime", "TrainingRuntime"};
+	struct job_spec *s = c->s;
+	const char *kind = KINDS[0], *name, *slash;
+	char buf[128], *text = NULL;
+	const char *why;
+	int rc = spec_get_string(c, key, v, at, &text);
+
+	if (rc < 0)
+		return rc;
+	name = text;
+	if ((slash = strchr(text, '/'))) {
+		kind = NULL;
+		for (size_t i = 0; i < 2; i++)
+			if ((size_t)(slash - text) == strlen(KINDS[i]) &&
+			    strncmp(text, KINDS[i], strlen(KINDS[i])) == 0)
+				kind = KINDS[i];
+		name = slash + 1;
+	}
+	why = kind ? spec_name_problem(name, K8S_DNS1123_SUBDOMAIN_MAX, buf, sizeof(buf)) : NULL;
+	if (!kind)
+		rc = spec_fail(c, at, false, key,
+		               "\"%s\": expected NAME (a ClusterTrainingRuntime) or "
+		               "TrainingRuntime/NAME",
+		               text);
+	else if (why)
+		rc = spec_fail(c, at, false, key, "\"%s\" %s (a runtime's name)", name, why);
+	else if (spec_set_string(c, &s->runtime, name) < 0 ||
+	         spec_set_string(c, &s->runtime_kind, kind) < 0)
+		rc = -ENOMEM;
+	free(text);
+	return rc;
+}
+
 /* ---- the table ---- */
 
 #define ALL -1
@@ -369,7 +409,24 @@ static const struct key_def KEYS[] = {
     {"slots_per_worker", h_count, JOB_MPIJOB, "slots per worker"},
     {"worker_command", h_text, JOB_MPIJOB, "a worker command of its own"},
     {"nproc_per_node", h_choice, JOB_PYTORCHJOB, "nproc_per_node"},
+    {"runtime", h_runtime, JOB_TRAINJOB, "a runtime"},
+    {"nodes", h_count, JOB_TRAINJOB, "nodes (the other types count workers)"},
 };
+
+/* What a TrainJob's small spec takes: its runtime makes the pods, so the keys
+ * about pods, volumes and the run policy have nowhere to go in the TrainJob. */
+static const char *const TRAINJOB_KEYS[] = {
+    "type", "name", "runtime", "image", "command", "shell", "gpus", "nodes",
+    "cpu",  "memory", "env", "labels", "annotations", NULL,
+};
+
+static bool trainjob_takes(const char *key)
+{
+	for (const char *const *k = TRAINJOB_KEYS; *k; k++)
+		if (strcmp(*k, key) == 0)
+			return true;
+	return false;
+}
 #define NKEYS (sizeof(KEYS) / sizeof(KEYS[0]))
 
 static const struct key_def *key_find(const char *name)
@@ -395,7 +452,7 @@ void spec_served_types(const bool *served, char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (int k = 0; k < JOB_KIND_COUNT; k++) {
-		if (k == JOB_TRAINJOB || (served && !served[k]))
+		if (kinds_info(k)->read_only || (served && !served[k]))
 			continue;
 		/* both MPIJob versions are "mpijob" */
 		if (k == JOB_MPIJOB_V2 && (!served || served[JOB_MPIJOB]))
@@ -407,8 +464,8 @@ void spec_served_types(const bool *served, char *buf, size_t size)
 
 static int check_type(struct spec_ctx *c)
 {
-	static const char *const TYPES[] = {"tfjob",     "pytorchjob", "mpijob", "xgboostjob",
-	                                    "paddlejob", "jaxjob",     NULL};
+	static const char *const TYPES[] = {"tfjob",  "pytorchjob", "mpijob", "xgboostjob",
+	                                    "paddlejob", "jaxjob", "trainjob", NULL};
 	const json_t *v = json_object_get(c->root, "type");
 	const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, "type");
 	char avail[256];
@@ -434,10 +491,10 @@ static int check_type(struct spec_ctx *c)
 		                      t, near, avail)
 		          : spec_fail(c, at, false, "type",
 		                      "\"%s\" is not a job type; this cluster serves %s", t, avail);
-	} else if (k == JOB_TRAINJOB) {
+	} else if (kinds_info(k)->read_only) {
 		rc = spec_fail(c, at, false, "type",
-		               "a TrainJob has no small spec here; submit its manifest "
-		               "(apiVersion: trainer.kubeflow.org/v1alpha1, kind: TrainJob)");
+		               "%s (%s) is listed by arenafs, not submitted; this cluster serves %s",
+		               t, kinds_info(k)->kind_name, avail);
 	} else if (c->served && !c->served[k]) {
 		const struct job_kind_info *ki = kinds_info(k);
 
@@ -566,10 +623,17 @@ static int check_rules(struct spec_ctx *c)
 		return spec_fail(c, NULL, false, "command",
 		                 "required: what the containers run, with sh -c (e.g. command: "
 		                 "python /root/code/main.py)");
+	if (s->kind == JOB_TRAINJOB && !s->runtime)
+		return spec_fail(c, NULL, false, "runtime",
+		                 "required for a trainjob: the ClusterTrainingRuntime that makes its "
+		                 "pods (e.g. runtime: torch-distributed), or TrainingRuntime/NAME");
+	if (s->kind == JOB_TRAINJOB && s->workers < 1)
+		return spec_fail(c, yaml_doc_member(c->doc, c->root, "nodes"), false, "nodes",
+		                 "must be at least 1, got %lld", s->workers);
 	if (s->kind == JOB_TFJOB && s->workers == 0 && s->chief == 0)
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
 		                 "a tfjob needs at least one worker (or chief: 1)");
-	if (s->kind != JOB_TFJOB && s->workers < 1)
+	if (s->kind != JOB_TFJOB && s->kind != JOB_TRAINJOB && s->workers < 1)
 		return spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
 		                 "must be at least 1%s, got %lld",
 		                 s->kind == JOB_PYTORCHJOB || s->kind == JOB_XGBOOSTJOB
@@ -609,6 +673,13 @@ int spec_validate_small(struct spec_ctx *c)
 
 		if (!k->check || !v || json_is_null(v))
 			continue;
+		if (s->kind == JOB_TRAINJOB && !trainjob_takes(k->name)) {
+			rc = spec_fail(c, at, true, k->name,
+			               "a trainjob takes only type, name, runtime, image, command, "
+			               "shell, gpus, nodes, cpu, memory, env, labels and annotations: "
+			               "its runtime makes the pods (a manifest can say more)");
+			break;
+		}
 		if (!kind_is(s->kind, k->only_kind)) {
 			rc = spec_fail(c, at, true, k->name, "only a %s has %s (this is a %s)",
 			               kinds_info(k->only_kind)->type, k->only_why,

@@ -227,6 +227,102 @@ TEST(objects_trainjob_and_its_jobset_pod)
 	pod_free(p);
 }
 
+/* The kinds Arena lists beyond the training-operator's: replicas from each one's
+ * own spec, the state string, the kind's start and end fields. */
+TEST(objects_label_found_kinds_decode_replicas_and_state)
+{
+	static const struct {
+		const char *file;
+		enum job_kind kind;
+		const char *state;
+		int n_replicas;
+		const char *type1; /* the second replica's */
+		int replicas1, gpus1;
+		const char *image1;
+		const char *start, *end;
+	} CASES[] = {
+	    {"etjob.json", JOB_ETJOB, "Failed", 2, "worker", 4, 2, "registry.example/horovod:0.22",
+	     "2026-03-04T07:00:02Z", "2026-03-04T07:30:00Z"},
+	    {"volcanojob.json", JOB_VOLCANOJOB, "Running", 2, "worker", 2, 1, "ubuntu:22.04", NULL,
+	     NULL},
+	    {"sparkapplication.json", JOB_SPARKJOB, "COMPLETED", 2, "Executor", 3, 1,
+	     "apache/spark:3.5.0", "2026-03-04T07:00:03Z", "2026-03-04T07:05:00Z"},
+	    {"rayjob.json", JOB_RAYJOB, "RUNNING", 2, "gpu-group", 2, 1, "rayproject/ray:2.9.0-gpu",
+	     "2026-03-04T07:00:04Z", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+		json_t *j = load(CASES[i].file);
+		struct job *job = job_decode(j, CASES[i].kind);
+
+		json_decref(j);
+		CHECK(job != NULL);
+		if (!job)
+			continue;
+		CHECK_STR_EQ(job->state, CASES[i].state);
+		CHECK_INT_EQ(job->n_replicas, CASES[i].n_replicas);
+		if (job->n_replicas == 2) {
+			CHECK_INT_EQ(job->replicas[0].replicas, 1);
+			CHECK_STR_EQ(job->replicas[1].type, CASES[i].type1);
+			CHECK_INT_EQ(job->replicas[1].replicas, CASES[i].replicas1);
+			CHECK_INT_EQ(job->replicas[1].gpus, CASES[i].gpus1);
+			CHECK_STR_EQ(job->replicas[1].image, CASES[i].image1);
+		}
+		CHECK_INT_EQ(job->start_time, CASES[i].start ? T(CASES[i].start) : 0);
+		CHECK_INT_EQ(job->completion_time, CASES[i].end ? T(CASES[i].end) : 0);
+		job_free(job);
+	}
+}
+
+TEST(objects_etjob_keeps_priority_and_the_timeout_annotation)
+{
+	json_t *j = load("etjob.json");
+	struct job *job = job_decode(j, JOB_ETJOB);
+
+	json_decref(j);
+	CHECK(job != NULL);
+	if (job) {
+		CHECK_STR_EQ(job->replicas[0].type, "launcher");
+		CHECK_STR_EQ(job->priority_class, "high");
+		CHECK_STR_EQ(kv_get(&job->meta.annotations, "job-supervisor.kube-ai.io/job-status"),
+		             "timeout");
+	}
+	job_free(job);
+}
+
+/* Their pods: the controller when it is the job, else the operator's label, else
+ * Arena's app/release — never a TensorBoard's. */
+TEST(objects_pods_of_label_found_kinds)
+{
+	static const struct {
+		const char *file;
+		const char *job;
+		int kind;
+		const char *replica_type;
+	} CASES[] = {
+	    {"pod_etjob_launcher.json", "elastic", JOB_ETJOB, "launcher"},
+	    {"pod_volcano_task.json", "vc", JOB_VOLCANOJOB, "worker"},
+	    {"pod_spark_executor.json", "pi", JOB_SPARKJOB, "executor"},
+	    {"pod_ray_worker.json", "sample", JOB_RAYJOB, "worker"},
+	    {"pod_arena_labels.json", "ds", JOB_ETJOB, ""}, /* Arena's DeepSpeedJob */
+	    {"pod_arena_tensorboard.json", NULL, -1, ""},
+	};
+
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+		struct pod *p = load_pod(CASES[i].file);
+
+		if (!p)
+			continue;
+		if (CASES[i].job)
+			CHECK_STR_EQ(p->job_name, CASES[i].job);
+		else
+			CHECK(p->job_name == NULL);
+		CHECK_INT_EQ(p->job_kind, CASES[i].kind);
+		CHECK_STR_EQ(p->replica_type, CASES[i].replica_type);
+		pod_free(p);
+	}
+}
+
 TEST(objects_running_worker_pod)
 {
 	struct pod *p = load_pod("pod_tfjob_worker_running.json");

@@ -141,6 +141,82 @@ TEST(job_status_trainjob_by_its_conditions_and_pods)
 	fx_job_free(j);
 }
 
+/* The kinds of one state string: Arena's words for the values it names, the value
+ * as it is for the others, PENDING before the operator wrote one. */
+TEST(job_status_state_kinds_use_arenas_words)
+{
+	static const struct {
+		enum job_kind kind;
+		const char *state, *word;
+	} CASES[] = {
+	    {JOB_VOLCANOJOB, "", "PENDING"},           {JOB_VOLCANOJOB, "Pending", "PENDING"},
+	    {JOB_VOLCANOJOB, "Inqueue", "SUBMITTED"},  {JOB_VOLCANOJOB, "Running", "RUNNING"},
+	    {JOB_VOLCANOJOB, "Completed", "SUCCEEDED"}, {JOB_VOLCANOJOB, "Failed", "FAILED"},
+	    {JOB_VOLCANOJOB, "Aborted", "Aborted"},    {JOB_SPARKJOB, "", "PENDING"},
+	    {JOB_SPARKJOB, "SUBMITTED", "SUBMITTED"},  {JOB_SPARKJOB, "RUNNING", "RUNNING"},
+	    {JOB_SPARKJOB, "PENDING_RERUN", "PENDING"}, {JOB_SPARKJOB, "COMPLETED", "SUCCEEDED"},
+	    {JOB_SPARKJOB, "FAILED", "FAILED"},        {JOB_SPARKJOB, "SUBMISSION_FAILED",
+	                                                 "SUBMISSION_FAILED"},
+	    {JOB_RAYJOB, "", "PENDING"},               {JOB_RAYJOB, "PENDING", "PENDING"},
+	    {JOB_RAYJOB, "RUNNING", "RUNNING"},        {JOB_RAYJOB, "SUCCEEDED", "SUCCEEDED"},
+	    {JOB_RAYJOB, "FAILED", "FAILED"},          {JOB_RAYJOB, "STOPPED", "STOPPED"},
+	};
+
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+		struct job *j = fx_job(CASES[i].kind, "big", FX_T0 - 100);
+
+		fx_set(&j->state, CASES[i].state);
+		CHECK_STR_EQ(status_of(j, NULL, 0), CASES[i].word);
+		fx_job_free(j);
+	}
+}
+
+TEST(job_status_state_kinds_running_with_a_pending_pod_is_pending)
+{
+	struct job *j = fx_job(JOB_SPARKJOB, "pi", FX_T0 - 100);
+	struct pod *pods[2];
+
+	fx_set(&j->state, "RUNNING");
+	pods[0] = fx_pod("pi-driver", j, "driver", -1, POD_RUNNING);
+	pods[1] = fx_pod("pi-exec-1", j, "executor", -1, POD_PENDING);
+	CHECK_STR_EQ(status_of(j, pods, 1), "RUNNING");
+	CHECK_STR_EQ(status_of(j, pods, 2), "PENDING");
+	fx_pod_free(pods[0]);
+	fx_pod_free(pods[1]);
+	fx_job_free(j);
+}
+
+/* ETJob: the phase's end first, then the launcher pod, then the phase. */
+TEST(job_status_etjob_reads_its_phase_and_launcher)
+{
+	struct job *j = fx_job(JOB_ETJOB, "elastic", FX_T0 - 100);
+	struct pod *pods[2];
+
+	pods[0] = fx_pod("elastic-launcher", j, "launcher", -1, POD_PENDING);
+	pods[1] = fx_pod("elastic-worker-0", j, "worker", 0, POD_RUNNING);
+	CHECK_STR_EQ(status_of(j, NULL, 0), "PENDING"); /* no launcher yet */
+	fx_set(&j->state, "Running");
+	CHECK_STR_EQ(status_of(j, pods + 1, 1), "PENDING"); /* workers only */
+	CHECK_STR_EQ(status_of(j, pods, 2), "PENDING");     /* launcher Pending */
+	pods[0]->phase = POD_RUNNING;
+	CHECK_STR_EQ(status_of(j, pods, 2), "RUNNING");
+	fx_set(&j->state, "Scaling");
+	CHECK_STR_EQ(status_of(j, pods, 2), "SCALING");
+	fx_set(&j->state, "Created"); /* any other phase: RUNNING once the launcher is */
+	CHECK_STR_EQ(status_of(j, pods, 2), "RUNNING");
+	fx_set(&j->state, "Succeeded");
+	CHECK_STR_EQ(status_of(j, NULL, 0), "SUCCEEDED"); /* launcher gone: still succeeded */
+	fx_set(&j->state, "Failed");
+	CHECK_STR_EQ(status_of(j, NULL, 0), "FAILED");
+	/* a spot job whose wait ran out: Arena's own word, after the launcher check */
+	fx_kv(&j->meta.annotations, "job-supervisor.kube-ai.io/job-status", "timeout");
+	CHECK_STR_EQ(status_of(j, pods, 2), "MAX_WAIT_TIME_EXCEEDED");
+	CHECK_STR_EQ(status_of(j, NULL, 0), "PENDING");
+	fx_pod_free(pods[0]);
+	fx_pod_free(pods[1]);
+	fx_job_free(j);
+}
+
 TEST(job_status_file_is_the_word_and_a_newline)
 {
 	struct job *j = fx_job(JOB_TFJOB, "mnist", FX_T0 - 100);

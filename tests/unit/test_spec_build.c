@@ -524,3 +524,61 @@ TEST(spec_build_command_list_is_shell_quoted)
 	             "python main.py --name 'it'\\''s' --lr 0.1 'a b'");
 	json_decref(job);
 }
+
+/* trainjob: the runtime's reference and the trainer, nothing about pods. */
+TEST(spec_build_trainjob)
+{
+	json_t *job = JOB("type: trainjob\n"
+	                  "runtime: torch-distributed\n"
+	                  "image: pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime\n"
+	                  "command: torchrun train.py\n"
+	                  "nodes: 2\n"
+	                  "gpus: 4\n"
+	                  "cpu: 8\n"
+	                  "env: {EPOCHS: 3}\n"
+	                  "labels: {team: llm}\n"
+	                  "annotations: {owner: bob}\n");
+
+	if (!job)
+		return;
+	CHECK_STR_EQ(jp_str(job, "apiVersion"), "trainer.kubeflow.org/v1alpha1");
+	CHECK_STR_EQ(jp_str(job, "kind"), "TrainJob");
+	CHECK_STR_EQ(jp_str(job, "metadata.name"), "mnist");
+	CHECK_STR_EQ(jp_str(job, "metadata.namespace"), "team-a");
+	CHECK_STR_EQ(jp_str(job, "metadata.labels.app"), "trainjob");
+	CHECK_STR_EQ(jp_str(job, "metadata.labels.release"), "mnist");
+	CHECK_STR_EQ(jp_str(job, "metadata.labels.createdBy"), "TrainJob");
+	CHECK_STR_EQ(jp_str(job, "metadata.labels.team"), "llm");
+	CHECK_STR_EQ(jp_str(job, "metadata.annotations.owner"), "bob");
+	CHECK_STR_EQ(jp_str(job, "metadata.annotations.requestGPUsOfJobOwner"), "8");
+	CHECK_STR_CONTAINS(jp_str(job, "metadata.annotations[\"arenafs.io/spec\"]"),
+	                   "runtime: torch-distributed\n");
+	CHECK_INT_EQ(jp_size(job, "spec"), 2);
+	CHECK_STR_EQ(jp_str(job, "spec.runtimeRef.name"), "torch-distributed");
+	CHECK_STR_EQ(jp_str(job, "spec.runtimeRef.apiGroup"), "trainer.kubeflow.org");
+	CHECK_STR_EQ(jp_str(job, "spec.runtimeRef.kind"), "ClusterTrainingRuntime");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.image"),
+	             "pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.command[0]"), "sh");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.command[1]"), "-c");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.command[2]"), "torchrun train.py");
+	CHECK_INT_EQ(jp_int(job, "spec.trainer.numNodes"), 2);
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.resourcesPerNode.limits[\"nvidia.com/gpu\"]"), "4");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.resourcesPerNode.requests.cpu"), "8");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.env[0].name"), "EPOCHS");
+	CHECK_STR_EQ(jp_str(job, "spec.trainer.env[0].value"), "3");
+	CHECK_INT_EQ(jp_size(job, "spec.trainer.env"), 1);
+	json_decref(job);
+
+	/* the defaults: one node, no resources, no env; a namespace's own runtime */
+	job = JOB("type: trainjob\nruntime: TrainingRuntime/mine\nimage: x\ncommand: y\n");
+	if (!job)
+		return;
+	CHECK_STR_EQ(jp_str(job, "spec.runtimeRef.kind"), "TrainingRuntime");
+	CHECK_STR_EQ(jp_str(job, "spec.runtimeRef.name"), "mine");
+	CHECK_INT_EQ(jp_int(job, "spec.trainer.numNodes"), 1);
+	CHECK(jp(job, "spec.trainer.resourcesPerNode") == NULL);
+	CHECK(jp(job, "spec.trainer.env") == NULL);
+	CHECK_STR_EQ(jp_str(job, "metadata.annotations.requestGPUsOfJobOwner"), "0");
+	json_decref(job);
+}

@@ -182,14 +182,19 @@ TEST(spec_unknown_or_unserved_type_lists_the_available_ones)
 	             "this cluster serves tfjob, pytorchjob");
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: sparkjob\nimage: x\ncommand: y\n",
 	                             "mnist", SERVED_TF_PT),
-	             "line 1, column 7: type: \"sparkjob\" is not a job type; this cluster serves "
+	             "line 1, column 7: type: sparkjob (SparkApplication) is listed by arenafs, not "
+	             "submitted; this cluster serves tfjob, pytorchjob");
+	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: sparkjobs\nimage: x\ncommand: y\n",
+	                             "mnist", SERVED_TF_PT),
+	             "line 1, column 7: type: \"sparkjobs\" is not a job type; this cluster serves "
 	             "tfjob, pytorchjob");
 	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, "type: mpijob\nimage: x\ncommand: y\n",
 	                             "mnist", SERVED_TF_PT),
 	             "line 1, column 7: type: this cluster does not serve mpijob (no "
 	             "mpijobs.kubeflow.org CRD); it serves tfjob, pytorchjob");
-	CHECK_STR_CONTAINS(SPEC_ERROR("type: trainjob\nimage: x\ncommand: y\n"),
-	                   "a TrainJob has no small spec here; submit its manifest");
+	CHECK_STR_EQ(SPEC_ERROR("type: trainjob\nimage: x\ncommand: y\n"),
+	             "runtime: required for a trainjob: the ClusterTrainingRuntime that makes its "
+	             "pods (e.g. runtime: torch-distributed), or TrainingRuntime/NAME");
 	/* MPIJob v2beta1 alone still reads as mpijob */
 	CHECK_STR_CONTAINS(spec_test_error(__FILE__, __LINE__,
 	                                   "type: xgboostjob\nimage: x\n"
@@ -681,4 +686,37 @@ TEST(spec_examples_of_the_docs_build)
 	}
 	fclose(f);
 	CHECK(examples >= 7);
+}
+
+/* A trainjob takes the keys its TrainJob has room for, runtime and nodes its own. */
+TEST(spec_trainjob_keys_and_rules)
+{
+	static const char TJ[] = "type: trainjob\nruntime: torch-distributed\nimage: x\n"
+	                           "command: y\n";
+	char text[256];
+
+	snprintf(text, sizeof(text), "%sworkers: 2\n", TJ);
+	CHECK_STR_EQ(SPEC_ERROR(text),
+	             "line 5, column 1: workers: a trainjob takes only type, name, runtime, image, "
+	             "command, shell, gpus, nodes, cpu, memory, env, labels and annotations: its "
+	             "runtime makes the pods (a manifest can say more)");
+	snprintf(text, sizeof(text), "%stensorboard: true\n", TJ);
+	CHECK_STR_CONTAINS(SPEC_ERROR(text), "tensorboard: a trainjob takes only");
+	snprintf(text, sizeof(text), "%snodes: 0\n", TJ);
+	CHECK_STR_EQ(SPEC_ERROR(text), "line 5, column 8: nodes: must be at least 1, got 0");
+	CHECK_STR_EQ(SPEC_ERROR("type: tfjob\nimage: x\ncommand: y\nnodes: 2\n"),
+	             "line 4, column 1: nodes: only a trainjob has nodes (the other types count "
+	             "workers) (this is a tfjob)");
+	CHECK_STR_EQ(SPEC_ERROR("type: tfjob\nimage: x\ncommand: y\nruntime: torch\n"),
+	             "line 4, column 1: runtime: only a trainjob has a runtime (this is a tfjob)");
+	CHECK_STR_EQ(SPEC_ERROR("type: trainjob\nruntime: Foo/torch\nimage: x\ncommand: y\n"),
+	             "line 2, column 10: runtime: \"Foo/torch\": expected NAME (a "
+	             "ClusterTrainingRuntime) or TrainingRuntime/NAME");
+	CHECK_STR_CONTAINS(
+	    SPEC_ERROR("type: trainjob\nruntime: Torch_X\nimage: x\ncommand: y\n"),
+	    "runtime: \"Torch_X\" ");
+	/* not served: said as for every type */
+	CHECK_STR_EQ(spec_test_error(__FILE__, __LINE__, TJ, "mnist", SERVED_TF_PT),
+	             "line 1, column 7: type: this cluster does not serve trainjob (no "
+	             "trainjobs.trainer.kubeflow.org CRD); it serves tfjob, pytorchjob");
 }

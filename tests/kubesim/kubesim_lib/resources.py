@@ -9,7 +9,8 @@ selectors accept and how its names are validated. The store names it
 
 Which resources exist depends on the CLI: `--mpi-v2beta1` serves MPIJobs as
 kubeflow.org/v2beta1 (mpi-operator) instead of v1 (training-operator), and
-`--no-kinds` removes kinds (a cluster without that CRD installed).
+`--no-kinds` removes kinds (a cluster without that CRD installed);
+`--arena-kinds` adds the CRDs of the other kinds Arena lists (ARENA_KINDS).
 """
 
 import base64
@@ -197,7 +198,20 @@ KUBEFLOW_KINDS = (
 )
 
 
-def build(mpi_v2beta1=False, no_kinds=()):
+# The kinds Arena lists beyond the training-operator's, served with
+# --arena-kinds: et-operator's TrainingJob (Arena's ETJob and DeepSpeedJob), the
+# Volcano Job, the Spark operator's SparkApplication and KubeRay's RayJob. Only
+# their CRDs: no operator runs them, a test makes the objects, their status and
+# their pods.
+ARENA_KINDS = (
+    ("kai.alibabacloud.com", "v1alpha1", "trainingjobs", "TrainingJob"),
+    ("batch.volcano.sh", "v1alpha1", "jobs", "Job"),
+    ("sparkoperator.k8s.io", "v1beta2", "sparkapplications", "SparkApplication"),
+    ("ray.io", "v1", "rayjobs", "RayJob"),
+)
+
+
+def build(mpi_v2beta1=False, no_kinds=(), arena_kinds=False):
     """The served resources, in discovery order."""
     R = Resource
     res = [
@@ -245,6 +259,9 @@ def build(mpi_v2beta1=False, no_kinds=()):
                  crd=True, subresources=()))
     res.append(R("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
                  "ClusterTrainingRuntime", namespaced=False, crd=True, subresources=()))
+    if arena_kinds:
+        for group, version, plural, kind in ARENA_KINDS:
+            res.append(R(group, version, plural, kind, crd=True))
     drop = set(no_kinds)
     return [r for r in res if r.plural not in drop and r.key not in drop]
 
