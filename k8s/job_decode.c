@@ -350,6 +350,12 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 	    dec_meta(&s, obj, &tmp.meta, NULL))
 		goto out;
 	tmp.kind = kind;
+	/* the one label read before the others are dropped (Arena tells its DeepSpeedJob
+	 * from its ETJob, both et-operator TrainingJobs, by it) */
+	tmp.deepspeed = kind == JOB_ETJOB &&
+	                json_is_string(dec_path(obj, "metadata.labels.app")) &&
+	                strcmp(json_string_value(dec_path(obj, "metadata.labels.app")),
+	                       "deepspeedjob") == 0;
 	tmp.api_version = dec_str(obj, "apiVersion");
 	tmp.start_time = ki->start_field ? dec_time(status, ki->start_field) : 0;
 	tmp.completion_time = ki->end_field ? dec_time(status, ki->end_field) : 0;
@@ -378,4 +384,14 @@ out:
 void job_free(struct job *j)
 {
 	pack_free(j, job_layout);
+}
+
+const char *job_type_name(const struct job *j)
+{
+	return j->deepspeed ? "deepspeedjob" : kinds_info(j->kind)->type;
+}
+
+const char *job_trainer_name(const struct job *j)
+{
+	return j->deepspeed ? "DEEPSPEEDJOB" : kinds_info(j->kind)->trainer;
 }

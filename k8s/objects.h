@@ -81,6 +81,8 @@ struct job_replica {
 struct job {
 	struct obj_meta meta;
 	enum job_kind kind;
+	bool deepspeed;              /* an ETJob labelled app=deepspeedjob: Arena's
+	                                DeepSpeedJob (job_type_name, job_trainer_name) */
 	char *api_version;
 	struct job_condition *conditions;  /* in the order the API server lists them */
 	size_t n_conditions;
@@ -220,6 +222,10 @@ struct event *event_decode(json_t *obj);
 struct k8s_namespace *namespace_decode(json_t *obj);
 
 void job_free(struct job *j);
+/* What the `type` file and Arena's Trainer column call j: its kind's, except for
+ * Arena's DeepSpeedJob (an ETJob by its CRD): "deepspeedjob", "DEEPSPEEDJOB". */
+const char *job_type_name(const struct job *j);
+const char *job_trainer_name(const struct job *j);
 void pod_free(struct pod *p);
 void node_free(struct node *n);
 void service_free(struct service *s);

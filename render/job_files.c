@@ -35,7 +35,7 @@ static const char *const SERVER_METADATA[] = {
 
 void render_job_type(struct strbuf *sb, const struct job *job)
 {
-	strbuf_puts(sb, kinds_info(job->kind)->type);
+	strbuf_puts(sb, job_type_name(job));
 	strbuf_putc(sb, '\n');
 }
 

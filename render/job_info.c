@@ -138,7 +138,7 @@ static void info_header(struct strbuf *sb, const struct job_view *v)
 	render_table_add(&t,
 	                 (const char *[]){"Priority:", job->priority_class[0] ? job->priority_class
 	                                                                      : RENDER_NA});
-	render_table_add(&t, (const char *[]){"Trainer:", kinds_info(job->kind)->trainer});
+	render_table_add(&t, (const char *[]){"Trainer:", job_trainer_name(job)});
 	render_table_add(&t, (const char *[]){"Duration:",
 	                                      render_short_duration(render_job_duration(v), duration,
 	                                                            sizeof(duration))});

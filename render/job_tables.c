@@ -97,7 +97,7 @@ static void add_row(struct render_table *t, enum jobs_table kind, const struct j
 		*c++ = v->job->meta.namespace;
 	*c++ = v->job->meta.name;
 	*c++ = status;
-	*c++ = kinds_info(v->job->kind)->trainer;
+	*c++ = job_trainer_name(v->job);
 	*c++ = render_short_duration(render_job_duration(v), duration, sizeof(duration));
 	*c++ = requested;
 	*c++ = allocated;

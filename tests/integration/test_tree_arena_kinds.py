@@ -164,7 +164,7 @@ def env(cluster, arenafs_module):
     return c, arenafs_module(c)
 
 
-JOBS = {"elastic": "etjob", "ds": "etjob", "vc": "volcanojob", "pi": "sparkjob",
+JOBS = {"elastic": "etjob", "ds": "deepspeedjob", "vc": "volcanojob", "pi": "sparkjob",
         "sample": "rayjob"}
 
 

@@ -290,6 +290,28 @@ TEST(objects_etjob_keeps_priority_and_the_timeout_annotation)
 	job_free(job);
 }
 
+/* Arena's DeepSpeedJob is an ETJob (a TrainingJob) labelled app=deepspeedjob: its
+ * type and Trainer say so, as arena list does; an ETJob's stay etjob and ETJOB. */
+TEST(objects_deepspeedjob_is_an_etjob_by_its_app_label)
+{
+	json_t *j = load("etjob.json");
+	struct job *et = job_decode(j, JOB_ETJOB), *ds;
+
+	json_object_set_new(json_object_get(json_object_get(j, "metadata"), "labels"), "app",
+	                    json_string("deepspeedjob"));
+	ds = job_decode(j, JOB_ETJOB);
+	json_decref(j);
+	CHECK(et != NULL && ds != NULL);
+	if (et && ds) {
+		CHECK_STR_EQ(job_type_name(et), "etjob");
+		CHECK_STR_EQ(job_trainer_name(et), "ETJOB");
+		CHECK_STR_EQ(job_type_name(ds), "deepspeedjob");
+		CHECK_STR_EQ(job_trainer_name(ds), "DEEPSPEEDJOB");
+	}
+	job_free(et);
+	job_free(ds);
+}
+
 /* Their pods: the controller when it is the job, else the operator's label, else
  * Arena's app/release — never a TensorBoard's. */
 TEST(objects_pods_of_label_found_kinds)
