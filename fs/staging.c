@@ -1035,7 +1035,8 @@ static int collect_code(const struct snode *d, char *path, size_t len, size_t si
 		c->n++;
 		if (!f->path || !f->data)
 			return -ENOMEM;
-		memcpy(f->data, n->data, n->len);
+		if (n->len) /* an empty file may have no buffer at all */
+			memcpy(f->data, n->data, n->len);
 		f->len = n->len;
 		f->mode = n->mode & 0777;
 		c->bytes += n->len;
