@@ -277,3 +277,32 @@ def test_a_trainjob_from_the_small_spec(env):
                    message="the TrainJob running its two nodes")
         wait_until(lambda: m.read("jobs", "llm", "gpus") == "2/2\n",
                    message="its two nodes' GPUs held")
+
+
+@pytest.mark.skipif(realcluster.CLUSTER_CHOICE == "kubesim",
+                    reason="ARENAFS_CLUSTER=kubesim: Arena runs on the real cluster")
+@pytest.mark.parametrize("cluster", ["real"], indirect=True)
+def test_arena_list_says_the_same_of_them(env, tmp_path):
+    """The Arena CLI (tests/cluster/arena) lists the same jobs of these kinds with the
+    same STATUS and TRAINER as cluster/list: the words are Arena's."""
+    sys.path.insert(0, CLUSTER_DIR)
+    import cluster as upstream
+    from test_arena_parity import Arena, columns
+    c, m = env
+    arena = Arena(upstream.binary_path("arena"), c.kubeconfig, c.namespace, str(tmp_path))
+
+    def rows(text):
+        lines = [l for l in text.splitlines() if l.strip()]
+        head = columns(lines[0])
+        return {columns(l)[0]: dict(zip(head, columns(l))) for l in lines[1:]
+                if not l.startswith("Cluster:")}
+
+    def agree():
+        theirs, ours = rows(arena.run("list")), rows(m.read("cluster", "list"))
+        seen = {n: (r["STATUS"], r["TRAINER"]) for n, r in theirs.items() if n in JOBS}
+        return seen and all(seen[n] == (ours[n]["STATUS"], ours[n]["TRAINER"]) for n in seen) \
+            and (seen, {n: (ours[n]["STATUS"], ours[n]["TRAINER"]) for n in seen})
+    got = wait_until(agree, timeout=30, interval=1,
+                     message="arena list and cluster/list to agree on the new kinds' rows")
+    # Arena lists every kind whose CRD is there and that carries its labels
+    assert set(got[0]) >= {"elastic", "ds"}, got
