@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/timefmt.h"
+
 #define STAGING_BUCKETS  1024
 #define STAGING_NAME_MAX 255
 
@@ -66,14 +68,6 @@ static struct timespec now(void)
 	return t;
 }
 
-static int64_t monotonic_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* The top-level entry n is in (n itself when top-level), or NULL (root, unlinked). */
 static struct snode *entry_of(struct snode *n)
 {
@@ -88,7 +82,7 @@ static void touch_entry(struct snode *n)
 	struct snode *e = entry_of(n);
 
 	if (e)
-		e->changed_ms = monotonic_ms();
+		e->changed_ms = time_monotonic_ms();
 }
 
 static struct snode *find(struct staging *st, uint64_t id)
@@ -928,6 +922,13 @@ static bool shipped_name(const char *name)
 	return name[0] != '.' && strcmp(name, "__pycache__") != 0;
 }
 
+/* Does child c of a shipped directory of an entry (or of the entry) ship? Its
+ * ancestors were checked on the way down. */
+static bool ships_below(const struct snode *c)
+{
+	return !c->generated && shipped_name(c->name);
+}
+
 /* Is n a file below a directory entry that ships with its job? */
 static bool shipped(const struct snode *n)
 {
@@ -946,8 +947,8 @@ static size_t code_bytes(const struct snode *d)
 	size_t total = 0;
 
 	for (const struct snode *c = d->children; c; c = c->sibling)
-		total += c->dir ? (shipped_name(c->name) ? code_bytes(c) : 0)
-		                : (shipped(c) ? c->len : 0);
+		if (ships_below(c))
+			total += c->dir ? code_bytes(c) : c->len;
 	return total;
 }
 
@@ -994,7 +995,7 @@ int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms)
 	if (!e || !e->dir)
 		err = -ENOENT;
 	else
-		*ms = monotonic_ms() - e->changed_ms;
+		*ms = time_monotonic_ms() - e->changed_ms;
 	pthread_mutex_unlock(&st->lock);
 	return err;
 }
@@ -1008,7 +1009,7 @@ static int collect_code(const struct snode *d, char *path, size_t len, size_t si
 		struct staging_code_file *f;
 		int err;
 
-		if (n->dir ? !shipped_name(n->name) : !shipped(n))
+		if (!ships_below(n))
 			continue;
 		if (len + nl + 2 > size)
 			return -ENAMETOOLONG;

@@ -43,21 +43,6 @@ struct submit_defer {
 	bool started, stop;
 };
 
-/* The CLOCK_REALTIME moment ms from now, for pthread_cond_timedwait. */
-static struct timespec in_ms(int64_t ms)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 static void pending_free(struct pending *p)
 {
 	if (!p)
@@ -131,7 +116,7 @@ static void *defer_thread(void *arg)
 		struct pending *p = next_ready(d, &wait_ms);
 
 		if (!p) {
-			struct timespec until = in_ms(wait_ms);
+			struct timespec until = time_realtime_after_ms(wait_ms);
 
 			if (d->queue)
 				pthread_cond_timedwait(&d->wake, &d->lock, &until);
@@ -209,20 +194,21 @@ static bool is_waiting(const struct pending *p, const char *ns, const char *name
 
 bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name, int timeout_ms)
 {
-	int64_t deadline = time_monotonic_ms() + timeout_ms;
+	struct timespec until = time_realtime_after_ms(timeout_ms);
 	bool waited = false;
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
 		bool waiting = is_waiting(d->running, ns, name);
-		struct timespec until = in_ms(100);
 
 		for (struct pending *p = d->queue; p && !waiting; p = p->next)
 			waiting = is_waiting(p, ns, name);
-		if (!waiting || time_monotonic_ms() >= deadline)
+		if (!waiting)
 			break;
 		waited = true;
-		pthread_cond_timedwait(&d->finished, &d->lock, &until);
+		/* each submission made wakes every waiter, which looks again */
+		if (pthread_cond_timedwait(&d->finished, &d->lock, &until) == ETIMEDOUT)
+			break;
 	}
 	pthread_mutex_unlock(&d->lock);
 	return waited;

@@ -33,6 +33,7 @@
 #include "k8s/streamget.h"
 #include "k8s/urlpath.h"
 #include "util/strbuf.h"
+#include "util/timefmt.h"
 
 #define LOGSTREAM_BACKOFF_INITIAL_MS 250
 #define LOGSTREAM_BACKOFF_MAX_MS     10000
@@ -341,15 +342,8 @@ static bool not_started_yet(const struct k8s_error *err)
 
 static bool wait_ms(struct logstream *ls, int64_t ms)
 {
-	struct timespec until;
+	struct timespec until = time_realtime_after_ms(ms);
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
 	pthread_mutex_lock(&ls->wait_lock);
 	while (!atomic_load(&ls->cancel))
 		if (pthread_cond_timedwait(&ls->wait_cond, &ls->wait_lock, &until) == ETIMEDOUT)

@@ -207,13 +207,7 @@ static bool backoff_wait(struct reflector *r)
 	if (delay > WATCH_BACKOFF_MAX_MS)
 		delay = WATCH_BACKOFF_MAX_MS;
 	delay = delay / 2 + rand_r(&r->seed) % (delay / 2 + 1);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += delay / 1000;
-	until.tv_nsec += (delay % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	until = time_realtime_after_ms(delay);
 	pthread_mutex_lock(&f->lock);
 	while (!f->stopping && !cancelled(r))
 		if (pthread_cond_timedwait(&f->cond, &f->lock, &until) == ETIMEDOUT)

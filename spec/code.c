@@ -46,11 +46,10 @@ static bool plain_key(const char *path)
 	return true;
 }
 
-static bool key_taken(const struct spec_code_file *files, size_t n, char **keys, const char *k)
+static bool key_taken(char **keys, size_t n, const char *k)
 {
 	for (size_t i = 0; i < n; i++)
-		if ((keys[i] && strcmp(keys[i], k) == 0) || (plain_key(files[i].path) &&
-		                                             strcmp(files[i].path, k) == 0))
+		if (keys[i] && strcmp(keys[i], k) == 0)
 			return true;
 	return false;
 }
@@ -62,28 +61,30 @@ static void keys_free(char **keys, size_t n)
 	free(keys);
 }
 
-/* The keys of files, in their order; NULL on ENOMEM. */
+/* The keys of files, in their order; NULL on ENOMEM. The plain ones first, so that
+ * a made-up key is checked against every one of them. */
 static char **code_keys(const struct spec_code_file *files, size_t n)
 {
 	char **keys = calloc(n ? n : 1, sizeof(*keys));
+	bool ok = keys != NULL;
 
-	for (size_t i = 0; keys && i < n; i++) {
+	for (size_t i = 0; ok && i < n; i++)
+		if (plain_key(files[i].path))
+			ok = (keys[i] = strdup(files[i].path)) != NULL;
+	for (size_t i = 0; ok && i < n; i++) {
 		char k[64];
 		size_t extra = 0;
 
-		if (plain_key(files[i].path)) {
-			keys[i] = strdup(files[i].path);
-		} else {
-			do
-				snprintf(k, sizeof(k), "_%zu%.*s", i + 1, (int)extra,
-				         "__________________");
-			while (key_taken(files, n, keys, k) && ++extra < 18);
-			keys[i] = strdup(k);
-		}
-		if (!keys[i]) {
-			keys_free(keys, n);
-			return NULL;
-		}
+		if (keys[i])
+			continue;
+		do
+			snprintf(k, sizeof(k), "_%zu%.*s", i + 1, (int)extra, "__________________");
+		while (key_taken(keys, n, k) && ++extra < 18);
+		ok = (keys[i] = strdup(k)) != NULL;
+	}
+	if (!ok) {
+		keys_free(keys, n);
+		return NULL;
 	}
 	return keys;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Unix seconds of an RFC 3339 time; 0 for NULL, "" or text that is not one. */
 int64_t time_parse_rfc3339(const char *s);
@@ -18,6 +19,9 @@ char *time_format_rfc3339(int64_t t, char *buf, size_t size);
 char *time_format_human(int64_t t, char *buf, size_t size);
 /* Milliseconds of CLOCK_MONOTONIC: for deadlines and durations, never for display. */
 int64_t time_monotonic_ms(void);
+/* The CLOCK_REALTIME moment ms milliseconds from now: the deadline of a
+ * pthread_cond_timedwait on a condition variable of the default clock. */
+struct timespec time_realtime_after_ms(int64_t ms);
 /* Sleeps ms milliseconds, all of them even when a signal interrupts. */
 void time_sleep_ms(int64_t ms);
 
