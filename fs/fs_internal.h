@@ -340,6 +340,8 @@ struct submit_request {
  * behind on failure. 0 or -errno with err's message for the submission's `error`;
  * on success rq->made (when not NULL) says which job was made. */
 int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error *err);
+/* "submit/" or "namespaces/NS/submit/": where namespace ns' submissions go, for the log. */
+void submit_area_path(struct fs *fs, const char *ns, char *buf, size_t size);
 /* Lets submit/ENTRY/status of st follow the job a submission made (submit.c). */
 void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
 		      const struct submit_made *made);

@@ -62,8 +62,7 @@ static bool checked_root(struct fs *fs, const struct fs_inode *in)
 	return in->node.type == FS_SUBMIT_DIR && strcmp(area_ns(fs, in), fs->namespace) != 0;
 }
 
-/* "submit/" or "namespaces/NS/submit/", for the log. */
-static void area_path(struct fs *fs, const char *ns, char *buf, size_t size)
+void submit_area_path(struct fs *fs, const char *ns, char *buf, size_t size)
 {
 	if (strcmp(ns, fs->namespace) == 0)
 		snprintf(buf, size, "submit/");
@@ -520,7 +519,7 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
 	if (ret == -EACCES)
 		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
 	if (ret) {
-		area_path(fs, ns, where, sizeof(where));
+		submit_area_path(fs, ns, where, sizeof(where));
 		fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, err.message);
 	}
 	return ret;
@@ -546,7 +545,7 @@ static int record_lost(struct fs *fs, struct staging *st, const char *ns,
 		snprintf(why, sizeof(why), "a write failed (%s): nothing was submitted",
 		         strerror(-ret));
 	staging_set_outcome(st, sub->entry, STAGING_FAILED, why);
-	area_path(fs, ns, where, sizeof(where));
+	submit_area_path(fs, ns, where, sizeof(where));
 	fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
 	return ret;
 }

@@ -61,12 +61,14 @@ static void make_one(struct fs *fs, struct pending *p)
 	struct submit_made made = {"", 0, "", ""};
 	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, false,
 	                            &code, &made};
+	char where[320];
 	int ret;
 
 	k8s_error_clear(&err);
+	submit_area_path(fs, p->ns, where, sizeof(where));
 	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
-		fs_log(LOG_INFO, "submit/%s was removed before its copy was over: not submitted",
+		fs_log(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
 		       p->sub.entry);
 		return;
 	}
@@ -78,10 +80,10 @@ static void make_one(struct fs *fs, struct pending *p)
 	}
 	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
-	if (!ret)
-		submit_note_made(fs, st, p->sub.entry, &made);
 	if (ret)
-		fs_log(LOG_INFO, "submit/%s refused: %s", p->sub.entry, err.message);
+		fs_log(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
+	else
+		submit_note_made(fs, st, p->sub.entry, &made);
 }
 
 /* The first queued submission whose entry has been quiet long enough, taken off
@@ -91,9 +93,8 @@ static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 	*wait_ms = SUBMIT_QUIET_MS;
 	for (struct pending **pp = &d->queue; *pp; pp = &(*pp)->next) {
 		struct pending *p = *pp;
-		int64_t quiet = 0;
-
 		struct staging *st = areas_get(d->fs->areas, p->ns, false);
+		int64_t quiet = 0;
 
 		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
 		    quiet >= SUBMIT_QUIET_MS) {
@@ -230,9 +231,11 @@ void submit_defer_stop(struct submit_defer *d)
 		pthread_join(d->thread, NULL);
 	while (d->queue) {
 		struct pending *p = d->queue;
+		char where[320];
 
-		fs_log(LOG_WARNING, "unmounted before the copy into submit/%s was over: not "
-		                    "submitted", p->sub.entry);
+		submit_area_path(d->fs, p->ns, where, sizeof(where));
+		fs_log(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
+		       where, p->sub.entry);
 		d->queue = p->next;
 		pending_free(p);
 	}
