@@ -125,15 +125,23 @@ def test_cleanpodpolicy_all_leaves_the_logs_readable(real_view, arenafs):
     which no fetch can beat: docs/tree.md says so.)"""
     c = real_view
     m = arenafs(c)
-    job = jobspecs.tfjob("tidy", workers=2, gpus=0, start=1, run=4, lines=10)
+    # A Chief decides the job's success, and the operator then deletes every pod: a
+    # worker still running then would never end, so the worker ends first. (Two
+    # workers raced: worker 0's success ended the job while worker 1 still ran.)
+    job = jobspecs.tfjob("tidy", gpus=0, start=1, run=2, lines=10)
+    job["spec"]["tfReplicaSpecs"]["Chief"] = {
+        "replicas": 1, "restartPolicy": "Never",
+        "template": {"spec": {"containers": [
+            jobspecs.container("tensorflow", jobspecs.TF_IMAGE, gpus=0, start=1, run=6,
+                               lines=10)]}}}
     job["spec"]["runPolicy"] = {"cleanPodPolicy": "All"}
     jobspecs.create(c, job)
-    pods = ["tidy-worker-0", "tidy-worker-1"]
+    pods = ["tidy-chief-0", "tidy-worker-0"]
 
-    def running():
+    def started():
         return all(c.kubectl("get", "pod", p, "-o", "jsonpath={.status.phase}",
-                             check=False).stdout == "Running" for p in pods)
-    wait_until(running, timeout=90, message="the workers to run")
+                             check=False).stdout in ("Running", "Succeeded") for p in pods)
+    wait_until(started, timeout=90, message="the chief and the worker to run")
     # kwok serves a container's whole log from its start (docs/real-cluster.md)
     whole = {p: c.kubectl("logs", p).stdout for p in pods}
     assert all(whole.values())
@@ -141,7 +149,7 @@ def test_cleanpodpolicy_all_leaves_the_logs_readable(real_view, arenafs):
                message="the job to succeed")
     wait_until(lambda: c.kubectl("get", "pods", "-o", "name").stdout == "", timeout=60,
                message="the operator to delete the pods")
-    assert m.read("jobs", "tidy", "logs") == whole["tidy-worker-0"]
+    assert m.read("jobs", "tidy", "logs") == whole["tidy-chief-0"]   # the main instance
     assert sorted(os.listdir(m.path("jobs", "tidy", "instances"))) == pods
     for p in pods:
         assert m.read("jobs", "tidy", "instances", p, "logs") == whole[p]
