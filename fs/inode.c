@@ -8,6 +8,7 @@
  * tests/unit/test_fs_inode.c.
  */
 #include "fs/inode.h"
+#include "fs/places.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -353,46 +354,82 @@ static void destroy_dead(struct inode_table *t, struct fs_inode *dead)
 	}
 }
 
-static char *pack(char **p, const char *s)
+/* A string equal to s among the n in have (entries may be NULL), or NULL. */
+static const char *same_string(const char *s, const char *const *have, size_t n)
 {
-	char *r = *p;
-	size_t n;
-
-	if (!s)
-		return NULL;
-	n = strlen(s) + 1;
-	memcpy(r, s, n);
-	*p += n;
-	return r;
+	for (size_t i = 0; i < n; i++)
+		if (have[i] && strcmp(have[i], s) == 0)
+			return have[i];
+	return NULL;
 }
 
 /*
  * A new inode holding copies of name, node and objkey (may be NULL) in the same
  * allocation: a walk of the tree leaves tens of thousands of inodes, and nine
- * small allocations each would cost more than the strings themselves.
+ * small allocations each would cost more than the strings themselves. A string
+ * equal to one of the parent's, or to one already placed, is shared rather than
+ * copied: a job's files carry their job's namespace, name, uid and key, and a
+ * walk keeps thousands of them. The parent outlives the child (the child pins
+ * it) and its strings never change; only submit/'s entries move to another
+ * parent (inode_table_rename), so theirs are always copied.
  */
-static struct fs_inode *inode_alloc(const char *name, const struct fs_node *node,
-				    const char *objkey)
+static struct fs_inode *inode_alloc(const struct fs_inode *parent, const char *name,
+				    const struct fs_node *node, const char *objkey)
 {
-	const char *strs[] = {name, objkey, node->ns, node->job, node->pod, node->node,
-			      node->container, node->path, node->uid, node->identity};
-	size_t len = 0;
+	enum { NSTR = 9 };
+	const char *strs[NSTR] = {objkey, node->ns, node->job, node->pod, node->node,
+				  node->container, node->path, node->uid, node->identity};
+	const char *have[2 * NSTR] = {0};
+	const char *place[NSTR] = {0};
+	bool copy[NSTR] = {0};
+	size_t nhave = 0, len = strlen(name) + 1;
 	struct fs_inode *in;
 	char *p;
 
-	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		len += strs[i] ? strlen(strs[i]) + 1 : 0;
+	if (parent && !fs_type_is_submit(node->type)) {
+		const struct fs_node *pn = &parent->node;
+		const char *ps[NSTR] = {parent->objkey, pn->ns, pn->job, pn->pod, pn->node,
+					pn->container, pn->path, pn->uid, pn->identity};
+
+		memcpy(have, ps, sizeof(ps));
+		nhave = NSTR;
+	}
+	for (size_t i = 0; i < NSTR; i++) {
+		if (!strs[i])
+			continue;
+		place[i] = same_string(strs[i], have, nhave);
+		if (!place[i]) {
+			/* placed below; later equal strings share it */
+			copy[i] = true;
+			len += strlen(strs[i]) + 1;
+			have[nhave++] = strs[i];
+		}
+	}
 	in = calloc(1, sizeof(*in) + len);
 	if (!in)
 		return NULL;
 	p = in->strings;
-	in->name = pack(&p, name);
-	in->objkey = pack(&p, objkey);
+	in->name = p;
+	memcpy(p, name, strlen(name) + 1);
+	p += strlen(name) + 1;
+	for (size_t i = 0; i < NSTR; i++) {
+		if (!copy[i])
+			continue;
+		size_t n = strlen(strs[i]) + 1;
+
+		memcpy(p, strs[i], n);
+		place[i] = p;
+		p += n;
+		/* a later string equal to this one was matched against strs[i]: repoint it */
+		for (size_t j = i + 1; j < NSTR; j++)
+			if (!copy[j] && place[j] == strs[i])
+				place[j] = p - n;
+	}
+	in->objkey = (char *)place[0];
 	in->node = (struct fs_node){node->type, node->kind, node->restarts,
-				    pack(&p, node->ns), pack(&p, node->job), pack(&p, node->pod),
-				    pack(&p, node->node), pack(&p, node->container),
-				    pack(&p, node->path), pack(&p, node->uid),
-				    pack(&p, node->identity)};
+				    (char *)place[1], (char *)place[2], (char *)place[3],
+				    (char *)place[4], (char *)place[5], (char *)place[6],
+				    (char *)place[7], (char *)place[8]};
 	pthread_mutex_init(&in->lock, NULL);
 	return in;
 }
@@ -413,7 +450,7 @@ struct inode_table *inode_table_new(void (*on_free)(struct fs_inode *in))
 	t->by_obj = calloc(t->nobj_buckets, sizeof(*t->by_obj));
 	root.type = FS_ROOT;
 	root.identity = "";
-	t->root = inode_alloc("", &root, NULL);
+	t->root = inode_alloc(NULL, "", &root, NULL);
 	if (!t->by_ino || !t->by_key || !t->by_obj || !t->root)
 		goto fail;
 	t->root->ino = INODE_ROOT_ID;
@@ -564,7 +601,7 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 	pthread_mutex_unlock(&t->lock);
 
 	/* Allocate outside the lock; another thread may map the same child meanwhile. */
-	in = inode_alloc(name, node, objkey);
+	in = inode_alloc(parent, name, node, objkey);
 	if (!in)
 		return NULL;
 

@@ -25,6 +25,7 @@
 #include "fs/fs_internal.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -33,6 +34,7 @@
 #define NOTIFY_HEALTH_POLL_MS 1000
 #define NOTIFY_KEY_MAX 600
 #define NOTIFY_EVICT_MAX 4096                /* entries invalidated per pass */
+#define NOTIFY_TRIM_AFTER_MS 1000            /* after evicting, once the FORGETs are in */
 
 enum item_type { ITEM_CHANGE, ITEM_LOG };
 
@@ -61,6 +63,8 @@ struct fs_notifier {
 
 	struct cache_health health;          /* thread only */
 	bool health_known;
+	bool trim_due;                       /* thread only: memory was freed, see trim */
+	struct timespec trim_at;
 };
 
 /* What the thread will tell the kernel, gathered before any is sent. */
@@ -479,8 +483,9 @@ static void send_actions(struct fs_notifier *n, struct batch *b)
 }
 
 /* Beyond the inode limit, the kernel forgets the least recently used entries.
- * submit/'s are left: a file being staged is known by its inode. */
-static void evict_idle(struct fs *fs, struct batch *b)
+ * submit/'s are left: a file being staged is known by its inode. Returns how many
+ * were handed out. */
+static size_t evict_idle(struct fs *fs, struct batch *b)
 {
 	struct inode_evict *ev;
 	size_t n = inode_table_evict(fs->inodes, NOTIFY_EVICT_MAX, &ev);
@@ -489,6 +494,30 @@ static void evict_idle(struct fs *fs, struct batch *b)
 		if (!fs_type_is_submit(ev[i].type))
 			add_action(b, ev[i].parent, ev[i].name, 0);
 	inode_table_evict_free(ev, n);
+	return n;
+}
+
+/*
+ * A walk of the tree makes and frees inodes by the tens of thousands, between the
+ * texts rendered for its reads, and glibc keeps the pages of what was freed in
+ * its heaps: at 10,000 jobs, 13 MiB of a 124 MiB daemon after an rsync of the
+ * tree. So once evicted inodes had time to be forgotten, the notifier gives the
+ * free pages back (malloc_trim, a walk of the heaps' free chunks; at most once
+ * per second, only after evictions).
+ */
+static void trim_after_evicting(struct fs_notifier *n, size_t evicted, const struct timespec *now)
+{
+	if (evicted && !n->trim_due) {
+		n->trim_due = true;
+		n->trim_at = *now;
+		n->trim_at.tv_sec += NOTIFY_TRIM_AFTER_MS / 1000;
+		return;
+	}
+	if (n->trim_due && (now->tv_sec > n->trim_at.tv_sec ||
+			    (now->tv_sec == n->trim_at.tv_sec && now->tv_nsec >= n->trim_at.tv_nsec))) {
+		n->trim_due = false;
+		malloc_trim(0);
+	}
 }
 
 void notify_inodes_over(void *arg)
@@ -573,6 +602,7 @@ static void *notify_main(void *arg)
 	while (!n->stop) {
 		struct item *items;
 		struct timespec now;
+		size_t evicted;
 
 		if (!n->head && !n->evict)
 			pthread_cond_timedwait(&n->cond, &n->mu, &next_health);
@@ -603,8 +633,9 @@ static void *notify_main(void *arg)
 			free(b.keys[i]);
 		b.nkeys = 0;
 		send_actions(n, &b);
-		evict_idle(n->fs, &b);
+		evicted = evict_idle(n->fs, &b);
 		send_actions(n, &b);
+		trim_after_evicting(n, evicted, &now);
 		pthread_mutex_lock(&n->mu);
 	}
 	pthread_mutex_unlock(&n->mu);

@@ -371,3 +371,56 @@ TEST(fs_inode_number_before_lookup_is_the_number_lookup_gives)
 	inode_table_put(t, root);
 	inode_table_free(t);
 }
+
+/* A job's file carries its job's strings without copies of them; what differs is
+ * its own, and a submit/ entry (which rename may move) owns all of its strings. */
+TEST(fs_inode_strings_equal_to_the_parents_are_shared)
+{
+	struct inode_table *t = inode_table_new(NULL);
+	struct fs_inode *root = inode_table_root(t);
+	struct fs_inode *dir = lookup(t, root, "jobs", FS_JOBS_DIR, "", NULL);
+	struct fs_node jn = make_node(FS_JOB_DIR, "u1"), fn = make_node(FS_JOB_LOGS, "u1/c/0");
+	struct fs_inode *job, *logs, *sub, *staged;
+
+	jn.ns = strdup("default");
+	jn.job = strdup("mnist");
+	jn.uid = strdup("u1");
+	job = inode_table_child(t, dir, "mnist", &jn, "job/default/0/mnist");
+	fn.ns = strdup("default");
+	fn.job = strdup("mnist");
+	fn.uid = strdup("u1");
+	fn.pod = strdup("mnist-worker-0");
+	logs = inode_table_child(t, job, "logs", &fn, "job/default/0/mnist");
+	CHECK(job && logs);
+	if (job && logs) {
+		/* the job's own uid and identity are equal: one copy */
+		CHECK_STR_EQ(job->node.uid, "u1");
+		CHECK(job->node.identity == job->node.uid);
+		CHECK(logs->node.ns == job->node.ns);
+		CHECK(logs->node.job == job->node.job);
+		CHECK(logs->node.uid == job->node.uid);
+		CHECK(logs->objkey == job->objkey);
+		CHECK_STR_EQ(logs->objkey, "job/default/0/mnist");
+		CHECK_STR_EQ(logs->node.pod, "mnist-worker-0");
+		CHECK_STR_EQ(logs->node.identity, "u1/c/0");
+		CHECK_STR_EQ(logs->name, "logs");
+		CHECK(logs->node.container == NULL);
+		/* nothing points into the caller's node */
+		CHECK(logs->node.pod != fn.pod && logs->node.ns != fn.ns);
+		inode_table_put(t, logs);
+	}
+	sub = lookup(t, root, "submit", FS_SUBMIT_DIR, "s0", NULL);
+	staged = inode_table_child(t, sub, "mnist", &(struct fs_node){.type = FS_SUBMIT_SUBDIR,
+				   .kind = -1, .identity = "s0"}, NULL);
+	CHECK(staged && staged->node.identity != sub->node.identity);
+	if (staged) {
+		CHECK_STR_EQ(staged->node.identity, "s0");
+		inode_table_put(t, staged);
+	}
+	if (job)
+		inode_table_put(t, job);
+	fs_node_clear(&jn);
+	fs_node_clear(&fn);
+	inode_table_put(t, root);
+	inode_table_free(t);
+}
