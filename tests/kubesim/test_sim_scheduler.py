@@ -92,3 +92,30 @@ def test_other_schedulers_pods_are_left_alone():
         c.wait("mine bound", lambda: c.get("pods", "mine")["spec"].get("nodeName"))
         assert not c.get("pods", "volcano")["spec"].get("nodeName")
         assert not c.events("volcano")
+
+
+def test_pending_pods_keep_one_failedscheduling_event_each_however_often_retried():
+    # The real scheduler counts repeats in an events.k8s.io series, with no cap on
+    # how many series it keeps: more pending pods than client-go's 4,096-entry
+    # correlator must not turn every retry into a new Event (a cluster of 10,000 jobs
+    # made 670 a second that way, and the tree's cache grew with them).
+    n = 4200
+    with Cluster(nodes=1, gpus=4) as c:
+        for i in range(n):
+            c.store.create("pods", pod("pend-%d" % i, gpus=8))
+        c.wait("every pod's first FailedScheduling",
+               lambda: len(c.events(reason="FailedScheduling")) >= n, timeout=120)
+        # pods that end free resources: each end makes the scheduler try again
+        for i in range(3):
+            c.store.create("pods", pod("short-%d" % i, gpus=1, SIM_RUN_SECONDS=1))
+            c.wait_phase("short-%d" % i, "Succeeded")
+        evs = c.wait("a repeat counted", lambda: [
+            e for e in c.events(reason="FailedScheduling") if (e.get("count") or 1) >= 2],
+            timeout=60)
+        assert evs
+        per_pod = {}
+        for e in c.events(reason="FailedScheduling"):
+            per_pod.setdefault(e["involvedObject"]["name"], []).append(e)
+        assert len(per_pod) == n
+        assert max(len(v) for v in per_pod.values()) == 1, \
+            [v for v in per_pod.values() if len(v) > 1][:1]

@@ -36,6 +36,14 @@ WATCHED = (
 EVENT_TTL_SECONDS = 3600
 # client-go's EventCorrelator keeps this many recent events for aggregation.
 EVENT_CACHE_MAX = 4096
+# The scheduler records through events.k8s.io's broadcaster instead (client-go's
+# tools/events): it keeps every event it made, with no cap, and counts repeats in a
+# series: the first repeat writes count 2, later ones are written every 30 minutes,
+# and a series not repeated for 6 minutes is finished (a later repeat makes a new
+# Event). A pod pending for hours is one Event, not one per scheduling attempt.
+SERIES_COMPONENTS = ("default-scheduler",)
+SERIES_FINISH_SECONDS = 360
+SERIES_REFRESH_SECONDS = 1800
 
 WORK_BATCH = 200
 
@@ -68,6 +76,7 @@ class Recorder:
     def __init__(self, rt):
         self.rt = rt
         self.recent = collections.OrderedDict()  # key -> (ns, name)
+        self.series = {}   # key -> [ns, name, count, last seen, last written] (monotonic)
         self.seq = itertools.count()
 
     def event(self, obj, kind, api_version, type_, reason, message, component,
@@ -78,6 +87,9 @@ class Recorder:
                component, host)
         now = util.rfc3339()
         store = self.rt.store
+        if component in SERIES_COMPONENTS:
+            if self._repeat_in_series(key, now):
+                return
         known = self.recent.get(key)
         if known is not None:
             def bump(ev):
@@ -110,10 +122,49 @@ class Recorder:
             store.create("events", ev)
         except ApiError:
             return
-        self.recent[key] = (ns, name)
-        if len(self.recent) > EVENT_CACHE_MAX:
-            self.recent.popitem(last=False)
+        if component in SERIES_COMPONENTS:
+            t = time.monotonic()
+            self.series[key] = [ns, name, 1, t, t]
+            if len(self.series) % 1024 == 0:
+                self._finish_series(t)
+        else:
+            self.recent[key] = (ns, name)
+            if len(self.recent) > EVENT_CACHE_MAX:
+                self.recent.popitem(last=False)
         self.rt.after(EVENT_TTL_SECONDS, self._expire, ns, name)
+
+    def _sim_seconds(self, since, t):
+        return (t - since) * self.rt.speed
+
+    def _repeat_in_series(self, key, now):
+        """True when key's event is a repeat within its series (counted, written
+        when due); False when a new Event is to be made."""
+        s = self.series.get(key)
+        t = time.monotonic()
+        if s is None:
+            return False
+        if self._sim_seconds(s[3], t) >= SERIES_FINISH_SECONDS:
+            del self.series[key]
+            return False
+        s[2] += 1
+        s[3] = t
+        if s[2] > 2 and self._sim_seconds(s[4], t) < SERIES_REFRESH_SECONDS:
+            return True
+        count = s[2]
+
+        def bump(ev):
+            ev["count"] = count
+            ev["lastTimestamp"] = now
+        if self.rt.store.mutate("events", s[0], s[1], bump) is None:
+            del self.series[key]      # expired: a new Event
+            return False
+        s[4] = t
+        return True
+
+    def _finish_series(self, t):
+        for key in [k for k, s in self.series.items()
+                    if self._sim_seconds(s[3], t) >= SERIES_FINISH_SECONDS]:
+            del self.series[key]
 
     def _expire(self, ns, name):
         try:
