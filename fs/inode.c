@@ -106,8 +106,9 @@ static uint64_t parent_ino(const struct fs_inode *in)
 	return in->parent ? in->parent->ino : 0;
 }
 
-/* Doubles both maps when they hold more inodes than buckets; on ENOMEM keeps the old
- * (chains just grow longer). */
+/* Doubles both maps when they hold twice as many inodes as buckets (chains of two
+ * on average: a pointer per inode less than one bucket each, at 32,768 inodes half
+ * a megabyte); on ENOMEM keeps the old (chains just grow longer). */
 static void grow_maps(struct inode_table *t)
 {
 	size_t n = t->nbuckets * 2;
@@ -630,7 +631,7 @@ struct fs_inode *inode_table_child(struct inode_table *t, struct fs_inode *paren
 		t->made_since_over = 0;
 		over = true;
 	}
-	if (t->count >= t->nbuckets)
+	if (t->count >= 2 * t->nbuckets)
 		grow_maps(t);
 	size_t b = key_bucket(t, parent->ino, name);
 	in->key_next = t->by_key[b];

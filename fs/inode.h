@@ -62,19 +62,21 @@ struct fs_inode {
 	char *name;                  /* its name in parent ("" for the root); changed only by
 	                                inode_table_rename, under the table's mutex */
 	char *objkey;                /* object key it is registered under, or NULL */
-	struct fs_node node;         /* immutable after creation; its strings in strings[] */
+	struct fs_node node;         /* immutable after creation; its strings in strings[],
+	                                or the parent's where equal (inode_alloc) */
 
 	/* guarded by the table's mutex */
 	uint64_t nlookup;
+	struct fs_inode *ino_next, *key_next, *obj_prev, *obj_next;
+	struct fs_inode *idle_prev, *idle_next;
 	unsigned pins;
 	bool mapped;                 /* reachable by (parent, name) */
 	bool name_owned;             /* name was malloc'd by a rename, not in strings[] */
 	bool idle;                   /* on the idle list */
 	bool evicting;               /* its entry was given to be invalidated; not used since */
-	struct fs_inode *ino_next, *key_next, *obj_prev, *obj_next;
-	struct fs_inode *idle_prev, *idle_next;
 
-	/* guarded by lock */
+	/* guarded by lock (the small fields last: a walk keeps tens of thousands of
+	 * inodes, and padding between them would cost as much as a string) */
 	pthread_mutex_t lock;
 	struct fs_text *text;        /* last rendered text while kept (content_refresh), or NULL */
 	size_t text_len;             /* of the last rendered text, kept or not */
@@ -86,24 +88,24 @@ struct fs_inode {
 	int64_t mtime;               /* when the text last changed (Unix seconds) */
 	uint64_t version;            /* bumped whenever the text changes */
 	uint64_t kernel_version;     /* version whose pages the kernel may cache; 0: none */
-	unsigned cached_opens;       /* open handles reading through the page cache... */
-	uint64_t cached_version;     /* ...all of this version */
+	uint64_t cached_version;     /* the version all cached_opens read */
 	uint64_t reported_size;      /* st_size last sent to the kernel */
-	bool rendered;               /* text_len, text_hash and text_gen are set; a
-	                                directory: listing_hash is */
-	bool reported;               /* reported_size is set */
-	unsigned extras;             /* a directory's names that come and go which exist
-	                                (model_extras: job dir code, tensorboard_url; pod
-	                                dir logs.previous) */
-	bool extras_known;           /* extras was set */
 	struct fs_log *log;          /* log files' state, NULL before the first open */
 	struct dir_listing *listing; /* a directory, with no opendir: the listing a reader
 	                                is paging through (dirs.c), or NULL */
+	unsigned cached_opens;       /* open handles reading through the page cache */
+	unsigned extras;             /* a directory's names that come and go which exist
+	                                (model_extras: job dir code, tensorboard_url; pod
+	                                dir logs.previous) */
+	bool rendered;               /* text_len, text_hash and text_gen are set; a
+	                                directory: listing_hash is */
+	bool reported;               /* reported_size is set */
+	bool extras_known;           /* extras was set */
+	bool log_queued;             /* guarded by the notifier's mutex, as the two below */
 
 	/* guarded by the notifier's mutex (notify.c): log growth notices */
 	uint64_t log_seq;            /* appends reported */
 	uint64_t log_sent;           /* appends the kernel has been told of */
-	bool log_queued;
 
 	char strings[];              /* name, objkey and node's strings, one allocation */
 };

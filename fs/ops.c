@@ -258,10 +258,21 @@ static void close_regular(struct fs *fs, struct fs_handle *h)
 {
 	if (h->log)
 		logfile_release(fs, h->in);
-	if (h->cached) {
+	if (!h->log && !fs_type_is_code(h->in->node.type)) {
+		struct fs_text *drop = NULL;
+
 		pthread_mutex_lock(&h->in->lock);
-		h->in->cached_opens--;
+		if (h->cached)
+			h->in->cached_opens--;
+		/* A large text stays only while it is read (its readers hold their own
+		 * references): a walk of the tree leaves thousands of inodes behind, and
+		 * each kept its info or job.json until something refreshed it. */
+		if (h->in->text && h->in->text->len > CONTENT_KEEP_MAX) {
+			drop = h->in->text;
+			h->in->text = NULL;
+		}
 		pthread_mutex_unlock(&h->in->lock);
+		fs_text_put(drop);
 	}
 	inode_table_put(fs->inodes, h->in);
 	fs_handle_free(fs, h);

@@ -59,3 +59,4 @@ def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
         else:
             assert "ceiling_s" not in row, row
     assert result["memory"]["rss_after_full_read_kib"] > 0, result["memory"]
+    assert result["memory"]["rss_fresh_mount_kib"] > 0, result["memory"]
