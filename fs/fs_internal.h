@@ -208,7 +208,8 @@ int64_t view_pod_mtime(const struct pod *p, int64_t now);
 /*
  * Makes a regular, non-log file's text current (re-rendering when the cache changed
  * since, or always for volatile files): its length, hash and mtime, and in->text
- * itself when it is small (CONTENT_KEEP_MAX). Sets *changed when the text differs
+ * itself when it is small (CONTENT_KEEP_MAX; a larger one is kept for an open, and
+ * a job's, pod's or node's leaves at its close, ops.c). Sets *changed when the text differs
  * from the one before. Takes in->lock and the cache's read lock itself. -ENOENT
  * when the object is gone.
  */

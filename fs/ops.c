@@ -264,10 +264,12 @@ static void close_regular(struct fs *fs, struct fs_handle *h)
 		pthread_mutex_lock(&h->in->lock);
 		if (h->cached)
 			h->in->cached_opens--;
-		/* A large text stays only while it is read (its readers hold their own
-		 * references): a walk of the tree leaves thousands of inodes behind, and
-		 * each kept its info or job.json until something refreshed it. */
-		if (h->in->text && h->in->text->len > CONTENT_KEEP_MAX) {
+		/* A job's, pod's or node's large text stays only while it is read (its
+		 * readers hold their own references): a walk of the tree leaves thousands
+		 * of inodes behind, and each kept its info or job.json until something
+		 * refreshed it. cluster/'s few tables stay: they cost the most to render. */
+		if (h->in->text && h->in->text->len > CONTENT_KEEP_MAX &&
+		    fs_type_is_per_object(h->in->node.type)) {
 			drop = h->in->text;
 			h->in->text = NULL;
 		}

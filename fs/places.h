@@ -136,6 +136,14 @@ static inline bool fs_type_is_submit(enum fs_type t)
 	return place_of(t)->flags & PLACE_SUBMIT;
 }
 
+/* Files of which the tree has one per job, pod or node: a walk reads thousands. */
+static inline bool fs_type_is_per_object(enum fs_type t)
+{
+	enum place_source s = place_of(t)->source;
+
+	return s == SRC_JOB || s == SRC_POD || s == SRC_NODE || s == SRC_NODE_PODS;
+}
+
 static inline bool fs_type_is_code(enum fs_type t)
 {
 	return place_of(t)->flags & PLACE_CODE;
