@@ -13,7 +13,7 @@
  * Files that show ages (info, events) keep the object's time, or `ls -lt`
  * would reorder them every second.
  *
- * Called by ops.c, dirs.c and notify.c; takes inode->lock, then the cache's
+ * Called by ops.c, dirs.c and notify.c; takes inode_lock, then the cache's
  * read lock. Which renderer makes a file is its row's in places.c.
  */
 #include "fs/fs_internal.h"
@@ -224,9 +224,9 @@ int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed)
 {
 	int ret;
 
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	ret = content_refresh_locked(fs, in, false, changed);
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	return ret;
 }
 
@@ -354,15 +354,15 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 		ret = content_refresh(fs, in, &changed);
 		if (ret)
 			return ret;
-		pthread_mutex_lock(&in->lock);
+		inode_lock(in);
 		size = in->text_len;
 		mtime = in->mtime;
-		pthread_mutex_unlock(&in->lock);
+		inode_unlock(in);
 	}
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	in->reported_size = size;
 	in->reported = true;
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	st->st_size = (off_t)size;
 	st->st_blocks = (blkcnt_t)((size + 511) / 512);
 	set_mtime(st, mtime);

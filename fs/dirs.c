@@ -120,12 +120,12 @@ static void cache_listing(struct fs_inode *dir, const struct dir_listing *l,
 		return;
 	h = listing_hash(l);
 	fi->cache_readdir = 1;
-	pthread_mutex_lock(&dir->lock);
+	inode_lock(dir);
 	if (dir->rendered && dir->listing_hash == h)
 		fi->keep_cache = 1;
 	dir->listing_hash = h;
 	dir->rendered = true;
-	pthread_mutex_unlock(&dir->lock);
+	inode_unlock(dir);
 }
 
 void dirs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -200,9 +200,9 @@ static int listing_at(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi, 
 		return -ENOTDIR;
 	}
 	if (off > 0) {
-		pthread_mutex_lock(&dir->lock);
+		inode_lock(dir);
 		l = listing_get(dir->listing);
-		pthread_mutex_unlock(&dir->lock);
+		inode_unlock(dir);
 	}
 	if (!l) {
 		ret = listing_make(fs, dir, &l);
@@ -210,10 +210,10 @@ static int listing_at(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi, 
 			inode_table_put(fs->inodes, dir);
 			return ret;
 		}
-		pthread_mutex_lock(&dir->lock);
+		inode_lock(dir);
 		old = dir->listing;
 		dir->listing = listing_get(l);
-		pthread_mutex_unlock(&dir->lock);
+		inode_unlock(dir);
 		listing_put(old);
 	}
 	*dirp = dir;
@@ -226,12 +226,12 @@ static int listing_at(struct fs *fs, fuse_ino_t ino, struct fuse_file_info *fi, 
 static void listing_end(struct fs *fs, struct fs_inode *dir, struct dir_listing *l,
 			bool at_end)
 {
-	pthread_mutex_lock(&dir->lock);
+	inode_lock(dir);
 	if (at_end && dir->listing == l) {
 		dir->listing = NULL;
 		listing_put(l);
 	}
-	pthread_mutex_unlock(&dir->lock);
+	inode_unlock(dir);
 	listing_put(l);
 	inode_table_put(fs->inodes, dir);
 }

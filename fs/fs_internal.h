@@ -25,7 +25,7 @@
  *   codefetch.c code/'s bytes: the job's ConfigMap, fetched once and kept
  *   log.c       messages to stderr or syslog (fs_log)
  *
- * Lock order: inode->lock, then the cache's read lock; the inode table's mutex, the
+ * Lock order: inode_lock, then the cache's read lock; the inode table's mutex, the
  * notifier queue's mutex and code/'s two (codetree.c's memo, codefetch.c's store)
  * are leaves. No FUSE notification is sent while any of
  * them is held, and never from a request handler (notify.c sends them all).
@@ -210,14 +210,14 @@ int64_t view_pod_mtime(const struct pod *p, int64_t now);
  * since, or always for volatile files): its length, hash and mtime, and in->text
  * itself when it is small (CONTENT_KEEP_MAX; a larger one is kept for an open, and
  * a job's, pod's or node's leaves at its close, ops.c). Sets *changed when the text differs
- * from the one before. Takes in->lock and the cache's read lock itself. -ENOENT
+ * from the one before. Takes inode_lock(in) and the cache's read lock itself. -ENOENT
  * when the object is gone.
  */
 #define CONTENT_KEEP_MAX 256
 int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed);
 /*
- * The same with in->lock held by the caller; keep: in->text is set however large
- * (an open takes its snapshot). A kept text is only sure to be there until in->lock
+ * The same with inode_lock(in) held by the caller; keep: in->text is set however large
+ * (an open takes its snapshot). A kept text is only sure to be there until inode_lock(in)
  * is released: any other refresh (a getattr, the notifier) may drop a large one, so
  * an open takes its reference before unlocking.
  */

@@ -28,8 +28,11 @@
  * change affects there, without scanning the table.
  *
  * Locks: the table's mutex guards the maps, nlookup, pins and mapped; it is never
- * held while calling out. inode->lock guards the content fields (marked below);
+ * held while calling out. inode_lock(in) guards the content fields (marked below);
  * it may be held while taking the cache's read lock, never the other way round.
+ * Inodes share a fixed set of mutexes, picked by address (a walk keeps tens of
+ * thousands of inodes, and a mutex each took 40 of their 336 bytes), so a thread
+ * never holds two inodes' locks at once: the two may be one mutex.
  */
 #ifndef ARENAFS_FS_INODE_H
 #define ARENAFS_FS_INODE_H
@@ -75,9 +78,8 @@ struct fs_inode {
 	bool idle;                   /* on the idle list */
 	bool evicting;               /* its entry was given to be invalidated; not used since */
 
-	/* guarded by lock (the small fields last: a walk keeps tens of thousands of
-	 * inodes, and padding between them would cost as much as a string) */
-	pthread_mutex_t lock;
+	/* guarded by inode_lock (the small fields last: a walk keeps tens of thousands
+	 * of inodes, and padding between them would cost as much as a string) */
 	struct fs_text *text;        /* last rendered text while kept (content_refresh), or NULL */
 	size_t text_len;             /* of the last rendered text, kept or not */
 	union {
@@ -109,6 +111,10 @@ struct fs_inode {
 
 	char strings[];              /* name, objkey and node's strings, one allocation */
 };
+
+/* The lock of in's content fields: one of a fixed set of mutexes (see Locks). */
+void inode_lock(const struct fs_inode *in);
+void inode_unlock(const struct fs_inode *in);
 
 struct inode_table;
 

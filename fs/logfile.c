@@ -35,7 +35,7 @@
  * finishedAt, which stands in when nothing was read (a fetch after the end
  * would otherwise stamp the log with the fetch time).
  *
- * Locks: in->lock guards in->log's stream pointer and counters and may be held
+ * Locks: inode_lock(in) guards in->log's stream pointer and counters and may be held
  * while calling logstream_*; log->mu (a leaf) guards what the stream's callback
  * writes, because the callback may run under the stream's own lock.
  */
@@ -59,7 +59,7 @@
 #define LOG_MEMO_SLOTS 2048        /* instances whose read size outlives their inodes */
 
 struct fs_log {
-	/* guarded by in->lock */
+	/* guarded by inode_lock(in) */
 	struct logstream *ls;        /* NULL: no stream (not open, or no instance yet) */
 	unsigned nopen;
 	bool finished;               /* the stream reads a terminated instance once */
@@ -183,7 +183,7 @@ static struct fs_log *log_state(struct fs *fs, struct fs_inode *in)
 	return log;
 }
 
-/* The stream's thread: bytes arrived. Must not block (client.h) nor take in->lock. */
+/* The stream's thread: bytes arrived. Must not block (client.h) nor take inode_lock(in). */
 static void log_appended(void *arg, uint64_t new_size)
 {
 	struct fs_log *log = arg;
@@ -305,7 +305,7 @@ static struct logkeep_ref kept_ref(const struct fs_node *node)
 }
 
 /* The instance's kept copy (logkeep.h), when there is one: read from disk, with no
- * request, whether its pod is still there or not. Called with in->lock held. */
+ * request, whether its pod is still there or not. Called with inode_lock(in) held. */
 static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 {
 	struct logkeep_ref r = kept_ref(&in->node);
@@ -327,7 +327,7 @@ static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct fs_log
 	return true;
 }
 
-/* Starts the stream when there is an instance to stream. Called with in->lock held.
+/* Starts the stream when there is an instance to stream. Called with inode_lock(in) held.
  * -ENODATA: a finished job's log whose pods are gone, and not kept. */
 static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 {
@@ -369,7 +369,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 }
 
 /* Keeps what the attached stream has read: its size, when it last grew, and whether it
- * holds a terminated instance's whole log. Called with in->lock held. */
+ * holds a terminated instance's whole log. Called with inode_lock(in) held. */
 static void note_stream_locked(struct fs_inode *in, struct fs_log *log)
 {
 	bool done = logstream_done(log->ls);
@@ -414,7 +414,7 @@ static uint64_t size_locked(struct fs_log *log)
 /*
  * The other log inodes of in's container instance (jobs/NAME/logs and
  * instances/POD/logs) may have told the kernel a size from before this read: have
- * the notifier tell it their attributes changed. Called without in->lock.
+ * the notifier tell it their attributes changed. Called without inode_lock(in).
  */
 static void tell_siblings(struct fs *fs, struct fs_inode *in)
 {
@@ -496,7 +496,7 @@ int logfile_open(struct fs *fs, struct fs_inode *in)
 	bool finished = false;
 	int ret = 0;
 
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	log = log_state(fs, in);
 	if (!log) {
 		ret = -ENOMEM;
@@ -510,7 +510,7 @@ int logfile_open(struct fs *fs, struct fs_inode *in)
 	ls = log->ls;
 	finished = log->finished;
 out:
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	if (ls) {
 		/* ls stays valid: this open's reference keeps it attached */
 		wait_first_bytes(fs, log, ls, finished);
@@ -524,11 +524,11 @@ void logfile_release(struct fs *fs, struct fs_inode *in)
 	struct fs_log *log;
 	bool read = false;
 
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	log = in->log;
 	if (log && log->nopen > 0 && --log->nopen == 0)
 		read = detach_locked(fs, in, log);
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	if (read)
 		tell_siblings(fs, in);
 }
@@ -595,14 +595,14 @@ ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size,
 	int64_t deadline = time_monotonic_ms() + fs->opts.log_wait_ms;
 	ssize_t n;
 
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	log = in->log;
 	if (log && !log->ls && log->nopen > 0)
 		attach_locked(fs, in, log);
 	ls = log ? log->ls : NULL;
 	finished = log && log->finished;
 	promised = log && log->complete ? log->last_size : 0;
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	if (!ls)
 		return 0;
 	/* The handle being read keeps nopen > 0, so ls stays attached meanwhile. A read
@@ -661,7 +661,7 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 	/* a kept copy's size is known without a request: the whole log */
 	kept = fs->keep && in->node.pod && in->node.container &&
 	       logkeep_has(fs->keep, &r, &kept_size, &kept_finished);
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	log = in->log;
 	if (log && !log->ls && log->nopen > 0)
 		attach_locked(fs, in, log);
@@ -679,7 +679,7 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 	} else {
 		memo_merge(fs, in->node.identity, size, &grew, &complete);
 	}
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 
 	cache_read_lock(fs->cache);
 	if (instance_find(fs, &in->node, &it)) {
@@ -702,10 +702,10 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 
 void logfile_poke(struct fs *fs, struct fs_inode *in)
 {
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	if (in->log && !in->log->ls && in->log->nopen > 0)
 		attach_locked(fs, in, in->log);
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 }
 
 void logfile_free(struct fs_inode *in)
@@ -732,12 +732,12 @@ void logfile_stop_all(struct fs *fs)
 	for (size_t i = 0; i < n; i++) {
 		struct fs_inode *in = arr[i];
 
-		pthread_mutex_lock(&in->lock);
+		inode_lock(in);
 		if (in->log) {
 			in->log->nopen = 0;
 			detach_locked(fs, in, in->log);
 		}
-		pthread_mutex_unlock(&in->lock);
+		inode_unlock(in);
 		inode_table_put(fs->inodes, in);
 	}
 	free(arr);

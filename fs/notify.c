@@ -370,11 +370,11 @@ static void revalidate_extras(struct fs *fs, struct batch *b, struct fs_inode *i
 	if (!place_optional_mask(in->node.type))
 		return;
 	has = model_extras(fs, &in->node);
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	changed = has ^ in->extras;
 	in->extras = has;
 	in->extras_known = true;
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	for (size_t i = 0; i < n && changed; i++, changed >>= 1)
 		if (changed & 1)
 			add_action(b, in->ino, c[i]->name, 0);

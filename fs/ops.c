@@ -80,18 +80,18 @@ static void set_extras(struct fs *fs, struct fs_inode *in)
 
 	if (!place_optional_mask(in->node.type))
 		return;
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	known = in->extras_known;
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 	if (known)
 		return;
 	has = model_extras(fs, &in->node);
-	pthread_mutex_lock(&in->lock);
+	inode_lock(in);
 	if (!in->extras_known) {
 		in->extras = has;
 		in->extras_known = true;
 	}
-	pthread_mutex_unlock(&in->lock);
+	inode_unlock(in);
 }
 
 int ops_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *e)
@@ -261,7 +261,7 @@ static void close_regular(struct fs *fs, struct fs_handle *h)
 	if (!h->log && !fs_type_is_code(h->in->node.type)) {
 		struct fs_text *drop = NULL;
 
-		pthread_mutex_lock(&h->in->lock);
+		inode_lock(h->in);
 		if (h->cached)
 			h->in->cached_opens--;
 		/* A job's, pod's or node's large text stays only while it is read (its
@@ -273,7 +273,7 @@ static void close_regular(struct fs *fs, struct fs_handle *h)
 			drop = h->in->text;
 			h->in->text = NULL;
 		}
-		pthread_mutex_unlock(&h->in->lock);
+		inode_unlock(h->in);
 		fs_text_put(drop);
 	}
 	inode_table_put(fs->inodes, h->in);
@@ -330,12 +330,12 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 			return;
 		}
 	} else {
-		/* One hold of in->lock from the render to the snapshot: a getattr or the
+		/* One hold of inode_lock(in) from the render to the snapshot: a getattr or the
 		 * notifier refreshing in between drops a large text (in->text NULL). */
-		pthread_mutex_lock(&in->lock);
+		inode_lock(in);
 		ret = content_refresh_locked(fs, in, true, &changed);
 		if (ret) {
-			pthread_mutex_unlock(&in->lock);
+			inode_unlock(in);
 			fs_handle_free(fs, h);
 			fuse_reply_err(req, -ret);
 			return;
@@ -353,7 +353,7 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 				fi->keep_cache = 1;
 			in->kernel_version = in->version;
 		}
-		pthread_mutex_unlock(&in->lock);
+		inode_unlock(in);
 	}
 	fi->noflush = 1;
 	fi->fh = (uintptr_t)h;
