@@ -18,16 +18,20 @@
 #include "util/hash.h"
 
 #define INODE_ROOT_ID 1            /* FUSE_ROOT_ID */
-#define INODE_LOCKS 256              /* shared content locks (inode.h, Locks) */
+#define INODE_BUCKETS_MIN 1024
+#define INODE_EVICT_BATCH 512      /* inodes made beyond the limit between calls of over() */
 
-static pthread_mutex_t inode_locks[INODE_LOCKS] = {
-	[0 ... INODE_LOCKS - 1] = PTHREAD_MUTEX_INITIALIZER
+#define INODE_LOCKS_BITS 8         /* 256 shared content locks (inode.h, Locks) */
+
+static pthread_mutex_t inode_locks[1 << INODE_LOCKS_BITS] = {
+	[0 ... (1 << INODE_LOCKS_BITS) - 1] = PTHREAD_MUTEX_INITIALIZER
 };
 
 static pthread_mutex_t *lock_of(const struct fs_inode *in)
 {
 	/* Fibonacci hashing of the address: allocations 16 bytes apart spread out */
-	return &inode_locks[((uintptr_t)in >> 4) * 11400714819323198485ULL >> 56];
+	return &inode_locks[((uintptr_t)in >> 4) * 11400714819323198485ULL >>
+			    (64 - INODE_LOCKS_BITS)];
 }
 
 void inode_lock(const struct fs_inode *in)
@@ -39,8 +43,6 @@ void inode_unlock(const struct fs_inode *in)
 {
 	pthread_mutex_unlock(lock_of(in));
 }
-#define INODE_BUCKETS_MIN 1024
-#define INODE_EVICT_BATCH 512      /* inodes made beyond the limit between calls of over() */
 
 struct objlist {
 	char *key;
@@ -400,31 +402,26 @@ static struct fs_inode *inode_alloc(const struct fs_inode *parent, const char *n
 	enum { NSTR = 9 };
 	const char *strs[NSTR] = {objkey, node->ns, node->job, node->pod, node->node,
 				  node->container, node->path, node->uid, node->identity};
-	const char *have[2 * NSTR] = {0};
+	const char *ps[NSTR] = {0};
 	const char *place[NSTR] = {0};
-	bool copy[NSTR] = {0};
-	size_t nhave = 0, len = strlen(name) + 1;
+	size_t len = strlen(name) + 1;
 	struct fs_inode *in;
 	char *p;
 
 	if (parent && !fs_type_is_submit(node->type)) {
 		const struct fs_node *pn = &parent->node;
-		const char *ps[NSTR] = {parent->objkey, pn->ns, pn->job, pn->pod, pn->node,
-					pn->container, pn->path, pn->uid, pn->identity};
+		const char *from[NSTR] = {parent->objkey, pn->ns, pn->job, pn->pod, pn->node,
+					  pn->container, pn->path, pn->uid, pn->identity};
 
-		memcpy(have, ps, sizeof(ps));
-		nhave = NSTR;
+		memcpy(ps, from, sizeof(ps));
 	}
+	/* the parent's strings first; a string equal to an earlier one is counted once */
 	for (size_t i = 0; i < NSTR; i++) {
 		if (!strs[i])
 			continue;
-		place[i] = same_string(strs[i], have, nhave);
-		if (!place[i]) {
-			/* placed below; later equal strings share it */
-			copy[i] = true;
+		place[i] = same_string(strs[i], ps, NSTR);
+		if (!place[i] && !same_string(strs[i], strs, i))
 			len += strlen(strs[i]) + 1;
-			have[nhave++] = strs[i];
-		}
 	}
 	in = calloc(1, sizeof(*in) + len);
 	if (!in)
@@ -434,17 +431,17 @@ static struct fs_inode *inode_alloc(const struct fs_inode *parent, const char *n
 	memcpy(p, name, strlen(name) + 1);
 	p += strlen(name) + 1;
 	for (size_t i = 0; i < NSTR; i++) {
-		if (!copy[i])
+		if (!strs[i] || place[i])
 			continue;
-		size_t n = strlen(strs[i]) + 1;
+		/* an equal string placed before (the parent's or a copy here) is shared */
+		place[i] = same_string(strs[i], place, i);
+		if (!place[i]) {
+			size_t n = strlen(strs[i]) + 1;
 
-		memcpy(p, strs[i], n);
-		place[i] = p;
-		p += n;
-		/* a later string equal to this one was matched against strs[i]: repoint it */
-		for (size_t j = i + 1; j < NSTR; j++)
-			if (!copy[j] && place[j] == strs[i])
-				place[j] = p - n;
+			memcpy(p, strs[i], n);
+			place[i] = p;
+			p += n;
+		}
 	}
 	in->objkey = (char *)place[0];
 	in->node = (struct fs_node){node->type, node->kind, node->restarts,

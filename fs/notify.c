@@ -211,6 +211,13 @@ static void abs_deadline(struct timespec *ts, int ms)
 	ts->tv_nsec %= 1000000000L;
 }
 
+/* Has the monotonic time now reached the deadline? */
+static bool reached(const struct timespec *now, const struct timespec *deadline)
+{
+	return now->tv_sec > deadline->tv_sec ||
+	       (now->tv_sec == deadline->tv_sec && now->tv_nsec >= deadline->tv_nsec);
+}
+
 void notify_wait_log(struct fs_notifier *n, struct fs_inode *in, int timeout_ms)
 {
 	struct timespec ts;
@@ -509,12 +516,10 @@ static void trim_after_evicting(struct fs_notifier *n, size_t evicted, const str
 {
 	if (evicted && !n->trim_due) {
 		n->trim_due = true;
-		n->trim_at = *now;
-		n->trim_at.tv_sec += NOTIFY_TRIM_AFTER_MS / 1000;
+		abs_deadline(&n->trim_at, NOTIFY_TRIM_AFTER_MS);
 		return;
 	}
-	if (n->trim_due && (now->tv_sec > n->trim_at.tv_sec ||
-			    (now->tv_sec == n->trim_at.tv_sec && now->tv_nsec >= n->trim_at.tv_nsec))) {
+	if (n->trim_due && reached(now, &n->trim_at)) {
 		n->trim_due = false;
 		malloc_trim(0);
 	}
@@ -623,8 +628,7 @@ static void *notify_main(void *arg)
 			free(it);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > next_health.tv_sec ||
-		    (now.tv_sec == next_health.tv_sec && now.tv_nsec >= next_health.tv_nsec)) {
+		if (reached(&now, &next_health)) {
 			check_health(n, &b);
 			abs_deadline(&next_health, NOTIFY_HEALTH_POLL_MS);
 		}

@@ -224,7 +224,7 @@ class Bench:
     def __init__(self, cluster, mount, mount_argv, repeat, arena=None, log_mb=0):
         self.c = cluster
         self.m = mount
-        self.mount_argv = mount_argv    # to mount the same cluster again (fresh_mount_rss_kib)
+        self.mount_argv = mount_argv    # to mount the same cluster again (fresh_mount)
         self.repeat = repeat
         self.arena = arena       # the Arena CLI's path: its rows too
         self.log_mb = log_mb     # the size of the finished log read against curl

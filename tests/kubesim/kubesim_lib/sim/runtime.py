@@ -87,9 +87,8 @@ class Recorder:
                component, host)
         now = util.rfc3339()
         store = self.rt.store
-        if component in SERIES_COMPONENTS:
-            if self._repeat_in_series(key, now):
-                return
+        if component in SERIES_COMPONENTS and self._repeat_in_series(key, now):
+            return
         known = self.recent.get(key)
         if known is not None:
             def bump(ev):
