@@ -5,6 +5,7 @@
                                          [--event-ttl 2m] [--rate 4] [--lifetime 30]
                                          [--readers 4] [--sample-seconds 30]
                                          [--warmup-seconds S] [--bound 0.10] [--json FILE]
+                                         [--keep-logs 1M]
     make soak                       # 20 minutes on kubesim (SOAK_MINUTES, SOAK_ARGS)
     make soak CLUSTER=real          # on the real cluster of tests/cluster/
 
@@ -16,7 +17,12 @@ Events, and a real cluster keeps an Event for --event-ttl after its last write
 (kube-apiserver's flag, 1 h by default; kubesim mirrors it): with a short TTL
 the cluster reaches, within minutes, the steady state a real one reaches
 within an hour, where Events expire as fast as they are made. Then what the
-daemon holds must stop growing.
+daemon holds must stop growing. The same holds of the logs the daemon keeps
+of finished containers (keep_logs): their index grows until their budget or
+20,000 logs, which at this rate takes 83 minutes with the default 256M; the
+soak mounts with keep_logs=--keep-logs (1M: about 560 of these 1.9 KB logs,
+full within three minutes) so that its steady state, evictions included, is
+reached within the warm-up too.
 
 Every --sample-seconds a row: minutes since the churn began, the daemon's VmRSS,
 the jobs in its jobs/ and the Events the cluster holds. After --warmup-seconds
@@ -230,6 +236,7 @@ def main():
     ap.add_argument("--bound", type=float, default=0.10)
     ap.add_argument("--nodes", type=int, default=8)
     ap.add_argument("--json", help="also write the samples and the verdict here")
+    ap.add_argument("--keep-logs", default="1M", help="the mount's keep_logs")
     args = ap.parse_args()
     if not 1 <= args.minutes <= MAX_MINUTES:
         ap.error("--minutes must be between 1 and %d" % MAX_MINUTES)
@@ -254,10 +261,11 @@ def main():
             cluster = started = Cluster(os.path.join(work, "cluster"),
                                         ["--nodes", str(args.nodes), "--gpus", "8", "--speed",
                                          "4", "--event-ttl", args.event_ttl])
-        mount = Mount([ARENAFS, "-f", "-o", "kubeconfig=" + cluster.kubeconfig], work)
-        print("soak: %s, %.0f min, Event TTL %s, %g jobs/s living %g s, %d readers"
-              % (args.cluster, args.minutes, args.event_ttl, args.rate, args.lifetime,
-                 args.readers), flush=True)
+        mount = Mount([ARENAFS, "-f", "-o", "kubeconfig=%s,keep_logs=%s"
+                       % (cluster.kubeconfig, args.keep_logs)], work)
+        print("soak: %s, %.0f min, Event TTL %s, %g jobs/s living %g s, %d readers, "
+              "keep_logs=%s" % (args.cluster, args.minutes, args.event_ttl, args.rate,
+                                args.lifetime, args.readers, args.keep_logs), flush=True)
         result = soak(cluster, mount.path, mount.proc.pid, args.minutes, namespace,
                       args.rate, args.lifetime, args.readers, args.sample_seconds,
                       args.warmup_seconds, ttl, out=sys.stdout)

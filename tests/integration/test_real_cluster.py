@@ -8,7 +8,9 @@
   process whose main thread has exited while another still runs (as a Go
   program's last thread unmapping its memory) is still there, and down used
   to return then. Checked on a stand-in component (deterministic) and on a
-  real cluster of the test's own.
+  real cluster of the module's own.
+- On that cluster, started with a short --event-ttl: an Event expires with a
+  DELETED watch event carrying its last state, as kubesim's do.
 """
 
 import json
@@ -96,22 +98,57 @@ def test_down_waits_for_a_process_whose_main_thread_exited_first(tmp_path):
     assert (tmp_path / "done").exists(), "down returned before the component finished exiting"
 
 
-def test_down_leaves_no_process_of_a_real_cluster(tmp_path):
+@pytest.fixture(scope="module")
+def own_cluster(tmp_path_factory):
+    """A real cluster of this module's own, its Events living EVENT_TTL; the
+    last test downs it."""
     if realcluster.CLUSTER_CHOICE == "kubesim":
         pytest.skip("ARENAFS_CLUSTER=kubesim: no real cluster asked for")
-    c = realcluster.RealCluster(str(tmp_path / "cluster"), nodes=1, gpus=1)
-    try:
-        pids = os.path.join(c.dir, "pids")
-        pgids = set()
-        for name in os.listdir(pids):
-            with open(os.path.join(pids, name)) as f:
-                pgids.add(int(f.read()))
-        assert len(pgids) == len(cluster.CLUSTER_BINARIES), sorted(os.listdir(pids))
-        assert cluster_threads(pgids), "the cluster runs no thread before down"
-        r = subprocess.run([realcluster.DOWN, c.dir], capture_output=True, text=True,
-                           timeout=300)
-        left = cluster_threads(pgids)
-        assert r.returncode == 0, r.stderr
-        assert left == [], "down returned with threads of the cluster left: %s" % left
-    finally:
-        c.stop()
+    c = realcluster.RealCluster(str(tmp_path_factory.mktemp("own") / "cluster"), nodes=1,
+                                gpus=1, event_ttl="%ds" % EVENT_TTL)
+    yield c
+    c.stop()
+
+
+EVENT_TTL = 30
+
+
+def test_an_event_expires_with_a_deleted_watch_event(own_cluster):
+    """What kubesim's --event-ttl mirrors (docs/kubesim.md, "Events expire")."""
+    from kubernetes import client, watch
+    api = client.CoreV1Api(own_cluster.python_client())
+    ns = own_cluster.fresh_namespace("ttl")
+    rv = api.list_namespaced_event(ns).metadata.resource_version
+    made = time.monotonic()
+    for name in ("first", "second"):
+        api.create_namespaced_event(ns, client.CoreV1Event(
+            metadata=client.V1ObjectMeta(name=name),
+            involved_object=client.V1ObjectReference(kind="Pod", namespace=ns, name="p"),
+            reason="Started", message=name, type="Normal", count=1))
+    gone = {}
+    for ev in watch.Watch().stream(api.list_namespaced_event, ns, resource_version=rv,
+                                   timeout_seconds=EVENT_TTL + 120):
+        if ev["type"] == "DELETED":
+            gone[ev["object"].metadata.name] = (time.monotonic() - made, ev["object"])
+            if len(gone) == 2:
+                break
+    assert sorted(gone) == ["first", "second"], gone
+    for name, (lived, obj) in gone.items():
+        assert obj.message == name, obj           # the last state
+        assert lived >= EVENT_TTL, "%s went after %.1f s" % (name, lived)
+    assert api.list_namespaced_event(ns).items == []
+
+
+def test_down_leaves_no_process_of_a_real_cluster(own_cluster):
+    c = own_cluster
+    pids = os.path.join(c.dir, "pids")
+    pgids = set()
+    for name in os.listdir(pids):
+        with open(os.path.join(pids, name)) as f:
+            pgids.add(int(f.read()))
+    assert len(pgids) == len(cluster.CLUSTER_BINARIES), sorted(os.listdir(pids))
+    assert cluster_threads(pgids), "the cluster runs no thread before down"
+    r = subprocess.run([realcluster.DOWN, c.dir], capture_output=True, text=True, timeout=300)
+    left = cluster_threads(pgids)
+    assert r.returncode == 0, r.stderr
+    assert left == [], "down returned with threads of the cluster left: %s" % left
