@@ -247,8 +247,6 @@ def main():
     from realcluster import RealCluster
 
     work = tempfile.mkdtemp(prefix="arenafs-soak-")
-    # kept logs go to the run's own cache, not the user's
-    os.environ["XDG_CACHE_HOME"] = os.path.join(work, "cache")
     started = cluster = mount = None
     namespace = "default"
     try:
@@ -261,8 +259,12 @@ def main():
             cluster = started = Cluster(os.path.join(work, "cluster"),
                                         ["--nodes", str(args.nodes), "--gpus", "8", "--speed",
                                          "4", "--event-ttl", args.event_ttl])
-        mount = Mount([ARENAFS, "-f", "-o", "kubeconfig=%s,keep_logs=%s"
-                       % (cluster.kubeconfig, args.keep_logs)], work)
+        # the daemon's kept logs go to the run's own cache, not the user's (env
+        # execs it: the pid measured is the daemon's); the real cluster's build
+        # cache is the user's, so only the daemon gets this XDG_CACHE_HOME
+        mount = Mount(["env", "XDG_CACHE_HOME=" + os.path.join(work, "cache"), ARENAFS, "-f",
+                       "-o", "kubeconfig=%s,keep_logs=%s" % (cluster.kubeconfig, args.keep_logs)],
+                      work)
         print("soak: %s, %.0f min, Event TTL %s, %g jobs/s living %g s, %d readers, "
               "keep_logs=%s" % (args.cluster, args.minutes, args.event_ttl, args.rate,
                                 args.lifetime, args.readers, args.keep_logs), flush=True)
