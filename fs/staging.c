@@ -29,6 +29,7 @@ struct snode {
 	struct snode *hash_next;
 	bool dir;
 	bool generated;
+	bool reserved; /* arenafs' own (status, error, an outcome's directory): not counted */
 	bool dirty; /* written since its text was last taken */
 	int lost;   /* errno of a write that failed since it was last emptied: bytes are
 	             * missing, so it must never be submitted (a cut spec is another job) */
@@ -48,7 +49,7 @@ struct staging {
 	struct snode *buckets[STAGING_BUCKETS];
 	struct snode *root;
 	uint64_t next_id;
-	size_t nodes;
+	size_t nodes; /* the user's, against STAGING_NODES_MAX; reserved ones are not counted */
 	size_t bytes;
 };
 
@@ -152,7 +153,7 @@ void staging_job_clear(struct staging_job *job)
 static void node_free(struct staging *st, struct snode *n)
 {
 	hash_remove(st, n);
-	st->nodes--;
+	st->nodes -= !n->reserved;
 	st->bytes -= n->cap;
 	staging_job_clear(&n->job);
 	free(n->name);
@@ -196,11 +197,18 @@ static int check_name(const char *name)
 	return 0;
 }
 
-static struct snode *node_new(struct staging *st, const char *name, bool dir, mode_t mode)
+/*
+ * A new node; reserved: arenafs' own, made whatever the count, so that a submit/
+ * filled to its last node still says why a submission failed. There are at most
+ * three per entry (its directory, status, error) and one at the root (error), so
+ * they cannot grow without the user's nodes.
+ */
+static struct snode *node_new(struct staging *st, const char *name, bool dir, mode_t mode,
+                              bool reserved)
 {
 	struct snode *n;
 
-	if (st->nodes >= STAGING_NODES_MAX)
+	if (!reserved && st->nodes >= STAGING_NODES_MAX)
 		return NULL;
 	n = calloc(1, sizeof(*n));
 	if (!n || !(n->name = strdup(name))) {
@@ -209,11 +217,12 @@ static struct snode *node_new(struct staging *st, const char *name, bool dir, mo
 	}
 	n->id = st->next_id++;
 	n->dir = dir;
+	n->reserved = reserved;
 	n->mode = mode & 07777;
 	n->atime = n->mtime = n->ctime = now();
 	n->hash_next = st->buckets[n->id % STAGING_BUCKETS];
 	st->buckets[n->id % STAGING_BUCKETS] = n;
-	st->nodes++;
+	st->nodes += !reserved;
 	return n;
 }
 
@@ -246,7 +255,7 @@ int staging_new(struct staging **out)
 		return -ENOMEM;
 	pthread_mutex_init(&st->lock, NULL);
 	st->next_id = STAGING_ROOT;
-	st->root = node_new(st, "", true, 0755);
+	st->root = node_new(st, "", true, 0755, true);
 	if (!st->root) {
 		pthread_mutex_destroy(&st->lock);
 		free(st);
@@ -393,7 +402,7 @@ int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mod
 	pthread_mutex_lock(&st->lock);
 	err = check_new(st, dir, name, &d);
 	if (!err) {
-		n = node_new(st, name, true, mode);
+		n = node_new(st, name, true, mode, false);
 		if (!n) {
 			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
 		} else {
@@ -475,7 +484,7 @@ int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mo
 		n = child(d, name);
 		err = open_node(st, n, open_flags);
 	} else if (!err) {
-		n = node_new(st, name, false, mode);
+		n = node_new(st, name, false, mode, false);
 		if (!n) {
 			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
 		} else {
@@ -863,7 +872,7 @@ static int set_generated(struct staging *st, struct snode *dir, const char *name
 		return 0;
 	}
 	if (!n) {
-		n = node_new(st, name, false, 0444);
+		n = node_new(st, name, false, 0444, true);
 		if (!n)
 			return -ENOMEM;
 		n->generated = true;
@@ -894,7 +903,7 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	d = child(st->root, entry);
 	if (!d) {
 		/* a single spec file's outcome gets a directory of its own */
-		d = node_new(st, entry, true, 0755);
+		d = node_new(st, entry, true, 0755, true);
 		if (d)
 			link_child(st->root, d);
 		else

@@ -1100,6 +1100,45 @@ TEST(fs_staging_more_than_nodes_max_is_enospc)
 	staging_free(st);
 }
 
+/* submit/ full to its last node still tells why a submission failed: an entry's
+ * status and error, and the directory a single spec file's outcome goes into, are
+ * arenafs' own and never refused for room (issue 23: `failed` with no `error`). */
+TEST(fs_staging_a_full_submit_still_has_room_for_status_and_error)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	enum { DIRS = 100 };
+	uint64_t dirs[DIRS], entry;
+	char name[32], text[256];
+	int err = 0;
+
+	entry = make_dir(st, STAGING_ROOT, "mnist");
+	put_file(st, entry, "spec.yaml", "type: tfjob\n");
+	put_file(st, STAGING_ROOT, "single.yaml", "type: tfjob\n");
+	for (int i = 0; i < DIRS; i++) {
+		snprintf(name, sizeof(name), "d%03d", i);
+		dirs[i] = make_dir(st, STAGING_ROOT, name);
+	}
+	for (int i = 0; !err; i++) {
+		snprintf(name, sizeof(name), "f%05d", i);
+		err = staging_mkdir(st, dirs[i % DIRS], name, 0755, &a);
+	}
+	CHECK_INT_EQ(err, -ENOSPC);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTING, NULL), 0);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "the reason"), 0);
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, "status"), text, sizeof(text)), 7);
+	CHECK_STR_EQ(text, "failed\n");
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, "error"), text, sizeof(text)), 11);
+	CHECK_STR_EQ(text, "the reason\n");
+	CHECK_INT_EQ(staging_set_outcome(st, "single", STAGING_FAILED, "why not"), 0);
+	CHECK_INT_EQ(read_text(st, id_of(st, id_of(st, STAGING_ROOT, "single"), "error"), text,
+	                       sizeof(text)), 8);
+	CHECK_STR_EQ(text, "why not\n");
+	/* the user's own files are still refused */
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, "one-more", 0755, &a), -ENOSPC);
+	staging_free(st);
+}
+
 /* A directory moved up to be an entry may not bring a status or error of the user's:
  * the outcome would be written into (or delete) the user's own files. */
 TEST(fs_staging_directory_moved_to_the_top_may_not_hold_status_or_error)
