@@ -342,6 +342,30 @@ static int may_create(struct fs *fs, struct fs_inode *parent, struct staging **s
 	return ret;
 }
 
+/*
+ * A name in a folder of submit/ that could not be made (ret): the folder's copy is
+ * incomplete, and its job must not be made from the rest. EEXIST is not a loss (the
+ * name is there), nor ENOENT (the folder is gone).
+ */
+static void note_copy_failed(struct fs *fs, struct fs_inode *parent, const char *name,
+                             int ret)
+{
+	struct staging *st = area(fs, parent, false);
+	char what[160];
+
+	if (!st || ret == -EEXIST || ret == -ENOENT)
+		return;
+	if (ret == -ENOSPC)
+		snprintf(what, sizeof(what), "not made: submit/ is full (%d files and directories, "
+		         "%d MiB of files, in all)", STAGING_NODES_MAX, STAGING_BYTES_MAX >> 20);
+	else if (ret == -EACCES)
+		snprintf(what, sizeof(what), "not made: status and error are arenafs' own names "
+		         "in a folder of submit/");
+	else
+		snprintf(what, sizeof(what), "not made: %s", strerror(-ret));
+	staging_copy_failed(st, staging_id(parent), name, what);
+}
+
 void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
                          mode_t mode)
 {
@@ -352,6 +376,8 @@ void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 	if (!ret)
 		ret = staging_mkdir(st, staging_id(parent), name, mode, &a);
 
+	if (ret)
+		note_copy_failed(fs, parent, name, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -403,6 +429,7 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		ret = staging_create(st, staging_id(parent), name, mode, fi->flags & O_EXCL,
 		                     fi->flags, &a);
 	if (ret) {
+		note_copy_failed(fs, parent, name, ret);
 		fuse_reply_err(req, -ret);
 		return;
 	}
@@ -420,6 +447,38 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		close_handle(fs, h);
 	}
 	inode_table_put(fs->inodes, in);
+}
+
+/*
+ * symlink(2), link(2) and mknod(2) in submit/: EPERM, as on a file system that has no
+ * such thing (symlink(2): "does not support the creation of symbolic links"). A job
+ * ships files, so a link would have to ship what it points to, which may lie
+ * outside the folder (/etc/shadow, a data set) and which the daemon cannot even
+ * find (a relative target is relative to where the user copied from). The folder
+ * it was copied into is marked: its job is not made (docs/submit.md, "Local code").
+ */
+void submit_refuse(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+                   enum submit_refused kind, const char *target)
+{
+	struct staging *st = area(fs, parent, false);
+	char what[512];
+
+	if (kind == SUBMIT_SYMLINK)
+		snprintf(what, sizeof(what),
+		         "a symbolic link (to %.200s): submit/ takes files and folders only, so that "
+		         "a job never ships what lies outside its folder; replace the link by what "
+		         "it points to, or copy with cp -rL, which copies that",
+		         target);
+	else if (kind == SUBMIT_HARDLINK)
+		snprintf(what, sizeof(what),
+		         "a hard link (cp -a keeps them): submit/ takes files and folders only; "
+		         "copy with cp -r, which copies each as a file");
+	else
+		snprintf(what, sizeof(what),
+		         "a device, FIFO or socket: submit/ takes files and folders only");
+	if (st)
+		staging_copy_failed(st, staging_id(parent), name, what);
+	fuse_reply_err(req, EPERM);
 }
 
 void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,

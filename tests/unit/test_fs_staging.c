@@ -1263,6 +1263,39 @@ TEST(fs_staging_code_past_a_configmap_is_efbig_and_the_entry_says_why)
 	staging_free(st);
 }
 
+/* Something a copy failed to make (a symbolic link) fails the folder's code with
+ * EPERM, naming it; the next copy, after a pause, starts clean (issue 23). */
+TEST(fs_staging_a_copy_that_failed_makes_no_code_until_the_next_copy)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "linked");
+	uint64_t model = make_dir(st, e, "model");
+	struct timespec pause = {0, (STAGING_QUIET_MS + 100) * 1000000L};
+	struct staging_code code;
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	staging_copy_failed(st, model, "data", "a symbolic link (to /data)");
+	staging_copy_failed(st, e, "shadow", "a symbolic link (to /etc/shadow)");
+	staging_copy_failed(st, STAGING_ROOT, "top", "a symbolic link (to /)");
+	CHECK_INT_EQ(staging_take_code(st, "linked", &code), -EPERM);
+	CHECK_INT_EQ(code.n, 0);
+	CHECK_STR_EQ(code.copy_failure,
+	             "linked/model/data: a symbolic link (to /data) (and 1 more refused)");
+	staging_code_clear(&code);
+	/* the same copy goes on: still refused */
+	put_file(st, e, "train.py", "print(1)\n");
+	CHECK_INT_EQ(staging_take_code(st, "linked", &code), -EPERM);
+	staging_code_clear(&code);
+	/* another copy, after a pause */
+	nanosleep(&pause, NULL);
+	put_file(st, e, "eval.py", "print(2)\n");
+	CHECK_INT_EQ(staging_take_code(st, "linked", &code), 0);
+	CHECK_INT_EQ(code.n, 3);
+	CHECK(code.copy_failure == NULL);
+	staging_code_clear(&code);
+	staging_free(st);
+}
+
 /* Every change below an entry restarts its quiet time: a copy is over when it grows. */
 TEST(fs_staging_quiet_time_restarts_with_each_change_in_the_entry)
 {
