@@ -5,6 +5,8 @@
  * Called by mount/main.c in the order fs.h gives.
  */
 #include "fs/fs_internal.h"
+
+#include "fs/deletes.h"
 #include "fs/logkeep.h"
 #include "k8s/logstream.h"
 
@@ -49,11 +51,13 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
+	    deletes_new(fs, &fs->deletes) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
 	    logkeeper_new(fs, &fs->keeper) < 0) {
 		codefetch_free(fs->code_store);
 		codetree_memo_free(fs->code_memo);
 		submit_defer_free(fs->defer);
+		deletes_free(fs->deletes);
 		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
@@ -140,6 +144,7 @@ void fs_free(struct fs *fs)
 	if (!fs)
 		return;
 	submit_defer_free(fs->defer);
+	deletes_free(fs->deletes); /* DELETEs under way end by request_timeout */
 	logkeeper_free(fs->keeper);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);

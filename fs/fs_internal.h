@@ -20,6 +20,7 @@
  *   submit.c    the FUSE operations of submit/ and rmdir of jobs/NAME (submit.h)
  *   submit_run.c  one submission: spec → dry run → objects, undone on failure
  *   submit_defer.c  directory entries: made once their copy is over (one thread)
+ *   deletes.c   rmdir's DELETEs, on threads of their own (deletes.h)
  *   codeindex.c the arenafs.io/code annotation → the files of code/ (codeindex.h, pure)
  *   codetree.c  the path model of jobs/NAME/code/, from the annotation alone
  *   codefetch.c code/'s bytes: the job's ConfigMap, fetched once and kept
@@ -59,6 +60,7 @@ struct logkeeper;
 struct staging;
 struct submit_defer;
 struct submit_areas;
+struct fs_deletes;
 
 struct fs {
 	struct fs_options opts;
@@ -71,6 +73,7 @@ struct fs {
 	struct submit_areas *areas;  /* the contents of submit/ and namespaces/NS/submit/ */
 	struct access_cache *access; /* who may create jobs where (access.c) */
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
+	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */

@@ -33,13 +33,14 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "fs/deletes.h"
 #include "fs/staging.h"
 #include "fs/submit.h"
 #include "k8s/api.h"
+#include "util/timefmt.h"
 
 #define SUBMIT_IDENTITY     "staging:"
 #define SUBMIT_NAME_MAX     255
-#define RMDIR_CACHE_WAIT_MS 10000 /* Background deletion: the job goes at once, save finalizers */
 
 /* The namespace a place of submit/ launches into. */
 static const char *area_ns(struct fs *fs, const struct fs_inode *in)
@@ -715,8 +716,10 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
                              struct fs_inode *job)
 {
+	/* The kernel holds jobs/ for the whole rmdir (ls and new lookups wait): one
+	 * deadline for the DELETE's answer and the watch (deletes.h). */
+	int64_t deadline = time_monotonic_ms() + DELETES_HOLD_MS, left;
 	const struct fs_node *n = &job->node;
-	struct k8s_resource res;
 	struct k8s_error err;
 	int ret;
 
@@ -726,20 +729,17 @@ void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
 		return;
 	}
 	k8s_error_clear(&err);
-	k8s_job_resource(n->kind, &res);
-	/* Background, as kubectl and arena delete: the job goes at once and the garbage
-	 * collector removes its pods and TensorBoard (owner references) after it, so
-	 * the name is free again when rmdir returns. */
-	ret = k8s_delete(fs->client, &res, n->ns, n->job, K8S_PROPAGATE_BACKGROUND, &err);
+	ret = deletes_run(fs->deletes, n, deadline, &err);
+	if (ret == -EINPROGRESS)
+		fs_log(LOG_INFO, "rmdir %s/%s: no answer within %d ms; the delete goes on, and "
+		       "the job's info says how it ends", n->ns, n->job, DELETES_HOLD_MS);
 	if (ret && ret != -ENOENT) {
-		fs_log(LOG_WARNING, "rmdir %s/%s: %s", n->ns, n->job, err.message);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	if (ret == 0)
-		fs_log(LOG_INFO, "deleted %s %s in namespace %s", kinds_info(n->kind)->kind_name,
-		       n->job, n->ns);
 	/* Gone from the cache (this uid), so that ls after rmdir no longer shows it. */
-	submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, RMDIR_CACHE_WAIT_MS);
+	left = deadline - time_monotonic_ms();
+	if (left > 0)
+		submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, (int)left);
 	fuse_reply_err(req, -ret);
 }
