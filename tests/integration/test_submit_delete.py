@@ -7,12 +7,12 @@ EINPROGRESS, the DELETE goes on, and jobs/NAME/info says how it ends
 injection); on the real cluster kube-apiserver is stopped (SIGSTOP)."""
 
 import os
+import re
 import signal
 import subprocess
 
-import pytest
-
 from helpers import wait_until, write_as_cp
+import jobspecs
 
 SPEC = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
@@ -98,3 +98,48 @@ def test_a_delete_refused_after_rmdir_returned_is_told_in_info(kubesim, arenafs)
     os.rmdir(m.path("jobs", "refused"))
     assert not os.path.exists(m.path("jobs", "refused"))
     assert c.kubectl("get", "tfjob", "refused", check=False).returncode != 0
+
+
+def test_rmdir_with_kube_apiserver_stopped_leaves_ls_jobs_free(private_real_view, arenafs):
+    """The real case: kube-apiserver stopped (SIGSTOP: connections are accepted by
+    the kernel and never answered). On a cluster of its own, since the session's
+    must not stop."""
+    c = private_real_view
+    ns = c.namespace
+    m = arenafs(c, "namespace=" + ns, "request_timeout=15",
+                allow=[r"rmdir %s/stopped: " % ns, r"cluster is unreachable|reachable again"])
+    for name in ("stopped", "bystander"):
+        jobspecs.create(c, jobspecs.tfjob(name, gpus=0, run=3600))
+    wait_until(lambda: sorted(os.listdir(m.path("jobs"))) == ["bystander", "stopped"],
+               timeout=60, message="both jobs listed")
+    with open(os.path.join(c.dir, "ready")) as f:
+        apiserver = int(f.read().split()[0])
+    ended = re.compile(r"rmdir %s/stopped: (?!no answer within)" % re.escape(ns))
+    os.kill(apiserver, signal.SIGSTOP)
+    try:
+        rmdir = start_rmdir(m, "stopped")
+        wait_until(lambda: "rmdir %s/stopped: no answer within" % ns in m.log() or
+                   rmdir.poll() is not None, timeout=60, message="rmdir to answer")
+        listed = sorted(os.listdir(m.path("jobs")))
+        new_name = os.path.exists(m.path("jobs", "never-was"))
+        # ls answered before the DELETE ended (request_timeout): rmdir did not hold jobs/
+        assert not ended.search(m.log()), m.log()
+        assert listed == ["bystander", "stopped"] and not new_name, listed
+        _, stderr = rmdir.communicate(timeout=60)
+        assert rmdir.returncode == 1 and "Operation now in progress" in stderr, stderr
+        assert "has not answered yet" in m.read("jobs", "stopped", "info")
+
+        def failed_note():
+            info = m.read("jobs", "stopped", "info")
+            return "failed at" in info and info
+        info = wait_until(failed_note, timeout=90, message="info to say the delete failed")
+        assert "the job was not deleted (rmdir again to retry)" in info, info
+    finally:
+        os.kill(apiserver, signal.SIGCONT)
+    # the server back, another rmdir deletes it
+    wait_until(lambda: c.kubectl("get", "tfjob", "stopped", check=False).returncode == 0,
+               timeout=60, message="kube-apiserver answering again")
+    os.rmdir(m.path("jobs", "stopped"))
+    wait_until(lambda: not os.path.exists(m.path("jobs", "stopped")), timeout=30,
+               message="jobs/stopped gone")
+    assert c.kubectl("get", "tfjob", "stopped", check=False).returncode != 0
