@@ -15,11 +15,19 @@
  * asks the cache whether that job (by uid) is still there, and staging's text
  * becomes "deleted" when it is not, so that size and contents always agree.
  *
+ * submit/ holds files and folders only: a symbolic link, hard link or special file
+ * is EPERM (submit_refuse), and it, like any name of a folder's copy that could not
+ * be made, marks that folder's copy as failed, so that its job is never made from
+ * the rest (staging_copy_failed).
+ *
  * Each namespace's submit/ has a staging tree of its own (areas.c): submit/ is the
  * mount's namespace's, namespaces/NS/submit/ namespace NS's, and an inode knows its
  * namespace (node.ns; NULL for the top submit/). Creating a name in
  * namespaces/NS/submit/ itself first asks whether these credentials may create jobs
  * in NS (access.c): where not, it is EACCES, and submit/'s own `error` says why.
+ *
+ * rmdir of jobs/NAME runs its DELETE through deletes.c, which bounds how long the
+ * rmdir (and so the kernel's lock of jobs/) waits for the cluster.
  *
  * Called by ops.c and dirs.c (submit.h).
  */
