@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/submit.h"
-#include "util/hash.h"
+#include "fs/submit/submit.h"
+#include "k8s/base/hash.h"
 
 struct dir_listing {
 	atomic_uint refs;

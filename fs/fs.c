@@ -5,8 +5,8 @@
  * Called by mount/main.c in the order fs.h gives.
  */
 #include "fs/fs_internal.h"
-#include "fs/logkeep.h"
-#include "k8s/logstream.h"
+#include "fs/logs/logkeep.h"
+#include "k8s/logs/logstream.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -20,10 +20,10 @@
 
 #include <fuse_lowlevel.h>
 
-#include "k8s/cache.h"
-#include "k8s/client.h"
-#include "k8s/config.h"
-#include "k8s/kinds.h"
+#include "k8s/cache/cache.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
+#include "k8s/objects/kinds.h"
 
 /* Defaults of struct fs_options (the man page docs/arenafs.1 documents them). */
 /* The notifier tells the kernel of every change as it happens; these are its

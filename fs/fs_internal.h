@@ -39,13 +39,13 @@
 #include <sys/stat.h>
 
 #include "fs/fs.h"
-#include "fs/inode.h"
-#include "fs/log.h"
-#include "fs/node.h"
-#include "fs/places.h"
-#include "k8s/objects.h"
+#include "fs/base/inode.h"
+#include "k8s/base/log.h"
+#include "fs/base/node.h"
+#include "fs/tree/places.h"
+#include "k8s/objects/objects.h"
 #include "render/render.h"
-#include "util/strbuf.h"
+#include "k8s/base/strbuf.h"
 
 #define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
 

@@ -31,7 +31,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "fs/submit.h"
+#include "fs/submit/submit.h"
 
 #define OPS_NAME_MAX 255
 

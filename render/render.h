@@ -6,7 +6,7 @@
  * The caller (fs/) gathers a view under the cache's read lock, calls one
  * function, and keeps the text. Every function appends to sb; formats are
  * documented in docs/tree.md. Only objects → text: the other direction, a
- * user's spec → objects, is spec/ (spec/spec.h).
+ * user's spec → objects, is spec/ (render/spec/spec.h).
  */
 #ifndef ARENAFS_RENDER_RENDER_H
 #define ARENAFS_RENDER_RENDER_H
@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/config.h"
-#include "k8s/health.h"
-#include "k8s/objects.h"
-#include "util/strbuf.h"
+#include "k8s/auth/config.h"
+#include "k8s/cache/health.h"
+#include "k8s/objects/objects.h"
+#include "k8s/base/strbuf.h"
 
 /* A job and everything its files are made from. */
 struct job_view {

@@ -1,5 +1,5 @@
 /*
- * Tests of fs/places.c, the table of the tree's places: every type has a row,
+ * Tests of fs/tree/places.c, the table of the tree's places: every type has a row,
  * rows of one type agree, each directory lists its fixed names once and by name,
  * every file has its renderer, and the derived facts (links, keys, the name that
  * comes and goes) are what the tree shows.
