@@ -72,6 +72,8 @@ int render_job_main_pod(const struct job_view *v);
  * completion and condition transitions, and of its pods' creation, start, deletion and
  * container transitions (status and info follow the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
+/* The mtime of what a pod's files show: its latest transition, never later than now. */
+int64_t render_pod_mtime(const struct pod *p, int64_t now);
 
 /* ---- tables of jobs (job_tables.c), each job with its pods ---- */
 

@@ -8,7 +8,7 @@
  * tests/unit/test_fs_inode.c.
  */
 #include "fs/base/inode.h"
-#include "fs/tree/places.h"
+#include "fs/base/places.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * struct fs_node's two helpers (node.h): free and deep-copy its strings.
+ * struct fs_node's helpers (node.h): free and deep-copy its strings, free a listing.
  */
 #include "fs/base/node.h"
 
@@ -44,4 +44,15 @@ int fs_node_copy(struct fs_node *dst, const struct fs_node *src)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void fs_entries_free(struct fs_entry *e, size_t n)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].name);
+		fs_node_clear(&e[i].node);
+	}
+	free(e);
 }

@@ -13,6 +13,7 @@
 #define ARENAFS_FS_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum fs_type {
 	FS_NONE = 0,
@@ -88,5 +89,14 @@ struct fs_node {
 void fs_node_clear(struct fs_node *n);
 /* Deep copy; returns -ENOMEM (dst cleared) on failure. */
 int fs_node_copy(struct fs_node *dst, const struct fs_node *src);
+
+/* A directory's entry: its name and the node it stands for (the path model's, code/'s
+ * and submit/'s listings). */
+struct fs_entry {
+	char *name;
+	struct fs_node node;
+};
+
+void fs_entries_free(struct fs_entry *e, size_t n);
 
 #endif

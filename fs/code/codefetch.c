@@ -24,7 +24,9 @@
  * Blocking: called by ops.c at open, on a FUSE worker, with no lock held; the
  * store's mutex is a leaf and is never held across the request.
  */
-#include "fs/fs_internal.h"
+#include "fs/code/codefetch.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

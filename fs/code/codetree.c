@@ -18,7 +18,10 @@
  * Called by model.c and content.c under the cache's read lock; the memo's mutex
  * is a leaf.
  */
-#include "fs/fs_internal.h"
+#include "fs/code/codetree.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -154,7 +157,7 @@ static const char *node_path(const struct fs_node *n)
  * job is gone or has no code/. */
 static struct parsed *code_of(struct fs *fs, const struct fs_node *node, const struct job **jobp)
 {
-	const struct job *job = model_job(fs, node);
+	const struct job *job = fs->up.job(fs, node);
 	struct parsed *p = job ? parsed_of(fs, job) : NULL;
 
 	if (p && p->err) {
@@ -259,11 +262,11 @@ bool codetree_dir_exists(struct fs *fs, const struct fs_node *dir)
 	return is_dir;
 }
 
-int codetree_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n)
+int codetree_list(struct fs *fs, const struct fs_node *dir, struct fs_entry **out, size_t *n)
 {
 	struct parsed *p = code_of(fs, dir, NULL);
 	struct code_name *names = NULL;
-	struct model_entry *e = NULL;
+	struct fs_entry *e = NULL;
 	size_t count = 0, made = 0;
 	int ret;
 
@@ -288,7 +291,7 @@ int codetree_list(struct fs *fs, const struct fs_node *dir, struct model_entry *
 	free(names);
 	parsed_put(p);
 	if (ret) {
-		model_free(e, count);   /* calloc'd: entries not reached are empty */
+		fs_entries_free(e, count);   /* calloc'd: entries not reached are empty */
 		return ret;
 	}
 	*out = e;

@@ -39,7 +39,11 @@
  * while calling logstream_*; log->mu (a leaf) guards what the stream's callback
  * writes, because the callback may run under the stream's own lock.
  */
-#include "fs/fs_internal.h"
+#include "fs/logs/logfile.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -193,7 +197,7 @@ static void log_appended(void *arg, uint64_t new_size)
 	log->last_append_ms = time_monotonic_ms();
 	pthread_cond_broadcast(&log->cond);
 	pthread_mutex_unlock(&log->mu);
-	notify_log_grew(log->fs->notifier, log->in);
+	log->fs->up.log_grew(log->fs, log->in);
 }
 
 /* Does the identity (POD_UID/...) still name this pod? */
@@ -288,15 +292,9 @@ static bool instance_key(struct fs *fs, const struct fs_node *node, struct logst
  * with them, which is not an empty log (info says the same). Cache read-locked. */
 static bool job_log_is_gone(struct fs *fs, const struct fs_node *node)
 {
-	struct fs_job_view jv;
-	const struct job *job = model_job(fs, node);
-	bool gone = false;
+	const struct job *job = fs->up.job(fs, node);
 
-	if (job && view_job(fs, job, VIEW_PODS, &jv) == 0) {
-		gone = jv.v.n_pods == 0 && render_job_ended(&jv.v);
-		view_job_free(&jv);
-	}
-	return gone;
+	return job && fs->up.job_ended_without_pods(fs, job);
 }
 
 static struct logkeep_ref kept_ref(const struct fs_node *node)
@@ -317,7 +315,7 @@ static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct fs_log
 	    !logkeep_has(fs->keep, &r, &ignored, &finished) ||
 	    logkeep_open_log(fs->keep, &r, &fd, &size) < 0)
 		return false;
-	if (logstream_from_file(fd, size, finished ? finished : fs_now(), &log->ls) < 0) {
+	if (logstream_from_file(fd, size, finished ? finished : time_now(), &log->ls) < 0) {
 		close(fd);
 		log->ls = NULL;
 		return false;
@@ -434,7 +432,7 @@ static void tell_siblings(struct fs *fs, struct fs_inode *in)
 
 			if (o != in && fs_type_is_log(o->node.type) &&
 			    strcmp(o->node.identity, in->node.identity) == 0)
-				notify_log_grew(fs->notifier, o);
+				fs->up.log_grew(fs, o);
 			inode_table_put(fs->inodes, o);
 		}
 		free(arr);
@@ -514,7 +512,7 @@ out:
 	if (ls) {
 		/* ls stays valid: this open's reference keeps it attached */
 		wait_first_bytes(fs, log, ls, finished);
-		notify_wait_log(fs->notifier, in, LOG_NOTIFY_WAIT_MS);
+		fs->up.log_wait(fs, in, LOG_NOTIFY_WAIT_MS);
 	}
 	return ret;
 }
@@ -651,7 +649,7 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 	struct instance it;
 	const struct pod *pod;
 	const struct job *job;
-	int64_t grew = 0, finished_at = 0, started = 0, fallback, now = fs_now();
+	int64_t grew = 0, finished_at = 0, started = 0, fallback, now = time_now();
 	int64_t kept_finished = 0;
 	uint64_t kept_size = 0;
 	struct logkeep_ref r = kept_ref(&in->node);
@@ -691,8 +689,8 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 		finished_at = kept_finished;   /* a pod that is gone: its kept finishedAt */
 	pod = in->node.pod ? cache_find_pod(fs->cache, in->node.ns, in->node.pod) : NULL;
 	if (pod)
-		fallback = view_pod_mtime(pod, now);
-	else if ((job = model_job(fs, &in->node)))
+		fallback = render_pod_mtime(pod, now);
+	else if ((job = fs->up.job(fs, &in->node)))
 		fallback = job->meta.created; /* a job without pods: an empty log since then */
 	else
 		fallback = fs->started;

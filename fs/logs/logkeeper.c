@@ -22,7 +22,11 @@
  * taken by the streams' callbacks, so the thread never holds it while calling
  * logstream_*() or the cache.
  */
-#include "fs/fs_internal.h"
+#include "fs/logs/logkeeper.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -152,16 +156,9 @@ static const struct job *job_of_pod(struct fs *fs, const struct pod *pod)
 
 static bool is_main_pod(struct fs *fs, const struct job *job, const struct pod *pod)
 {
-	struct fs_job_view jv;
-	int i;
-	bool main;
+	const struct pod *main = fs->up.job_main_pod(fs, job);
 
-	if (view_job(fs, job, VIEW_PODS, &jv))
-		return false;
-	i = render_job_main_pod(&jv.v);
-	main = i >= 0 && jv.v.pods[i] == pod;
-	view_job_free(&jv);
-	return main;
+	return main && main == pod;
 }
 
 static void fetch_free(struct fetch *f)
@@ -367,7 +364,7 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 		struct cache_change c = {CACHE_POD, CACHE_MODIFIED, f->meta.ns, f->meta.pod,
 					 f->meta.kind, f->meta.job, NULL, "", ""};
 
-		notify_cache_change(fs, &c);
+		fs->up.changed(fs, &c);
 	}
 	logstream_release(f->ls, fetch_appended, f);
 	fetch_free(f);

@@ -18,7 +18,10 @@
  * Blocking (network) on the FUSE worker of the operation that asks; the table's
  * mutex is never held across a request. Called by fs/submit/submit.c.
  */
-#include "fs/fs_internal.h"
+#include "fs/submit/access.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "k8s/base/timefmt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +38,7 @@
 
 struct access_answer {
 	char ns[ACCESS_NS_MAX];
-	int64_t until;               /* fs_now() after which it is asked again */
+	int64_t until;               /* time_now() after which it is asked again */
 	bool allowed;
 	char why[ACCESS_WHY_MAX];    /* the no, for namespaces/NS/submit/error */
 };
@@ -92,7 +95,7 @@ static void remember(struct access_cache *c, const char *ns, bool allowed, const
 				a = &c->a[i];
 	}
 	snprintf(a->ns, sizeof(a->ns), "%s", ns);
-	a->until = fs_now() + ttl;
+	a->until = time_now() + ttl;
 	a->allowed = allowed;
 	snprintf(a->why, sizeof(a->why), "%s", allowed ? "" : why);
 	pthread_mutex_unlock(&c->lock);
@@ -106,7 +109,7 @@ static int recall(struct access_cache *c, const char *ns, char *why, size_t size
 
 	pthread_mutex_lock(&c->lock);
 	a = find(c, ns);
-	if (a && a->until > fs_now()) {
+	if (a && a->until > time_now()) {
 		ret = a->allowed;
 		snprintf(why, size, "%s", a->why);
 	}

@@ -10,10 +10,11 @@
  * namespace leaves nothing behind, and lives until the unmount: inodes of the
  * kernel name its nodes by id, and ids restart in a new tree.
  */
-#include "fs/fs_internal.h"
+#include "fs/submit/areas.h"
 #include "fs/submit/staging.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -23,7 +23,14 @@
  *
  * Called by ops.c and dirs.c (submit.h).
  */
-#include "fs/fs_internal.h"
+#include "fs/submit/areas.h"
+#include "fs/submit/access.h"
+#include "fs/submit/submit_run.h"
+#include "fs/submit/submit_defer.h"
+#include "fs/base/handles.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -290,11 +297,11 @@ void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct s
 	reply_attr(fs, req, in, ret, &a);
 }
 
-int submit_list(struct fs *fs, struct fs_inode *dir, struct model_entry **out, size_t *n)
+int submit_list(struct fs *fs, struct fs_inode *dir, struct fs_entry **out, size_t *n)
 {
 	struct staging *st = area(fs, dir, false);
 	struct staging_entry *se;
-	struct model_entry *e;
+	struct fs_entry *e;
 	size_t count;
 	int ret;
 

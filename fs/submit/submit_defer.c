@@ -12,7 +12,11 @@
  *
  * Lock: the queue's mutex is a leaf; no request runs under it.
  */
-#include "fs/fs_internal.h"
+#include "fs/submit/submit_defer.h"
+#include "fs/submit/submit_run.h"
+#include "fs/submit/submit.h"
+#include "fs/submit/areas.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -14,7 +14,10 @@
  * `cp spec.yaml submit/ && cat jobs/NAME/status` and `rmdir` followed by `ls`
  * see it. Called by fs/submit/submit.c; no FUSE here.
  */
-#include "fs/fs_internal.h"
+#include "fs/submit/submit_run.h"
+#include "fs/submit/submit.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <stdlib.h>

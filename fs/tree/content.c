@@ -16,7 +16,18 @@
  * Called by ops.c, dirs.c and notify.c; takes inode_lock, then the cache's
  * read lock. Which renderer makes a file is its row's in places.c.
  */
-#include "fs/fs_internal.h"
+#include "fs/tree/content.h"
+#include "fs/tree/model.h"
+#include "fs/tree/view.h"
+#include "fs/tree/listing.h"
+#include "fs/code/codetree.h"
+#include "fs/logs/logfile.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "k8s/base/strbuf.h"
+#include "k8s/base/timefmt.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -36,7 +47,7 @@ static int64_t nodes_mtime(const struct node_view *v, size_t n, int64_t now)
 	for (size_t i = 0; i < n; i++) {
 		t = later(t, v[i].node->meta.created);
 		for (size_t k = 0; k < v[i].n_pods; k++)
-			t = later(t, view_pod_mtime(v[i].pods[k], now));
+			t = later(t, render_pod_mtime(v[i].pods[k], now));
 	}
 	return t;
 }
@@ -82,7 +93,7 @@ static int render_nodes_file(struct fs *fs, const struct node *only, const struc
 		p->render.node_pods(sb, &v[0]);
 	else
 		p->render.cluster(sb, v, n);
-	*mtime = later(nodes_mtime(v, n, fs_now()), only ? 0 : fs->started);
+	*mtime = later(nodes_mtime(v, n, time_now()), only ? 0 : fs->started);
 	view_nodes_free(v, n);
 	return 0;
 }
@@ -146,7 +157,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;
-		*mtime = view_pod_mtime(pod, fs_now());
+		*mtime = render_pod_mtime(pod, time_now());
 		p->render.pod(sb, pod);
 		return 0;
 	case SRC_NODE:
@@ -204,7 +215,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *
 		if (!in->rendered || fs_type_is_volatile(in->node.type))
 			in->mtime = natural;
 		else
-			in->mtime = later(fs_now(), in->mtime);
+			in->mtime = later(time_now(), in->mtime);
 		in->version++;
 		in->text_len = sb.len;
 		in->text_hash = hash;
@@ -278,7 +289,7 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 		return 0;
 	case SRC_POD:
 		if ((pod = model_pod(fs, node)))
-			*mtime = view_pod_mtime(pod, fs_now());
+			*mtime = render_pod_mtime(pod, time_now());
 		else if (!model_pod_kept(fs, node, mtime))   /* gone, its log kept: when it ended */
 			return -ENOENT;
 		return 0;
@@ -311,7 +322,7 @@ static unsigned optional_subdirs(struct fs *fs, const struct fs_node *dir)
 
 	for (size_t i = 0; i < n; i++)
 		if ((c[i]->flags & PLACE_DIR) && (c[i]->flags & PLACE_COMES_AND_GOES) &&
-		    c[i]->exists(fs, dir))
+		    model_place_exists(fs, c[i], dir))
 			count++;
 	return count;
 }
@@ -409,4 +420,45 @@ double content_negative_timeout(struct fs *fs, enum fs_type parent_type)
 		return fs->opts.entry_timeout < FS_NEGATIVE_TIMEOUT ? fs->opts.entry_timeout
 								    : FS_NEGATIVE_TIMEOUT;
 	return fs->opts.static_timeout;
+}
+
+/* ---- lookup entries (ops.c, dirs.c) ---- */
+
+/* Remembers which of a directory's names that come and go are there, so that the
+ * notifier can tell the kernel when that changes. */
+static void set_extras(struct fs *fs, struct fs_inode *in)
+{
+	unsigned has;
+	bool known;
+
+	if (!place_optional_mask(in->node.type))
+		return;
+	inode_lock(in);
+	known = in->extras_known;
+	inode_unlock(in);
+	if (known)
+		return;
+	has = model_extras(fs, &in->node);
+	inode_lock(in);
+	if (!in->extras_known) {
+		in->extras = has;
+		in->extras_known = true;
+	}
+	inode_unlock(in);
+}
+
+int content_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *e)
+{
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	ret = content_stat(fs, in, &e->attr);
+	if (ret)
+		return ret;
+	set_extras(fs, in);
+	e->ino = in->ino;
+	e->generation = 1;
+	e->attr_timeout = content_attr_timeout(fs, in->node.type);
+	e->entry_timeout = content_entry_timeout(fs, in->node.type);
+	return 0;
 }

@@ -11,7 +11,14 @@
  * Called under the cache's read lock; knows no FUSE and no file formats (render/
  * decides whether a job has a TensorBoard).
  */
-#include "fs/fs_internal.h"
+#include "fs/tree/model.h"
+#include "fs/tree/view.h"
+#include "fs/code/codetree.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "k8s/base/strbuf.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -175,12 +182,12 @@ static int log_node(const struct fs_node *parent, enum fs_type type, const struc
 
 /* ---- the conditional names ---- */
 
-bool model_job_has_code(struct fs *fs, const struct fs_node *job_dir)
+static bool job_has_code(struct fs *fs, const struct fs_node *job_dir)
 {
 	return codetree_has_code(fs, job_dir);
 }
 
-bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir)
+static bool job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir)
 {
 	const struct job *job = model_job(fs, job_dir);
 	struct fs_job_view jv;
@@ -195,7 +202,7 @@ bool model_job_has_tensorboard(struct fs *fs, const struct fs_node *job_dir)
 	return has;
 }
 
-bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir)
+static bool pod_has_previous(struct fs *fs, const struct fs_node *pod_dir)
 {
 	const struct pod *pod = model_pod(fs, pod_dir);
 	int ci = pod ? render_pod_main_container(pod) : -1;
@@ -204,19 +211,19 @@ bool model_pod_has_previous(struct fs *fs, const struct fs_node *pod_dir)
 	return c && (c->restart_count > 0 || c->last_state.kind == CONTAINER_TERMINATED);
 }
 
-static const struct pod *job_main_pod(struct fs *fs, const struct job *job)
+bool model_place_exists(struct fs *fs, const struct place *p, const struct fs_node *parent)
 {
-	struct fs_job_view jv;
-	const struct pod *pod = NULL;
-	int i;
-
-	if (view_job(fs, job, VIEW_PODS, &jv))
-		return NULL;
-	i = render_job_main_pod(&jv.v);
-	if (i >= 0)
-		pod = jv.v.pods[i];
-	view_job_free(&jv);
-	return pod;
+	switch (p->when) {
+	case PLACE_WHEN_CODE:
+		return job_has_code(fs, parent);
+	case PLACE_WHEN_TENSORBOARD:
+		return job_has_tensorboard(fs, parent);
+	case PLACE_WHEN_PREVIOUS:
+		return pod_has_previous(fs, parent);
+	case PLACE_WHEN_ALWAYS:
+		break;
+	}
+	return true;
 }
 
 static const struct pod *pod_of_job(struct fs *fs, const struct job *job, const char *name)
@@ -424,13 +431,13 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 {
 	int ret;
 
-	if ((p->flags & PLACE_COMES_AND_GOES) && !p->exists(fs, parent))
+	if ((p->flags & PLACE_COMES_AND_GOES) && !model_place_exists(fs, p, parent))
 		return -ENOENT;
 	if (p->source == SRC_POD && !model_pod(fs, parent))
 		return kept_child(fs, parent, p, out);
 	if (p->flags & PLACE_LOG) {
 		const struct job *job = p->source == SRC_JOB ? model_job(fs, parent) : NULL;
-		const struct pod *pod = job ? job_main_pod(fs, job) : NULL;
+		const struct pod *pod = job ? view_job_main_pod(fs, job) : NULL;
 
 		if (job && !pod)
 			return job_kept_log(fs, parent, p, job, out);
@@ -506,7 +513,7 @@ int model_lookup(struct fs *fs, const struct fs_node *parent, const char *name,
 /* ---- listings ---- */
 
 struct list_builder {
-	struct model_entry *e;
+	struct fs_entry *e;
 	size_t n, cap;
 	int err;
 };
@@ -518,7 +525,7 @@ static void list_add(struct list_builder *b, const char *name, struct fs_node *n
 		goto drop;
 	if (b->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 16;
-		struct model_entry *ne = realloc(b->e, nc * sizeof(*ne));
+		struct fs_entry *ne = realloc(b->e, nc * sizeof(*ne));
 
 		if (!ne)
 			goto oom;
@@ -590,7 +597,7 @@ out:
 
 static int entry_by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct model_entry *)a)->name, ((const struct model_entry *)b)->name);
+	return strcmp(((const struct fs_entry *)a)->name, ((const struct fs_entry *)b)->name);
 }
 
 /* The pods of a finished job that are gone but whose logs are kept (kept_pod). */
@@ -694,7 +701,7 @@ static void list_namespaces(struct fs *fs, struct list_builder *b)
 	free(names);
 }
 
-int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **out, size_t *n)
+int model_list(struct fs *fs, const struct fs_node *dir, struct fs_entry **out, size_t *n)
 {
 	struct list_builder b = {NULL, 0, 0, 0};
 
@@ -723,7 +730,7 @@ int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **ou
 			list_fixed(fs, dir, &b);
 	}
 	if (b.err) {
-		model_free(b.e, b.n);
+		fs_entries_free(b.e, b.n);
 		*out = NULL;
 		*n = 0;
 		return b.err;
@@ -731,17 +738,6 @@ int model_list(struct fs *fs, const struct fs_node *dir, struct model_entry **ou
 	*out = b.e;
 	*n = b.n;
 	return 0;
-}
-
-void model_free(struct model_entry *e, size_t n)
-{
-	if (!e)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free(e[i].name);
-		fs_node_clear(&e[i].node);
-	}
-	free(e);
 }
 
 unsigned model_extras(struct fs *fs, const struct fs_node *dir)

@@ -22,7 +22,15 @@
  * table holds more than its limit (inode.h): it invalidates the entries of the
  * least recently used idle inodes, and the kernel's FORGET frees them.
  */
-#include "fs/fs_internal.h"
+#include "fs/tree/notify.h"
+#include "fs/tree/model.h"
+#include "fs/tree/content.h"
+#include "fs/tree/listing.h"
+#include "fs/logs/logfile.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "k8s/base/timefmt.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -137,11 +145,11 @@ void notify_cache_change(void *arg, const struct cache_change *c)
 	/* A listing's mtime is when it last changed, whether or not the kernel looks. */
 	if (c->type != CACHE_MODIFIED) {
 		if (c->object == CACHE_JOB)
-			fs_listing_touch(fs, FS_JOBS_DIR, c->namespace, fs_now());
+			fs_listing_touch(fs, FS_JOBS_DIR, c->namespace, time_now());
 		else if (c->object == CACHE_NODE)
-			fs_listing_touch(fs, FS_NODES_DIR, NULL, fs_now());
+			fs_listing_touch(fs, FS_NODES_DIR, NULL, time_now());
 		else if (c->object == CACHE_NAMESPACE)
-			fs_listing_touch(fs, FS_NAMESPACES_DIR, NULL, fs_now());
+			fs_listing_touch(fs, FS_NAMESPACES_DIR, NULL, time_now());
 	}
 	pthread_mutex_lock(&n->mu);
 	if (!n->running || n->stop) {

@@ -8,7 +8,9 @@
  * valid until it is released. Only the parts asked for are gathered, so that
  * reading every status file costs one pod lookup per job, not a scan of the events.
  */
-#include "fs/fs_internal.h"
+#include "fs/tree/view.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/timefmt.h"
 #include "fs/logs/logkeep.h"
 
 #include <errno.h>
@@ -101,7 +103,7 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 
 	memset(out, 0, sizeof(*out));
 	v->job = job;
-	v->now = fs_now();
+	v->now = time_now();
 	if (want & (VIEW_PODS | VIEW_EVENTS)) {
 		v->n_pods = cache_pods_of_job(fs->cache, job, &out->pods);
 		v->pods = (const struct pod *const *)out->pods;
@@ -185,7 +187,7 @@ int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n)
 {
 	const char **names = NULL;
 	size_t count = 1, cap = 0;
-	int64_t now = fs_now();
+	int64_t now = time_now();
 	int ret = 0;
 
 	*out = NULL;
@@ -227,7 +229,7 @@ int view_nodes(struct fs *fs, const struct node *only, struct node_view **out, s
 	const struct node **nodes = NULL;
 	struct node_view *v;
 	size_t count;
-	int64_t now = fs_now();
+	int64_t now = time_now();
 
 	*out = NULL;
 	*n = 0;
@@ -268,27 +270,29 @@ void view_nodes_free(struct node_view *v, size_t n)
 	free(v);
 }
 
-static int64_t later(int64_t a, int64_t b)
+const struct pod *view_job_main_pod(struct fs *fs, const struct job *job)
 {
-	return a > b ? a : b;
+	struct fs_job_view jv;
+	const struct pod *pod = NULL;
+	int i;
+
+	if (view_job(fs, job, VIEW_PODS, &jv))
+		return NULL;
+	i = render_job_main_pod(&jv.v);
+	if (i >= 0)
+		pod = jv.v.pods[i];
+	view_job_free(&jv);
+	return pod;
 }
 
-static int64_t container_mtime(const struct container *c, int64_t t)
+bool view_job_ended_without_pods(struct fs *fs, const struct job *job)
 {
-	t = later(t, c->state.started);
-	t = later(t, c->state.finished);
-	return later(t, c->last_state.finished);
-}
+	struct fs_job_view jv;
+	bool gone = false;
 
-int64_t view_pod_mtime(const struct pod *p, int64_t now)
-{
-	int64_t t = later(p->meta.created, p->start_time);
-
-	t = later(t, p->meta.deleted);
-	for (size_t i = 0; i < p->n_containers; i++)
-		t = container_mtime(&p->containers[i], t);
-	for (size_t i = 0; i < p->n_init_containers; i++)
-		t = container_mtime(&p->init_containers[i], t);
-	/* a deletion timestamp lies in the future by the grace period */
-	return t > now ? now : t;
+	if (job && view_job(fs, job, VIEW_PODS, &jv) == 0) {
+		gone = jv.v.n_pods == 0 && render_job_ended(&jv.v);
+		view_job_free(&jv);
+	}
+	return gone;
 }

@@ -110,3 +110,8 @@ void time_sleep_ms(int64_t ms)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+int64_t time_now(void)
+{
+	return (int64_t)time(NULL);
+}

@@ -19,6 +19,8 @@ char *time_format_rfc3339(int64_t t, char *buf, size_t size);
 char *time_format_human(int64_t t, char *buf, size_t size);
 /* Milliseconds of CLOCK_MONOTONIC: for deadlines and durations, never for display. */
 int64_t time_monotonic_ms(void);
+/* The wall clock in seconds since the epoch: the `now` handed to render/. */
+int64_t time_now(void);
 /* The CLOCK_REALTIME moment ms milliseconds from now: the deadline of a
  * pthread_cond_timedwait on a condition variable of the default clock. */
 struct timespec time_realtime_after_ms(int64_t ms);

@@ -5,7 +5,7 @@
  * submit/ and namespaces/NS/submit/): its rows then differ only in their
  * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
-#include "fs/fs_internal.h"
+#include "fs/base/places.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -37,89 +37,89 @@ static void job_tensorboard_url(struct strbuf *sb, const struct job_view *v)
 #define VIEW_MTIME VIEW_PODS     /* a job's files take st_mtime from its pods too */
 
 static const struct place PLACES[] = {
-	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, NULL},
+	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 
-	{FS_README, FS_ROOT, "README", SRC_NONE, 0, 0, {.text = render_readme}, NULL},
-	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, NULL},
-	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, NULL},
-	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, NULL},
-	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, NULL},
+	{FS_README, FS_ROOT, "README", SRC_NONE, 0, 0, {.text = render_readme}, 0},
+	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
+	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
+	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0},
+	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0},
 	{FS_SUBMIT_DIR, FS_ROOT, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
-	 {0}, NULL},
+	 {0}, 0},
 
 	{FS_CLUSTER_CONTEXT, FS_CLUSTER_DIR, "context", SRC_CONFIG, 0, 0,
-	 {.config = render_cluster_context}, NULL},
+	 {.config = render_cluster_context}, 0},
 	{FS_CLUSTER_GPUS, FS_CLUSTER_DIR, "gpus", SRC_CLUSTER, 0, 0,
-	 {.cluster = render_cluster_gpus}, NULL},
+	 {.cluster = render_cluster_gpus}, 0},
 	{FS_CLUSTER_HEALTH, FS_CLUSTER_DIR, "health", SRC_HEALTH, 0, 0,
-	 {.health = render_cluster_health}, NULL},
+	 {.health = render_cluster_health}, 0},
 	{FS_CLUSTER_LIST, FS_CLUSTER_DIR, "list", SRC_NS_JOBS, 0, PLACE_AGES | PLACE_STALE_NOTE,
-	 {.jobs = render_jobs_list}, NULL},
+	 {.jobs = render_jobs_list}, 0},
 	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
-	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, NULL},
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, 0},
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
-	 {.cluster = render_cluster_top}, NULL},
+	 {.cluster = render_cluster_top}, 0},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
-	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, NULL},
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0},
 
-	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, NULL},
+	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0},
 
 	{FS_CODE_DIR, FS_JOB_DIR, "code", SRC_JOB, 0, PLACE_DIR | PLACE_COMES_AND_GOES | PLACE_CODE,
-	 {0}, model_job_has_code},
+	 {0}, PLACE_WHEN_CODE},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
-	 {.job = render_job_events}, NULL},
-	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, NULL},
+	 {.job = render_job_events}, 0},
+	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0},
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL, PLACE_AGES | PLACE_STALE_NOTE,
-	 {.job = render_job_info}, NULL},
-	{FS_INSTANCES_DIR, FS_JOB_DIR, "instances", SRC_JOB, 0, PLACE_DIR, {0}, NULL},
-	{FS_JOB_JSON, FS_JOB_DIR, "job.json", SRC_JOB, VIEW_MTIME, 0, {.job = job_json}, NULL},
-	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, NULL},
+	 {.job = render_job_info}, 0},
+	{FS_INSTANCES_DIR, FS_JOB_DIR, "instances", SRC_JOB, 0, PLACE_DIR, {0}, 0},
+	{FS_JOB_JSON, FS_JOB_DIR, "job.json", SRC_JOB, VIEW_MTIME, 0, {.job = job_json}, 0},
+	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, 0},
 	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
-	 NULL},
+	 0},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
-	 NULL},
+	 0},
 	{FS_JOB_TENSORBOARD, FS_JOB_DIR, "tensorboard_url", SRC_JOB,
 	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
-	 {.job = job_tensorboard_url}, model_job_has_tensorboard},
-	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, NULL},
+	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD},
+	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0},
 
-	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, NULL},
+	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0},
 
-	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, NULL},
-	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, NULL},
-	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, NULL},
+	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0},
+	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0},
+	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0},
 	{FS_POD_LOGS_PREVIOUS, FS_POD_DIR, "logs.previous", SRC_POD, 0,
-	 PLACE_LOG | PLACE_COMES_AND_GOES, {0}, model_pod_has_previous},
-	{FS_POD_NODE, FS_POD_DIR, "node", SRC_POD, 0, 0, {.pod = render_pod_node}, NULL},
-	{FS_POD_STATUS, FS_POD_DIR, "status", SRC_POD, 0, 0, {.pod = render_pod_status}, NULL},
+	 PLACE_LOG | PLACE_COMES_AND_GOES, {0}, PLACE_WHEN_PREVIOUS},
+	{FS_POD_NODE, FS_POD_DIR, "node", SRC_POD, 0, 0, {.pod = render_pod_node}, 0},
+	{FS_POD_STATUS, FS_POD_DIR, "status", SRC_POD, 0, 0, {.pod = render_pod_status}, 0},
 
-	{FS_NODE_DIR, FS_NODES_DIR, NULL, SRC_NODE, 0, PLACE_DIR, {0}, NULL},
+	{FS_NODE_DIR, FS_NODES_DIR, NULL, SRC_NODE, 0, PLACE_DIR, {0}, 0},
 
 	{FS_NODE_GPUS, FS_NODE_DIR, "gpus", SRC_NODE_PODS, 0, 0,
-	 {.node_pods = render_node_gpus}, NULL},
+	 {.node_pods = render_node_gpus}, 0},
 	{FS_NODE_INFO, FS_NODE_DIR, "info", SRC_NODE_PODS, 0, 0,
-	 {.node_pods = render_node_info}, NULL},
-	{FS_NODE_IP, FS_NODE_DIR, "ip", SRC_NODE, 0, 0, {.node = render_node_ip}, NULL},
-	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, NULL},
+	 {.node_pods = render_node_info}, 0},
+	{FS_NODE_IP, FS_NODE_DIR, "ip", SRC_NODE, 0, 0, {.node = render_node_ip}, 0},
+	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, 0},
 	{FS_NODE_STATUS, FS_NODE_DIR, "status", SRC_NODE, 0, 0, {.node = render_node_status},
-	 NULL},
+	 0},
 
 	/* Below code/ the names are the job's annotation's (codetree.c); a directory
 	 * stands in code/ and in itself, a file in either (no parent of its own). */
-	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, NULL},
-	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, NULL},
-	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, NULL},
+	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0},
+	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0},
+	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, 0},
 
-	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, NULL},
+	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0},
 
-	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, NULL},
+	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
 	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
-	 {0}, NULL},
+	 {0}, 0},
 
 	/* Below submit/ the names are the user's: staging.c keeps them, submit.c serves them. */
-	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, NULL},
-	{FS_SUBMIT_FILE, FS_NONE, NULL, SRC_NONE, 0, PLACE_SUBMIT, {0}, NULL},
+	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, 0},
+	{FS_SUBMIT_FILE, FS_NONE, NULL, SRC_NONE, 0, PLACE_SUBMIT, {0}, 0},
 };
 
 #define N_PLACES (sizeof(PLACES) / sizeof(PLACES[0]))
@@ -134,7 +134,7 @@ static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
 static void build_index(void)
 {
-	static const struct place none = {FS_NONE, FS_NONE, NULL, SRC_NONE, 0, 0, {0}, NULL};
+	static const struct place none = {FS_NONE, FS_NONE, NULL, SRC_NONE, 0, 0, {0}, 0};
 	size_t k = 0;
 
 	for (int t = 0; t < FS_TYPE_COUNT; t++)

@@ -50,7 +50,7 @@ enum {
 	PLACE_DIR = 1,          /* a directory */
 	PLACE_LOG = 2,          /* a container's log (logfile.c), not rendered text */
 	PLACE_AGES = 4,         /* shows ages or durations: changes with the clock alone */
-	PLACE_COMES_AND_GOES = 8, /* exists only while `exists` says so */
+	PLACE_COMES_AND_GOES = 8, /* exists only while its `when` holds */
 	PLACE_STALE_NOTE = 16,  /* ends with render_stale_note while the cluster is unreachable */
 	PLACE_FIXED_ATTR = 32,  /* a directory whose attributes never change */
 	PLACE_SUBMIT = 64,      /* submit/ and below: submit.c answers for it */
@@ -59,7 +59,24 @@ enum {
 	                           (codetree.c, codefetch.c), not rendered */
 };
 
-struct fs;
+/* The parts of a job's view (tree/view.h) a job's file needs gathered. */
+enum {
+	VIEW_PODS = 1,
+	VIEW_SERVICES = 2,
+	VIEW_NODES = 4,
+	VIEW_EVENTS = 8,
+	VIEW_KEPT = 16,     /* the pods gone whose logs are kept (v.kept_pods) */
+	VIEW_ALL = 31
+};
+
+/* When a place that comes and goes exists (PLACE_COMES_AND_GOES): the path model
+ * answers each (model_place_exists, tree/model.h), under the cache's read lock. */
+enum place_when {
+	PLACE_WHEN_ALWAYS = 0,
+	PLACE_WHEN_CODE,          /* the job's code annotation parses (code/) */
+	PLACE_WHEN_TENSORBOARD,   /* the job has a TensorBoard */
+	PLACE_WHEN_PREVIOUS,      /* the container has a previous instance */
+};
 
 /* The renderer, by source (the member the row's source names). */
 union place_render {
@@ -80,12 +97,11 @@ struct place {
 	enum fs_type parent;      /* FS_NONE: the root, or submit.c's own places */
 	const char *name;         /* NULL: named after an object (a job, pod, node, namespace) */
 	enum place_source source;
-	unsigned view;            /* SRC_JOB files: the VIEW_* parts (fs_internal.h) they need;
+	unsigned view;            /* SRC_JOB files: the VIEW_* parts (above) they need;
 	                             always VIEW_PODS, which render_job_mtime reads */
 	unsigned flags;           /* PLACE_* */
 	union place_render render; /* files only; none for logs */
-	/* PLACE_COMES_AND_GOES: does it exist now below parent (under the cache's read lock)? */
-	bool (*exists)(struct fs *fs, const struct fs_node *parent);
+	enum place_when when;     /* PLACE_COMES_AND_GOES: when it exists below its parent */
 };
 
 /* The row of a type (every type has one). */
