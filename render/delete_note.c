@@ -8,7 +8,7 @@
  */
 #include "render/render_internal.h"
 
-#include "util/timefmt.h"
+#include "k8s/base/timefmt.h"
 
 /* The longest reason shown; the whole error is in the daemon's log. */
 #define DELETE_REASON_MAX 512
