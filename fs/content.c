@@ -17,6 +17,7 @@
  * read lock. Which renderer makes a file is its row's in places.c.
  */
 #include "fs/fs_internal.h"
+#include "fs/logkeep.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -135,6 +136,13 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		cache_get_health(fs->cache, &h);
 		p->render.health(sb, &h);
 		*mtime = later(h.since, fs->started);
+		if (fs->keep) {
+			struct logs_kept_state keep;
+
+			logkeep_state(fs->keep, &keep);
+			render_logs_kept_line(sb, &keep);
+			*mtime = later(*mtime, keep.since);
+		}
 		return 0;
 	case SRC_CLUSTER:
 		return render_nodes_file(fs, NULL, p, sb, mtime);

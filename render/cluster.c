@@ -118,6 +118,43 @@ void render_stale_note(struct strbuf *sb, const struct cache_health *h)
 	strbuf_puts(sb, ")\n");
 }
 
+/* "1.8 MiB", "512 KiB", "300 bytes": the sizes keep_logs takes. */
+static void put_size(struct strbuf *sb, uint64_t n)
+{
+	if (n >= (1ull << 20))
+		strbuf_printf(sb, "%.1f MiB", (double)n / (1ull << 20));
+	else if (n >= (1ull << 10))
+		strbuf_printf(sb, "%llu KiB", (unsigned long long)(n >> 10));
+	else
+		strbuf_printf(sb, "%llu bytes", (unsigned long long)n);
+}
+
+void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s)
+{
+	char when[32];
+	bool shrunk = s->budget < s->asked;
+
+	if (!s->err && !shrunk)
+		return;
+	if (s->err) {
+		strbuf_puts(sb, "logs: not being kept");
+		if (s->since > 0)
+			strbuf_printf(sb, " since %s",
+			              time_format_rfc3339(s->since, when, sizeof(when)));
+		strbuf_printf(sb, ": the log of %s could not be written to %s: %s", s->log, s->dir,
+		              strerror(s->err));
+	} else {
+		strbuf_printf(sb, "logs: kept in %s", s->dir);
+	}
+	if (shrunk) {
+		strbuf_puts(sb, "; at most ");
+		put_size(sb, s->budget);
+		strbuf_puts(sb, ", what the disk holds, not keep_logs=");
+		put_size(sb, s->asked);
+	}
+	strbuf_putc(sb, '\n');
+}
+
 /* The second line, only when the server sent names no file can have. */
 static void skipped_line(struct strbuf *sb, const struct cache_health *h)
 {
