@@ -7,7 +7,9 @@
  * tokens), and a server URL loses any user:password@ it was written with.
  *
  * health is "ok", or "disconnected since <RFC 3339 UTC time>: <reason>" on one
- * line (the reason is made single-line: it may be an API server's message).
+ * line (the reason is made single-line: it may be an API server's message); the
+ * line on kept logs (render_logs_kept_line) follows it when they are not kept as
+ * keep_logs asked (a disk that holds less, a write that failed: issue 23).
  *
  * Pure. Tested by tests/unit/test_render_cluster.c.
  */
