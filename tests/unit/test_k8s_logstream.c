@@ -7,7 +7,7 @@
  * (tests/integration/test_k8s_logstream.py, test_tree_logs_unavailable.py): the
  * scripted server serves one connection at a time.
  */
-#include "k8s/logstream.h"
+#include "k8s/logs/logstream.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/testsrv.h"
 
