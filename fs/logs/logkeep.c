@@ -23,12 +23,13 @@
  *     finished 1796202869
  *     main 1
  *
- * The disk: keep_logs is a wish, the disk's free space a fact. At open, and again
- * when a write fails for want of space (ENOSPC, EDQUOT), the budget shrinks to
- * what the disk holds (the copies kept plus the space free, less an eighth for
- * meta files, directories and blocks), the least recently used copies go to fit
- * it, and the failure is remembered for cluster/health and info (logkeep_state).
- * Room for a copy is made before it is written (logkeep_make_room), not after.
+ * The disk: keep_logs is a wish, the disk's free space a fact. At open, before
+ * each copy is written (logkeep_make_room) and when a write fails for want of
+ * space (ENOSPC, EDQUOT), the budget becomes what the disk holds (the copies kept
+ * plus the space free, less an eighth for meta files, directories and blocks),
+ * never more than keep_logs, and the least recently used copies go to fit it:
+ * room is made before a copy is written, not after. The last failure is
+ * remembered for cluster/health and info (logkeep_state) until a copy is kept.
  */
 #include "fs/logs/logkeep.h"
 

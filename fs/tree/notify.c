@@ -566,7 +566,6 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 {
 	struct fs *fs = n->fs;
 	struct cache_health h;
-
 	struct logs_kept_state keep = {0};
 
 	cache_get_health(fs->cache, &h);
