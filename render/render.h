@@ -6,7 +6,7 @@
  * The caller (fs/) gathers a view under the cache's read lock, calls one
  * function, and keeps the text. Every function appends to sb; formats are
  * documented in docs/tree.md. Only objects → text: the other direction, a
- * user's spec → objects, is spec/ (spec/spec.h).
+ * user's spec → objects, is spec/ (render/spec/spec.h).
  */
 #ifndef ARENAFS_RENDER_RENDER_H
 #define ARENAFS_RENDER_RENDER_H
@@ -15,10 +15,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/config.h"
-#include "k8s/health.h"
-#include "k8s/objects.h"
-#include "util/strbuf.h"
+#include "k8s/auth/config.h"
+#include "k8s/cache/health.h"
+#include "k8s/objects/objects.h"
+#include "k8s/base/strbuf.h"
+
+/* What keeping logs (keep_logs, fs/logkeep.h) is up against: the budget the disk
+ * left, and the last failure to keep a log. */
+struct logs_kept_state {
+	uint64_t budget;             /* bytes that may be kept now */
+	uint64_t asked;              /* keep_logs */
+	int err;                     /* errno of the last log not kept, 0: the last was kept */
+	int64_t since;               /* when err began (Unix seconds) */
+	char log[200];               /* that log: "NS/POD" */
+	char dir[512];               /* where they are kept */
+};
 
 /* A job and everything its files are made from. */
 struct job_view {
@@ -35,6 +46,8 @@ struct job_view {
 	 * name: instances/ still has them, with their logs. */
 	const char *const *kept_pods;
 	size_t n_kept_pods;
+	/* NULL, or keeping logs fails (err set): why a job's logs may be gone */
+	const struct logs_kept_state *keep;
 	int64_t now;
 };
 
@@ -72,6 +85,8 @@ int render_job_main_pod(const struct job_view *v);
  * completion and condition transitions, and of its pods' creation, start, deletion and
  * container transitions (status and info follow the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
+/* The mtime of what a pod's files show: its latest transition, never later than now. */
+int64_t render_pod_mtime(const struct pod *p, int64_t now);
 
 /* ---- tables of jobs (job_tables.c), each job with its pods ---- */
 
@@ -111,6 +126,18 @@ void render_cluster_health(struct strbuf *sb, const struct cache_health *h);
 /* For files that show the cluster's state: nothing while connected, else one
  * paragraph saying the state is the one last seen, since when and why. */
 void render_stale_note(struct strbuf *sb, const struct cache_health *h);
+/* cluster/health's line on kept logs (keep_logs): nothing while they are kept as
+ * asked, else whether they are being kept, why not, and the budget the disk left. */
+void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s);
 void render_readme(struct strbuf *sb);
+
+/* An rmdir's delete that outlived the rmdir (fs/submit/deletes.h): under way, or failed. */
+struct delete_note {
+	int64_t asked;      /* when rmdir asked (seconds, UTC) */
+	int64_t ended;      /* when it failed; 0 while under way */
+	const char *reason; /* why it failed (an API server's message: made single-line) */
+};
+/* The paragraph jobs/NAME/info ends with for such a delete. */
+void render_delete_note(struct strbuf *sb, const struct delete_note *n);
 
 #endif

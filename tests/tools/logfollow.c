@@ -1,5 +1,5 @@
 /*
- * logfollow: follows one container log through k8s/logstream.c and writes it to
+ * logfollow: follows one container log through k8s/logs/logstream.c and writes it to
  * stdout as it grows, for tests/integration/test_k8s_logstream.py and for
  * measuring. Ends when the stream is done.
  *
@@ -25,11 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "k8s/client.h"
-#include "k8s/config.h"
-#include "k8s/logstream.h"
-#include "k8s/urlpath.h"
-#include "util/strbuf.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
+#include "k8s/logs/logstream.h"
+#include "k8s/http/urlpath.h"
+#include "k8s/base/strbuf.h"
 
 #define READ_CHUNK  (256u << 10)
 #define READERS_MAX 16
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		if (!finished_set)
 			finished = term;
 	}
-	key = (struct logstream_key){cfg->namespace, argv[i], argv[i + 1], id, previous, finished};
+	key = (struct logstream_key){cfg->namespace, argv[i], argv[i + 1], id, previous, finished, 0};
 	t0 = now_s();
 	if ((rc = logstream_registry_new(&reg)) != 0) {
 		k8s_error_set(&err, -rc, "out of memory");
