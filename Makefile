@@ -12,7 +12,7 @@
 #   make soak       the daemon's memory under SOAK_MINUTES (20, at most 120) of job churn
 #                   on kubesim with Events expiring after 2 minutes; it fails unless RSS is
 #                   flat after warm-up (tests/bench/soak.py; SOAK_ARGS for more options);
-#                   CLUSTER=real: on the real cluster, started with --event-ttl=2m
+#                   CLUSTER=real: on the real cluster, started with --event-ttl=2m (2 jobs/s)
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
@@ -168,7 +168,7 @@ SOAK_MINUTES ?= 20
 soak: deps-check
 	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
 	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) tests/bench/soak.py --minutes $(SOAK_MINUTES) \
-	  $(if $(filter real,$(CLUSTER)),--cluster real,) $(SOAK_ARGS)
+	  $(if $(filter real,$(CLUSTER)),--cluster real --rate 2,) $(SOAK_ARGS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=arenafs-asan SANITIZE=1 all unit \
