@@ -43,6 +43,7 @@ struct yaml_doc {
 	struct entry **buckets;
 	size_t nbuckets;
 	size_t nentries;
+	size_t steps;
 };
 
 struct parse_ctx {
@@ -51,6 +52,7 @@ struct parse_ctx {
 	struct anchor *anchors;
 	size_t nanchors, capanchors;
 	size_t nodes;
+	size_t steps;
 	struct k8s_error *err;
 };
 
@@ -184,6 +186,7 @@ static int syntax_error(struct parse_ctx *c)
 
 static int next_event(struct parse_ctx *c, yaml_event_t *ev)
 {
+	c->steps++;
 	if (!yaml_parser_parse(&c->parser, ev))
 		return syntax_error(c);
 	return 0;
@@ -248,10 +251,10 @@ static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size
 }
 
 /* The latest anchor of that name: YAML lets a later anchor redefine one. */
-static const struct anchor *anchor_find(const struct parse_ctx *c, const char *name)
+static const struct anchor *anchor_find(struct parse_ctx *c, const char *name)
 {
 	for (size_t i = c->nanchors; i-- > 0;)
-		if (strcmp(c->anchors[i].name, name) == 0)
+		if (c->steps++, strcmp(c->anchors[i].name, name) == 0)
 			return &c->anchors[i];
 	return NULL;
 }
@@ -645,6 +648,7 @@ int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_e
 		yaml_doc_free(c.doc);
 		return rc;
 	}
+	c.doc->steps = c.steps;
 	c.doc->root = root.value;
 	c.doc->top = root.info;
 	c.doc->has_top = !json_is_null(root.value);
@@ -670,6 +674,11 @@ void yaml_doc_free(struct yaml_doc *d)
 	free((char *)d->top.text);
 	json_decref(d->root);
 	free(d);
+}
+
+size_t yaml_doc_steps(const struct yaml_doc *d)
+{
+	return d ? d->steps : 0;
 }
 
 json_t *yaml_doc_root(const struct yaml_doc *d)

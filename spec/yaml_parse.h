@@ -70,6 +70,8 @@ void yaml_doc_free(struct yaml_doc *d);
 
 /* The document's value; owned by d (json_incref it to keep it longer). */
 json_t *yaml_doc_root(const struct yaml_doc *d);
+/* The work reading the text took, in steps: events read, anchor names compared. */
+size_t yaml_doc_steps(const struct yaml_doc *d);
 /* Info of the root node, of object[key], of array[index]; NULL when unknown
  * (e.g. a value that was not in the text). The pointers are valid as long as d. */
 const struct yaml_node_info *yaml_doc_top(const struct yaml_doc *d);
