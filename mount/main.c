@@ -8,6 +8,10 @@
  *   word, daemon.c) → load the kubeconfig → create the FUSE session (checks
  *   libfuse's options) → create the client → discover the job kinds → fill the
  *   caches (the first LIST) → mount → say "ready" → detach → serve.
+ * From the kubeconfig's load to the mount, one deadline holds: startup_timeout,
+ * whatever takes the time (a cluster that does not answer, an exec credential
+ * plugin that hangs, a first LIST that does not end); the plugin runs within the
+ * request that needs it, and is killed at the request's deadline.
  *
  * Stop: SIGTERM, SIGINT, SIGHUP, `fusermount3 -u`, or a lazy unmount while a file
  * is still open (watch.c) end the loop; the daemon then unmounts, closes the
@@ -58,6 +62,7 @@ struct daemon_state {
 	struct mount_watch *watch;
 	struct kc_reload *reload;    /* a rewritten kubeconfig's new credentials */
 	int ready_fd;                /* the pipe to the waiting parent, or -1 */
+	int64_t startup_deadline;    /* monotonic ms: start-up fails at it */
 };
 
 /* ---- signals ---- */
@@ -76,8 +81,12 @@ static void on_signal(int sig)
 		pthread_kill(main_thread, sig);
 		return;
 	}
-	if (!serving && !mounting)
-		_exit(128 + sig);       /* nothing mounted yet: nothing to undo */
+	if (!serving && !mounting) {
+		/* nothing mounted yet: nothing to undo, but a credential plugin being run is
+		 * in a process group of its own, out of the terminal's reach */
+		k8s_client_kill_plugins();
+		_exit(128 + sig);
+	}
 	if (!serving) {
 		stop_requested = sig;   /* main() unmounts once start() returns */
 		return;
@@ -198,16 +207,26 @@ static bool worth_waiting(const struct k8s_error *err)
 	return err->code == 429 || err->code >= 500;
 }
 
+/* Says in err that start-up gave up at its deadline. */
+static void say_startup_timeout(struct daemon_state *d, struct k8s_error *err)
+{
+	size_t len = strlen(err->message);
+
+	snprintf(err->message + len, sizeof(err->message) - len,
+	         " (gave up after startup_timeout, %d s)",
+	         (options_startup_timeout_ms(&d->opts) + 999) / 1000);
+}
+
 /*
- * Asks the cluster which kinds it serves, waiting up to startup_timeout for a
+ * Asks the cluster which kinds it serves, waiting until the start-up deadline for a
  * cluster that does not answer yet (a server still booting, a VPN coming up) and
  * saying so after the first failed try rather than being silent until the end.
  */
 static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 {
-	int wait_ms = options_startup_timeout_ms(&d->opts);
-	int64_t deadline = time_monotonic_ms() + wait_ms;
-	int first = wait_ms < STARTUP_FIRST_TRY_MS ? wait_ms : STARTUP_FIRST_TRY_MS;
+	int64_t deadline = d->startup_deadline;
+	int64_t wait_ms = deadline - time_monotonic_ms();
+	int first = wait_ms < STARTUP_FIRST_TRY_MS ? (int)wait_ms : STARTUP_FIRST_TRY_MS;
 	int usual = k8s_client_set_request_timeout(d->client, first > 0 ? first : 1);
 	int rc = kinds_discover(d->client, d->served, err);
 	bool said = false;
@@ -233,9 +252,25 @@ static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 		rc = kinds_discover(d->client, d->served, err);
 	}
 	if (rc < 0 && said)
-		snprintf(err->message + strlen(err->message), sizeof(err->message) - strlen(err->message),
-		         " (gave up after startup_timeout, %d s)", (wait_ms + 999) / 1000);
+		say_startup_timeout(d, err);
 	k8s_client_set_request_timeout(d->client, usual);
+	return rc;
+}
+
+/* The first LIST of every kind, within what is left of the start-up deadline. */
+static int fill_caches(struct daemon_state *d, const struct cache_options *co,
+                       struct k8s_error *err)
+{
+	int64_t left = d->startup_deadline - time_monotonic_ms();
+	int usual = k8s_client_set_request_timeout(d->client, 0);
+	int rc;
+
+	if (left < usual)
+		k8s_client_set_request_timeout(d->client, left > 0 ? (int)left : 1);
+	rc = cache_start(d->client, co, &d->cache, err);
+	k8s_client_set_request_timeout(d->client, usual);
+	if (rc < 0 && err->err == ETIMEDOUT && time_monotonic_ms() >= d->startup_deadline)
+		say_startup_timeout(d, err);
 	return rc;
 }
 
@@ -248,6 +283,7 @@ static int start(struct daemon_state *d)
 	struct k8s_error err;
 
 	k8s_error_clear(&err);
+	d->startup_deadline = time_monotonic_ms() + options_startup_timeout_ms(&d->opts);
 	if (kubeconfig_load(&kopts, &d->cfg, &err) < 0)
 		return fail(d, "%s", err.message);
 	if (options_add_mount_names(&d->opts, d->cfg->context) < 0)
@@ -269,7 +305,7 @@ static int start(struct daemon_state *d)
 	co.namespace = d->cfg->namespace;
 	memcpy(co.served, d->served, sizeof(co.served));
 	fs_cache_hook(d->fs, &co);
-	if (cache_start(d->client, &co, &d->cache, &err) < 0)
+	if (fill_caches(d, &co, &err) < 0)
 		return fail(d, "%s", err.message);
 	fs_attach(d->fs, d->client, d->cache, d->cfg, d->served);
 	mounting = 1;

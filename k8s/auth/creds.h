@@ -52,8 +52,12 @@ int creds_new(const struct k8s_config *cfg, const struct k8s_creds_options *opts
 void creds_free(struct k8s_creds *c);
 
 /* Fills *out with the current credentials, re-reading or re-running as needed.
+ * timeout_ms > 0: what is left of the request's deadline, which a plugin's run counts
+ * against (it is killed at the earlier of that and exec_timeout_ms); 0: a stream's,
+ * exec_timeout_ms alone.
  * -EACCES (plugin failed, token file unreadable), -ETIMEDOUT (plugin deadline). */
-int creds_get(struct k8s_creds *c, struct creds_auth *out, struct k8s_error *err);
+int creds_get(struct k8s_creds *c, int timeout_ms, struct creds_auth *out,
+              struct k8s_error *err);
 /* Zeroes and frees what creds_get() put into a. */
 void creds_auth_clear(struct creds_auth *a);
 

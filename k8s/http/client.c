@@ -20,12 +20,14 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "k8s/auth/creds.h"
+#include "k8s/auth/execcred.h"
 #include "k8s/http/status.h"
 #include "k8s/http/transport.h"
 #include "k8s/base/strbuf.h"
@@ -46,7 +48,9 @@
 
 struct k8s_client {
 	const struct k8s_config *cfg;
-	struct k8s_client_options opts;
+	struct k8s_client_options opts; /* its request_timeout_ms: the one below */
+	/* start-up shortens it while the cache's first lists run in their threads */
+	atomic_int request_timeout_ms;
 	struct k8s_creds *creds;
 	struct transport *transport;
 	CURLSH *share; /* TLS sessions and DNS across easy handles */
@@ -178,9 +182,9 @@ int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options
 	c->opts.connect_timeout_ms = opts && opts->connect_timeout_ms > 0
 	                                 ? opts->connect_timeout_ms
 	                                 : CLIENT_CONNECT_TIMEOUT_MS;
-	c->opts.request_timeout_ms = opts && opts->request_timeout_ms > 0
-	                                 ? opts->request_timeout_ms
-	                                 : CLIENT_REQUEST_TIMEOUT_MS;
+	atomic_init(&c->request_timeout_ms, opts && opts->request_timeout_ms > 0
+	                                        ? opts->request_timeout_ms
+	                                        : CLIENT_REQUEST_TIMEOUT_MS);
 	c->opts.stream_idle_timeout_ms = opts && opts->stream_idle_timeout_ms > 0
 	                                     ? opts->stream_idle_timeout_ms
 	                                     : CLIENT_STREAM_IDLE_MS;
@@ -344,13 +348,21 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 {
 	const struct k8s_config *cfg = c->cfg;
 	struct strbuf url = STRBUF_INIT;
+	int64_t started;
 	CURL *e;
 	int rc;
 
 	a->retry_after_s = -1;
-	rc = creds_get(c->creds, &a->auth, err);
+	/* an exec plugin's run is part of the request: its deadline is the request's */
+	started = time_monotonic_ms();
+	rc = creds_get(c->creds, (int)timeout_ms, &a->auth, err);
 	if (rc)
 		return rc;
+	if (timeout_ms) {
+		timeout_ms -= (long)(time_monotonic_ms() - started);
+		if (timeout_ms < 1)
+			timeout_ms = 1;
+	}
 	e = a->x.easy = curl_easy_init();
 	strbuf_puts(&url, c->url_base);
 	strbuf_puts(&url, path);
@@ -547,13 +559,15 @@ int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config
 	return creds_replace(c->creds, cfg, err);
 }
 
+void k8s_client_kill_plugins(void)
+{
+	execcred_kill_running();
+}
+
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms)
 {
-	int old = c->opts.request_timeout_ms;
-
-	if (ms > 0)
-		c->opts.request_timeout_ms = ms;
-	return old;
+	return ms > 0 ? atomic_exchange(&c->request_timeout_ms, ms)
+	              : atomic_load(&c->request_timeout_ms);
 }
 
 int k8s_request(struct k8s_client *c, const char *method, const char *path,
@@ -561,7 +575,8 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
                 struct k8s_error *err)
 {
 	bool idempotent = strcmp(method, "POST") != 0 && strcmp(method, "PATCH") != 0;
-	int64_t start = time_monotonic_ms(), deadline = start + c->opts.request_timeout_ms;
+	int timeout_ms = atomic_load(&c->request_timeout_ms);
+	int64_t start = time_monotonic_ms(), deadline = start + timeout_ms;
 	bool retried_401 = false;
 	int rc = 0;
 
@@ -574,7 +589,7 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 		if (left <= 0)
 			return rc ? rc
 			          : k8s_error_set(err, ETIMEDOUT, "%s %s: no answer within %d ms",
-			                          method, path, c->opts.request_timeout_ms);
+			                          method, path, timeout_ms);
 		a.body_max = RESPONSE_MAX;
 		rc = attempt_setup(c, &a, method, path, content_type, NULL, body, left, err);
 		if (rc) {

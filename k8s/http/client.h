@@ -43,9 +43,13 @@ void k8s_client_free(struct k8s_client *c);
  * same server; it must outlive the client). */
 int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config *cfg,
                                    struct k8s_error *err);
-/* Changes request_timeout_ms (> 0); returns the old one. Only while no other
- * thread uses the client: start-up waits longer or shorter than requests later. */
+/* Changes request_timeout_ms (> 0; 0 changes nothing) for the requests that start
+ * from now on; returns the old one. Any thread: start-up waits longer or shorter
+ * than requests later, and its deadline holds for the cache's first lists too. */
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms);
+/* SIGKILLs the exec credential plugins running now, whatever client runs them.
+ * Async-signal-safe: for a daemon exiting on a signal, which must not leave them. */
+void k8s_client_kill_plugins(void);
 const struct k8s_config *k8s_client_config(const struct k8s_client *c);
 
 /* Counters since k8s_client_new (for cluster/ files, tests and benchmarks). */

@@ -108,6 +108,56 @@ def test_unreachable_server_says_what_it_waits_for_then_gives_up(kubesim, tmp_pa
     assert not os.path.ismount(mnt)
 
 
+# An exec credential plugin that never answers, as one waiting on a network that is
+# gone does; like the wrappers many plugins are, it runs a child and waits for it.
+HANGING_PLUGIN = """#!/bin/sh
+echo $$ >> '%s'
+sleep 600 &
+echo $! >> '%s'
+wait
+"""
+
+
+def alive(pid):
+    """pid runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_hanging_exec_plugin_fails_start_up_at_startup_timeout(kubesim, tmp_path, mnt):
+    """Issue 23: such a plugin made start-up take 41 s against a startup_timeout of
+    30: each try ran it for exec's own 20 s. Start-up has one deadline, which the
+    plugin's run counts against; the plugin and its child are killed at it."""
+    c = kubesim("--nodes", "1")
+    pids = tmp_path / "plugin.pids"
+    plugin = tmp_path / "hanging-plugin"
+    plugin.write_text(HANGING_PLUGIN % (pids, pids))
+    plugin.chmod(0o755)
+    kc = write_kubeconfig(c, tmp_path / "hanging", token=None,
+                          exec={"apiVersion": "client.authentication.k8s.io/v1",
+                                "command": str(plugin), "interactiveMode": "Never"})
+    try:
+        r = run_arenafs(["-f", "-o", "kubeconfig=%s,startup_timeout=3" % kc, mnt], tmp_path)
+        assert r.returncode == 1, r
+        lines = r.stderr.splitlines()
+        assert lines[0] == ("arenafs: exec plugin %s did not answer within 2000 ms and was "
+                            "killed; waiting up to 1 s more (-o startup_timeout=S)" % plugin), lines
+        assert lines[-1].startswith("arenafs: exec plugin %s did not answer within " % plugin)
+        assert lines[-1].endswith(" ms and was killed (gave up after startup_timeout, 3 s)"), lines
+        assert not os.path.ismount(mnt)
+        started = [int(p) for p in pids.read_text().split()]
+        assert len(started) >= 2, started
+        wait_until(lambda: not any(alive(p) for p in started), timeout=10,
+                   message="no process of the plugin left")
+    finally:
+        for p in [int(p) for p in pids.read_text().split()] if pids.exists() else []:
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
+
+
 class LateListener:
     """A port that refuses connections until open(), then forwards each
     connection to target_port: a server that comes up while arenafs waits."""
