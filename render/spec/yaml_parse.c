@@ -7,15 +7,15 @@
  * true/false/null are shared singletons, so a node's own address is not.
  *
  * What reading costs is bounded by the text and the limits, whatever the text
- * says: an alias finds its anchor in a hash table (a walk of every anchor before
- * it took 12 s for 45,000 anchors and 50,000 aliases), shares the anchored value
- * and its texts instead of copying them, and adds what it expands to (nodes and
- * bytes, merged values in full) to the document's count, which stops at
- * YAML_MAX_NODES and YAML_MAX_BYTES.
+ * says: an alias finds its anchor in a hash table (yaml_anchors.c), shares the
+ * anchored value and its texts instead of copying them, and adds what it expands
+ * to (nodes and bytes, merged values in full) to the document's count, which
+ * stops at YAML_MAX_NODES and YAML_MAX_BYTES.
  *
  * Pure: no I/O. Called by render/spec/spec.c; tested by test_spec_yaml_parse.c.
  */
 #include "render/spec/yaml_parse.h"
+#include "render/spec/yaml_anchors.h"
 #include "render/spec/yaml_scalar.h"
 
 #include <errno.h>
@@ -37,15 +37,6 @@ struct entry {
 	struct entry *next;
 };
 
-struct anchor {
-	char *name;
-	json_t *value;
-	size_t size;       /* nodes it expands to */
-	size_t bytes;      /* bytes of text (scalars and keys) it expands to */
-	const char *text;  /* scalars: the text as written, kept by the doc */
-	bool quoted;
-};
-
 struct yaml_doc {
 	json_t *root;
 	struct yaml_node_info top;
@@ -61,10 +52,7 @@ struct yaml_doc {
 struct parse_ctx {
 	yaml_parser_t parser;
 	struct yaml_doc *doc;
-	struct anchor *anchors; /* in order of definition; a redefinition replaces */
-	size_t nanchors, capanchors;
-	size_t *slots; /* open addressing by name: index + 1 into anchors, 0 free */
-	size_t nslots; /* a power of two, at least twice nanchors */
+	struct yaml_anchors anchors; /* their texts are kept by doc */
 	size_t nodes, bytes;
 	size_t steps;
 	struct k8s_error *err;
@@ -251,47 +239,6 @@ static int scalar_json(struct parse_ctx *c, const yaml_event_t *ev, json_t **out
 
 /* ---- anchors ---- */
 
-static size_t name_hash(const char *name)
-{
-	size_t h = 0xcbf29ce484222325ull;
-
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	return h ^ (h >> 31);
-}
-
-/* The slot of name: where it is, or the free one where it would go. */
-static size_t *anchor_slot(struct parse_ctx *c, const char *name)
-{
-	size_t mask = c->nslots - 1;
-
-	for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
-		c->steps++;
-		if (!c->slots[i] || strcmp(c->anchors[c->slots[i] - 1].name, name) == 0)
-			return &c->slots[i];
-	}
-}
-
-static int anchors_grow(struct parse_ctx *c)
-{
-	size_t n = c->nslots ? c->nslots * 2 : 64, cap = n / 2;
-	size_t *slots = calloc(n, sizeof(*slots));
-	struct anchor *a = slots ? realloc(c->anchors, cap * sizeof(*a)) : NULL;
-
-	if (!a) {
-		free(slots);
-		return -ENOMEM;
-	}
-	free(c->slots);
-	c->anchors = a;
-	c->capanchors = cap;
-	c->slots = slots;
-	c->nslots = n;
-	for (size_t i = 0; i < c->nanchors; i++)
-		*anchor_slot(c, c->anchors[i].name) = i + 1;
-	return 0;
-}
-
 /* Keeps s (owned) as long as the document: texts that entries share. */
 static int doc_keep(struct yaml_doc *d, char *s)
 {
@@ -308,46 +255,19 @@ static int doc_keep(struct yaml_doc *d, char *s)
 	return 0;
 }
 
-/* Defines anchor name as value; YAML lets a later anchor redefine one, and an
- * alias means the latest definition before it, so a redefinition replaces. */
+/* Defines anchor name as value, its text kept by the doc for the aliases' entries. */
 static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size_t size,
                       size_t bytes, const char *text, bool quoted)
 {
+	struct yaml_anchor a = {NULL, value, size, bytes, NULL, quoted};
 	char *kept = NULL;
-	struct anchor *a;
-	size_t *slot;
 
-	if (c->nanchors >= c->capanchors && anchors_grow(c) < 0)
-		return -ENOMEM;
 	if (text && (!(kept = strdup(text)) || doc_keep(c->doc, kept) < 0)) {
 		free(kept);
 		return -ENOMEM;
 	}
-	slot = anchor_slot(c, name);
-	if (*slot) {
-		a = &c->anchors[*slot - 1];
-		json_decref(a->value);
-	} else {
-		a = &c->anchors[c->nanchors];
-		a->name = strdup(name);
-		if (!a->name)
-			return -ENOMEM;
-		*slot = ++c->nanchors;
-	}
-	a->value = json_incref(value);
-	a->size = size;
-	a->bytes = bytes;
-	a->text = kept;
-	a->quoted = quoted;
-	return 0;
-}
-
-/* The anchor of that name, or NULL. */
-static const struct anchor *anchor_find(struct parse_ctx *c, const char *name)
-{
-	size_t *slot = c->nslots ? anchor_slot(c, name) : NULL;
-
-	return slot && *slot ? &c->anchors[*slot - 1] : NULL;
+	a.text = kept;
+	return yaml_anchors_define(&c->anchors, name, &a);
 }
 
 /* ---- nodes ---- */
@@ -453,7 +373,7 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 				return rc;
 		}
 	} else if (kev->type == YAML_ALIAS_EVENT) {
-		const struct anchor *a = anchor_find(c, (const char *)kev->data.alias.anchor);
+		const struct yaml_anchor *a = yaml_anchors_find(&c->anchors, (const char *)kev->data.alias.anchor);
 
 		text = a ? a->text : NULL;
 	}
@@ -605,7 +525,7 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 			rc = count_nodes(c, 1, out->bytes, ev->start_mark);
 		break;
 	case YAML_ALIAS_EVENT: {
-		const struct anchor *a = anchor_find(c, (const char *)ev->data.alias.anchor);
+		const struct yaml_anchor *a = yaml_anchors_find(&c->anchors, (const char *)ev->data.alias.anchor);
 
 		if (!a)
 			return fail_at(c, ev->start_mark,
@@ -655,12 +575,7 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 
 static void ctx_free(struct parse_ctx *c)
 {
-	for (size_t i = 0; i < c->nanchors; i++) {
-		free(c->anchors[i].name);
-		json_decref(c->anchors[i].value);
-	}
-	free(c->anchors);
-	free(c->slots);
+	yaml_anchors_free(&c->anchors);
 	yaml_parser_delete(&c->parser);
 }
 
@@ -726,6 +641,7 @@ int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_e
 
 	*out = NULL;
 	c.err = err;
+	c.anchors.steps = &c.steps;
 	c.doc = calloc(1, sizeof(*c.doc));
 	if (!c.doc)
 		return k8s_error_set(err, ENOMEM, "out of memory");
