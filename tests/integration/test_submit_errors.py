@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from conftest import VALGRIND
 from helpers import let_viewer_read, wait_until, write_as_cp
 import realcluster
 
@@ -185,7 +186,10 @@ def test_big_specs_give_their_memory_back(env):
         os.unlink(m.path("submit", "mem%d.yaml" % i))
     end = rss_kib(m.proc.pid)
     print("RSS %d KiB before, %d KiB after" % (start, end))
-    assert end - start < 16 * 1024, (start, end)
+    if VALGRIND or "libasan" in open("/proc/%d/maps" % m.proc.pid).read():
+        pytest.skip("a daemon under valgrind or AddressSanitizer keeps what is freed in "
+                    "its quarantine: RSS says nothing (the refusals were checked)")
+    assert end - start < 16 * 1024, "RSS grew from %d to %d KiB" % (start, end)
 
 
 def test_taken_name_is_eexist_and_the_job_is_untouched(env):
