@@ -10,8 +10,10 @@
  *   caches (the first LIST) → mount → say "ready" → detach → serve.
  * From the kubeconfig's load to the mount, one deadline holds: startup_timeout,
  * whatever takes the time (a cluster that does not answer, an exec credential
- * plugin that hangs, a first LIST that does not end); the plugin runs within the
- * request that needs it, and is killed at the request's deadline.
+ * plugin that hangs, a first LIST that does not end). The plugin runs once, before
+ * the first request, with all of that time: the first try's 2 s must not cut a
+ * plugin that takes seconds (CLIs often do), and one that hangs is killed at the
+ * deadline.
  *
  * Stop: SIGTERM, SIGINT, SIGHUP, `fusermount3 -u`, or a lazy unmount while a file
  * is still open (watch.c) end the loop; the daemon then unmounts, closes the
@@ -217,6 +219,17 @@ static void say_startup_timeout(struct daemon_state *d, struct k8s_error *err)
 	         (options_startup_timeout_ms(&d->opts) + 999) / 1000);
 }
 
+/* The credentials first (an exec plugin's one run), within the start-up deadline. */
+static int load_credentials(struct daemon_state *d, struct k8s_error *err)
+{
+	int64_t left = d->startup_deadline - time_monotonic_ms();
+	int rc = k8s_client_load_credentials(d->client, left > 0 ? (int)left : 1, err);
+
+	if (rc < 0 && err->err == ETIMEDOUT)
+		say_startup_timeout(d, err);
+	return rc;
+}
+
 /*
  * Asks the cluster which kinds it serves, waiting until the start-up deadline for a
  * cluster that does not answer yet (a server still booting, a VPN coming up) and
@@ -299,7 +312,7 @@ static int start(struct daemon_state *d)
 	options_client(&d->opts, &co_client);
 	if (k8s_client_new(d->cfg, &co_client, &d->client, &err) < 0)
 		return fail(d, "%s", err.message);
-	if (discover_kinds(d, &err) < 0)
+	if (load_credentials(d, &err) < 0 || discover_kinds(d, &err) < 0)
 		return fail(d, "%s", err.message);
 	memset(&co, 0, sizeof(co));
 	co.namespace = d->cfg->namespace;

@@ -181,7 +181,7 @@ static int refresh_exec(struct k8s_creds *c, int timeout_ms, struct k8s_error *e
 	if (c->exec_valid && !exec_expired(c))
 		return 0;
 	c->exec_runs++;
-	if (timeout_ms <= 0 || timeout_ms > c->exec_timeout_ms)
+	if (timeout_ms <= 0)
 		timeout_ms = c->exec_timeout_ms;
 	rc = execcred_run(c->cfg, timeout_ms, &r, err);
 	if (rc)

@@ -559,6 +559,15 @@ int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config
 	return creds_replace(c->creds, cfg, err);
 }
 
+int k8s_client_load_credentials(struct k8s_client *c, int timeout_ms, struct k8s_error *err)
+{
+	struct creds_auth auth;
+	int rc = creds_get(c->creds, timeout_ms > 0 ? timeout_ms : 1, &auth, err);
+
+	creds_auth_clear(&auth);
+	return rc;
+}
+
 void k8s_client_kill_plugins(void)
 {
 	execcred_kill_running();
