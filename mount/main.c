@@ -270,18 +270,15 @@ static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 	return rc;
 }
 
-/* The first LIST of every kind, within what is left of the start-up deadline. */
-static int fill_caches(struct daemon_state *d, const struct cache_options *co,
-                       struct k8s_error *err)
+/* The first LIST of every kind, within what is left of the start-up deadline (a
+ * list is a stream, which no request timeout ends). */
+static int fill_caches(struct daemon_state *d, struct cache_options *co, struct k8s_error *err)
 {
 	int64_t left = d->startup_deadline - time_monotonic_ms();
-	int usual = k8s_client_set_request_timeout(d->client, 0);
 	int rc;
 
-	if (left < usual)
-		k8s_client_set_request_timeout(d->client, left > 0 ? (int)left : 1);
+	co->first_lists_timeout_ms = left > 0 ? (int)left : 1;
 	rc = cache_start(d->client, co, &d->cache, err);
-	k8s_client_set_request_timeout(d->client, usual);
 	if (rc < 0 && err->err == ETIMEDOUT && time_monotonic_ms() >= d->startup_deadline)
 		say_startup_timeout(d, err);
 	return rc;

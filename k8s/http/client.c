@@ -20,7 +20,6 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,9 +47,7 @@
 
 struct k8s_client {
 	const struct k8s_config *cfg;
-	struct k8s_client_options opts; /* its request_timeout_ms: the one below */
-	/* start-up shortens it while the cache's first lists run in their threads */
-	atomic_int request_timeout_ms;
+	struct k8s_client_options opts;
 	struct k8s_creds *creds;
 	struct transport *transport;
 	CURLSH *share; /* TLS sessions and DNS across easy handles */
@@ -182,9 +179,9 @@ int k8s_client_new(const struct k8s_config *cfg, const struct k8s_client_options
 	c->opts.connect_timeout_ms = opts && opts->connect_timeout_ms > 0
 	                                 ? opts->connect_timeout_ms
 	                                 : CLIENT_CONNECT_TIMEOUT_MS;
-	atomic_init(&c->request_timeout_ms, opts && opts->request_timeout_ms > 0
-	                                        ? opts->request_timeout_ms
-	                                        : CLIENT_REQUEST_TIMEOUT_MS);
+	c->opts.request_timeout_ms = opts && opts->request_timeout_ms > 0
+	                                 ? opts->request_timeout_ms
+	                                 : CLIENT_REQUEST_TIMEOUT_MS;
 	c->opts.stream_idle_timeout_ms = opts && opts->stream_idle_timeout_ms > 0
 	                                     ? opts->stream_idle_timeout_ms
 	                                     : CLIENT_STREAM_IDLE_MS;
@@ -575,8 +572,11 @@ void k8s_client_kill_plugins(void)
 
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms)
 {
-	return ms > 0 ? atomic_exchange(&c->request_timeout_ms, ms)
-	              : atomic_load(&c->request_timeout_ms);
+	int old = c->opts.request_timeout_ms;
+
+	if (ms > 0)
+		c->opts.request_timeout_ms = ms;
+	return old;
 }
 
 int k8s_request(struct k8s_client *c, const char *method, const char *path,
@@ -584,8 +584,7 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
                 struct k8s_error *err)
 {
 	bool idempotent = strcmp(method, "POST") != 0 && strcmp(method, "PATCH") != 0;
-	int timeout_ms = atomic_load(&c->request_timeout_ms);
-	int64_t start = time_monotonic_ms(), deadline = start + timeout_ms;
+	int64_t start = time_monotonic_ms(), deadline = start + c->opts.request_timeout_ms;
 	bool retried_401 = false;
 	int rc = 0;
 
@@ -598,7 +597,7 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 		if (left <= 0)
 			return rc ? rc
 			          : k8s_error_set(err, ETIMEDOUT, "%s %s: no answer within %d ms",
-			                          method, path, timeout_ms);
+			                          method, path, c->opts.request_timeout_ms);
 		a.body_max = RESPONSE_MAX;
 		rc = attempt_setup(c, &a, method, path, content_type, NULL, body, left, err);
 		if (rc) {

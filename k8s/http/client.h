@@ -44,9 +44,8 @@ void k8s_client_free(struct k8s_client *c);
  * same server; it must outlive the client). */
 int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config *cfg,
                                    struct k8s_error *err);
-/* Changes request_timeout_ms (> 0; 0 changes nothing) for the requests that start
- * from now on; returns the old one. Any thread: start-up waits longer or shorter
- * than requests later, and its deadline holds for the cache's first lists too. */
+/* Changes request_timeout_ms (> 0); returns the old one. Only while no other
+ * thread uses the client: start-up waits longer or shorter than requests later. */
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms);
 /* Gets the credentials requests will present, running the exec plugin when one is
  * configured and has no valid answer yet, within timeout_ms (at which it is killed):

@@ -178,6 +178,24 @@ def test_a_slow_exec_plugin_is_waited_for_without_a_word(kubesim, arenafs, tmp_p
     assert m.log() == "", m.log()
 
 
+def test_a_first_list_that_does_not_end_fails_start_up_at_startup_timeout(kubesim, tmp_path,
+                                                                         mnt):
+    """One deadline for the whole start-up: the cluster says at once which kinds it
+    serves, but its first LIST of pods takes 8 s; with startup_timeout=3 start-up
+    gives up at 3 s, saying so, instead of waiting for request_timeout (30 s)."""
+    c = kubesim("--nodes", "1")
+    c.fault(delay_ms=8000, delay_match=r"^GET /api/v1/(namespaces/[^/]+/)?pods\?(?!.*watch=)")
+    try:
+        r = run_arenafs(["-o", "kubeconfig=%s,startup_timeout=3" % c.kubeconfig, mnt], tmp_path)
+        one_line_failure(r, "pods", "(gave up after startup_timeout, 3 s)")
+        assert r.returncode == 1, r
+        assert not os.path.ismount(mnt)
+    finally:
+        c.fault(delay_ms=0)
+        if os.path.ismount(mnt):
+            subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+
+
 class LateListener:
     """A port that refuses connections until open(), then forwards each
     connection to target_port: a server that comes up while arenafs waits."""
