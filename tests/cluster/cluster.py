@@ -727,6 +727,18 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
     os.makedirs(WEBHOOK_CERT_DIR, exist_ok=True)
     for src, dst in (("webhook.crt", "tls.crt"), ("webhook.key", "tls.key"),
                      ("webhook-ca.crt", "ca.crt")):
+        # Left alone when it holds the pair already: replacing a file the
+        # running operators of the machine's other clusters watch crashed
+        # them (a nil dereference in fsnotify 1.7.0's inotify backend, seen
+        # on 2026-12-05), and every cluster writes the same bytes.
+        with open(P(src), "rb") as f:
+            want = f.read()
+        try:
+            with open(os.path.join(WEBHOOK_CERT_DIR, dst), "rb") as f:
+                if f.read() == want:
+                    continue
+        except OSError:
+            pass
         tmp = os.path.join(WEBHOOK_CERT_DIR, ".%s.%d" % (dst, os.getpid()))
         shutil.copyfile(P(src), tmp)
         os.replace(tmp, os.path.join(WEBHOOK_CERT_DIR, dst))  # a running operator reads it
