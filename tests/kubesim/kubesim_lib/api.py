@@ -442,6 +442,8 @@ class Api:
                     note_rv(h, e.rv)
             if initial_end and bookmarks:
                 h.chunk(bookmark(start_rv, True))
+            if self._send_fault_lines(h):
+                return
             deadline = time.monotonic() + timeout
             interval = self.sim.bookmark_seconds
             next_bm = time.monotonic() + interval
@@ -489,6 +491,27 @@ class Api:
                 note_rv(h, ev.rv)
         finally:
             store.unwatch(w)
+
+    def _send_fault_lines(self, h):
+        """The watch_send fault: a broken or hostile server's lines, sent as they
+        are ("$RV": the current resourceVersion). True when the stream ended
+        after them."""
+        send = self.sim.faults.take_watch_send(h.command + " " + h.path)
+        if send is None:
+            return False
+        lines, then = send
+        rv = str(self.store.current_rv())
+        for line in lines:
+            h.chunk(line.replace("$RV", rv).encode() + b"\n")
+        if then == "cut":
+            h.close_connection = True   # no final chunk: a broken connection
+            note_end(h, "cut")
+            return True
+        if then == "end":
+            h.end_stream()
+            note_end(h, "clean")
+            return True
+        return False
 
     def _convert(self, res, ev, pred):
         """(type, bytes or None, obj or None) to send for a store event, or None."""

@@ -53,6 +53,7 @@ class Faults:
         self.fail_match = None          # a compiled regex over "METHOD /path?query", or None
         self.compact_on = None          # the same, for the request that meets a compaction
         self.delay_ms = 0
+        self.watch_send = None          # {"match": regex, "lines": [...], "then": ..., "times": N}
 
     def take_failure(self, request_line):
         with self.lock:
@@ -62,6 +63,18 @@ class Faults:
                 return self.fail_code
         return None
 
+    def take_watch_send(self, request_line):
+        """(lines, then) for a watch that watch_send is waiting for, else None."""
+        with self.lock:
+            ws = self.watch_send
+            if ws is None or not ws["match"].search(request_line):
+                return None
+            if ws["times"] > 0:
+                ws["times"] -= 1
+                if ws["times"] == 0:
+                    self.watch_send = None
+            return ws["lines"], ws["then"]
+
     def take_compaction(self, request_line):
         """True (once) when request_line is the one compact_on waits for."""
         with self.lock:
@@ -69,6 +82,28 @@ class Faults:
                 self.compact_on = None
                 return True
         return False
+
+
+WATCH_SEND_THEN = ("cut", "end", "stream")
+
+
+def parse_watch_send(spec):
+    """The watch_send fault's body checked: (fault, None) or (None, why)."""
+    if not isinstance(spec, dict) or not set(spec) <= {"match", "lines", "then", "times"}:
+        return None, "{match, lines, then, times}"
+    lines = spec.get("lines")
+    if not isinstance(lines, list) or not all(isinstance(x, str) and "\n" not in x
+                                              for x in lines):
+        return None, "lines: a list of strings without newlines"
+    then = spec.get("then", "cut")
+    times = spec.get("times", 1)
+    if then not in WATCH_SEND_THEN or not isinstance(times, int) or times < 0:
+        return None, "then: cut, end or stream; times: a count, 0 for every watch"
+    try:
+        match = re.compile(spec.get("match") or "")
+    except re.error as e:
+        return None, "match: %s" % e
+    return {"match": match, "lines": lines, "then": then, "times": times}, None
 
 
 class Stats:
@@ -529,7 +564,7 @@ class Sim:
 
     def fault(self, h, body):
         known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
-                 "down_seconds", "reset", "store", "restore", "rotate_token"}
+                 "down_seconds", "reset", "store", "restore", "rotate_token", "watch_send"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -558,6 +593,12 @@ class Sim:
                 return h.send_json(400, {"error": "compact_on: %s" % e})
             with self.faults.lock:
                 self.faults.compact_on = compact_on
+        if body.get("watch_send"):
+            ws, err = parse_watch_send(body["watch_send"])
+            if err:
+                return h.send_json(400, {"error": "watch_send: " + err})
+            with self.faults.lock:
+                self.faults.watch_send = ws
         if body.get("store"):
             # a lying server: the object goes in unvalidated, name and all
             put = body["store"]
