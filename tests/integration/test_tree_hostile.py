@@ -26,7 +26,7 @@ HOSTILE = [
 
 def test_names_no_file_can_have_are_skipped_and_reported(kubesim, arenafs):
     c = kubesim("--nodes", "2", "--jobs", "3")
-    m = arenafs(c, allow=[r"a name no file can have: not shown"])
+    m = arenafs(c, allow=[r"a name no file can have: not shown \(see cluster/health\)"])
     for resource, obj in HOSTILE:
         c.fault(store={"resource": resource, "object": obj})
 
@@ -35,8 +35,8 @@ def test_names_no_file_can_have_are_skipped_and_reported(kubesim, arenafs):
         return len(health) == 2 and health
     health = wait_until(reported, timeout=20, message="cluster/health to report the names")
     assert health[0] == "ok"
-    assert health[1].startswith("not shown: ") and \
-        "objects whose names cannot be file names (the last: " in health[1], health
+    assert health[1].startswith("not shown: ") and "objects unfit for the tree (the last: " \
+        in health[1] and health[1].endswith(", a name no file can have)"), health
     # every directory still lists, with exactly the objects a file can stand for
     assert sorted(os.listdir(m.path("nodes"))) == ["node-0", "node-1"]
     assert sorted(os.listdir(m.path("jobs"))) == \
