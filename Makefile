@@ -44,9 +44,11 @@ override LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 LDLIBS += $(PKG_LIBS) -lpthread
 
-# Layers, bottom first: util → k8s → render, spec → fs → mount (see docs/architecture.md);
-# render/ and spec/ sit side by side and include nothing of each other.
-LIB_SRC  := $(wildcard util/*.c k8s/*.c render/*.c spec/*.c fs/*.c)
+# Layers, bottom first: k8s/base → k8s → render (the renderers, and render/spec/ the spec
+# compiler, which include nothing of each other) → fs → mount (see docs/architecture.md).
+# Each room's sub-rooms are one folder deep: ROOM/*.c and ROOM/*/*.c.
+ROOMS    := k8s render fs
+LIB_SRC  := $(wildcard $(ROOMS:%=%/*.c) $(ROOMS:%=%/*/*.c))
 MAIN_SRC := $(wildcard mount/*.c)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 # Small C programs the integration tests drive (one .c each → build/tools/NAME).
@@ -196,7 +198,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/arenafs
 
 format:
-	clang-format -i $(LIB_SRC) $(MAIN_SRC) $(UNIT_SRC) $(wildcard */*.h tests/unit/*.h)
+	clang-format -i $(LIB_SRC) $(MAIN_SRC) $(UNIT_SRC) $(wildcard */*.h */*/*.h tests/unit/*.h)
 
 clean:
 	rm -rf build build-asan build-fuzz arenafs arenafs-asan

@@ -22,19 +22,25 @@
  * `ls -l` of jobs/ costs no LOOKUP per job; files get their name and type only
  * (their size is a render away). d_type is always filled so `find` need not stat.
  */
-#include "fs/fs_internal.h"
+#include "fs/dirs.h"
+#include "fs/base/fs_struct.h"
+#include "fs/base/places.h"
+#include "fs/tree/content.h"
+#include "fs/tree/model.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/submit.h"
-#include "util/hash.h"
+#include "fs/submit/submit.h"
+#include "k8s/base/hash.h"
 
 struct dir_listing {
 	atomic_uint refs;
-	struct model_entry *e;
+	struct fs_entry *e;
 	size_t n;
 };
 
@@ -58,7 +64,7 @@ static struct dir_listing *listing_get(struct dir_listing *l)
 static void listing_put(struct dir_listing *l)
 {
 	if (l && atomic_fetch_sub(&l->refs, 1) == 1) {
-		model_free(l->e, l->n);
+		fs_entries_free(l->e, l->n);
 		free(l);
 	}
 }
@@ -242,7 +248,7 @@ static fuse_ino_t parent_ino(const struct fs_inode *dir)
 }
 
 /* A d_ino for an entry: the number its inode has or will get at lookup. */
-static fuse_ino_t entry_ino(struct fs *fs, struct fs_inode *dir, const struct model_entry *e)
+static fuse_ino_t entry_ino(struct fs *fs, struct fs_inode *dir, const struct fs_entry *e)
 {
 	return inode_table_number(fs->inodes, dir, e->name, &e->node);
 }
@@ -277,7 +283,7 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			st.st_ino = i == 0 ? dir->ino : parent_ino(dir);
 			st.st_mode = S_IFDIR;
 		} else {
-			const struct model_entry *e = &l->e[i - 2];
+			const struct fs_entry *e = &l->e[i - 2];
 
 			name = e->name;
 			st.st_ino = entry_ino(fs, dir, e);
@@ -295,7 +301,7 @@ void dirs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 /* The entry of one listed name with its attributes; pinned inode in *inp. -ENOENT when
  * the name went away since the listing was made. */
-static int plus_entry(struct fs *fs, struct fs_inode *dir, const struct model_entry *e,
+static int plus_entry(struct fs *fs, struct fs_inode *dir, const struct fs_entry *e,
 		      struct fs_inode **inp, struct fuse_entry_param *ep)
 {
 	struct fs_inode *in;
@@ -307,7 +313,7 @@ static int plus_entry(struct fs *fs, struct fs_inode *dir, const struct model_en
 	in = inode_table_child(fs->inodes, dir, e->name, &e->node, objkey[0] ? objkey : NULL);
 	if (!in)
 		return -ENOMEM;
-	ret = ops_fill_entry(fs, in, ep);
+	ret = content_fill_entry(fs, in, ep);
 	if (ret) {
 		inode_table_put(fs->inodes, in);
 		return ret;
@@ -342,7 +348,7 @@ void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	for (i = off < 0 ? 0 : (size_t)off; i < l->n + 2; i++) {
-		const struct model_entry *le = i >= 2 ? &l->e[i - 2] : NULL;
+		const struct fs_entry *le = i >= 2 ? &l->e[i - 2] : NULL;
 		struct fuse_entry_param e;
 		struct fs_inode *in = NULL;
 		const char *name;

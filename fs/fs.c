@@ -4,9 +4,25 @@
  *
  * Called by mount/main.c in the order fs.h gives.
  */
-#include "fs/fs_internal.h"
-#include "fs/logkeep.h"
-#include "k8s/logstream.h"
+#include "fs/fs.h"
+#include "fs/base/fs_struct.h"
+#include "fs/base/handles.h"
+#include "fs/base/inode.h"
+#include "fs/dirs.h"
+#include "fs/tree/model.h"
+#include "fs/tree/view.h"
+#include "fs/tree/notify.h"
+#include "fs/code/codetree.h"
+#include "fs/code/codefetch.h"
+#include "fs/logs/logfile.h"
+#include "fs/logs/logkeeper.h"
+#include "fs/submit/access.h"
+#include "fs/submit/areas.h"
+#include "fs/submit/submit_defer.h"
+#include "k8s/base/log.h"
+#include "k8s/base/timefmt.h"
+#include "fs/logs/logkeep.h"
+#include "k8s/logs/logstream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -26,16 +42,37 @@ void fs_options_default(struct fs_options *o)
 	o->keep_logs = FS_KEEP_LOGS_DEFAULT;
 }
 
-int64_t fs_now(void)
-{
-	return (int64_t)time(NULL);
-}
-
 static void on_inode_free(struct fs_inode *in)
 {
 	logfile_free(in);
 	dirs_inode_free(in);
 }
+
+/* ---- the rooms below the tree call back into it through fs->up ---- */
+
+static void up_log_grew(struct fs *fs, struct fs_inode *in)
+{
+	notify_log_grew(fs->notifier, in);
+}
+
+static void up_log_wait(struct fs *fs, struct fs_inode *in, int timeout_ms)
+{
+	notify_wait_log(fs->notifier, in, timeout_ms);
+}
+
+static void up_changed(struct fs *fs, const struct cache_change *change)
+{
+	notify_cache_change(fs, change);
+}
+
+static const struct fs_upcalls UPCALLS = {
+	.job = model_job,
+	.job_main_pod = view_job_main_pod,
+	.job_ended_without_pods = view_job_ended_without_pods,
+	.log_grew = up_log_grew,
+	.log_wait = up_log_wait,
+	.changed = up_changed,
+};
 
 int fs_new(const struct fs_options *opts, struct fs **out)
 {
@@ -45,6 +82,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	if (!fs)
 		return -ENOMEM;
 	fs->opts = *opts;
+	fs->up = UPCALLS;
 	fs->inodes = inode_table_new(on_inode_free);
 	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
@@ -66,7 +104,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	inode_table_set_limit(fs->inodes, opts->max_inodes, notify_inodes_over, fs->notifier);
 	pthread_mutex_init(&fs->listing_lock, NULL);
 	pthread_mutex_init(&fs->handles_lock, NULL);
-	fs->started = fs_now();
+	fs->started = time_now();
 	fs->nodes_mtime = fs->namespaces_mtime = fs->started;
 	fs->uid = getuid();
 	fs->gid = getgid();
@@ -156,78 +194,4 @@ void fs_free(struct fs *fs)
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);
-}
-
-struct fs_handle *fs_handle_new(struct fs *fs, struct fs_inode *in)
-{
-	struct fs_handle *h = calloc(1, sizeof(*h));
-
-	if (!h)
-		return NULL;
-	h->in = in;
-	pthread_mutex_lock(&fs->handles_lock);
-	h->next = fs->handles;
-	if (h->next)
-		h->next->prev = h;
-	fs->handles = h;
-	pthread_mutex_unlock(&fs->handles_lock);
-	return h;
-}
-
-void fs_handle_free(struct fs *fs, struct fs_handle *h)
-{
-	pthread_mutex_lock(&fs->handles_lock);
-	if (h->prev)
-		h->prev->next = h->next;
-	else
-		fs->handles = h->next;
-	if (h->next)
-		h->next->prev = h->prev;
-	pthread_mutex_unlock(&fs->handles_lock);
-	fs_text_put(h->text);
-	free(h);
-}
-
-/* ---- listing mtimes ---- */
-
-int64_t fs_listing_mtime(struct fs *fs, enum fs_type type, const char *ns)
-{
-	int64_t t = fs->started;
-
-	pthread_mutex_lock(&fs->listing_lock);
-	if (type == FS_NODES_DIR)
-		t = fs->nodes_mtime;
-	else if (type == FS_NAMESPACES_DIR)
-		t = fs->namespaces_mtime;
-	else if (type == FS_JOBS_DIR)
-		for (size_t i = 0; i < fs->n_jobs_mtime; i++)
-			if (!ns ? fs->jobs_mtime[i].mtime > t : strcmp(fs->jobs_mtime[i].ns, ns) == 0)
-				t = fs->jobs_mtime[i].mtime;
-	pthread_mutex_unlock(&fs->listing_lock);
-	return t;
-}
-
-void fs_listing_touch(struct fs *fs, enum fs_type type, const char *ns, int64_t when)
-{
-	size_t i;
-
-	pthread_mutex_lock(&fs->listing_lock);
-	if (type == FS_NODES_DIR) {
-		fs->nodes_mtime = when;
-	} else if (type == FS_NAMESPACES_DIR) {
-		fs->namespaces_mtime = when;
-	} else if (type == FS_JOBS_DIR && ns && strlen(ns) < sizeof(fs->jobs_mtime[0].ns)) {
-		for (i = 0; i < fs->n_jobs_mtime; i++)
-			if (strcmp(fs->jobs_mtime[i].ns, ns) == 0)
-				break;
-		if (i == fs->n_jobs_mtime && i < FS_LISTING_NS_MAX) {
-			strcpy(fs->jobs_mtime[i].ns, ns);
-			fs->n_jobs_mtime++;
-			/* a new namespace with jobs shows up in namespaces/ too */
-			fs->namespaces_mtime = when;
-		}
-		if (i < fs->n_jobs_mtime)
-			fs->jobs_mtime[i].mtime = when;
-	}
-	pthread_mutex_unlock(&fs->listing_lock);
 }

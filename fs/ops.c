@@ -21,7 +21,19 @@
  * xattr operations are left out on purpose: the kernel then stops asking
  * (ENOSYS once disables them), which keeps `ls -l` at one request per entry.
  */
-#include "fs/fs_internal.h"
+#include "fs/fs.h"
+#include "fs/base/fs_struct.h"
+#include "fs/base/handles.h"
+#include "fs/base/places.h"
+#include "fs/dirs.h"
+#include "fs/tree/content.h"
+#include "fs/tree/model.h"
+#include "fs/tree/notify.h"
+#include "fs/code/codetree.h"
+#include "fs/code/codefetch.h"
+#include "fs/logs/logfile.h"
+#include "fs/submit/submit_defer.h"
+#include "k8s/base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +43,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "fs/submit.h"
+#include "fs/submit/submit.h"
 
 #define OPS_NAME_MAX 255
 
@@ -69,45 +81,6 @@ static void ops_init(void *userdata, struct fuse_conn_info *conn)
 	/* Threads started before the daemonizing fork would not exist in the child:
 	 * the notifier starts here, in the process that serves. */
 	notify_start(fs->notifier, fs->se);
-}
-
-/* Remembers which of a directory's names that come and go are there, so that the
- * notifier can tell the kernel when that changes. */
-static void set_extras(struct fs *fs, struct fs_inode *in)
-{
-	unsigned has;
-	bool known;
-
-	if (!place_optional_mask(in->node.type))
-		return;
-	inode_lock(in);
-	known = in->extras_known;
-	inode_unlock(in);
-	if (known)
-		return;
-	has = model_extras(fs, &in->node);
-	inode_lock(in);
-	if (!in->extras_known) {
-		in->extras = has;
-		in->extras_known = true;
-	}
-	inode_unlock(in);
-}
-
-int ops_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *e)
-{
-	int ret;
-
-	memset(e, 0, sizeof(*e));
-	ret = content_stat(fs, in, &e->attr);
-	if (ret)
-		return ret;
-	set_extras(fs, in);
-	e->ino = in->ino;
-	e->generation = 1;
-	e->attr_timeout = content_attr_timeout(fs, in->node.type);
-	e->entry_timeout = content_entry_timeout(fs, in->node.type);
-	return 0;
 }
 
 static void reply_negative(struct fs *fs, fuse_req_t req, enum fs_type parent_type)
@@ -179,7 +152,7 @@ static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 			fuse_reply_err(req, err);
 		goto out;
 	}
-	err = -ops_fill_entry(fs, in, &e);
+	err = -content_fill_entry(fs, in, &e);
 	if (err) {
 		/* gone between the lookup and its attributes (a TensorBoard removed) */
 		if (err == ENOENT)

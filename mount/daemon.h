@@ -5,7 +5,7 @@
 #ifndef ARENAFS_MOUNT_DAEMON_H
 #define ARENAFS_MOUNT_DAEMON_H
 
-#include "fs/log.h"
+#include "k8s/base/log.h"
 
 /*
  * Forks. The parent never returns: it waits for the child's word on a pipe, prints

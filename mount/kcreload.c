@@ -22,7 +22,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "fs/log.h"
+#include "k8s/base/log.h"
 
 #define KC_POLL_MS 2000
 #define KC_FILES_MAX 16

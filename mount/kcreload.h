@@ -6,8 +6,8 @@
 #ifndef ARENAFS_MOUNT_KCRELOAD_H
 #define ARENAFS_MOUNT_KCRELOAD_H
 
-#include "k8s/client.h"
-#include "k8s/config.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
 
 struct kc_reload;
 

@@ -34,17 +34,17 @@
 #include <fuse_lowlevel.h>
 
 #include "fs/fs.h"
-#include "fs/log.h"
-#include "k8s/cache.h"
-#include "k8s/client.h"
-#include "k8s/config.h"
-#include "k8s/discovery.h"
-#include "k8s/kinds.h"
+#include "k8s/base/log.h"
+#include "k8s/cache/cache.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
+#include "k8s/api/discovery.h"
+#include "k8s/objects/kinds.h"
 #include "mount/daemon.h"
 #include "mount/options.h"
 #include "mount/kcreload.h"
 #include "mount/watch.h"
-#include "util/timefmt.h"
+#include "k8s/base/timefmt.h"
 
 struct daemon_state {
 	struct mount_options opts;

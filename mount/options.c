@@ -8,7 +8,7 @@
  */
 #include "mount/options.h"
 
-#include "k8s/client.h"
+#include "k8s/http/client.h"
 
 #include <errno.h>
 #include <stdbool.h>

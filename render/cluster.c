@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util/timefmt.h"
+#include "k8s/base/timefmt.h"
 
 /* The longest reason health shows; the whole error is in the daemon's log. */
 #define HEALTH_REASON_MAX 512
@@ -39,7 +39,7 @@ static void put_server(struct strbuf *sb, const char *url)
 	strbuf_puts(sb, at ? at + 1 : host);
 }
 
-/* The kind of credential, never its value (order as k8s/creds.c uses them). */
+/* The kind of credential, never its value (order as k8s/auth/creds.c uses them). */
 static const char *auth_kind(const struct k8s_config *cfg)
 {
 	if (cfg->token)

@@ -172,3 +172,30 @@ int64_t render_job_mtime(const struct job_view *v)
 	}
 	return t;
 }
+
+/* ---- a pod's files (fs/ gives them this mtime) ---- */
+
+static int64_t pod_later(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t container_mtime(const struct container *c, int64_t t)
+{
+	t = pod_later(t, c->state.started);
+	t = pod_later(t, c->state.finished);
+	return pod_later(t, c->last_state.finished);
+}
+
+int64_t render_pod_mtime(const struct pod *p, int64_t now)
+{
+	int64_t t = pod_later(p->meta.created, p->start_time);
+
+	t = pod_later(t, p->meta.deleted);
+	for (size_t i = 0; i < p->n_containers; i++)
+		t = container_mtime(&p->containers[i], t);
+	for (size_t i = 0; i < p->n_init_containers; i++)
+		t = container_mtime(&p->init_containers[i], t);
+	/* a deletion timestamp lies in the future by the grace period */
+	return t > now ? now : t;
+}

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "k8s/kinds.h"
+#include "k8s/objects/kinds.h"
 
 enum jobs_table { TABLE_LIST, TABLE_LIST_ALL, TABLE_TOP };
 

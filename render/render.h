@@ -6,7 +6,7 @@
  * The caller (fs/) gathers a view under the cache's read lock, calls one
  * function, and keeps the text. Every function appends to sb; formats are
  * documented in docs/tree.md. Only objects → text: the other direction, a
- * user's spec → objects, is spec/ (spec/spec.h).
+ * user's spec → objects, is spec/ (render/spec/spec.h).
  */
 #ifndef ARENAFS_RENDER_RENDER_H
 #define ARENAFS_RENDER_RENDER_H
@@ -15,10 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/config.h"
-#include "k8s/health.h"
-#include "k8s/objects.h"
-#include "util/strbuf.h"
+#include "k8s/auth/config.h"
+#include "k8s/cache/health.h"
+#include "k8s/objects/objects.h"
+#include "k8s/base/strbuf.h"
 
 /* A job and everything its files are made from. */
 struct job_view {
@@ -72,6 +72,8 @@ int render_job_main_pod(const struct job_view *v);
  * completion and condition transitions, and of its pods' creation, start, deletion and
  * container transitions (status and info follow the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
+/* The mtime of what a pod's files show: its latest transition, never later than now. */
+int64_t render_pod_mtime(const struct pod *p, int64_t now);
 
 /* ---- tables of jobs (job_tables.c), each job with its pods ---- */
 

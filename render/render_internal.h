@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/objects.h"
+#include "k8s/objects/objects.h"
 #include "render/render.h"
-#include "util/strbuf.h"
+#include "k8s/base/strbuf.h"
 
 /* Arena's word for a value it does not have (priority, node of a pending pod). */
 #define RENDER_NA "N/A"

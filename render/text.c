@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/timefmt.h"
+#include "k8s/base/timefmt.h"
 
 void render_put_oneline(struct strbuf *sb, const char *s, size_t max)
 {

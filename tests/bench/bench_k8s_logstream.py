@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Benchmark: a big container log through k8s/logstream.c, against kubectl.
+"""Benchmark: a big container log through k8s/logs/logstream.c, against kubectl.
 
     /usr/bin/python3 tests/bench/bench_k8s_logstream.py [--mb 100] [--line-bytes 100000]
 

@@ -11,7 +11,7 @@
  * with the same kernel-facing choices, which this copies:
  * - init: no writeback cache; READDIRPLUS wanted, with the READDIRPLUS_AUTO that
  *   libfuse asks by default (fs/ops.c, ops_init);
- * - timeouts (fs/content.c, defaults of fs/fs.h): a file's attributes
+ * - timeouts (fs/tree/content.c, defaults of fs/fs.h): a file's attributes
  *   attr_timeout, a directory's entry_timeout; a name in a directory whose
  *   entries are all directories (jobs/, nodes/, instances/: names of objects,
  *   which come and go) entry_timeout and no negative entry; any other name (the

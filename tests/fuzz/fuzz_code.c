@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the arenafs.io/code annotation (fs/codeindex.c), which comes
+ * libFuzzer target: the arenafs.io/code annotation (fs/code/codeindex.c), which comes
  * from the cluster. Every file it keeps must be findable, every directory
  * listable, and nothing it shows may be a name no file can have.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/codeindex.h"
+#include "fs/code/codeindex.h"
 
 /* Lists dir and checks each name against the rules, then each subdirectory. */
 static void walk(const struct code_index *ix, const char *dir, int depth)

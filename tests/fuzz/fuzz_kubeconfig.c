@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: a kubeconfig file (k8s/kubeconfig.c, kcfile.c), loaded from
+ * libFuzzer target: a kubeconfig file (k8s/auth/kubeconfig.c, kcfile.c), loaded from
  * an in-memory file. Loading runs no exec plugin (that happens at the first
  * request), so a fuzzed `exec:` section runs nothing here.
  */
@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "k8s/config.h"
+#include "k8s/auth/config.h"
 #include "k8s/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "k8s/objects.h"
+#include "k8s/objects/objects.h"
 #include "render/render.h"
-#include "util/strbuf.h"
+#include "k8s/base/strbuf.h"
 
 #define MAX_ITEMS 64
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "k8s/error.h"
-#include "spec/spec.h"
+#include "render/spec/spec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,18 +1,18 @@
 /*
  * libFuzzer target: what a server (broken or hostile) sends on a watch or a list —
- * the watch stream splitter (k8s/watchparse.c) and the list body parser
- * (k8s/listparse.c), each fed the input in two pieces at a point the input
+ * the watch stream splitter (k8s/cache/watchparse.c) and the list body parser
+ * (k8s/cache/listparse.c), each fed the input in two pieces at a point the input
  * chooses, and every object decoder (k8s/..._decode.c, and the ConfigMap's of
- * k8s/configmap.c, which a job's code/ reads) on each object they give.
+ * k8s/api/configmap.c, which a job's code/ reads) on each object they give.
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "k8s/configmap.h"
+#include "k8s/api/configmap.h"
 #include "k8s/error.h"
-#include "k8s/listparse.h"
-#include "k8s/objects.h"
-#include "k8s/watchparse.h"
+#include "k8s/cache/listparse.h"
+#include "k8s/objects/objects.h"
+#include "k8s/cache/watchparse.h"
 
 static void decode_all(json_t *object)
 {

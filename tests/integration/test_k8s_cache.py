@@ -1,4 +1,4 @@
-"""The watch-fed cache (k8s/cache.c, reflector.c, store.c) against kubesim and the
+"""The watch-fed cache (k8s/cache/cache.c, reflector.c, store.c) against kubesim and the
 real cluster, through build/tools/k8scache: the first list holds what kubectl
 sees, changes arrive, a relist after compaction notices a deletion made while
 the cache was not watching, an outage loses nothing and shows in the health

@@ -1,4 +1,4 @@
-"""Where the cache's watches resume (k8s/reflector.c), against kubesim, through
+"""Where the cache's watches resume (k8s/cache/reflector.c), against kubesim, through
 build/tools/k8scache. What the cache asked for is read in kubesim's request log
 (/_sim/requests): the resourceVersion of each re-watch, a one-item probe told
 apart from a full list.

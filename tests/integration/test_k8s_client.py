@@ -1,4 +1,4 @@
-"""The C client (k8s/client.c, creds.c, kubeconfig.c, api.c) against kubesim over TLS
+"""The C client (k8s/http/client.c, creds.c, kubeconfig.c, api.c) against kubesim over TLS
 and against the real cluster, through build/tools/k8sget: credentials of every kind,
 the API server's errors as a user sees them (errno name + message), retries,
 deadlines and outages (these three by kubesim's fault injection, on kubesim only).

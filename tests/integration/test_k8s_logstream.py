@@ -1,4 +1,4 @@
-"""Container log streams (k8s/logstream.c, loglines.c, logbuf.c) against kubesim,
+"""Container log streams (k8s/logs/logstream.c, loglines.c, logbuf.c) against kubesim,
 through build/tools/logfollow: a followed log ends with the container and equals
 what `kubectl logs` prints; broken connections (dropped streams, an outage)
 resume without a line lost or repeated, with several readers sharing the stream;

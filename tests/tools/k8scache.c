@@ -1,5 +1,5 @@
 /*
- * k8scache: runs the watch-fed cache (k8s/cache.c) against a kubeconfig and prints
+ * k8scache: runs the watch-fed cache (k8s/cache/cache.c) against a kubeconfig and prints
  * what it holds, for tests/integration/test_k8s_cache.py and for measuring.
  *
  *   k8scache [OPTION=VALUE...] once     sync, print {"stats":...} and {"dump":...}, exit
@@ -26,13 +26,13 @@
 
 #include <jansson.h>
 
-#include "k8s/cache.h"
-#include "k8s/client.h"
-#include "k8s/config.h"
-#include "k8s/discovery.h"
-#include "k8s/kinds.h"
-#include "k8s/objpack.h"
-#include "util/timefmt.h"
+#include "k8s/cache/cache.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
+#include "k8s/api/discovery.h"
+#include "k8s/objects/kinds.h"
+#include "k8s/objects/objpack.h"
+#include "k8s/base/timefmt.h"
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool print_changes;

@@ -28,12 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "k8s/api.h"
-#include "k8s/client.h"
-#include "k8s/config.h"
-#include "k8s/discovery.h"
-#include "k8s/kinds.h"
-#include "util/timefmt.h"
+#include "k8s/api/api.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
+#include "k8s/api/discovery.h"
+#include "k8s/objects/kinds.h"
+#include "k8s/base/timefmt.h"
 
 struct options {
 	struct k8s_config_options cfg;

@@ -1,5 +1,5 @@
 /*
- * logfollow: follows one container log through k8s/logstream.c and writes it to
+ * logfollow: follows one container log through k8s/logs/logstream.c and writes it to
  * stdout as it grows, for tests/integration/test_k8s_logstream.py and for
  * measuring. Ends when the stream is done.
  *
@@ -25,11 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "k8s/client.h"
-#include "k8s/config.h"
-#include "k8s/logstream.h"
-#include "k8s/urlpath.h"
-#include "util/strbuf.h"
+#include "k8s/http/client.h"
+#include "k8s/auth/config.h"
+#include "k8s/logs/logstream.h"
+#include "k8s/http/urlpath.h"
+#include "k8s/base/strbuf.h"
 
 #define READ_CHUNK  (256u << 10)
 #define READERS_MAX 16

@@ -1,5 +1,5 @@
 /*
- * Builders for the compact objects of k8s/objects.h, for render/ tests: objects
+ * Builders for the compact objects of k8s/objects/objects.h, for render/ tests: objects
  * made by hand (malloc/strdup), every string set ("" when absent, as the decoder
  * guarantees), and freed by the fx_*_free functions here — not by objects_decode.c,
  * so the render tests stand alone. A failed allocation aborts the test run.
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "k8s/objects.h"
+#include "k8s/objects/objects.h"
 #include "render/render.h"
 
 /* 2026-12-02T10:00:00Z */

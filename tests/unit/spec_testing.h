@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "spec/spec.h"
+#include "render/spec/spec.h"
 
 /* Kinds served in the tests: everything with MPIJob v1; with MPIJob v2beta1 only;
  * a cluster with only the TFJob and PyTorchJob CRDs. */

@@ -1,5 +1,5 @@
 /*
- * Tests of fs/codeindex.c: the arenafs.io/code annotation into the tree of
+ * Tests of fs/code/codeindex.c: the arenafs.io/code annotation into the tree of
  * jobs/NAME/code/ — files, the directories their paths imply, listings by name,
  * modes and sizes — and every line it must leave out (unsafe paths, lines that do
  * not parse, repeats, a file where a directory is).
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "fs/codeindex.h"
+#include "fs/code/codeindex.h"
 
 /* The names of a directory of code/, "name" for files and "name/" for directories,
  * space-separated. */

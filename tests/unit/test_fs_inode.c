@@ -1,5 +1,5 @@
 /*
- * Tests of fs/inode.c: stable inode numbers per (parent, name, identity), new
+ * Tests of fs/base/inode.c: stable inode numbers per (parent, name, identity), new
  * numbers for a new identity, FUSE's lookup/forget lifetime with pins, parents
  * kept alive by children, the object index and growth past the initial buckets.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/inode.h"
+#include "fs/base/inode.h"
 
 static int freed;
 

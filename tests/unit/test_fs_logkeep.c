@@ -1,5 +1,5 @@
 /*
- * Tests of fs/logkeep.c, in a temporary directory: a committed copy reads back by
+ * Tests of fs/logs/logkeep.c, in a temporary directory: a committed copy reads back by
  * its instance's identity (and as the previous instance of the next one), with
  * modes 0700/0600; a second open (a remount) finds it again; beyond the budget the
  * least recently read copies are deleted from disk; names that are not one path
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs/logkeep.h"
+#include "fs/logs/logkeep.h"
 
 #define SERVER "https://10.0.0.1:6443"
 

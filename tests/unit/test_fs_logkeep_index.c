@@ -1,5 +1,5 @@
 /*
- * Tests of fs/logkeep_index.c: the kept logs' LRU and budget. Beyond the budget the
+ * Tests of fs/logs/logkeep_index.c: the kept logs' LRU and budget. Beyond the budget the
  * least recently used go first, a use makes an entry the newest, a replaced key
  * does not count twice, the count limit holds, and a log larger than the whole
  * budget is refused without dropping anything.
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "fs/logkeep_index.h"
+#include "fs/logs/logkeep_index.h"
 
 static struct logkeep_entry *entry(const char *pod, uint64_t size)
 {

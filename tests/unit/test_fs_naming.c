@@ -1,5 +1,5 @@
 /*
- * Tests of fs/naming.c: plain names for a name one kind holds, NAME.TYPE for every
+ * Tests of fs/tree/naming.c: plain names for a name one kind holds, NAME.TYPE for every
  * kind when several hold it, newest-first order with ties by name, and the
  * inverse lookup accepting exactly the names the listing shows.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs/naming.h"
+#include "fs/tree/naming.h"
 #include "tests/unit/objects_fixture.h"
 
 struct jobset {

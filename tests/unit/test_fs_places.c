@@ -1,5 +1,5 @@
 /*
- * Tests of fs/places.c, the table of the tree's places: every type has a row,
+ * Tests of fs/base/places.c, the table of the tree's places: every type has a row,
  * rows of one type agree, each directory lists its fixed names once and by name,
  * every file has its renderer, and the derived facts (links, keys, the name that
  * comes and goes) are what the tree shows.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fs/fs_internal.h"
+#include "fs/base/places.h"
 
 /* The fixed names of a directory, space-separated, as a listing shows them. */
 static const char *children_of(enum fs_type dir, char *buf, size_t size)
@@ -85,7 +85,7 @@ TEST(fs_places_every_file_has_what_it_needs)
 
 		/* every member of the union is a function pointer at the same place */
 		CHECK(!file || p->render.text != NULL);
-		CHECK(!(p->flags & PLACE_COMES_AND_GOES) || p->exists != NULL);
+		CHECK(!(p->flags & PLACE_COMES_AND_GOES) || p->when != PLACE_WHEN_ALWAYS);
 		/* render_job_mtime reads the pods of every job file */
 		CHECK(p->source != SRC_JOB || !file || (p->view & VIEW_PODS));
 	}
@@ -108,7 +108,7 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_INT_EQ(place_optional_mask(FS_POD_DIR), 1u << 3);    /* logs.previous */
 	CHECK_INT_EQ(place_optional_mask(FS_NODE_DIR), 0);
 	p = place_child(FS_JOB_DIR, "code");
-	CHECK(p && p->type == FS_CODE_DIR && (p->flags & PLACE_COMES_AND_GOES) && p->exists);
+	CHECK(p && p->type == FS_CODE_DIR && (p->flags & PLACE_COMES_AND_GOES) && p->when == PLACE_WHEN_CODE);
 	/* below code/: the annotation's names, directories in directories */
 	CHECK(place_object_child(FS_CODE_DIR)->type == FS_CODE_SUBDIR);
 	CHECK(place_object_child(FS_CODE_SUBDIR)->type == FS_CODE_SUBDIR);

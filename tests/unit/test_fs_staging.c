@@ -1,5 +1,5 @@
 /*
- * Tests of fs/staging.c, the tree behind submit/: names and listings, file bytes
+ * Tests of fs/submit/staging.c, the tree behind submit/: names and listings, file bytes
  * (holes, truncation, the size limits), POSIX's unlinked-but-open files, rmdir and
  * rename(2)'s rules, which flushed or renamed files are specs (cp, rsync, editors),
  * and the generated status/error files of each entry.
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "fs/staging.h"
+#include "fs/submit/staging.h"
 
-/* renameat2(2)'s flag values, as fs/submit.c passes them on from the kernel. */
+/* renameat2(2)'s flag values, as fs/submit/submit.c passes them on from the kernel. */
 #define RENAME_NOREPLACE_FLAG 1u
 #define RENAME_EXCHANGE_FLAG  2u
 

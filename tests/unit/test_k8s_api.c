@@ -1,10 +1,10 @@
 /*
- * Tests k8s/api.c and k8s/discovery.c against the scripted server (testsrv.c):
+ * Tests k8s/api/api.c and k8s/api/discovery.c against the scripted server (testsrv.c):
  * the paths, queries and bodies they send, and how they read the answers.
  */
-#include "k8s/api.h"
-#include "k8s/discovery.h"
-#include "k8s/kinds.h"
+#include "k8s/api/api.h"
+#include "k8s/api/discovery.h"
+#include "k8s/objects/kinds.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/testsrv.h"
 

@@ -1,5 +1,5 @@
-/* Tests k8s/base64.c: kubeconfig's -data fields and basic auth. */
-#include "k8s/base64.h"
+/* Tests k8s/base/base64.c: kubeconfig's -data fields and basic auth. */
+#include "k8s/base/base64.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>

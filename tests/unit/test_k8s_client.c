@@ -1,11 +1,11 @@
 /*
- * Tests k8s/client.c and k8s/transport.c against the scripted server of
+ * Tests k8s/http/client.c and k8s/http/transport.c against the scripted server of
  * testsrv.c: headers, connection reuse, retries and their limits, Status
  * errors, 401 → exec plugin re-run, deadlines, streams, cancellation, idle
  * deadline, tls-server-name routing. TLS itself is tested against kubesim
  * (tests/integration/test_k8s_client.py).
  */
-#include "k8s/client.h"
+#include "k8s/http/client.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/testsrv.h"
 

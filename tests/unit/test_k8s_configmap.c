@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/configmap.c: a ConfigMap's data (text, NUL bytes included) and
+ * Tests of k8s/api/configmap.c: a ConfigMap's data (text, NUL bytes included) and
  * binaryData (base64) into byte strings, with its uid and owners; what is not a
  * ConfigMap is refused.
  */
@@ -7,7 +7,7 @@
 
 #include <errno.h>
 
-#include "k8s/configmap.h"
+#include "k8s/api/configmap.h"
 
 static struct k8s_configmap *decode(const char *text, int *ret)
 {

@@ -1,6 +1,6 @@
-/* Tests k8s/creds.c and k8s/execcred.c: each credential form, re-reads, plugin runs and failures.
+/* Tests k8s/auth/creds.c and k8s/auth/execcred.c: each credential form, re-reads, plugin runs and failures.
  */
-#include "k8s/creds.h"
+#include "k8s/auth/creds.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* Tests k8s/kubeconfig.c: kubectl's merge rules, every credential form, paths, errors. */
-#include "k8s/config.h"
+/* Tests k8s/auth/kubeconfig.c: kubectl's merge rules, every credential form, paths, errors. */
+#include "k8s/auth/config.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/listparse.c: a list cut at every byte gives the same items and the
+ * Tests of k8s/cache/listparse.c: a list cut at every byte gives the same items and the
  * same rest; strings holding brackets, quotes and escapes end nothing; scalar and
  * empty items; members in any order; broken, truncated and over-long bodies fail
  * with their errno; random bytes never crash it.
@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "k8s/listparse.h"
-#include "util/strbuf.h"
+#include "k8s/cache/listparse.h"
+#include "k8s/base/strbuf.h"
 
 /* A page as the API server writes it; the second pod's message holds ']', '}',
  * '[', an escaped quote and an escaped backslash before a quote. */

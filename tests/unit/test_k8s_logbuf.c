@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/logbuf.c: a log larger than the ring reads back whole (the spill
+ * Tests of k8s/logs/logbuf.c: a log larger than the ring reads back whole (the spill
  * file), at any offset and across the ring/file boundary, with the ring never
  * growing; a small log stays in memory without a file.
  */
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "k8s/logbuf.h"
+#include "k8s/logs/logbuf.h"
 
 static char byte_at(uint64_t off)
 {

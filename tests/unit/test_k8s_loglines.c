@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/loglines.c: timestamps cut off, and a stream broken at any byte and
+ * Tests of k8s/logs/loglines.c: timestamps cut off, and a stream broken at any byte and
  * resumed with sinceTime gives every line exactly once — with a server that
  * honours sinceTime to the nanosecond and with one that (like the kubelet behind
  * the API server) rounds it down to the second, with lines sharing a timestamp,
@@ -9,8 +9,8 @@
 
 #include <stdlib.h>
 
-#include "k8s/loglines.h"
-#include "util/strbuf.h"
+#include "k8s/logs/loglines.h"
+#include "k8s/base/strbuf.h"
 
 struct line {
 	const char *ts;

@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/objects_decode.c and k8s/job_decode.c against real-shaped objects
+ * Tests of k8s/objects/objects_decode.c and k8s/objects/job_decode.c against real-shaped objects
  * in tests/fixtures/objects/: jobs of several kinds, pods in every state, which
  * job a pod belongs to, nodes with roles and GPUs, services, events, and the
  * interning of repeated strings.
@@ -8,9 +8,9 @@
 
 #include <stdlib.h>
 
-#include "k8s/objects.h"
-#include "k8s/objpack.h"
-#include "util/timefmt.h"
+#include "k8s/objects/objects.h"
+#include "k8s/objects/objpack.h"
+#include "k8s/base/timefmt.h"
 
 static json_t *load(const char *name)
 {

@@ -1,5 +1,5 @@
-/* Tests k8s/status.c: Status bodies and other error bodies become one readable error. */
-#include "k8s/status.h"
+/* Tests k8s/http/status.c: Status bodies and other error bodies become one readable error. */
+#include "k8s/http/status.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/store.c and store_query.c: the cache's tables, indexes, lookups
+ * Tests of k8s/cache/store.c and store_query.c: the cache's tables, indexes, lookups
  * (cache.h's, on a store with no feed), replace/remove changes and the relist
  * sweep, fed with decoded objects (no network).
  */
@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-#include "k8s/store.h"
+#include "k8s/cache/store.h"
 
 static struct pod *mkpod(const char *ns, const char *name, const char *rv, const char *node,
                          const char *job, const char *operator_name)

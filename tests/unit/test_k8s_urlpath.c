@@ -1,5 +1,5 @@
-/* Tests k8s/urlpath.c: names and selectors can never change the path of a request. */
-#include "k8s/urlpath.h"
+/* Tests k8s/http/urlpath.c: names and selectors can never change the path of a request. */
+#include "k8s/http/urlpath.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * Tests of k8s/watchparse.c: events split across every chunk boundary, several in
+ * Tests of k8s/cache/watchparse.c: events split across every chunk boundary, several in
  * one chunk, bookmarks, ERROR 410, garbage and over-long lines.
  */
 #include "tests/unit/harness.h"
@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "k8s/watchparse.h"
-#include "util/strbuf.h"
+#include "k8s/cache/watchparse.h"
+#include "k8s/base/strbuf.h"
 
 /* Five events as the API server writes them; the pod's message holds an escaped
  * "\r\n" and a '}' inside a string, which must not end anything. */

@@ -1,8 +1,8 @@
 /*
- * Tests spec/build.c: the job object of each job type, field by field,
+ * Tests render/spec/build.c: the job object of each job type, field by field,
  * against what Arena 0.15 creates for the same flags.
  */
-#include "spec/spec.h"
+#include "render/spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"

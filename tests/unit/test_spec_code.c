@@ -1,10 +1,10 @@
 /*
- * Tests of spec/code.c: a folder's local code as a ConfigMap (text under data,
+ * Tests of render/spec/code.c: a folder's local code as a ConfigMap (text under data,
  * other bytes under binaryData, keys that are valid, owned by the job, immutable)
  * and as the job's volume, mounts and working directory in every replica, with
  * the annotation that lists the files for jobs/NAME/code/.
  */
-#include "spec/spec.h"
+#include "render/spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"

@@ -1,10 +1,10 @@
 /*
- * Tests spec/spec.c, validate.c, values.c and manifest.c: what a spec must
+ * Tests render/spec/spec.c, validate.c, values.c and manifest.c: what a spec must
  * hold, the messages a bad one gets (with line and column), full manifests, the
  * job's name (the staging entry's wins over name:), and resubmitting the stored
  * spec.
  */
-#include "spec/spec.h"
+#include "render/spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"

@@ -1,8 +1,8 @@
 /*
- * Tests spec/tensorboard.c: the Deployment and NodePort Service of
+ * Tests render/spec/tensorboard.c: the Deployment and NodePort Service of
  * `tensorboard: true`, owned by the created job.
  */
-#include "spec/spec.h"
+#include "render/spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"

@@ -1,5 +1,5 @@
-/* Tests spec/yaml_parse.c: YAML 1.1 as Kubernetes reads it, with positions. */
-#include "spec/yaml_parse.h"
+/* Tests render/spec/yaml_parse.c: YAML 1.1 as Kubernetes reads it, with positions. */
+#include "render/spec/yaml_parse.h"
 #include "tests/unit/harness.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* Tests util/strbuf.c and util/timefmt.c. */
-#include "util/strbuf.h"
-#include "util/timefmt.h"
+/* Tests k8s/base/strbuf.c and k8s/base/timefmt.c. */
+#include "k8s/base/strbuf.h"
+#include "k8s/base/timefmt.h"
 #include "tests/unit/harness.h"
 
 #include <stdlib.h>

@@ -1,0 +1,107 @@
+/*
+ * struct fs: one mount's state, shared by every sub-room of fs/ (tree/, logs/,
+ * code/, submit/ and the operations at fs/'s root). Each sub-room's own state
+ * hangs off it as an opaque pointer, made and freed by fs.c; its fields are
+ * read, never reassigned, after fs_attach(). mount/ sees only fs.h.
+ *
+ * The rooms below the tree (logs/, code/) never include the tree: what they ask
+ * of the path model, the views and the notifier goes through `up`, which fs.c
+ * fills in fs_new() (docs/architecture.md, "The house").
+ *
+ * Locks: listing_lock guards the listing mtimes (tree/listing.c), handles_lock
+ * the handle list (handles.c); both are leaves.
+ */
+#ifndef ARENAFS_FS_BASE_FS_STRUCT_H
+#define ARENAFS_FS_BASE_FS_STRUCT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fs/base/node.h"
+#include "fs/base/options.h"
+#include "k8s/objects/kinds.h"
+
+#define FS_LISTING_NS_MAX 64     /* namespaces whose jobs/ mtime is tracked */
+
+struct access_cache;
+struct cache_change;
+struct code_store;
+struct codetree_memo;
+struct fs;
+struct fs_handle;
+struct fs_inode;
+struct fs_notifier;
+struct fuse_session;
+struct job;
+struct k8s_cache;
+struct k8s_client;
+struct k8s_config;
+struct log_memo_table;
+struct logkeep;
+struct logkeeper;
+struct logstream_registry;
+struct pod;
+struct submit_areas;
+struct submit_defer;
+
+/* The tree's answers the rooms below it need, each under the cache's read lock. */
+struct fs_upcalls {
+	/* The job a node stands for, when it still exists with its identity (model_job). */
+	const struct job *(*job)(struct fs *fs, const struct fs_node *node);
+	/* The main pod of a job (render_job_main_pod over its view), or NULL. */
+	const struct pod *(*job_main_pod)(struct fs *fs, const struct job *job);
+	/* A finished job without pods: its log is gone with them (view.c). */
+	bool (*job_ended_without_pods)(struct fs *fs, const struct job *job);
+	/* The notifier: a log inode grew; wait until what was told of it is sent;
+	 * a cache change to act on as if the cache had made it. Any thread, no lock. */
+	void (*log_grew)(struct fs *fs, struct fs_inode *in);
+	void (*log_wait)(struct fs *fs, struct fs_inode *in, int timeout_ms);
+	void (*changed)(struct fs *fs, const struct cache_change *change);
+};
+
+struct fs {
+	struct fs_options opts;
+	struct inode_table *inodes;
+	struct k8s_client *client;
+	struct k8s_cache *cache;
+	const struct k8s_config *cfg;
+	bool served[JOB_KIND_COUNT];
+	const char *namespace;       /* the configured one: jobs/, submit/ */
+	struct submit_areas *areas;  /* the contents of submit/ and namespaces/NS/submit/ */
+	struct access_cache *access; /* who may create jobs where (access.c) */
+	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
+	struct fuse_session *se;
+	struct fs_notifier *notifier;
+	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */
+	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
+	struct logstream_registry *streams; /* the log streams open now */
+	struct codetree_memo *code_memo;  /* parsed code annotations (codetree.c) */
+	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
+	struct logkeep *keep;        /* kept logs (keep_logs), NULL when off */
+	struct logkeeper *keeper;    /* the thread that keeps them */
+	int64_t started;             /* mount time: mtime of the static places */
+	uid_t uid;
+	gid_t gid;
+
+	/* When a listing last changed (mtime of jobs/, nodes/, namespaces/). */
+	pthread_mutex_t listing_lock;
+	struct {
+		char ns[64];
+		int64_t mtime;
+	} jobs_mtime[FS_LISTING_NS_MAX];
+	size_t n_jobs_mtime;
+	int64_t nodes_mtime;
+	int64_t namespaces_mtime;
+
+	/* Open handles: the kernel sends no release for files still open when the
+	 * daemon stops (SIGTERM with tail -f running), so fs_free frees them. */
+	pthread_mutex_t handles_lock;
+	struct fs_handle *handles;
+
+	/* What the sub-rooms below the tree call back into it for (fs.c wires them). */
+	struct fs_upcalls up;
+};
+
+#endif

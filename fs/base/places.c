@@ -1,0 +1,260 @@
+/*
+ * The table of the tree's places (places.h): one row per place, each
+ * directory's fixed names in listing order (by name, strcmp: README before
+ * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/,
+ * submit/ and namespaces/NS/submit/): its rows then differ only in their
+ * parent. tests/unit/test_fs_places.c holds the table to these rules.
+ */
+#include "fs/base/places.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* render/ functions that take the job alone, or say whether they wrote anything,
+ * adapted to the job files' signature. */
+static void job_type(struct strbuf *sb, const struct job_view *v)
+{
+	render_job_type(sb, v->job);
+}
+
+static void job_json(struct strbuf *sb, const struct job_view *v)
+{
+	render_job_json(sb, v->job);
+}
+
+static void job_spec_yaml(struct strbuf *sb, const struct job_view *v)
+{
+	render_job_spec_yaml(sb, v->job);
+}
+
+/* Nothing when the job has no TensorBoard: content.c then answers ENOENT. */
+static void job_tensorboard_url(struct strbuf *sb, const struct job_view *v)
+{
+	render_job_tensorboard_url(sb, v);
+}
+
+#define VIEW_MTIME VIEW_PODS     /* a job's files take st_mtime from its pods too */
+
+static const struct place PLACES[] = {
+	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
+
+	{FS_README, FS_ROOT, "README", SRC_NONE, 0, 0, {.text = render_readme}, 0},
+	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
+	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
+	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0},
+	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0},
+	{FS_SUBMIT_DIR, FS_ROOT, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, 0},
+
+	{FS_CLUSTER_CONTEXT, FS_CLUSTER_DIR, "context", SRC_CONFIG, 0, 0,
+	 {.config = render_cluster_context}, 0},
+	{FS_CLUSTER_GPUS, FS_CLUSTER_DIR, "gpus", SRC_CLUSTER, 0, 0,
+	 {.cluster = render_cluster_gpus}, 0},
+	{FS_CLUSTER_HEALTH, FS_CLUSTER_DIR, "health", SRC_HEALTH, 0, 0,
+	 {.health = render_cluster_health}, 0},
+	{FS_CLUSTER_LIST, FS_CLUSTER_DIR, "list", SRC_NS_JOBS, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.jobs = render_jobs_list}, 0},
+	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, 0},
+	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
+	 {.cluster = render_cluster_top}, 0},
+	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0},
+
+	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0},
+
+	{FS_CODE_DIR, FS_JOB_DIR, "code", SRC_JOB, 0, PLACE_DIR | PLACE_COMES_AND_GOES | PLACE_CODE,
+	 {0}, PLACE_WHEN_CODE},
+	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
+	 {.job = render_job_events}, 0},
+	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0},
+	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.job = render_job_info}, 0},
+	{FS_INSTANCES_DIR, FS_JOB_DIR, "instances", SRC_JOB, 0, PLACE_DIR, {0}, 0},
+	{FS_JOB_JSON, FS_JOB_DIR, "job.json", SRC_JOB, VIEW_MTIME, 0, {.job = job_json}, 0},
+	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, 0},
+	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
+	 0},
+	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
+	 0},
+	{FS_JOB_TENSORBOARD, FS_JOB_DIR, "tensorboard_url", SRC_JOB,
+	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
+	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD},
+	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0},
+
+	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0},
+
+	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0},
+	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0},
+	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0},
+	{FS_POD_LOGS_PREVIOUS, FS_POD_DIR, "logs.previous", SRC_POD, 0,
+	 PLACE_LOG | PLACE_COMES_AND_GOES, {0}, PLACE_WHEN_PREVIOUS},
+	{FS_POD_NODE, FS_POD_DIR, "node", SRC_POD, 0, 0, {.pod = render_pod_node}, 0},
+	{FS_POD_STATUS, FS_POD_DIR, "status", SRC_POD, 0, 0, {.pod = render_pod_status}, 0},
+
+	{FS_NODE_DIR, FS_NODES_DIR, NULL, SRC_NODE, 0, PLACE_DIR, {0}, 0},
+
+	{FS_NODE_GPUS, FS_NODE_DIR, "gpus", SRC_NODE_PODS, 0, 0,
+	 {.node_pods = render_node_gpus}, 0},
+	{FS_NODE_INFO, FS_NODE_DIR, "info", SRC_NODE_PODS, 0, 0,
+	 {.node_pods = render_node_info}, 0},
+	{FS_NODE_IP, FS_NODE_DIR, "ip", SRC_NODE, 0, 0, {.node = render_node_ip}, 0},
+	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, 0},
+	{FS_NODE_STATUS, FS_NODE_DIR, "status", SRC_NODE, 0, 0, {.node = render_node_status},
+	 0},
+
+	/* Below code/ the names are the job's annotation's (codetree.c); a directory
+	 * stands in code/ and in itself, a file in either (no parent of its own). */
+	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0},
+	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0},
+	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, 0},
+
+	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0},
+
+	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
+	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
+	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, 0},
+
+	/* Below submit/ the names are the user's: staging.c keeps them, submit.c serves them. */
+	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, 0},
+	{FS_SUBMIT_FILE, FS_NONE, NULL, SRC_NONE, 0, PLACE_SUBMIT, {0}, 0},
+};
+
+#define N_PLACES (sizeof(PLACES) / sizeof(PLACES[0]))
+
+/* Each type's first row, each directory's fixed children and its child named after
+ * objects, found once. */
+static const struct place *by_type[FS_TYPE_COUNT];
+static const struct place *object_child[FS_TYPE_COUNT];
+static const struct place *children[N_PLACES];     /* grouped by parent, table order */
+static size_t first_child[FS_TYPE_COUNT], n_children[FS_TYPE_COUNT];
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static void build_index(void)
+{
+	static const struct place none = {FS_NONE, FS_NONE, NULL, SRC_NONE, 0, 0, {0}, 0};
+	size_t k = 0;
+
+	for (int t = 0; t < FS_TYPE_COUNT; t++)
+		by_type[t] = &none;
+	for (size_t i = N_PLACES; i-- > 0;) {
+		by_type[PLACES[i].type] = &PLACES[i];
+		if (!PLACES[i].name && PLACES[i].parent != FS_NONE)
+			object_child[PLACES[i].parent] = &PLACES[i];
+	}
+	for (int t = 0; t < FS_TYPE_COUNT; t++) {
+		first_child[t] = k;
+		for (size_t i = 0; i < N_PLACES; i++)
+			if (PLACES[i].parent == (enum fs_type)t && PLACES[i].name &&
+			    PLACES[i].type != FS_ROOT)
+				children[k++] = &PLACES[i];
+		n_children[t] = k - first_child[t];
+	}
+}
+
+const struct place *place_of(enum fs_type type)
+{
+	pthread_once(&index_once, build_index);
+	return by_type[type < FS_TYPE_COUNT ? type : FS_NONE];
+}
+
+size_t place_children(enum fs_type parent, const struct place *const **out)
+{
+	pthread_once(&index_once, build_index);
+	*out = &children[first_child[parent]];
+	return n_children[parent];
+}
+
+const struct place *place_child(enum fs_type parent, const char *name)
+{
+	const struct place *const *c;
+	size_t n = place_children(parent, &c);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i]->name, name) == 0)
+			return c[i];
+	return NULL;
+}
+
+const struct place *place_object_child(enum fs_type parent)
+{
+	pthread_once(&index_once, build_index);
+	return object_child[parent];
+}
+
+unsigned place_optional_mask(enum fs_type parent)
+{
+	const struct place *const *c;
+	size_t n = place_children(parent, &c);
+	unsigned mask = 0;
+
+	for (size_t i = 0; i < n && i < sizeof(mask) * 8; i++)
+		if (c[i]->flags & PLACE_COMES_AND_GOES)
+			mask |= 1u << i;
+	return mask;
+}
+
+unsigned place_nlink(enum fs_type dir)
+{
+	const struct place *const *c;
+	size_t n = place_children(dir, &c);
+	unsigned links = 2;
+
+	if (place_object_child(dir))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if ((c[i]->flags & PLACE_DIR) && !(c[i]->flags & PLACE_COMES_AND_GOES))
+			links++;
+	return links;
+}
+
+void place_key(char *buf, size_t size, enum place_source source, const char *ns, int kind,
+	       const char *name)
+{
+	switch (source) {
+	case SRC_JOB:
+		snprintf(buf, size, "job/%s/%d/%s", ns, kind, name);
+		break;
+	case SRC_POD:
+		snprintf(buf, size, "pod/%s/%s", ns, name);
+		break;
+	case SRC_NODE:
+	case SRC_NODE_PODS:
+		snprintf(buf, size, "node/%s", name);
+		break;
+	case SRC_JOBS:
+		snprintf(buf, size, "jobs/%s", ns);
+		break;
+	case SRC_CLUSTER:
+		snprintf(buf, size, "cluster");
+		break;
+	case SRC_HEALTH:
+		snprintf(buf, size, "health");
+		break;
+	case SRC_NODES:
+		snprintf(buf, size, "nodes");
+		break;
+	case SRC_NAMESPACES:
+	case SRC_NAMESPACE:
+		snprintf(buf, size, "namespaces");
+		break;
+	case SRC_NS_JOBS:
+		snprintf(buf, size, "jobtable/%s", ns);
+		break;
+	case SRC_ALL_JOBS:
+		snprintf(buf, size, "jobtable");
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+void place_node_key(const struct fs_node *node, char *buf, size_t size)
+{
+	enum place_source s = place_of(node->type)->source;
+	const char *name = s == SRC_JOB ? node->job : s == SRC_POD ? node->pod : node->node;
+
+	place_key(buf, size, s, node->ns, node->kind, name);
+}

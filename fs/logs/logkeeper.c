@@ -1,0 +1,493 @@
+/*
+ * The keeper: the thread that keeps a copy of each terminated container's log
+ * (keep_logs=SIZE, logkeep.h), so that it outlives its pod.
+ *
+ * The cache's change hook hands it the pods of jobs that changed (fs.c); the
+ * thread looks each one up, and when its main container (the one whose log the
+ * tree shows) has terminated and that instance is neither kept nor tried
+ * already, it fetches the log once: a follow-less GET through the shared log
+ * streams (k8s/logs/logstream.h), so that a reader who opens the same log meanwhile
+ * shares that request. A whole log (the stream ended cleanly) is written to a
+ * temporary file and committed; the notifier is then told the pod changed, so
+ * that its log files and the job's info are looked at again. Nothing of this
+ * runs on a FUSE worker, and only changes seen while mounted start a fetch: a
+ * mount does not download every log the cluster holds.
+ *
+ * Cost: one GET of pods/POD/log per terminated container instance, none when a
+ * reader already had it open (docs/tree.md, "Logs kept after their pods"). At
+ * most KEEPER_PARALLEL fetches run at once; a container that terminates just as
+ * its pod is deleted (cleanPodPolicy) is fetched at once, before that.
+ *
+ * Locks: kp->mu guards the queue, the flags and each fetch's too_big; it is a leaf,
+ * taken by the streams' callbacks, so the thread never holds it while calling
+ * logstream_*() or the cache.
+ */
+#include "fs/logs/logkeeper.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "render/render.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs/logs/logkeep.h"
+#include "k8s/logs/logstream.h"
+#include "k8s/base/fdio.h"
+#include "k8s/base/hash.h"
+
+#define KEEPER_PARALLEL 4          /* fetches at once */
+#define KEEPER_QUEUE_MAX 100000    /* pods waiting to be looked at */
+#define KEEPER_TRIED_SLOTS 4096    /* instances fetched or given up, remembered */
+#define KEEPER_POLL_MS 1000
+#define KEEPER_COPY_CHUNK (64u << 10)
+
+struct pending {
+	struct pending *next;
+	char *ns, *pod;                 /* in the same allocation */
+};
+
+struct fetch {
+	struct fetch *next;
+	struct logkeeper *kp;
+	struct logstream *ls;
+	struct logkeep_meta meta;       /* strings owned (strs) */
+	char *strs;
+	char *container_id;
+	uint64_t id;                    /* hash of the instance */
+	bool too_big;                   /* kp->mu */
+};
+
+struct logkeeper {
+	struct fs *fs;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool running, stop;
+	uint64_t events;                /* bumped by every push and callback */
+	struct pending *head, **tail;
+	size_t queued;
+
+	/* the thread's own */
+	struct fetch *active;
+	size_t nactive;
+	uint64_t tried[KEEPER_TRIED_SLOTS];
+};
+
+int logkeeper_new(struct fs *fs, struct logkeeper **out)
+{
+	struct logkeeper *kp = calloc(1, sizeof(*kp));
+	pthread_condattr_t ca;
+
+	if (!kp)
+		return -ENOMEM;
+	kp->fs = fs;
+	pthread_mutex_init(&kp->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&kp->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	kp->tail = &kp->head;
+	*out = kp;
+	return 0;
+}
+
+void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod)
+{
+	size_t lns = strlen(ns) + 1, lpod = strlen(pod) + 1;
+	struct pending *p;
+
+	pthread_mutex_lock(&kp->mu);
+	if (!kp->running || kp->stop || kp->queued >= KEEPER_QUEUE_MAX) {
+		pthread_mutex_unlock(&kp->mu);
+		return;
+	}
+	pthread_mutex_unlock(&kp->mu);
+	p = malloc(sizeof(*p) + lns + lpod);
+	if (!p)
+		return;
+	p->next = NULL;
+	p->ns = (char *)(p + 1);
+	p->pod = p->ns + lns;
+	memcpy(p->ns, ns, lns);
+	memcpy(p->pod, pod, lpod);
+	pthread_mutex_lock(&kp->mu);
+	*kp->tail = p;
+	kp->tail = &p->next;
+	kp->queued++;
+	kp->events++;
+	pthread_cond_signal(&kp->cond);
+	pthread_mutex_unlock(&kp->mu);
+}
+
+/* ---- what to fetch ---- */
+
+static bool tried(struct logkeeper *kp, uint64_t id)
+{
+	return kp->tried[id % KEEPER_TRIED_SLOTS] == id;
+}
+
+static void mark_tried(struct logkeeper *kp, uint64_t id)
+{
+	kp->tried[id % KEEPER_TRIED_SLOTS] = id;
+}
+
+/* The job a pod belongs to (its kind may be unknown when only a label names it). */
+static const struct job *job_of_pod(struct fs *fs, const struct pod *pod)
+{
+	if (pod->job_kind >= 0)
+		return fs->served[pod->job_kind]
+			       ? cache_find_job(fs->cache, pod->meta.namespace, pod->job_kind,
+						pod->job_name)
+			       : NULL;
+	for (int k = 0; k < JOB_KIND_COUNT; k++) {
+		const struct job *job = fs->served[k] ? cache_find_job(fs->cache,
+			pod->meta.namespace, k, pod->job_name) : NULL;
+
+		if (job)
+			return job;
+	}
+	return NULL;
+}
+
+static bool is_main_pod(struct fs *fs, const struct job *job, const struct pod *pod)
+{
+	const struct pod *main = fs->up.job_main_pod(fs, job);
+
+	return main && main == pod;
+}
+
+static void fetch_free(struct fetch *f)
+{
+	if (!f)
+		return;
+	free(f->strs);
+	free(f);
+}
+
+/* A fetch of the pod's main container's log when it has terminated; NULL when there
+ * is nothing to fetch. Under the cache's read lock. */
+static struct fetch *candidate(struct fs *fs, const char *ns, const char *name)
+{
+	const struct pod *pod = cache_find_pod(fs->cache, ns, name);
+	const struct job *job;
+	const struct container *c;
+	struct fetch *f;
+	char *p;
+	size_t len;
+	int ci;
+
+	if (!pod || !pod->job_name || !(job = job_of_pod(fs, pod)))
+		return NULL;
+	ci = render_pod_main_container(pod);
+	if (ci < 0)
+		return NULL;
+	c = &pod->containers[ci];
+	if (c->state.kind != CONTAINER_TERMINATED)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	len = strlen(ns) + strlen(job->meta.name) + strlen(pod->meta.name) + strlen(c->name) +
+	      strlen(job->meta.uid) + strlen(pod->meta.uid) + strlen(c->container_id) + 7;
+	if (!f || !(f->strs = malloc(len))) {
+		free(f);
+		return NULL;
+	}
+	p = f->strs;
+#define TAKE(field, s) do { field = p; p = stpcpy(p, s) + 1; } while (0)
+	TAKE(f->meta.ns, ns);
+	TAKE(f->meta.job, job->meta.name);
+	TAKE(f->meta.pod, pod->meta.name);
+	TAKE(f->meta.container, c->name);
+	TAKE(f->meta.job_uid, job->meta.uid);
+	TAKE(f->meta.pod_uid, pod->meta.uid);
+	TAKE(f->container_id, c->container_id);
+#undef TAKE
+	f->meta.kind = job->kind;
+	f->meta.instance = c->restart_count;
+	f->meta.finished = c->state.finished;
+	f->meta.main = is_main_pod(fs, job, pod);
+	return f;
+}
+
+static uint64_t instance_id(const struct logkeep_meta *m)
+{
+	uint64_t h = hash_fnv1a_str(HASH_FNV1A_INIT, m->pod_uid);
+
+	h = hash_fnv1a_str(hash_fnv1a(h, "/", 1), m->container);
+	h = hash_fnv1a(h, &m->instance, sizeof(m->instance));
+	return h ? h : 1;   /* 0 is an empty slot */
+}
+
+static void identity_of(const struct logkeep_meta *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s/%d", m->pod_uid, m->container, m->instance);
+}
+
+/* The stream's thread: bytes arrived, or the stream ended. Must not block. */
+static void fetch_appended(void *arg, uint64_t new_size)
+{
+	struct fetch *f = arg;
+	struct logkeeper *kp = f->kp;
+
+	pthread_mutex_lock(&kp->mu);
+	if (new_size > kp->fs->opts.keep_logs)
+		f->too_big = true;
+	kp->events++;
+	pthread_cond_signal(&kp->cond);
+	pthread_mutex_unlock(&kp->mu);
+}
+
+/* Looks at one pod; starts a fetch when it has a terminated instance to keep. */
+static void consider(struct logkeeper *kp, const char *ns, const char *pod)
+{
+	struct fs *fs = kp->fs;
+	struct logstream_key key;
+	struct k8s_error err;
+	struct fetch *f;
+	char identity[600];
+	uint64_t size;
+	int64_t finished;
+	struct logkeep_ref ref;
+
+	cache_read_lock(fs->cache);
+	f = candidate(fs, ns, pod);
+	cache_read_unlock(fs->cache);
+	if (!f)
+		return;
+	f->kp = kp;
+	f->id = instance_id(&f->meta);
+	identity_of(&f->meta, identity, sizeof(identity));
+	ref = (struct logkeep_ref){f->meta.ns, f->meta.job, f->meta.pod, f->meta.container,
+				   identity};
+	for (struct fetch *a = kp->active; a; a = a->next)
+		if (a->id == f->id)
+			goto skip;
+	if (tried(kp, f->id) || logkeep_has(fs->keep, &ref, &size, &finished))
+		goto skip;
+	mark_tried(kp, f->id);
+	memset(&key, 0, sizeof(key));
+	key.namespace = f->meta.ns;
+	key.pod = f->meta.pod;
+	key.container = f->meta.container;
+	key.container_id = f->container_id;
+	key.finished = true;
+	k8s_error_clear(&err);
+	if (logstream_open(fs->streams, fs->client, &key, fetch_appended, f, &f->ls, &err) < 0) {
+		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", ns, pod, err.message);
+		goto skip;
+	}
+	f->next = kp->active;
+	kp->active = f;
+	kp->nactive++;
+	return;
+skip:
+	fetch_free(f);
+}
+
+/* ---- keeping what was fetched ---- */
+
+/* Is the instance fetched still the container's latest? A restart between the end and
+ * the request would have given the next instance's log. */
+static bool still_that_instance(struct fs *fs, const struct fetch *f)
+{
+	const struct pod *pod;
+	bool same = true;
+
+	cache_read_lock(fs->cache);
+	pod = cache_find_pod(fs->cache, f->meta.ns, f->meta.pod);
+	if (pod && strcmp(pod->meta.uid, f->meta.pod_uid) == 0)
+		for (size_t i = 0; i < pod->n_containers; i++)
+			if (strcmp(pod->containers[i].name, f->meta.container) == 0)
+				same = pod->containers[i].restart_count == f->meta.instance;
+	cache_read_unlock(fs->cache);
+	return same;
+}
+
+/* Copies the stream's bytes into a temporary file and commits it. */
+static int keep(struct fs *fs, struct fetch *f, uint64_t size)
+{
+	char name[32], *buf = malloc(KEEPER_COPY_CHUNK);
+	int fd = buf ? logkeep_tmp(fs->keep, name, sizeof(name)) : -ENOMEM;
+	uint64_t off = 0;
+	int ret = 0;
+
+	if (fd < 0) {
+		free(buf);
+		return fd;
+	}
+	while (off < size && ret == 0) {
+		ssize_t n = logstream_read(f->ls, buf, KEEPER_COPY_CHUNK, off);
+
+		if (n <= 0) {
+			ret = n < 0 ? (int)n : -EIO;
+			break;
+		}
+		ret = fd_write_all(fd, buf, (size_t)n, -1);
+		off += (uint64_t)n;
+	}
+	free(buf);
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret < 0) {
+		logkeep_discard(fs->keep, name);
+		return ret;
+	}
+	return logkeep_commit(fs->keep, &f->meta, name, size);
+}
+
+/* A fetch is over (or too large to keep): keep it when it is the whole log. */
+static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
+{
+	struct fs *fs = kp->fs;
+	char why[256];
+	int ret;
+
+	logstream_status(f->ls, why, sizeof(why));
+	if (too_big) {
+		fs_log(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
+		       f->meta.pod);
+	} else if (logstream_health(f->ls) != LOGSTREAM_OK || why[0]) {
+		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
+		       why[0] ? why : "the stream failed");
+	} else if (!still_that_instance(fs, f)) {
+		fs_log(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
+		       f->meta.ns, f->meta.pod);
+	} else if ((ret = keep(fs, f, logstream_size(f->ls))) < 0) {
+		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
+		       strerror(-ret));
+	} else {
+		/* its log files and the job's info are looked at again */
+		struct cache_change c = {CACHE_POD, CACHE_MODIFIED, f->meta.ns, f->meta.pod,
+					 f->meta.kind, f->meta.job, NULL, "", ""};
+
+		fs->up.changed(fs, &c);
+	}
+	logstream_release(f->ls, fetch_appended, f);
+	fetch_free(f);
+}
+
+/* Ends the fetches that are over. */
+static void reap(struct logkeeper *kp)
+{
+	struct fetch **pp = &kp->active;
+
+	while (*pp) {
+		struct fetch *f = *pp;
+		bool too_big;
+
+		pthread_mutex_lock(&kp->mu);
+		too_big = f->too_big;
+		pthread_mutex_unlock(&kp->mu);
+		if (!too_big && !logstream_done(f->ls)) {
+			pp = &f->next;
+			continue;
+		}
+		*pp = f->next;
+		kp->nactive--;
+		fetch_done(kp, f, too_big);
+	}
+}
+
+static void *keeper_main(void *arg)
+{
+	struct logkeeper *kp = arg;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&kp->mu);
+	while (!kp->stop) {
+		struct pending *p = NULL;
+		struct timespec ts;
+
+		if (kp->events == seen) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += KEEPER_POLL_MS / 1000;
+			pthread_cond_timedwait(&kp->cond, &kp->mu, &ts);
+		}
+		seen = kp->events;
+		/* one pod at a time while a fetch can start, the rest wait their turn */
+		while (!kp->stop && kp->head && kp->nactive < KEEPER_PARALLEL) {
+			p = kp->head;
+			kp->head = p->next;
+			if (!kp->head)
+				kp->tail = &kp->head;
+			kp->queued--;
+			pthread_mutex_unlock(&kp->mu);
+			consider(kp, p->ns, p->pod);
+			free(p);
+			pthread_mutex_lock(&kp->mu);
+		}
+		pthread_mutex_unlock(&kp->mu);
+		reap(kp);
+		pthread_mutex_lock(&kp->mu);
+		if (kp->head && kp->nactive < KEEPER_PARALLEL)
+			kp->events++;   /* a fetch ended: the queue goes on at once */
+	}
+	pthread_mutex_unlock(&kp->mu);
+	return NULL;
+}
+
+int logkeeper_start(struct logkeeper *kp)
+{
+	int ret;
+
+	pthread_mutex_lock(&kp->mu);
+	if (kp->running || kp->stop) {
+		pthread_mutex_unlock(&kp->mu);
+		return 0;
+	}
+	ret = pthread_create(&kp->thread, NULL, keeper_main, kp);
+	kp->running = ret == 0;
+	pthread_mutex_unlock(&kp->mu);
+	return -ret;
+}
+
+void logkeeper_stop(struct logkeeper *kp)
+{
+	struct pending *p;
+	bool running;
+
+	if (!kp)
+		return;
+	pthread_mutex_lock(&kp->mu);
+	kp->stop = true;
+	running = kp->running;
+	kp->running = false;
+	pthread_cond_broadcast(&kp->cond);
+	pthread_mutex_unlock(&kp->mu);
+	if (running)
+		pthread_join(kp->thread, NULL);
+	while (kp->active) {
+		struct fetch *f = kp->active;
+
+		kp->active = f->next;
+		logstream_release(f->ls, fetch_appended, f);
+		fetch_free(f);
+	}
+	kp->nactive = 0;
+	pthread_mutex_lock(&kp->mu);
+	p = kp->head;
+	kp->head = NULL;
+	kp->tail = &kp->head;
+	kp->queued = 0;
+	pthread_mutex_unlock(&kp->mu);
+	while (p) {
+		struct pending *next = p->next;
+
+		free(p);
+		p = next;
+	}
+}
+
+void logkeeper_free(struct logkeeper *kp)
+{
+	if (!kp)
+		return;
+	logkeeper_stop(kp);
+	pthread_mutex_destroy(&kp->mu);
+	pthread_cond_destroy(&kp->cond);
+	free(kp);
+}

@@ -1,0 +1,63 @@
+/*
+ * The operations of submit/ and everything below it, and rmdir of jobs/NAME
+ * (arena delete): ops.c and dirs.c call them for inodes of those places
+ * (fs_type_is_submit) after refusing what may not be changed: writes in readonly
+ * mode (EROFS) and, with allow_other, writes by another user than the mounting
+ * one (EACCES).
+ *
+ * Each operation gets the request and answers it itself, as a libfuse low-level
+ * operation does; the inodes passed in are pinned for the call. submit.c makes its
+ * inodes with inode_table_child() (types FS_SUBMIT_SUBDIR and FS_SUBMIT_FILE, below
+ * the FS_SUBMIT_DIR inode) and replies entries with attributes of its own.
+ *
+ * Files opened here set fi->fh to a struct fs_handle (base/handles.h) whose `in` is
+ * the pinned inode (their own state in `priv`): read, write, flush and release are
+ * routed here by that inode's type; release frees the handle and puts the inode.
+ */
+#ifndef ARENAFS_FS_SUBMIT_H
+#define ARENAFS_FS_SUBMIT_H
+
+#include <sys/stat.h>
+
+#include "fs/base/fs_struct.h"
+#include "fs/base/fuse.h"
+#include "fs/base/inode.h"
+#include "fs/base/node.h"
+#include "fs/submit/staging.h"
+
+/* parent: FS_SUBMIT_DIR or FS_SUBMIT_SUBDIR; in: any submit type */
+void submit_lookup(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name);
+void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in);
+void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct stat *attr,
+		    int to_set, struct fuse_file_info *fi);
+/* The entries of a directory of submit/, for opendir's snapshot (dirs.c). */
+int submit_list(struct fs *fs, struct fs_inode *dir, struct fs_entry **out, size_t *n);
+void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+		  mode_t mode);
+void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+		   mode_t mode, struct fuse_file_info *fi);
+void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct fuse_file_info *fi);
+void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
+		 struct fuse_file_info *fi);
+void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char *buf,
+		  size_t size, off_t off, struct fuse_file_info *fi);
+void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct fuse_file_info *fi);
+void submit_release(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+		    struct fuse_file_info *fi);
+void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name);
+void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name);
+void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+		   struct fs_inode *newparent, const char *newname, unsigned int flags);
+/* rmdir jobs/NAME (or namespaces/NS/jobs/NAME): job is the FS_JOB_DIR inode. */
+void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
+		      struct fs_inode *job);
+
+struct submit_made;
+
+/* "submit/" or "namespaces/NS/submit/": where namespace ns' submissions go, for the log. */
+void submit_area_path(struct fs *fs, const char *ns, char *buf, size_t size);
+/* Lets submit/ENTRY/status of st follow the job a submission made (submit.c). */
+void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
+		      const struct submit_made *made);
+
+#endif

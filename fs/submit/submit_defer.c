@@ -1,0 +1,257 @@
+/*
+ * Directory entries are made when their copy is over. `cp -r mnist/ submit/`
+ * closes spec.yaml before it copies train.py (the order is the source directory's),
+ * so the job of submit/NAME/spec.yaml cannot be created at that close without
+ * losing the code that follows. The close checks the spec (parse, validate, dry
+ * runs: its errors still fail the close), and the submission waits here until
+ * nothing below submit/NAME/ has changed for SUBMIT_QUIET_MS; then its code is
+ * taken and the job created by one thread, and status and error say how it went.
+ *
+ * A lookup of jobs/NAME while NAME waits here waits for it (submit_defer_wait), so
+ * `cp -r mnist/ submit/ && cat jobs/mnist/status` still works.
+ *
+ * Lock: the queue's mutex is a leaf; no request runs under it.
+ */
+#include "fs/submit/submit_defer.h"
+#include "fs/submit/submit_run.h"
+#include "fs/submit/submit.h"
+#include "fs/submit/areas.h"
+#include "k8s/base/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "fs/submit/staging.h"
+#include "k8s/base/timefmt.h"
+
+#define SUBMIT_QUIET_MS 500
+
+struct pending {
+	struct pending *next;
+	char *ns; /* where it is made */
+	struct staging_submission sub;
+};
+
+struct submit_defer {
+	struct fs *fs;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;     /* a new submission, or stop */
+	pthread_cond_t finished; /* one was made (or failed) */
+	struct pending *queue;
+	struct pending *running;
+	pthread_t thread;
+	bool started, stop;
+};
+
+static void pending_free(struct pending *p)
+{
+	if (!p)
+		return;
+	staging_submission_clear(&p->sub);
+	free(p->ns);
+	free(p);
+}
+
+/* Takes the code and makes the job of p, recording the outcome in its entry. */
+static void make_one(struct fs *fs, struct pending *p)
+{
+	struct staging *st = areas_get(fs->areas, p->ns, false);
+	struct staging_code code;
+	struct k8s_error err;
+	struct submit_made made = {"", 0, "", ""};
+	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, false,
+	                            &code, &made};
+	char where[320];
+	int ret;
+
+	k8s_error_clear(&err);
+	submit_area_path(fs, p->ns, where, sizeof(where));
+	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
+	if (ret == -ENOENT) {
+		fs_log(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
+		       p->sub.entry);
+		return;
+	}
+	if (ret) {
+		staging_code_explain(err.message, sizeof(err.message), ret, code.bytes);
+	} else {
+		ret = submit_run(fs, &rq, &err);
+		staging_code_clear(&code);
+	}
+	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
+	                    err.message);
+	if (ret)
+		fs_log(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
+	else
+		submit_note_made(fs, st, p->sub.entry, &made);
+}
+
+/* The first queued submission whose entry has been quiet long enough, taken off
+ * the queue; else NULL with *wait_ms until the next may be. Under d->lock. */
+static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
+{
+	*wait_ms = SUBMIT_QUIET_MS;
+	for (struct pending **pp = &d->queue; *pp; pp = &(*pp)->next) {
+		struct pending *p = *pp;
+		struct staging *st = areas_get(d->fs->areas, p->ns, false);
+		int64_t quiet = 0;
+
+		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
+		    quiet >= SUBMIT_QUIET_MS) {
+			*pp = p->next;
+			return p;
+		}
+		if (SUBMIT_QUIET_MS - quiet < *wait_ms)
+			*wait_ms = SUBMIT_QUIET_MS - quiet;
+	}
+	return NULL;
+}
+
+static void *defer_thread(void *arg)
+{
+	struct submit_defer *d = arg;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->stop) {
+		int64_t wait_ms;
+		struct pending *p = next_ready(d, &wait_ms);
+
+		if (!p) {
+			struct timespec until = time_realtime_after_ms(wait_ms);
+
+			if (d->queue)
+				pthread_cond_timedwait(&d->wake, &d->lock, &until);
+			else
+				pthread_cond_wait(&d->wake, &d->lock);
+			continue;
+		}
+		d->running = p;
+		pthread_mutex_unlock(&d->lock);
+		make_one(d->fs, p);
+		pthread_mutex_lock(&d->lock);
+		d->running = NULL;
+		pending_free(p);
+		pthread_cond_broadcast(&d->finished);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+int submit_defer_new(struct fs *fs, struct submit_defer **out)
+{
+	struct submit_defer *d = calloc(1, sizeof(*d));
+
+	*out = d;
+	if (!d)
+		return -ENOMEM;
+	d->fs = fs;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->wake, NULL);
+	pthread_cond_init(&d->finished, NULL);
+	return 0;
+}
+
+int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_submission *sub)
+{
+	struct pending *p = calloc(1, sizeof(*p)), **pp;
+	int ret = 0;
+
+	if (!p || !(p->ns = strdup(ns ? ns : d->fs->namespace))) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->sub = *sub; /* taken over */
+	memset(sub, 0, sizeof(*sub));
+	pthread_mutex_lock(&d->lock);
+	if (!d->started) {
+		ret = -pthread_create(&d->thread, NULL, defer_thread, d);
+		d->started = ret == 0;
+	}
+	if (ret == 0) {
+		/* A spec written again before its copy was over replaces the first. */
+		for (pp = &d->queue; *pp; pp = &(*pp)->next)
+			if (strcmp((*pp)->sub.entry, p->sub.entry) == 0) {
+				struct pending *old = *pp;
+
+				*pp = old->next;
+				pending_free(old);
+				break;
+			}
+		for (pp = &d->queue; *pp; pp = &(*pp)->next)
+			;
+		*pp = p;
+		p = NULL;
+		pthread_cond_signal(&d->wake);
+	}
+	pthread_mutex_unlock(&d->lock);
+	pending_free(p);
+	return ret;
+}
+
+static bool is_waiting(const struct pending *p, const char *ns, const char *name)
+{
+	return p && strcmp(p->sub.entry, name) == 0 && strcmp(ns, p->ns) == 0;
+}
+
+bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name, int timeout_ms)
+{
+	struct timespec until = time_realtime_after_ms(timeout_ms);
+	bool waited = false;
+
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		bool waiting = is_waiting(d->running, ns, name);
+
+		for (struct pending *p = d->queue; p && !waiting; p = p->next)
+			waiting = is_waiting(p, ns, name);
+		if (!waiting)
+			break;
+		waited = true;
+		/* each submission made wakes every waiter, which looks again */
+		if (pthread_cond_timedwait(&d->finished, &d->lock, &until) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return waited;
+}
+
+void submit_defer_stop(struct submit_defer *d)
+{
+	bool started;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->stop = true;
+	started = d->started;
+	d->started = false;
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+	if (started)
+		pthread_join(d->thread, NULL);
+	while (d->queue) {
+		struct pending *p = d->queue;
+		char where[320];
+
+		submit_area_path(d->fs, p->ns, where, sizeof(where));
+		fs_log(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
+		       where, p->sub.entry);
+		d->queue = p->next;
+		pending_free(p);
+	}
+}
+
+void submit_defer_free(struct submit_defer *d)
+{
+	if (!d)
+		return;
+	submit_defer_stop(d);
+	pthread_mutex_destroy(&d->lock);
+	pthread_cond_destroy(&d->wake);
+	pthread_cond_destroy(&d->finished);
+	free(d);
+}

@@ -1,0 +1,312 @@
+/*
+ * One submission, from a spec's text to objects in the cluster (docs/submit.md):
+ * parse and validate (render/spec/spec.h), dry-run every object so that the API
+ * server's own validation (names, admission, a taken name) speaks before anything
+ * exists, ask for the PriorityClasses its pods name, create the job, then its
+ * local code's ConfigMap and its TensorBoard (owned by the job), and delete what
+ * was made when a later object fails, so that a failure leaves nothing behind.
+ * A check stops after the dry runs (a directory entry's close: its code is still
+ * being copied, fs/submit/submit_defer.c makes it once the copy is over).
+ *
+ * It blocks on the network (each request has the client's deadline) on the FUSE
+ * worker thread of the close(2) or rename(2) that submits; FUSE runs others
+ * meanwhile. Also: waiting until the cache shows a change the tree made, so that
+ * `cp spec.yaml submit/ && cat jobs/NAME/status` and `rmdir` followed by `ls`
+ * see it. Called by fs/submit/submit.c; no FUSE here.
+ */
+#include "fs/submit/submit_run.h"
+#include "fs/submit/submit.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "k8s/api/api.h"
+#include "fs/submit/staging.h"
+#include "render/spec/spec.h"
+#include "k8s/base/timefmt.h"
+
+#define SUBMIT_CACHE_POLL_MS 20
+
+/* The created objects to undo, in the order they were made, with what they are. */
+struct made {
+	json_t *objs[4];
+	const char *what[4];
+	size_t n;
+};
+
+bool submit_wait_job(struct fs *fs, const char *ns, int kind, const char *name, const char *uid,
+                     bool present, int timeout_ms)
+{
+	int64_t deadline = time_monotonic_ms() + timeout_ms;
+	struct timespec pause = {0, SUBMIT_CACHE_POLL_MS * 1000000L};
+
+	for (;;) {
+		const struct job *job;
+		bool there;
+
+		cache_read_lock(fs->cache);
+		job = cache_find_job(fs->cache, ns, kind, name);
+		there = job && (!uid || strcmp(job->meta.uid, uid) == 0);
+		cache_read_unlock(fs->cache);
+		if (there == present)
+			return true;
+		if (time_monotonic_ms() >= deadline)
+			return false;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Dry-runs or creates obj; the error names what was being made. */
+static int create(struct fs *fs, const char *ns, json_t *obj, bool dry_run, const char *what,
+                  json_t **created, struct k8s_error *err)
+{
+	int rc = k8s_create(fs->client, ns, obj, dry_run, created, err);
+
+	if (rc)
+		k8s_error_prefix(err, "%s %s: ", dry_run ? "checking" : "creating", what);
+	return rc;
+}
+
+/* Creates obj for real and records it in m, to be undone if a later object fails. */
+static int make(struct fs *fs, const char *ns, struct made *m, json_t *obj, const char *what,
+                struct k8s_error *err)
+{
+	json_t *made_obj;
+	int rc = create(fs, ns, obj, false, what, &made_obj, err);
+
+	if (rc)
+		return rc;
+	m->what[m->n] = what;
+	m->objs[m->n++] = made_obj;
+	return 0;
+}
+
+/* Collects into names the distinct priorityClassName values anywhere in obj. */
+static void collect_priority_classes(const json_t *obj, const char **names, size_t *n,
+                                     size_t max)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(obj)) {
+		json_array_foreach(obj, i, v)
+			collect_priority_classes(v, names, n, max);
+		return;
+	}
+	json_object_foreach((json_t *)obj, key, v) {
+		if (strcmp(key, "priorityClassName") == 0 && json_is_string(v)) {
+			const char *name = json_string_value(v);
+			bool seen = false;
+
+			for (i = 0; i < *n && !seen; i++)
+				seen = strcmp(names[i], name) == 0;
+			if (!seen && *n < max)
+				names[(*n)++] = name;
+		} else if (json_is_object(v) || json_is_array(v)) {
+			collect_priority_classes(v, names, n, max);
+		}
+	}
+}
+
+/*
+ * The API server admits a job whose pod templates name a PriorityClass that does
+ * not exist (it is the pods that are refused, one FailedCreate event at a time,
+ * and the job waits forever): ask before anything is made. Only "not found"
+ * refuses; credentials that may not read PriorityClasses (403) cannot tell, and
+ * a server that does not answer will fail the dry run that follows anyway.
+ */
+static int check_priority_classes(struct fs *fs, const json_t *job, struct k8s_error *err)
+{
+	static const struct k8s_resource classes = {"/apis/scheduling.k8s.io/v1",
+	                                            "priorityclasses", false};
+	const char *names[8];
+	size_t n = 0;
+
+	collect_priority_classes(job, names, &n, 8);
+	for (size_t i = 0; i < n; i++) {
+		struct k8s_error get_err;
+		json_t *pc = NULL;
+		int rc;
+
+		k8s_error_clear(&get_err);
+		rc = k8s_get(fs->client, &classes, NULL, names[i], &pc, &get_err);
+		json_decref(pc);
+		if (rc && get_err.code == 404)
+			return k8s_error_set(err, EINVAL,
+			                     "priority: no PriorityClass \"%s\" in this cluster: its "
+			                     "pods would never be created (kubectl get priorityclasses "
+			                     "lists those there are)",
+			                     names[i]);
+	}
+	return 0;
+}
+
+static void append(struct k8s_error *err, const char *text)
+{
+	size_t len = strlen(err->message);
+
+	snprintf(err->message + len, sizeof(err->message) - len, "%s", text);
+}
+
+/* Deletes what this submission made, newest first, and says in err what became of it. */
+static void undo(struct fs *fs, const char *ns, struct made *m, struct k8s_error *err)
+{
+	struct k8s_error derr;
+	char names[512] = "";
+	bool failed = false;
+
+	for (size_t i = m->n; i-- > 0;) {
+		k8s_error_clear(&derr);
+		if (k8s_delete_object(fs->client, ns, m->objs[i],
+		                      K8S_PROPAGATE_BACKGROUND, &derr) != 0 &&
+		    derr.err != ENOENT)
+			failed = true;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+		         names[0] ? ", " : "", m->what[i]);
+		if (failed)
+			break;
+	}
+	append(err, "; ");
+	append(err, names);
+	if (failed) {
+		append(err, ", made before it, could not be deleted again: ");
+		append(err, derr.message);
+		append(err, " (rmdir the job to delete it)");
+	} else {
+		append(err, m->n > 1 ? ", made before it, have been deleted again"
+		                     : ", made before it, has been deleted again");
+	}
+}
+
+static void made_free(struct made *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		json_decref(m->objs[i]);
+	m->n = 0;
+}
+
+/* The TensorBoard's Deployment and Service for job (dry-run or made), when asked for. */
+static int tensorboard_objects(const char *ns, const struct job_spec *s, const json_t *job,
+                               json_t **dep, json_t **svc, struct k8s_error *err)
+{
+	*dep = *svc = NULL;
+	if (!spec_wants_tensorboard(s))
+		return 0;
+	return spec_build_tensorboard(s, ns, job, dep, svc, err);
+}
+
+/* Which job was made (the uid from the API server's answer). */
+static void tell_made(struct submit_made *made, const char *ns, const struct job_spec *s,
+                      const json_t *job)
+{
+	const json_t *meta = json_object_get(job, "metadata");
+	const char *uid = json_string_value(json_object_get(meta, "uid"));
+
+	if (!made)
+		return;
+	snprintf(made->ns, sizeof(made->ns), "%s", ns);
+	made->kind = spec_kind(s);
+	snprintf(made->name, sizeof(made->name), "%s", spec_name(s));
+	snprintf(made->uid, sizeof(made->uid), "%s", uid ? uid : "");
+}
+
+/* The code's files as the spec compiler takes them; *out NULL when none ship. */
+static int code_files(const struct submit_request *rq, struct spec_code_file **out, size_t *n)
+{
+	const struct staging_code *c = rq->code;
+
+	*out = NULL;
+	*n = 0;
+	if (!c || c->n == 0)
+		return 0;
+	*out = calloc(c->n, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		(*out)[i] = (struct spec_code_file){c->files[i].path, c->files[i].data,
+		                                    c->files[i].len, c->files[i].mode};
+	*n = c->n;
+	return 0;
+}
+
+int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error *err)
+{
+	const char *ns = rq->ns ? rq->ns : fs->namespace;
+	struct job_spec *s = NULL;
+	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL, *cm = NULL;
+	struct spec_code_file *files = NULL;
+	struct made m = {{NULL}, {NULL}, 0};
+	char what[128], cm_what[160], dep_what[160], svc_what[160];
+	size_t nfiles = 0;
+	int rc;
+
+	rc = spec_parse(rq->text, rq->len, rq->default_name, fs->served, &s, err);
+	if (rc)
+		goto out;
+	snprintf(what, sizeof(what), "%s %s", kinds_info(spec_kind(s))->kind_name, spec_name(s));
+	snprintf(cm_what, sizeof(cm_what), "the code's ConfigMap %s-code", spec_name(s));
+	snprintf(dep_what, sizeof(dep_what), "the TensorBoard Deployment %s-tensorboard",
+	         spec_name(s));
+	snprintf(svc_what, sizeof(svc_what), "the TensorBoard Service %s-tensorboard",
+	         spec_name(s));
+	if ((rc = spec_build_job(s, ns, &job, err)))
+		goto out;
+	if (code_files(rq, &files, &nfiles) < 0) {
+		rc = k8s_error_set(err, ENOMEM, "out of memory taking the code");
+		goto out;
+	}
+	if (files && ((rc = spec_add_code(s, job, files, nfiles, err)) ||
+	              (rc = spec_build_code(s, ns, NULL, files, nfiles, &cm, err))))
+		goto out;
+
+	/* Everything is checked by the API server before anything is made. */
+	if ((rc = check_priority_classes(fs, job, err)) ||
+	    (rc = create(fs, ns, job, true, what, &checked, err)) ||
+	    (cm && (rc = create(fs, ns, cm, true, cm_what, NULL, err))) ||
+	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||
+	    (dep && (rc = create(fs, ns, dep, true, dep_what, NULL, err))) ||
+	    (svc && (rc = create(fs, ns, svc, true, svc_what, NULL, err))))
+		goto out;
+	json_decref(cm);
+	json_decref(dep);
+	json_decref(svc);
+	cm = dep = svc = NULL;
+	if (rq->check_only)
+		goto out;
+
+	if ((rc = make(fs, ns, &m, job, what, err)))
+		goto out;
+	/* The code and the TensorBoard are owned by the job as made: its uid goes in
+	 * their ownerReferences, so the garbage collector deletes them with it. The
+	 * job's pods wait for the ConfigMap (the kubelet retries the mount). */
+	if ((files && ((rc = spec_build_code(s, ns, m.objs[0], files, nfiles, &cm, err)) ||
+	               (rc = make(fs, ns, &m, cm, cm_what, err)))) ||
+	    (rc = tensorboard_objects(ns, s, m.objs[0], &dep, &svc, err)) ||
+	    (dep && (rc = make(fs, ns, &m, dep, dep_what, err))) ||
+	    (svc && (rc = make(fs, ns, &m, svc, svc_what, err)))) {
+		undo(fs, ns, &m, err);
+		goto out;
+	}
+	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
+	 * is slow; then it appears a moment later. */
+	submit_wait_job(fs, ns, spec_kind(s), spec_name(s), NULL, true, SUBMIT_CACHE_WAIT_MS);
+	fs_log(LOG_INFO, "submitted %s in namespace %s%s", what, ns,
+	       files ? " with its code" : "");
+	tell_made(rq->made, ns, s, m.objs[0]);
+out:
+	made_free(&m);
+	free(files);
+	json_decref(job);
+	json_decref(checked);
+	json_decref(cm);
+	json_decref(dep);
+	json_decref(svc);
+	spec_free(s);
+	return rc;
+}

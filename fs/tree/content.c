@@ -1,0 +1,464 @@
+/*
+ * The text and attributes of each place of the tree: which render/ function
+ * makes a file, when its text is made again, its st_mtime, and the timeouts of
+ * the kernel's caches for it.
+ *
+ * A file's text is rendered at lookup/getattr/open when the cache changed since
+ * it was last made (or always for files that show ages). The inode keeps its
+ * length and hash, and the text itself while it is small or being opened: a walk
+ * of the whole tree must not leave every info and job.json in memory. Open
+ * handles share the text (fs_text), so a reader sees one version. st_mtime is
+ * when the text last changed: first the object's own time (render_job_mtime,
+ * the pod's latest transition, ...), then the moment a re-render differed.
+ * Files that show ages (info, events) keep the object's time, or `ls -lt`
+ * would reorder them every second.
+ *
+ * Called by ops.c, dirs.c and notify.c; takes inode_lock, then the cache's
+ * read lock. Which renderer makes a file is its row's in places.c.
+ */
+#include "fs/tree/content.h"
+#include "fs/tree/model.h"
+#include "fs/tree/view.h"
+#include "fs/tree/listing.h"
+#include "fs/code/codetree.h"
+#include "fs/logs/logfile.h"
+#include "fs/base/places.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/log.h"
+#include "k8s/base/strbuf.h"
+#include "k8s/base/timefmt.h"
+#include "render/render.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "k8s/base/hash.h"
+
+static int64_t later(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t nodes_mtime(const struct node_view *v, size_t n, int64_t now)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		t = later(t, v[i].node->meta.created);
+		for (size_t k = 0; k < v[i].n_pods; k++)
+			t = later(t, render_pod_mtime(v[i].pods[k], now));
+	}
+	return t;
+}
+
+/* The note a PLACE_STALE_NOTE file ends with while the cluster is unreachable. */
+static void stale_note(struct fs *fs, const struct place *p, struct strbuf *sb)
+{
+	struct cache_health h;
+
+	if (!(p->flags & PLACE_STALE_NOTE))
+		return;
+	cache_get_health(fs->cache, &h);
+	render_stale_note(sb, &h);
+}
+
+static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			   struct strbuf *sb, int64_t *mtime)
+{
+	const struct job *job = model_job(fs, node);
+	struct fs_job_view jv;
+
+	if (!job)
+		return -ENOENT;
+	if (view_job(fs, job, p->view, &jv))
+		return -ENOMEM;
+	*mtime = render_job_mtime(&jv.v);
+	p->render.job(sb, &jv.v);
+	view_job_free(&jv);
+	stale_note(fs, p, sb);
+	/* a file that comes and goes renders nothing when it is gone */
+	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
+}
+
+static int render_nodes_file(struct fs *fs, const struct node *only, const struct place *p,
+			     struct strbuf *sb, int64_t *mtime)
+{
+	struct node_view *v;
+	size_t n;
+
+	if (view_nodes(fs, only, &v, &n))
+		return -ENOMEM;
+	if (only)
+		p->render.node_pods(sb, &v[0]);
+	else
+		p->render.cluster(sb, v, n);
+	*mtime = later(nodes_mtime(v, n, time_now()), only ? 0 : fs->started);
+	view_nodes_free(v, n);
+	return 0;
+}
+
+/* A table of jobs: its time is when a job last changed or one came or went (which no
+ * remaining job's time says), not earlier than the mount. */
+static int render_jobs_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			    struct strbuf *sb, int64_t *mtime)
+{
+	const char *ns = p->source == SRC_NS_JOBS ? node->ns : NULL;
+	struct job_view *v;
+	size_t n;
+	int64_t t;
+
+	if (p->source == SRC_NS_JOBS && !ns)
+		return -EINVAL;
+	if (view_jobs(fs, ns, &v, &n))
+		return -ENOMEM;
+	p->render.jobs(sb, v, n);
+	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
+	for (size_t i = 0; i < n; i++)
+		t = later(t, render_job_mtime(&v[i]));
+	*mtime = t;
+	view_jobs_free(v, n);
+	stale_note(fs, p, sb);
+	return 0;
+}
+
+/* The text of a regular (non-log) file and its object's time, made by its place's
+ * renderer from what its source names. Under the read lock. */
+static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
+			    int64_t *mtime)
+{
+	const struct place *p = place_of(node->type);
+	const struct pod *pod;
+	const struct node *kn;
+	struct cache_health h;
+
+	*mtime = fs->started;
+	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE))
+		return -EINVAL;
+	switch (p->source) {
+	case SRC_NONE:
+		p->render.text(sb);
+		return 0;
+	case SRC_CONFIG:
+		p->render.config(sb, fs->cfg);
+		return 0;
+	case SRC_HEALTH:
+		cache_get_health(fs->cache, &h);
+		p->render.health(sb, &h);
+		*mtime = later(h.since, fs->started);
+		return 0;
+	case SRC_CLUSTER:
+		return render_nodes_file(fs, NULL, p, sb, mtime);
+	case SRC_JOB:
+		return render_job_file(fs, node, p, sb, mtime);
+	case SRC_NS_JOBS:
+	case SRC_ALL_JOBS:
+		return render_jobs_file(fs, node, p, sb, mtime);
+	case SRC_POD:
+		if (!(pod = model_pod(fs, node)))
+			return -ENOENT;
+		*mtime = render_pod_mtime(pod, time_now());
+		p->render.pod(sb, pod);
+		return 0;
+	case SRC_NODE:
+	case SRC_NODE_PODS:
+		if (!(kn = model_node(fs, node)))
+			return -ENOENT;
+		*mtime = kn->meta.created;
+		if (p->source == SRC_NODE_PODS)
+			return render_nodes_file(fs, kn, p, sb, mtime);
+		p->render.node(sb, kn);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *changed)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct fs_text *text = NULL;
+	int64_t natural = 0;
+	uint64_t gen, hash;
+	int ret;
+
+	*changed = false;
+	cache_read_lock(fs->cache);
+	gen = cache_generation(fs->cache);
+	if (in->rendered && in->text_gen == gen && !fs_type_is_volatile(in->node.type) &&
+	    (in->text || !keep)) {
+		ret = 0;
+		goto unlock;
+	}
+	ret = render_node_text(fs, &in->node, &sb, &natural);
+	cache_read_unlock(fs->cache);
+	if (ret == 0 && !strbuf_ok(&sb))
+		ret = -ENOMEM;
+	if (ret)
+		goto out;
+	/* tells a re-rendered text from the last one without keeping the last one */
+	hash = hash_fnv1a(HASH_FNV1A_INIT, strbuf_str(&sb), sb.len);
+	*changed = !in->rendered || in->text_len != sb.len || in->text_hash != hash;
+	/* A large text stays only while it is read: 346k inodes after a walk of the tree
+	 * would otherwise hold every info and job.json. Small ones cost less than a render. */
+	if (keep || sb.len <= CONTENT_KEEP_MAX) {
+		if (!*changed && in->text) {
+			text = fs_text_get(in->text);
+		} else if (!(text = fs_text_new(strbuf_str(&sb), sb.len))) {
+			*changed = false;
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	in->text_gen = gen;
+	if (*changed) {
+		if (!in->rendered || fs_type_is_volatile(in->node.type))
+			in->mtime = natural;
+		else
+			in->mtime = later(time_now(), in->mtime);
+		in->version++;
+		in->text_len = sb.len;
+		in->text_hash = hash;
+		in->rendered = true;
+	}
+	fs_text_put(in->text);
+	in->text = text;
+	goto out;
+unlock:
+	cache_read_unlock(fs->cache);
+out:
+	strbuf_free(&sb);
+	return ret;
+}
+
+int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed)
+{
+	int ret;
+
+	inode_lock(in);
+	ret = content_refresh_locked(fs, in, false, changed);
+	inode_unlock(in);
+	return ret;
+}
+
+/* ---- attributes ---- */
+
+void content_stat_static(struct fs *fs, enum fs_type type, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_uid = fs->uid;
+	st->st_gid = fs->gid;
+	st->st_mtim.tv_sec = st->st_ctim.tv_sec = st->st_atim.tv_sec = fs->started;
+	if (!fs_type_is_dir(type)) {
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
+		return;
+	}
+	st->st_mode = S_IFDIR | 0555;
+	if (type == FS_SUBMIT_DIR && !fs->opts.readonly)
+		st->st_mode = S_IFDIR | 0755;
+	st->st_nlink = place_nlink(type);
+	st->st_size = 4096;
+	st->st_blocks = 8;
+}
+
+static void set_mtime(struct stat *st, int64_t t)
+{
+	st->st_mtim.tv_sec = st->st_ctim.tv_sec = st->st_atim.tv_sec = t;
+	st->st_mtim.tv_nsec = st->st_ctim.tv_nsec = st->st_atim.tv_nsec = 0;
+}
+
+/* A directory's existence and mtime, under the read lock. */
+static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
+{
+	const struct job *job;
+	const struct pod *pod;
+	const struct node *kn;
+	struct fs_job_view jv;
+
+	if (fs_type_is_code(node->type))
+		return codetree_dir_mtime(fs, node, mtime);
+	switch (place_of(node->type)->source) {
+	case SRC_JOB:
+		if (!(job = model_job(fs, node)))
+			return -ENOENT;
+		if (view_job(fs, job, VIEW_PODS, &jv))
+			return -ENOMEM;
+		*mtime = render_job_mtime(&jv.v);
+		view_job_free(&jv);
+		return 0;
+	case SRC_POD:
+		if ((pod = model_pod(fs, node)))
+			*mtime = render_pod_mtime(pod, time_now());
+		else if (!model_pod_kept(fs, node, mtime))   /* gone, its log kept: when it ended */
+			return -ENOENT;
+		return 0;
+	case SRC_NODE:
+		if (!(kn = model_node(fs, node)))
+			return -ENOENT;
+		*mtime = kn->meta.created;
+		return 0;
+	case SRC_JOBS:
+	case SRC_NODES:
+	case SRC_NAMESPACES:
+		*mtime = fs_listing_mtime(fs, node->type, node->ns);
+		return 0;
+	case SRC_NAMESPACE:
+		*mtime = fs_listing_mtime(fs, FS_JOBS_DIR, node->ns);
+		return 0;
+	default:
+		*mtime = fs->started;
+		return 0;
+	}
+}
+
+/* The subdirectories that come and go (code/) a directory has now: its st_nlink
+ * counts them. Under the read lock. */
+static unsigned optional_subdirs(struct fs *fs, const struct fs_node *dir)
+{
+	const struct place *const *c;
+	size_t n = place_children(dir->type, &c);
+	unsigned count = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((c[i]->flags & PLACE_DIR) && (c[i]->flags & PLACE_COMES_AND_GOES) &&
+		    model_place_exists(fs, c[i], dir))
+			count++;
+	return count;
+}
+
+int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
+{
+	enum fs_type type = in->node.type;
+	uint64_t size = 0;
+	int64_t mtime = fs->started;
+	struct codetree_file cf;
+	bool changed;
+	int ret = 0;
+
+	content_stat_static(fs, type, st);
+	st->st_ino = in->ino;
+	if (fs_type_is_dir(type)) {
+		cache_read_lock(fs->cache);
+		ret = dir_mtime(fs, &in->node, &mtime);
+		if (!ret && st->st_nlink > 1)
+			st->st_nlink += optional_subdirs(fs, &in->node);
+		cache_read_unlock(fs->cache);
+		if (ret)
+			return ret;
+		set_mtime(st, mtime);
+		return 0;
+	}
+	if (fs_type_is_log(type)) {
+		logfile_stat(fs, in, &size, &mtime);
+	} else if (fs_type_is_code(type)) {
+		/* from the annotation: a stat of code/ asks the cluster nothing */
+		cache_read_lock(fs->cache);
+		ret = codetree_file(fs, &in->node, &cf);
+		cache_read_unlock(fs->cache);
+		if (ret)
+			return ret;
+		st->st_mode = S_IFREG | cf.perm;
+		size = cf.size;
+		mtime = cf.mtime;
+	} else {
+		ret = content_refresh(fs, in, &changed);
+		if (ret)
+			return ret;
+		inode_lock(in);
+		size = in->text_len;
+		mtime = in->mtime;
+		inode_unlock(in);
+	}
+	inode_lock(in);
+	in->reported_size = size;
+	in->reported = true;
+	inode_unlock(in);
+	st->st_size = (off_t)size;
+	st->st_blocks = (blkcnt_t)((size + 511) / 512);
+	set_mtime(st, mtime);
+	return 0;
+}
+
+/* ---- timeouts ---- */
+
+double content_attr_timeout(struct fs *fs, enum fs_type type)
+{
+	unsigned flags = place_of(type)->flags;
+
+	if (flags & PLACE_FIXED_ATTR)
+		return fs->opts.static_timeout;
+	if (flags & PLACE_DIR)
+		return fs->opts.entry_timeout;
+	if (flags & PLACE_AGES)
+		return fs->opts.attr_timeout < FS_AGES_TIMEOUT ? fs->opts.attr_timeout : FS_AGES_TIMEOUT;
+	return fs->opts.attr_timeout;
+}
+
+double content_entry_timeout(struct fs *fs, enum fs_type type)
+{
+	const struct place *p = place_of(type);
+
+	/* Fixed names live as long as their parent (whose own entry is short), except
+	 * those that change inode (a restarted container's logs) or come and go
+	 * (tensorboard_url, logs.previous). Names of objects come and go. */
+	if (p->name && !(p->flags & (PLACE_LOG | PLACE_COMES_AND_GOES)))
+		return fs->opts.static_timeout;
+	return fs->opts.entry_timeout;
+}
+
+double content_negative_timeout(struct fs *fs, enum fs_type parent_type)
+{
+	const struct place *const *c;
+
+	/* jobs/, instances/, nodes/, namespaces/, submit/: new names appear. */
+	if (place_object_child(parent_type) || !place_children(parent_type, &c))
+		return 0;
+	/* code, tensorboard_url and logs.previous appear: the notifier invalidates their
+	 * negative entries, and this is the safety net. */
+	if (place_optional_mask(parent_type))
+		return fs->opts.entry_timeout < FS_NEGATIVE_TIMEOUT ? fs->opts.entry_timeout
+								    : FS_NEGATIVE_TIMEOUT;
+	return fs->opts.static_timeout;
+}
+
+/* ---- lookup entries (ops.c, dirs.c) ---- */
+
+/* Remembers which of a directory's names that come and go are there, so that the
+ * notifier can tell the kernel when that changes. */
+static void set_extras(struct fs *fs, struct fs_inode *in)
+{
+	unsigned has;
+	bool known;
+
+	if (!place_optional_mask(in->node.type))
+		return;
+	inode_lock(in);
+	known = in->extras_known;
+	inode_unlock(in);
+	if (known)
+		return;
+	has = model_extras(fs, &in->node);
+	inode_lock(in);
+	if (!in->extras_known) {
+		in->extras = has;
+		in->extras_known = true;
+	}
+	inode_unlock(in);
+}
+
+int content_fill_entry(struct fs *fs, struct fs_inode *in, struct fuse_entry_param *e)
+{
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	ret = content_stat(fs, in, &e->attr);
+	if (ret)
+		return ret;
+	set_extras(fs, in);
+	e->ino = in->ino;
+	e->generation = 1;
+	e->attr_timeout = content_attr_timeout(fs, in->node.type);
+	e->entry_timeout = content_entry_timeout(fs, in->node.type);
+	return 0;
+}

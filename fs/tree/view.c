@@ -1,0 +1,298 @@
+/*
+ * Gathering what render/ needs from the cache: a job with its pods, services,
+ * nodes and events (struct job_view), the jobs of a namespace or of all with
+ * their pods (the tables of jobs), the nodes with the pods bound to them
+ * (struct node_view), and the moment a pod last changed.
+ *
+ * Called under the cache's read lock by model.c and content.c; the pointers stay
+ * valid until it is released. Only the parts asked for are gathered, so that
+ * reading every status file costs one pod lookup per job, not a scan of the events.
+ */
+#include "fs/tree/view.h"
+#include "k8s/cache/cache.h"
+#include "k8s/base/timefmt.h"
+#include "fs/logs/logkeep.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool add_event(const struct event ***arr, size_t *n, size_t *cap, const struct event *e)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		const struct event **na = realloc(*arr, nc * sizeof(*na));
+
+		if (!na)
+			return false;
+		*arr = na;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = e;
+	return true;
+}
+
+/* Events of involved objects named name in ns, of kind kind_name (the uid decides when
+ * the event carries one: a re-created job must not show its predecessor's events). */
+static int gather_events(struct fs *fs, const char *ns, const char *name, const char *kind_name,
+			 const char *uid, const struct event ***arr, size_t *n, size_t *cap)
+{
+	const struct event **found = NULL;
+	size_t nf = cache_events_for(fs->cache, ns, name, &found);
+	int ret = 0;
+
+	for (size_t i = 0; i < nf; i++) {
+		const struct event *e = found[i];
+
+		if (strcmp(e->involved_kind, kind_name) != 0)
+			continue;
+		if (e->involved_uid[0] && uid[0] && strcmp(e->involved_uid, uid) != 0)
+			continue;
+		if (!add_event(arr, n, cap, e)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	free(found);
+	return ret;
+}
+
+static int kept_by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The pods of an ended job gone from the cache whose logs are kept (model.c lists
+ * them in instances/), by name. Needs the pods gathered. */
+static int gather_kept(struct fs *fs, struct fs_job_view *out)
+{
+	struct job_view *v = &out->v;
+	const struct job *job = v->job;
+
+	if (!fs->keep || !render_job_ended(v))
+		return 0;
+	out->n_kept = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name,
+				     job->meta.uid, &out->kept);
+	if (!out->n_kept)
+		return 0;
+	out->kept_names = calloc(out->n_kept, sizeof(*out->kept_names));
+	if (!out->kept_names)
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n_kept; i++) {
+		const char *pod = out->kept[i]->meta.pod;
+		bool listed = false;
+
+		for (size_t j = 0; j < v->n_pods && !listed; j++)
+			listed = strcmp(v->pods[j]->meta.name, pod) == 0;
+		for (size_t j = 0; j < v->n_kept_pods && !listed; j++)
+			listed = strcmp(out->kept_names[j], pod) == 0;
+		if (!listed)
+			out->kept_names[v->n_kept_pods++] = pod;
+	}
+	if (v->n_kept_pods > 1)
+		qsort(out->kept_names, v->n_kept_pods, sizeof(*out->kept_names), kept_by_name);
+	v->kept_pods = out->kept_names;
+	return 0;
+}
+
+int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out)
+{
+	struct job_view *v = &out->v;
+	size_t cap = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	v->job = job;
+	v->now = time_now();
+	if (want & (VIEW_PODS | VIEW_EVENTS)) {
+		v->n_pods = cache_pods_of_job(fs->cache, job, &out->pods);
+		v->pods = (const struct pod *const *)out->pods;
+	}
+	if (want & VIEW_SERVICES) {
+		v->n_services = cache_services_of_job(fs->cache, job->meta.namespace, job->meta.name,
+						      &out->services);
+		v->services = (const struct service *const *)out->services;
+	}
+	/* Nodes only give a TensorBoard's address: without a service of the job they are
+	 * not needed, and gathering them costs a scan of every node per job. */
+	if ((want & VIEW_NODES) && (!(want & VIEW_SERVICES) || v->n_services)) {
+		v->n_nodes = cache_nodes(fs->cache, &out->nodes);
+		v->nodes = (const struct node *const *)out->nodes;
+	}
+	if (want & VIEW_EVENTS) {
+		const struct job_kind_info *ki = kinds_info(job->kind);
+
+		ret = gather_events(fs, job->meta.namespace, job->meta.name, ki->kind_name,
+				    job->meta.uid, &out->events, &v->n_events, &cap);
+		for (size_t i = 0; !ret && i < v->n_pods; i++)
+			ret = gather_events(fs, job->meta.namespace, v->pods[i]->meta.name, "Pod",
+					    v->pods[i]->meta.uid, &out->events, &v->n_events, &cap);
+		v->events = (const struct event *const *)out->events;
+	}
+	if (!ret && (want & VIEW_KEPT))
+		ret = gather_kept(fs, out);
+	if (ret)
+		view_job_free(out);
+	return ret;
+}
+
+void view_job_free(struct fs_job_view *jv)
+{
+	logkeep_entries_free(jv->kept, jv->n_kept);
+	free(jv->kept_names);
+	free(jv->pods);
+	free(jv->services);
+	free(jv->nodes);
+	free(jv->events);
+	memset(jv, 0, sizeof(*jv));
+}
+
+/* Appends the served jobs of ns, each with its pods, to the array at *out. */
+static int add_jobs_of(struct fs *fs, const char *ns, int64_t now, struct job_view **out,
+		       size_t *n, size_t *cap)
+{
+	const struct job **jobs = NULL;
+	size_t count = cache_jobs(fs->cache, ns, &jobs);
+	int ret = 0;
+
+	if (count && !jobs)
+		return -ENOMEM;
+	for (size_t i = 0; i < count && !ret; i++) {
+		struct fs_job_view jv;
+
+		/* as jobs/ lists them (model.c): a kind not served is not in the tree */
+		if (!fs->served[jobs[i]->kind])
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 16;
+			struct job_view *na = realloc(*out, nc * sizeof(*na));
+
+			if (!na) {
+				ret = -ENOMEM;
+				break;
+			}
+			*out = na;
+			*cap = nc;
+		}
+		if ((ret = view_job(fs, jobs[i], VIEW_PODS, &jv)) != 0)
+			break;
+		jv.v.now = now;
+		(*out)[(*n)++] = jv.v;     /* takes jv.pods: view_jobs_free frees it */
+	}
+	free(jobs);
+	return ret;
+}
+
+int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n)
+{
+	const char **names = NULL;
+	size_t count = 1, cap = 0;
+	int64_t now = time_now();
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!ns) {
+		count = cache_namespaces(fs->cache, &names);
+		if (!names)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < count && !ret; i++)
+		ret = add_jobs_of(fs, ns ? ns : names[i], now, out, n, &cap);
+	free(names);
+	if (ret) {
+		view_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+void view_jobs_free(struct job_view *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free((void *)v[i].pods);
+	free(v);
+}
+
+static int node_by_name(const void *a, const void *b)
+{
+	const struct node_view *x = a, *y = b;
+
+	return strcmp(x->node->meta.name, y->node->meta.name);
+}
+
+int view_nodes(struct fs *fs, const struct node *only, struct node_view **out, size_t *n)
+{
+	const struct node **nodes = NULL;
+	struct node_view *v;
+	size_t count;
+	int64_t now = time_now();
+
+	*out = NULL;
+	*n = 0;
+	if (only) {
+		count = 1;
+	} else {
+		count = cache_nodes(fs->cache, &nodes);
+		if (count == 0)
+			return 0;
+	}
+	v = calloc(count, sizeof(*v));
+	if (!v) {
+		free(nodes);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct pod **pods = NULL;
+
+		v[i].node = only ? only : nodes[i];
+		v[i].n_pods = cache_pods_on_node(fs->cache, v[i].node->meta.name, &pods);
+		v[i].pods = (const struct pod *const *)pods;
+		v[i].now = now;
+	}
+	free(nodes);
+	if (count > 1)
+		qsort(v, count, sizeof(*v), node_by_name);
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+void view_nodes_free(struct node_view *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free((void *)v[i].pods);
+	free(v);
+}
+
+const struct pod *view_job_main_pod(struct fs *fs, const struct job *job)
+{
+	struct fs_job_view jv;
+	const struct pod *pod = NULL;
+	int i;
+
+	if (view_job(fs, job, VIEW_PODS, &jv))
+		return NULL;
+	i = render_job_main_pod(&jv.v);
+	if (i >= 0)
+		pod = jv.v.pods[i];
+	view_job_free(&jv);
+	return pod;
+}
+
+bool view_job_ended_without_pods(struct fs *fs, const struct job *job)
+{
+	struct fs_job_view jv;
+	bool gone = false;
+
+	if (job && view_job(fs, job, VIEW_PODS, &jv) == 0) {
+		gone = jv.v.n_pods == 0 && render_job_ended(&jv.v);
+		view_job_free(&jv);
+	}
+	return gone;
+}

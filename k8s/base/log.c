@@ -1,0 +1,65 @@
+/*
+ * Messages of the daemon: one line each, to wherever mount/ says (stderr in the
+ * foreground, syslog once detached, a buffer during start-up). Priorities are
+ * syslog's; lines above the level set (LOG_INFO by default, LOG_DEBUG with -d)
+ * are dropped.
+ *
+ * k8s/ never logs (its errors travel in struct k8s_error); fs/ logs what a user
+ * or an operator should know about and what the kernel cannot be told.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "k8s/base/log.h"
+
+static void stderr_sink(int priority, const char *msg)
+{
+	(void)priority;
+	fprintf(stderr, "arenafs: %s\n", msg);
+}
+
+static fs_log_sink_fn sink = stderr_sink;
+static int max_priority = LOG_INFO;
+
+void fs_log_set_sink(fs_log_sink_fn fn)
+{
+	sink = fn ? fn : stderr_sink;
+}
+
+void fs_log_set_level(int priority)
+{
+	max_priority = priority;
+}
+
+bool fs_log_enabled(int priority)
+{
+	return priority <= max_priority;
+}
+
+void fs_vlog(int priority, const char *fmt, va_list ap)
+{
+	char msg[2048];
+	size_t len;
+
+	if (priority > max_priority)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* one line: libfuse ends its messages in a newline */
+	len = strlen(msg);
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+		msg[--len] = '\0';
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	sink(priority, msg);
+}
+
+void fs_log(int priority, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fs_vlog(priority, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,88 @@
+/*
+ * The insides of the cache's store, shared by store.c (tables, indexes, writes)
+ * and store_query.c (lookups). Not a public header: readers use cache.h, the
+ * reflectors and tests store.h.
+ */
+#ifndef ARENAFS_K8S_STORE_IMPL_H
+#define ARENAFS_K8S_STORE_IMPL_H
+
+#include <pthread.h>
+
+#include "k8s/cache/store.h"
+
+#define TABLE_SLOTS_MIN 256 /* tables double when they hold more entries than slots */
+
+enum index_id {
+	IX_POD_JOB,
+	IX_POD_NODE,
+	IX_SERVICE_RELEASE,
+	IX_EVENT_INVOLVED,
+	IX_JOB_NS,
+	IX_COUNT
+};
+
+#define TYPE_COUNT      (CACHE_NAMESPACE + 1)
+#define LINKS_PER_ENTRY 2 /* the most indexes an object is in: a pod's job and node */
+
+struct entry;
+
+struct bucket {
+	struct bucket *hnext;
+	uint32_t hash;
+	size_t n;
+	struct entry *head;
+	size_t ns_len; /* key = ns '\0' value '\0' */
+	char key[];
+};
+
+struct link {
+	struct entry *prev, *next;
+	struct bucket *b; /* NULL: not in this index */
+};
+
+/* One per stored object, so kept small: its type is its table's, a job's kind is
+ * the job's own, and it has only the links of the indexes its type is in
+ * (store_links(): a pod 2, a service, event or job 1, others none). */
+struct entry {
+	struct entry *hnext;
+	void *obj;
+	uint32_t hash;
+	uint32_t epoch;
+	struct link links[];
+};
+
+struct etable {
+	struct entry **slots;
+	size_t nslots, count;
+	int type; /* enum cache_object_type of its entries */
+};
+
+struct btable {
+	struct bucket **slots;
+	size_t nslots, count;
+};
+
+/* The store is the cache readers hold (store.h says why). */
+struct k8s_cache {
+	pthread_rwlock_t lock;
+	uint64_t generation; /* written under the write lock, read atomically */
+	struct etable tables[TYPE_COUNT];
+	struct btable indexes[IX_COUNT];
+	const char *config_ns;   /* listed first by cache_namespaces; not owned */
+	struct cache_feed *feed; /* what fills it (cache_impl.h); NULL for a store alone */
+};
+
+/* Every object struct of objects.h starts with its obj_meta. */
+static inline const struct obj_meta *meta_of(const void *obj)
+{
+	return obj;
+}
+
+/* How many indexes an object of type is in: the links its entry has. */
+int store_links(int type);
+/* The entry of (kind, ns, name) in a table, or NULL. */
+struct entry *store_entry_get(struct etable *t, int kind, const char *ns, const char *name);
+/* The index bucket of (ns, val), or NULL. */
+struct bucket *store_bucket_find(struct btable *t, const char *ns, const char *val);
+
+#endif

@@ -1,0 +1,235 @@
+/*
+ * The compact objects the cache keeps and render/ reads: only the fields the
+ * tree shows, decoded once from the API server's JSON (objects_decode.c), so
+ * that 50,000 pods fit in little memory and render/ never touches JSON paths.
+ *
+ * Times are Unix seconds, 0 when absent. Strings are owned by the object and
+ * never NULL unless the comment says so ("" when absent). Objects are immutable
+ * once published in the cache: a change replaces the object, so a reader holding
+ * the cache's read lock sees one consistent version.
+ *
+ * Memory: a decoded object is one allocation (struct, arrays, strings), and the
+ * strings that repeat across objects (namespaces, label keys and values, images,
+ * node and owner names) are shared, reference-counted copies (objpack.h). So only
+ * the *_free() functions may free a decoded object, and they only free decoded
+ * ones: an object built by hand (tests of render/) is the builder's to free.
+ */
+#ifndef ARENAFS_K8S_OBJECTS_H
+#define ARENAFS_K8S_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "k8s/objects/kinds.h"
+
+struct kv {
+	char *key;
+	char *value;
+};
+
+struct kv_list {
+	struct kv *items;
+	size_t n;
+};
+
+/* The value for key, or NULL. */
+const char *kv_get(const struct kv_list *l, const char *key);
+
+/* Labels and annotations keep only what the tree reads, and owner references none
+ * (the decoders read them all first: a pod's job, a node's roles): in a cluster of
+ * 50,000 pods every byte per object is 50 KB. */
+struct obj_meta {
+	char *name;
+	char *namespace;             /* "" for cluster-scoped objects */
+	char *uid;
+	char *resource_version;
+	int64_t created;             /* creationTimestamp */
+	int64_t deleted;             /* deletionTimestamp; 0 when not being deleted */
+	/* Only the labels the tree uses (LABELS_KEPT in objects_decode.c): release and
+	 * role, which make a Service a job's TensorBoard. */
+	struct kv_list labels;
+	/* Only the annotations the tree uses (ANNOTATIONS_KEPT in objects_decode.c):
+	 * arenafs.io/spec, arenafs.io/code, requestGPUsOfJobOwner,
+	 * kubectl.kubernetes.io/default-container. */
+	struct kv_list annotations;
+};
+
+/* ---- training jobs (every kind of kinds.h) ---- */
+
+struct job_condition {
+	char *type;                  /* Created, Running, Restarting, Succeeded, Failed, ... */
+	bool status;                 /* "True" */
+	char *reason;
+	char *message;
+	int64_t last_transition;
+};
+
+/* One entry of *ReplicaSpecs (or TrainJob's trainer: type "Node"; a Volcano task;
+ * Spark's "Driver" and "Executor"; Ray's "Head" and each worker group). */
+struct job_replica {
+	char *type;                  /* as in the spec: "Worker", "PS", "Chief", "Master", "Launcher" */
+	int replicas;                /* default 1 */
+	int gpus;                    /* nvidia.com/gpu limits of one replica's containers, summed */
+	char *image;                 /* first container's image */
+	/* status.replicaStatuses[type] */
+	int active, succeeded, failed;
+};
+
+struct job {
+	struct obj_meta meta;
+	enum job_kind kind;
+	bool deepspeed;              /* an ETJob labelled app=deepspeedjob: Arena's
+	                                DeepSpeedJob (job_type_name, job_trainer_name) */
+	char *api_version;
+	struct job_condition *conditions;  /* in the order the API server lists them */
+	size_t n_conditions;
+	struct job_replica *replicas;
+	size_t n_replicas;
+	int64_t start_time;          /* status.startTime (the kind's start_field) */
+	int64_t completion_time;     /* status.completionTime (the kind's end_field) */
+	char *state;                 /* the kind's state_field ("" when absent), for the
+	                                kinds whose status is one state string */
+	char *priority_class;        /* runPolicy.schedulingPolicy.priorityClass, else the
+	                                pod templates' priorityClassName, else "" */
+	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */
+	char *code_annotation;       /* the arenafs.io/code annotation (the files the job
+	                                shipped, fs/code/codeindex.h), or NULL */
+	char *raw_json;              /* the whole object as the API server sent it (compact
+	                                JSON), for job.json and spec.yaml; without
+	                                metadata.managedFields, as kubectl get -o json */
+};
+
+/* ---- pods ---- */
+
+enum pod_phase { POD_PENDING, POD_RUNNING, POD_SUCCEEDED, POD_FAILED, POD_UNKNOWN };
+
+enum container_state_kind { CONTAINER_NONE, CONTAINER_WAITING, CONTAINER_RUNNING, CONTAINER_TERMINATED };
+
+/* Fields in the order that leaves no padding (the structs of pods are the bulk of
+ * the cache). */
+struct container_state {
+	enum container_state_kind kind;
+	int exit_code;               /* terminated only */
+	char *reason;                /* waiting/terminated reason: ContainerCreating, Completed, Error */
+	char *message;
+	char *container_id;          /* terminated containerID, or "" */
+	int64_t started;             /* running/terminated startedAt */
+	int64_t finished;            /* terminated finishedAt */
+};
+
+struct container {
+	char *name;
+	char *image;
+	char *container_id;          /* current instance ("containerd://..."), "" before it starts */
+	int gpus;                    /* resources.limits["nvidia.com/gpu"] */
+	/* status.containerStatuses[name]; state.kind == CONTAINER_NONE before the kubelet reports */
+	int restart_count;
+	bool ready;
+	struct container_state state;
+	struct container_state last_state;  /* lastState: the previous instance, kind NONE if none */
+};
+
+struct pod {
+	struct obj_meta meta;
+	/* The job this pod belongs to, found from the controller ownerReference, else the
+	 * operators' labels (training.kubeflow.org/job-name, job-name, tf-job-name,
+	 * jobset.sigs.k8s.io/jobset-name...). job_name NULL: not a training job's pod. */
+	char *job_name;
+	int job_kind;                /* enum job_kind, or -1 when only a label names the job and
+	                                the kind cannot be told (see cache_pods_of_job) */
+	int replica_index;           /* -1 when absent */
+	char *replica_type;          /* lowercase: "worker", "ps", "chief", "master", "launcher", or "" */
+	char *job_role;              /* training.kubeflow.org/job-role: "master", "launcher", ... or "" */
+	char *node_name;             /* spec.nodeName, "" while unscheduled */
+	char *pod_ip;
+	char *host_ip;
+	enum pod_phase phase;
+	int gpus;                    /* Σ containers' nvidia.com/gpu limits */
+	char *reason;                /* status.reason (Evicted, ...), or "" */
+	char *message;               /* status.message, or "" */
+	char *unschedulable;         /* PodScheduled=False's message, or "" */
+	int64_t start_time;          /* status.startTime */
+	char *priority_class;
+	char *restart_policy;
+	struct container *containers;
+	size_t n_containers;
+	struct container *init_containers;
+	size_t n_init_containers;
+};
+
+/* ---- nodes ---- */
+
+struct node {
+	struct obj_meta meta;
+	bool ready;                  /* condition Ready=True */
+	bool unschedulable;          /* spec.unschedulable */
+	char *internal_ip;           /* status.addresses InternalIP, or "" */
+	char *roles;                 /* from node-role.kubernetes.io/ROLE labels, comma-joined
+	                                and sorted; "" when none */
+	int gpu_capacity;            /* status.capacity["nvidia.com/gpu"] */
+	int gpu_allocatable;         /* status.allocatable["nvidia.com/gpu"] */
+	char *cpu_capacity;          /* as the API writes it: "32" */
+	char *memory_capacity;       /* "131072Mi" */
+};
+
+/* ---- services ---- */
+
+struct service {
+	struct obj_meta meta;
+	char *type;                  /* ClusterIP, NodePort, LoadBalancer */
+	char *cluster_ip;
+	int port;                    /* spec.ports[0].port, 0 if none */
+	int node_port;               /* spec.ports[0].nodePort, 0 if none */
+	char *lb_ingress;            /* status.loadBalancer.ingress[0].ip (or hostname), or "" */
+};
+
+/* ---- events ---- */
+
+struct event {
+	struct obj_meta meta;
+	char *involved_kind;
+	char *involved_name;
+	char *involved_uid;
+	char *type;                  /* Normal, Warning */
+	char *reason;
+	char *message;
+	char *source;                /* source.component, else reportingController */
+	int count;                   /* at least 1 */
+	int64_t first_seen;          /* firstTimestamp, else eventTime, else creation */
+	int64_t last_seen;           /* lastTimestamp, else first_seen */
+};
+
+/* ---- namespaces (added for the cache's per-namespace watches) ---- */
+
+struct k8s_namespace {
+	struct obj_meta meta;
+	char *phase;                 /* status.phase: Active, Terminating */
+};
+
+/*
+ * Decoding from the API server's JSON (objects_decode.c). Each returns a new
+ * object the caller owns, or NULL when obj is not a valid object of that kind.
+ * job_decode keeps a compact dump of obj in raw_json.
+ */
+struct job *job_decode(json_t *obj, enum job_kind kind);
+struct pod *pod_decode(json_t *obj);
+struct node *node_decode(json_t *obj);
+struct service *service_decode(json_t *obj);
+struct event *event_decode(json_t *obj);
+struct k8s_namespace *namespace_decode(json_t *obj);
+
+void job_free(struct job *j);
+/* What the `type` file and Arena's Trainer column call j: its kind's, except for
+ * Arena's DeepSpeedJob (an ETJob by its CRD): "deepspeedjob", "DEEPSPEEDJOB". */
+const char *job_type_name(const struct job *j);
+const char *job_trainer_name(const struct job *j);
+void pod_free(struct pod *p);
+void node_free(struct node *n);
+void service_free(struct service *s);
+void event_free(struct event *e);
+void namespace_free(struct k8s_namespace *n);
+
+#endif
