@@ -83,6 +83,8 @@ def test_a_pod_sent_on_the_nodes_watch_is_no_node_and_the_watch_recovers(kubesim
         {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-late"}}))
     wait_until(lambda: "node-late" in os.listdir(m.path("nodes")), timeout=30,
                message="a node made after the lie")
+    wait_until(lambda: 'the server sent nodes "pod-x", of kind Pod: not shown' in m.log(),
+               timeout=10, message="the daemon's warning")
     assert m.log().count("of kind Pod: not shown") == 1, m.log()
 
 
