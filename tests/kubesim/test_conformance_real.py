@@ -6,7 +6,8 @@ difference is written in docs/kubesim.md and named in KNOWN below; any other
 difference fails the test with both answers.
 
 The requests: discovery; list with limit and continue; watch with bookmarks
-from a resourceVersion, and from one that is too old (410); get; create with
+from a resourceVersion, from one that is too old (410) and from one that is
+no version (400); get; create with
 dryRun=All; delete with propagationPolicy; a SelfSubjectAccessReview; pod logs (previous, container,
 tailLines, follow of a finished container); and the errors 401, 403, 404,
 409, 410 and 422 with the webhook's denial."""
@@ -283,6 +284,17 @@ def test_watch_from_a_too_old_resource_version_is_410(both):
         else:
             got.append(("status", status, scrub(body)))
     assert got[0] == got[1], "410 differs:\nreal:    %s\nkubesim: %s" % tuple(got)
+
+
+def test_watch_from_a_resource_version_that_is_no_version_is_400(both):
+    """What a watch resumed from a lying server's "abc" meets (issue 23): the
+    reflector lists again on it, so kubesim must answer it as the real one."""
+    got = []
+    for c in both:
+        status, body = c.api("GET", TFJOBS + "?watch=true&resourceVersion=abc&timeoutSeconds=2")
+        got.append((status, scrub(body)))
+    assert got[0] == got[1], "400 differs:\nreal:    %s\nkubesim: %s" % tuple(got)
+    assert got[0][0] == 400, got
 
 
 # ---- logs ----
