@@ -7,8 +7,9 @@
  *   bookmarks and a random 5–10 min timeoutSeconds; a clean end re-watches from
  *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event), 504
  *   "Too large resource version" (the server's history started again below
- *   ours: an etcd restore) and 400 (a version the server cannot parse) list
- *   again and sweep what the new list lacks; any other failure probes the server
+ *   ours: an etcd restore) and a version the server cannot parse (400, or
+ *   kube-apiserver's 500 "resourceVersion: Invalid value") list again and
+ *   sweep what the new list lacks; any other failure probes the server
  *   with a one-item list and re-watches. Both wait a capped, jittered, doubling
  *   backoff first, which starts again only after 2 min without a failure.
  *
@@ -44,8 +45,8 @@
 enum watch_stop { STOP_NONE, STOP_GONE, STOP_ERROR_EVENT, STOP_PARSE };
 
 /* What one watch came to. RELIST: 410 or 504, the history moved on (not an
- * outage); REFUSED: 400, a request the server will never take, so the version it
- * carried is dropped with a list. */
+ * outage); REFUSED: a resourceVersion the server cannot parse (rv_refused), so
+ * it is dropped with a list. */
 enum watch_result {
 	WATCH_REWATCH,
 	WATCH_RELIST,
@@ -469,6 +470,16 @@ static bool rv_too_large(const struct k8s_error *e)
 	return e->code == 504 && strstr(e->message, "Too large resource version") != NULL;
 }
 
+/* A watch refused for its resourceVersion: a 400, or kube-apiserver's own answer
+ * to a version it cannot parse (1.36: a 500 without a reason whose message is its
+ * storage's field error, `resourceVersion: Invalid value: "abc": strconv.ParseUint:
+ * …`; test_conformance_real.py). */
+static bool rv_refused(const struct k8s_error *e)
+{
+	return e->code == 400 ||
+	       (e->code == 500 && strstr(e->message, "resourceVersion: Invalid value") != NULL);
+}
+
 /* Applies one event. Only an event applied, or a bookmark, moves the version the
  * next watch resumes from on and counts as the watch's progress. */
 static int on_event(void *arg, const struct watch_event *ev)
@@ -568,9 +579,9 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 		return WATCH_RELIST;
 	/* A version the server cannot parse: a re-watch from it would be refused
 	 * again. client-go lists again after any such error. */
-	if (rc && err->code == 400)
+	if (rc && rv_refused(err))
 		return WATCH_REFUSED;
-	if (w.stop == STOP_ERROR_EVENT && w.err.code == 400) {
+	if (w.stop == STOP_ERROR_EVENT && rv_refused(&w.err)) {
 		*err = w.err;
 		return WATCH_REFUSED;
 	}

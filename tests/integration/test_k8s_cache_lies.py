@@ -6,8 +6,9 @@ for next, and when.
 - An event the cache skips (another kind, a name no file can have) or whose
   resourceVersion is no version ("abc") is never resumed from: the watch comes
   back from the last valid version, health is ok again, and changes arrive.
-- A watch answered 400 (a resourceVersion the server refuses) lists again, as
-  after 410: re-watching from the same version could only fail the same way.
+- A watch refused for its resourceVersion (400, or kube-apiserver's 500
+  "resourceVersion: Invalid value") lists again, as after 410: re-watching from
+  the same version could only fail the same way.
 - A server that sends one good event and then garbage is re-watched with the
   backoff doubling: an event does not reset it.
 """
@@ -88,16 +89,28 @@ def test_a_watch_is_never_resumed_from_a_lie(cluster, cache_tool, lie):
         object="node", name="node-1", type="MODIFIED"))
 
 
-def test_a_watch_answered_400_lists_again(cluster, cache_tool):
+# A watch refused for its resourceVersion: 400 from a server that says so plainly,
+# and kube-apiserver's own answer (1.36, test_conformance_real.py): a 500 with the
+# storage's field error.
+REFUSALS = {
+    "400": (400, None),
+    "kube-apiserver's 500": (500, 'resourceVersion: Invalid value: "abc": strconv.ParseUint: '
+                                  'parsing "abc": invalid syntax'),
+}
+
+
+@pytest.mark.parametrize("refusal", sorted(REFUSALS))
+def test_a_watch_refused_for_its_version_lists_again(cluster, cache_tool, refusal):
+    code, message = REFUSALS[refusal]
     tool = cache_tool(cluster.kubeconfig, extra=["watch_timeout=2"])
     n = last_request(cluster)
-    # the next pods watch (after a clean end) is refused as kube-apiserver refuses
-    # a resourceVersion it cannot parse
-    cluster.fault(fail_next=1, code=400, match=PODS_WATCH)
+    # the next pods watch (after a clean end) is refused as a server refuses a
+    # resourceVersion it cannot parse
+    cluster.fault(fail_next=1, code=code, match=PODS_WATCH, message=message)
 
     def refused_and_after():
         pods = [e for e in sim_requests(cluster, n) if e["path"] == "/api/v1/pods"]
-        bad = [i for i, e in enumerate(pods) if e["watch"] and e["status"] == 400]
+        bad = [i for i, e in enumerate(pods) if e["watch"] and e["status"] == code]
         return pods[bad[0]:] if bad and len(pods) > bad[0] + 2 else None
     pods = wait_for("the 400 and what came after", refused_and_after)
     refused, listed, watched = pods[:3]

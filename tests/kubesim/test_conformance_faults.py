@@ -75,6 +75,10 @@ def test_fail_next(c):
     assert status == 500 and body["reason"] == "InternalError"
     r = c.kubectl("get", "pods", check=False)
     assert r.returncode == 0, "kubectl got through once the failures were used up"
+    c.fault(fail_next=1, code=500, message="in the server's own words")
+    status, body = c.api("GET", "/api/v1/namespaces")
+    assert (status, body["message"]) == (500, "in the server's own words"), body
+    assert c.api("GET", "/api/v1/namespaces")[0] == 200
 
 
 def test_fail_next_matching_fails_only_the_requests_it_names(c):

@@ -21,6 +21,7 @@ Writes are in writes.py, deletion and garbage collection in gc.py.
 import base64
 import json
 import random
+import re
 import select
 import ssl
 import time
@@ -323,14 +324,22 @@ class Api:
                 remaining = rest
         return entries, list_rv, token, remaining
 
-    def _rv_int(self, s):
-        try:
-            n = int(s)
-            if n < 0:
-                raise ValueError
-            return n
-        except ValueError:
-            raise ApiError(400, "BadRequest", 'invalid resource version "%s"' % s)
+    def _rv_int(self, s, watch=False):
+        """A resourceVersion as kube-apiserver's storage reads it (strconv.ParseUint);
+        one it cannot read is 400 for a list and, from the watch path, 500 without
+        a reason (as kube-apiserver 1.36 answers)."""
+        why = None
+        if not re.fullmatch(r"[0-9]+", s):
+            why = "invalid syntax"
+        elif int(s) >= 1 << 64:
+            why = "value out of range"
+        if why is None:
+            return int(s)
+        field = 'resourceVersion: Invalid value: "%s": strconv.ParseUint: parsing "%s": %s' % (
+            s, s, why)
+        if watch:
+            raise ApiError(500, None, field)
+        raise ApiError(400, "BadRequest", "invalid resource version: " + field)
 
     def _wait_rv(self, n):
         deadline = time.monotonic() + 3
@@ -385,7 +394,7 @@ class Api:
             base = pred
             pred = lambda o: o["metadata"].get("name") == name and (base is None or base(o))
         rv_s = req.q("resourceVersion")
-        since = None if rv_s in (None, "", "0") else self._rv_int(rv_s)
+        since = None if rv_s in (None, "", "0") else self._rv_int(rv_s, watch=True)
         timeout = req.qint("timeoutSeconds")
         bookmarks = req.qbool("allowWatchBookmarks")
         initial_end = req.qbool("sendInitialEvents")

@@ -50,17 +50,19 @@ class Faults:
     def reset(self):
         self.fail_next = 0
         self.fail_code = 500
+        self.fail_message = None        # the Status's message, or kubesim's own
         self.fail_match = None          # a compiled regex over "METHOD /path?query", or None
         self.compact_on = None          # the same, for the request that meets a compaction
         self.delay_ms = 0
         self.watch_send = None          # {"match": regex, "lines": [...], "then": ..., "times": N}
 
     def take_failure(self, request_line):
+        """(code, message or None) of an injected failure for this request, or None."""
         with self.lock:
             if self.fail_next > 0 and (self.fail_match is None
                                        or self.fail_match.search(request_line)):
                 self.fail_next -= 1
-                return self.fail_code
+                return self.fail_code, self.fail_message
         return None
 
     def take_watch_send(self, request_line):
@@ -464,12 +466,13 @@ class Sim:
                 time.sleep(delay / 1000.0)
             if self.faults.take_compaction(h.command + " " + h.path):
                 self.store.compact(advance=True)
-            code = self.faults.take_failure(h.command + " " + h.path)
-            if code is not None:
+            failure = self.faults.take_failure(h.command + " " + h.path)
+            if failure is not None:
+                code, message = failure
                 self.stats.count("fault " + h.command)
                 req.body()
                 raise ApiError(code, FAILURE_REASONS.get(code, "InternalError"),
-                               "kubesim: injected failure (HTTP %d)" % code)
+                               message or "kubesim: injected failure (HTTP %d)" % code)
             req.user = self.authenticate(h)
             if req.user is None:
                 self.stats.count("unauthorized")
@@ -563,7 +566,7 @@ class Sim:
             pass
 
     def fault(self, h, body):
-        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
+        known = {"fail_next", "code", "match", "message", "drop_watches", "delay_ms", "compact", "compact_on",
                  "down_seconds", "reset", "store", "restore", "rotate_token", "watch_send"}
         unknown = sorted(set(body) - known)
         if unknown:
@@ -581,6 +584,7 @@ class Sim:
             with self.faults.lock:
                 self.faults.fail_next = int(body["fail_next"])
                 self.faults.fail_code = int(body.get("code", 500))
+                self.faults.fail_message = body.get("message")
                 self.faults.fail_match = match
         if "delay_ms" in body:
             self.faults.delay_ms = int(body["delay_ms"])
