@@ -20,6 +20,17 @@
 #include "k8s/objects/objects.h"
 #include "k8s/base/strbuf.h"
 
+/* What keeping logs (keep_logs, fs/logkeep.h) is up against: the budget the disk
+ * left, and the last failure to keep a log. */
+struct logs_kept_state {
+	uint64_t budget;             /* bytes that may be kept now */
+	uint64_t asked;              /* keep_logs */
+	int err;                     /* errno of the last log not kept, 0: the last was kept */
+	int64_t since;               /* when err began (Unix seconds) */
+	char log[200];               /* that log: "NS/POD" */
+	char dir[512];               /* where they are kept */
+};
+
 /* A job and everything its files are made from. */
 struct job_view {
 	const struct job *job;
@@ -35,6 +46,8 @@ struct job_view {
 	 * name: instances/ still has them, with their logs. */
 	const char *const *kept_pods;
 	size_t n_kept_pods;
+	/* NULL, or keeping logs fails (err set): why a job's logs may be gone */
+	const struct logs_kept_state *keep;
 	int64_t now;
 };
 
@@ -113,6 +126,9 @@ void render_cluster_health(struct strbuf *sb, const struct cache_health *h);
 /* For files that show the cluster's state: nothing while connected, else one
  * paragraph saying the state is the one last seen, since when and why. */
 void render_stale_note(struct strbuf *sb, const struct cache_health *h);
+/* cluster/health's line on kept logs (keep_logs): nothing while they are kept as
+ * asked, else whether they are being kept, why not, and the budget the disk left. */
+void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s);
 void render_readme(struct strbuf *sb);
 
 #endif

@@ -22,6 +22,7 @@
 #include "fs/tree/listing.h"
 #include "fs/code/codetree.h"
 #include "fs/logs/logfile.h"
+#include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
@@ -146,6 +147,13 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		cache_get_health(fs->cache, &h);
 		p->render.health(sb, &h);
 		*mtime = later(h.since, fs->started);
+		if (fs->keep) {
+			struct logs_kept_state keep;
+
+			logkeep_state(fs->keep, &keep);
+			render_logs_kept_line(sb, &keep);
+			*mtime = later(*mtime, keep.since);
+		}
 		return 0;
 	case SRC_CLUSTER:
 		return render_nodes_file(fs, NULL, p, sb, mtime);
