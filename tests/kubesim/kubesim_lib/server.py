@@ -55,6 +55,14 @@ class Faults:
         self.compact_on = None          # the same, for the request that meets a compaction
         self.delay_ms = 0
         self.watch_send = None          # {"match": regex, "lines": [...], "then": ..., "times": N}
+        self.delay_match = None         # the requests delay_ms holds up; None: every one
+
+    def delay_for(self, request_line):
+        """How long request_line waits before it is handled, in ms."""
+        with self.lock:
+            if self.delay_match is not None and not self.delay_match.search(request_line):
+                return 0
+            return self.delay_ms
 
     def take_failure(self, request_line):
         """(code, message or None) of an injected failure for this request, or None."""
@@ -141,6 +149,15 @@ class User:
         self.name = name
         self.admin = admin
         self.reads_everywhere = reads_everywhere   # else reads namespace default only
+
+
+def regex_field(body, field):
+    """body[field] compiled, or None when it is absent or empty; ValueError says
+    which field is no regex."""
+    try:
+        return re.compile(body[field]) if body.get(field) else None
+    except re.error as e:
+        raise ValueError("%s: %s" % (field, e)) from e
 
 
 def parse_bool(v):
@@ -461,7 +478,7 @@ class Sim:
         h.log_entry = self.reqlog.add(h.command + " " + h.path, h.headers.get("User-Agent", ""))
         req = Request(h, h.command, path, query)
         try:
-            delay = self.faults.delay_ms
+            delay = self.faults.delay_for(h.command + " " + h.path)
             if delay:
                 time.sleep(delay / 1000.0)
             if self.faults.take_compaction(h.command + " " + h.path):
@@ -566,8 +583,9 @@ class Sim:
             pass
 
     def fault(self, h, body):
-        known = {"fail_next", "code", "match", "message", "drop_watches", "delay_ms", "compact", "compact_on",
-                 "down_seconds", "reset", "store", "restore", "rotate_token", "watch_send"}
+        known = {"fail_next", "code", "match", "message", "drop_watches", "delay_ms",
+                 "delay_match", "compact", "compact_on", "down_seconds", "reset", "store",
+                 "restore", "rotate_token", "watch_send"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -576,33 +594,33 @@ class Sim:
                 self.faults.reset()
             self.stats.reset()
             self.reqlog.reset()
+        try:
+            match, delay_match, compact_on = (regex_field(body, f) for f in
+                                              ("match", "delay_match", "compact_on"))
+        except ValueError as e:
+            return h.send_json(400, {"error": str(e)})
+        watch_send, err = parse_watch_send(body["watch_send"]) if "watch_send" in body \
+            else (None, None)
+        if err:
+            return h.send_json(400, {"error": "watch_send: " + err})
         if "fail_next" in body:
-            try:
-                match = re.compile(body["match"]) if body.get("match") else None
-            except re.error as e:
-                return h.send_json(400, {"error": "match: %s" % e})
             with self.faults.lock:
                 self.faults.fail_next = int(body["fail_next"])
                 self.faults.fail_code = int(body.get("code", 500))
                 self.faults.fail_message = body.get("message")
                 self.faults.fail_match = match
         if "delay_ms" in body:
-            self.faults.delay_ms = int(body["delay_ms"])
+            with self.faults.lock:
+                self.faults.delay_ms = int(body["delay_ms"])
+                self.faults.delay_match = delay_match
         if body.get("compact"):
             self.store.compact()
-        if body.get("compact_on"):
-            try:
-                compact_on = re.compile(body["compact_on"])
-            except re.error as e:
-                return h.send_json(400, {"error": "compact_on: %s" % e})
+        if compact_on is not None:
             with self.faults.lock:
                 self.faults.compact_on = compact_on
-        if body.get("watch_send"):
-            ws, err = parse_watch_send(body["watch_send"])
-            if err:
-                return h.send_json(400, {"error": "watch_send: " + err})
+        if watch_send is not None:
             with self.faults.lock:
-                self.faults.watch_send = ws
+                self.faults.watch_send = watch_send
         if body.get("store"):
             # a lying server: the object goes in unvalidated, name and all
             put = body["store"]
