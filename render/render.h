@@ -68,6 +68,8 @@ bool render_job_ended(const struct job_view *v);
 void render_job_status(struct strbuf *sb, const struct job_view *v);    /* "RUNNING\n" */
 void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjob\n" */
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
+/* The one reason the job is where it is, one line (why.c); it also heads info. */
+void render_job_why(struct strbuf *sb, const struct job_view *v);
 void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
 /* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the

@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		                      .now = 1764669600};
 		render_job_status(&sb, &v);
 		render_job_info(&sb, &v);
+		render_job_why(&sb, &v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
 		/* the tables of jobs, with the job twice (ties in every order key) */
