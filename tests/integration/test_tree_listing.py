@@ -54,7 +54,7 @@ def test_ls_jobs_lists_every_job_of_any_kind_newest_first(env):
 def test_job_directories_hold_their_files(env):
     c, m = env
     base = {"events", "gpus", "info", "instances", "job.json", "logs", "spec.yaml",
-            "status", "type"}
+            "status", "type", "why"}
 
     def agree():
         services = c.kubectl_json("get", "services")["items"]
