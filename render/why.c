@@ -7,7 +7,9 @@
  * what its pods did on the way; a refused pod outranks one still waiting):
  * 1. succeeded: when, and how long it ran;
  * 2. failed: the instance and container that failed, its exit code and reason
- *    (OOMKilled said in words), where its log is; else the job's own message;
+ *    (OOMKilled said in words), where its log is, and its last lines below (indented)
+ *    when fs/ had them without a request (v->failed_log_tail); else the job's own
+ *    message;
  * 3. suspended (runPolicy.suspend, TrainJob's spec.suspend): said so, and that a
  *    queue (Kueue) may be what holds it; its Workload is not in the cache, so
  *    which queue and why is not said here (queue_reason, a hook that answers
@@ -22,7 +24,7 @@
  * 8. pods still starting (ContainerCreating, Init:0/1);
  * 9. no pods yet;
  * 10. running, since when; else the status word and since when.
- * Never empty. Messages from the cluster are made single-line and bounded, so a
+ * Never empty; one line but for a failed log's last lines. Messages from the cluster are made single-line and bounded, so a
  * hostile one cannot forge lines.
  *
  * Pure: ages from v->now. Tested by tests/unit/test_render_why.c; fuzzed by
@@ -35,6 +37,8 @@
 
 /* The longest message of the cluster quoted: the line stays readable. */
 #define WHY_MESSAGE_MAX 512
+/* The most lines of a failed instance's log quoted below the line. */
+#define WHY_LOG_LINES 5
 
 static void put_msg(struct strbuf *sb, const char *s)
 {
@@ -101,6 +105,47 @@ static bool first_failure(const struct job_view *v, const struct pod **pod,
 	return *pod != NULL;
 }
 
+bool render_job_why_failure(const struct job_view *v, const struct pod **pod,
+                            const struct container **c, bool *previous)
+{
+	const struct container_state *st;
+
+	if (!first_failure(v, pod, c, &st))
+		return false;
+	*previous = st != &(*c)->state;
+	return true;
+}
+
+/* The last WHY_LOG_LINES lines of tail, each indented and made one safe line. */
+static void put_log_tail(struct strbuf *sb, const char *tail)
+{
+	const char *end = tail + strlen(tail), *start = end;
+	int lines = 0;
+
+	while (end > tail && end[-1] == '\n')
+		end--;
+	start = end;
+	while (start > tail && lines < WHY_LOG_LINES) {
+		start--;
+		if (*start == '\n' && ++lines == WHY_LOG_LINES) {
+			start++;
+			break;
+		}
+	}
+	while (start < end) {
+		const char *nl = memchr(start, '\n', (size_t)(end - start));
+		size_t n = nl ? (size_t)(nl - start) : (size_t)(end - start);
+		char line[WHY_MESSAGE_MAX + 1];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < WHY_MESSAGE_MAX ? n : WHY_MESSAGE_MAX),
+		         start);
+		strbuf_puts(sb, "    ");
+		render_put_oneline(sb, line, 0);
+		strbuf_putc(sb, '\n');
+		start += n + 1;
+	}
+}
+
 static const struct job_condition *condition(const struct job *job, const char *type)
 {
 	for (size_t i = 0; i < job->n_conditions; i++)
@@ -156,6 +201,11 @@ static void why_failed(struct strbuf *sb, const struct job_view *v)
 		strbuf_puts(sb, "; its log: instances/");
 		put_msg(sb, p->meta.name);
 		strbuf_puts(sb, st == &c->state ? "/logs" : "/logs.previous");
+		if (v->failed_log_tail && v->failed_log_tail[0]) {
+			strbuf_puts(sb, ", which ends:\n");
+			put_log_tail(sb, v->failed_log_tail);
+			return;
+		}
 		strbuf_puts(sb, ".\n");
 		return;
 	}

@@ -16,7 +16,7 @@ import jobspecs
 
 
 def why(m, name):
-    """The why line of jobs/NAME, checked to be one line, read-only, its st_size
+    """The why text of jobs/NAME, checked to be one line (and a failed log's end), read-only, its st_size
     what read returns (as a file browser shows it); None while the job is not there."""
     path = m.path("jobs", name, "why")
     try:
@@ -29,7 +29,8 @@ def why(m, name):
     except FileNotFoundError:
         return None
     text = data.decode()
-    assert text.endswith("\n") and text.count("\n") == 1, text
+    # one line; a failed job's kept log may follow it, indented (docs/tree.md)
+    assert text.endswith("\n") and all(l.startswith("    ") for l in text.splitlines()[1:]), text
     assert st.st_size == len(data), (st.st_size, text)
     assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o444, path
     return text
@@ -44,12 +45,12 @@ def why_says(m, name, pattern, timeout=90):
 
 def heads_info(m, name, line):
     info = m.read("jobs", name, "info")
-    first, blank, rest = info.partition("\n")
+    first, blank, rest = info.partition("\n\nName:")
+    rest = "\nName:" + rest
     # the clock and a retrying operator may move the line's ages and counts between
     # the two reads: compare their words
     strip = lambda s: re.sub(r"\d+", "N", re.sub(r", \d+ times", "", s))
-    assert strip(first + "\n") == strip(line), (first, line)
-    assert rest.startswith("\nName:"), info
+    assert blank and strip(first + "\n") == strip(line), (first, line)
 
 
 def test_why_of_a_job_asking_too_many_gpus_quotes_the_scheduler(any_cluster, arenafs):
@@ -77,8 +78,12 @@ def test_why_of_a_failed_job_names_instance_exit_code_and_log(any_cluster, arena
     assert "instance broken-worker-0 ended with exit code %d" % code in line, line
     assert "its log: instances/broken-worker-0/logs" in line
     # the path it names is there, and says what kubectl says
-    assert m.read("jobs", "broken", "instances", "broken-worker-0", "logs") == \
-        c.kubectl("logs", "broken-worker-0").stdout
+    log = c.kubectl("logs", "broken-worker-0").stdout
+    assert m.read("jobs", "broken", "instances", "broken-worker-0", "logs") == log
+    # once arenafs kept that log (keep_logs, on by default), its last lines follow
+    line = why_says(m, "broken", r"which ends:\n")
+    tail = [l for l in log.rstrip("\n").split("\n")][-5:]
+    assert line.splitlines()[1:] == ["    " + l for l in tail], (line, tail)
     heads_info(m, "broken", line)
 
 

@@ -69,6 +69,41 @@ TEST(why_of_a_failed_job_names_the_instance_exit_code_and_log)
 	fx_job_free(j);
 }
 
+TEST(why_of_a_failed_job_quotes_the_end_of_its_kept_log)
+{
+	struct job *j = mnist();
+	struct container *c;
+	struct pod *p = worker(j, POD_FAILED, &c);
+	struct job_view v = fx_view(j, (const struct pod *const *)&p, 1);
+	const struct pod *fp;
+	const struct container *fc;
+	bool previous;
+	char *s;
+
+	fx_job_condition(j, "Failed", true, FX_T0 - 60);
+	fx_state(&c->state, CONTAINER_TERMINATED, "Error", 1, FX_T0 - 3000, FX_T0 - 70);
+	CHECK(render_job_why_failure(&v, &fp, &fc, &previous));
+	CHECK(fp == p && fc == c && !previous);
+	v.failed_log_tail = "epoch 1\nepoch 2\nepoch 3\nepoch 4\nepoch 5\nTraceback:\n"
+	                    "  \x1b[31mKeyError\x1b[0m: 'x'\n\n";
+	s = why_of(&v);
+	CHECK_STR_EQ(s, "Failed at 2026-12-02 09:59:00 UTC: instance mnist-worker-0 ended with exit "
+	                "code 1 (Error); its log: instances/mnist-worker-0/logs, which ends:\n"
+	                "    epoch 3\n"
+	                "    epoch 4\n"
+	                "    epoch 5\n"
+	                "    Traceback:\n"
+	                "       [31mKeyError [0m: 'x'\n");
+	free(s);
+	/* fewer lines than asked for, without a final newline */
+	v.failed_log_tail = "only line";
+	s = why_of(&v);
+	CHECK_STR_CONTAINS(s, "which ends:\n    only line\n");
+	free(s);
+	fx_pod_free(p);
+	fx_job_free(j);
+}
+
 TEST(why_of_an_oom_killed_job_says_so_in_words)
 {
 	struct job *j = mnist();
