@@ -141,4 +141,13 @@ void render_stale_note(struct strbuf *sb, const struct cache_health *h);
 void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s);
 void render_readme(struct strbuf *sb);
 
+/* An rmdir's delete that outlived the rmdir (fs/submit/deletes.h): under way, or failed. */
+struct delete_note {
+	int64_t asked;      /* when rmdir asked (seconds, UTC) */
+	int64_t ended;      /* when it failed; 0 while under way */
+	const char *reason; /* why it failed (an API server's message: made single-line) */
+};
+/* The paragraph jobs/NAME/info ends with for such a delete. */
+void render_delete_note(struct strbuf *sb, const struct delete_note *n);
+
 #endif
