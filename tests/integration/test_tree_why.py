@@ -57,12 +57,17 @@ def test_why_of_a_job_asking_too_many_gpus_quotes_the_scheduler(any_cluster, are
     c = any_cluster
     m = arenafs(c)
     jobspecs.create(c, jobspecs.tfjob("toobig", gpus=64, run=60))
-    line = why_says(m, "toobig", r"^Waiting for the scheduler: ")
-    pod = c.kubectl_json("get", "pod", "toobig-worker-0")
-    cond = [x for x in pod["status"]["conditions"] if x["type"] == "PodScheduled"][0]
+    why_says(m, "toobig", r"^Waiting for the scheduler: ")
+
+    def scheduled_condition():
+        pod = c.kubectl_json("get", "pod", "toobig-worker-0")
+        return [x for x in pod["status"].get("conditions") or []
+                if x["type"] == "PodScheduled" and x.get("message")]
+    # the scheduler writes its event and the pod's condition one after the other
+    cond = wait_until(scheduled_condition, message="PodScheduled=False on the pod")[0]
     # the scheduler's own words: how many nodes, which resource
     assert "Insufficient nvidia.com/gpu" in cond["message"], cond
-    assert line.rstrip("\n").endswith(cond["message"].replace("\n", " ")), (line, cond)
+    line = why_says(m, "toobig", re.escape(cond["message"].replace("\n", " ")) + "\n$")
     assert "instance toobig-worker-0 waits" in line
     heads_info(m, "toobig", why(m, "toobig"))
 
