@@ -1,9 +1,9 @@
 """jobs/NAME/why (issue 26): one line that says why a job is where it is, from
 what the cluster says, and heads info. Each case where the real scheduler,
 operator and kwok make it runs on both clusters (any_cluster): a job that asks
-too many GPUs, a failing container, a success, a restart, a PriorityClass that
-does not exist (the API server refuses the pods, the operator says
-FailedCreatePod), a running job. kubesim alone makes an image that cannot be
+too many GPUs, a failing container (with its kept log's end), a success, a
+restart, a PriorityClass that does not exist (the API server refuses the pods,
+the operator says FailedCreatePod), a suspended job, a running job. kubesim alone makes an image that cannot be
 pulled and a container killed for lack of memory (kwok pulls nothing and has
 no memory). Waits are generous and never timed asserts."""
 
@@ -176,3 +176,22 @@ def test_why_of_a_container_killed_for_lack_of_memory(kubesim, arenafs):
     assert st["state"]["terminated"]["reason"] == "OOMKilled"
     assert ("instance hungry-worker-0 ended with exit code 137: killed for lack of memory "
             "(OOMKilled)") in line, line
+
+
+def test_why_of_a_suspended_job_says_so_and_what_may_resume_it(any_cluster, arenafs):
+    """runPolicy.suspend, as Kueue sets it on a job it has not admitted: the operator's
+    Suspended condition is what the cache has (Kueue's Workloads it does not watch)."""
+    c = any_cluster
+    m = arenafs(c)
+    manifest = jobspecs.tfjob("held", run=60)
+    manifest["spec"]["runPolicy"] = {"suspend": True}
+    jobspecs.create(c, manifest)
+    line = why_says(m, "held", r"^Suspended since ")
+    job = c.kubectl_json("get", "tfjob", "held")
+    cond = [x for x in job["status"]["conditions"] if x["type"] == "Suspended"][0]
+    assert cond["status"] == "True"
+    assert "Suspended since %s UTC" % cond["lastTransitionTime"].replace("T", " ").rstrip("Z") \
+        in line, (line, cond)
+    assert "a queue such as Kueue" in line and cond["message"] in line, line
+    assert os.listdir(m.path("jobs", "held", "instances")) == []
+    heads_info(m, "held", line)
