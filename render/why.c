@@ -510,8 +510,13 @@ static void why_running(struct strbuf *sb, const struct job_view *v, const char 
 	}
 	strbuf_printf(sb, ", %zu instance%s", v->n_pods, v->n_pods == 1 ? "" : "s");
 	c = most_restarted(v, &p, &total);
-	if (c) {
-		strbuf_printf(sb, "; restarted %d time%s, most ", total, total == 1 ? "" : "s");
+	if (c && total == c->restart_count) {
+		strbuf_puts(sb, "; ");
+		put_instance(sb, p, c);
+		strbuf_printf(sb, " restarted %d time%s", total, total == 1 ? "" : "s");
+		put_last_exit(sb, c, v->now);
+	} else if (c) {
+		strbuf_printf(sb, "; restarted %d times in all, most ", total);
 		put_instance(sb, p, c);
 		strbuf_printf(sb, " (%d)", c->restart_count);
 		put_last_exit(sb, c, v->now);

@@ -128,9 +128,12 @@ def table(text, first):
 
 
 def arena_part(info):
-    """jobs/NAME/info below its first paragraph, the job's why line (docs/arena.md)."""
+    """jobs/NAME/info below its first paragraph, the job's why line (and a failed
+    log's last lines, indented) (docs/arena.md)."""
     why, blank, rest = info.partition("\n\n")
-    assert blank and "\n" not in why and ":" not in why.split()[0], info
+    first, *tail = why.split("\n")
+    assert blank and ":" not in first.split()[0], info
+    assert all(line.startswith("    ") for line in tail), info
     return rest
 
 

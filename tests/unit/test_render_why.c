@@ -353,11 +353,40 @@ TEST(why_of_a_running_job_says_since_when_and_its_restarts)
 	c->restart_count = 1;
 	fx_state(&c->last_state, CONTAINER_TERMINATED, "Error", 1, FX_T0 - 3000, FX_T0 - 101);
 	s = why_of(&v);
-	CHECK_STR_EQ(s, "Running since 2026-12-02 09:10:00 UTC (50m), 1 instance; restarted 1 time, "
-	                "most instance mnist-worker-0 (1); the last ended with exit code 1 (Error) "
+	CHECK_STR_EQ(s, "Running since 2026-12-02 09:10:00 UTC (50m), 1 instance; instance "
+	                "mnist-worker-0 restarted 1 time; the last ended with exit code 1 (Error) "
 	                "1m ago.\n");
 	free(s);
 	fx_pod_free(p);
+	fx_job_free(j);
+}
+
+TEST(why_of_a_running_job_with_restarts_in_two_instances_names_the_most)
+{
+	struct job *j = mnist();
+	struct container *c0, *c1;
+	struct pod *p[2];
+	struct job_view v;
+	char *s;
+
+	p[0] = worker(j, POD_RUNNING, &c0);
+	p[1] = fx_pod("mnist-worker-1", j, "worker", 1, POD_RUNNING);
+	c1 = fx_container(p[1], "tensorflow", 1);
+	v = fx_view(j, (const struct pod *const *)p, 2);
+	j->start_time = FX_T0 - 3000;
+	fx_job_condition(j, "Running", true, FX_T0 - 3000);
+	fx_state(&c0->state, CONTAINER_RUNNING, "", 0, FX_T0 - 100, 0);
+	fx_state(&c1->state, CONTAINER_RUNNING, "", 0, FX_T0 - 100, 0);
+	c0->restart_count = 1;
+	c1->restart_count = 2;
+	fx_state(&c1->last_state, CONTAINER_TERMINATED, "OOMKilled", 137, FX_T0 - 300, FX_T0 - 120);
+	s = why_of(&v);
+	CHECK_STR_EQ(s, "Running since 2026-12-02 09:10:00 UTC (50m), 2 instances; restarted 3 times "
+	                "in all, most instance mnist-worker-1 (2); the last ended with exit code 137: "
+	                "killed for lack of memory (OOMKilled) 2m ago.\n");
+	free(s);
+	fx_pod_free(p[0]);
+	fx_pod_free(p[1]);
 	fx_job_free(j);
 }
 
