@@ -45,6 +45,12 @@ static void put_msg(struct strbuf *sb, const char *s)
 	render_put_oneline(sb, s, WHY_MESSAGE_MAX);
 }
 
+/* Ends the sentence: a message of the cluster that ends in its own period keeps it. */
+static void end_sentence(struct strbuf *sb)
+{
+	strbuf_puts(sb, sb->len && sb->buf && sb->buf[sb->len - 1] == '.' ? "\n" : ".\n");
+}
+
 static void put_time(struct strbuf *sb, int64_t t)
 {
 	char buf[32];
@@ -177,7 +183,7 @@ static void why_succeeded(struct strbuf *sb, const struct job_view *v)
 	if (start && end)
 		strbuf_printf(sb, ", after running %s",
 		              render_short_duration(end - start, buf, sizeof(buf)));
-	strbuf_puts(sb, ".\n");
+	end_sentence(sb);
 }
 
 static void why_failed(struct strbuf *sb, const struct job_view *v)
@@ -206,7 +212,7 @@ static void why_failed(struct strbuf *sb, const struct job_view *v)
 			put_log_tail(sb, v->failed_log_tail);
 			return;
 		}
-		strbuf_puts(sb, ".\n");
+		end_sentence(sb);
 		return;
 	}
 	if (cond && cond->message[0]) {
@@ -215,7 +221,7 @@ static void why_failed(struct strbuf *sb, const struct job_view *v)
 	} else if (!v->n_pods) {
 		strbuf_puts(sb, "; its pods are gone, so which instance failed cannot be told");
 	}
-	strbuf_puts(sb, ".\n");
+	end_sentence(sb);
 }
 
 /*
@@ -241,7 +247,7 @@ static bool why_suspended(struct strbuf *sb, const struct job_view *v)
 	if (queue) {
 		strbuf_puts(sb, "Waiting in a queue: ");
 		put_msg(sb, queue);
-		strbuf_puts(sb, ".\n");
+		end_sentence(sb);
 		return true;
 	}
 	strbuf_puts(sb, "Suspended since ");
@@ -252,7 +258,7 @@ static bool why_suspended(struct strbuf *sb, const struct job_view *v)
 		strbuf_puts(sb, "; the operator says: ");
 		put_msg(sb, cond->message);
 	}
-	strbuf_puts(sb, ".\n");
+	end_sentence(sb);
 	return true;
 }
 
@@ -484,7 +490,7 @@ static bool why_starting(struct strbuf *sb, const struct job_view *v)
 		}
 		strbuf_puts(sb, ", created ");
 		put_ago(sb, p->meta.created, v->now);
-		strbuf_puts(sb, ".\n");
+		end_sentence(sb);
 		return true;
 	}
 	return false;
@@ -521,7 +527,7 @@ static void why_running(struct strbuf *sb, const struct job_view *v, const char 
 		strbuf_printf(sb, " (%d)", c->restart_count);
 		put_last_exit(sb, c, v->now);
 	}
-	strbuf_puts(sb, ".\n");
+	end_sentence(sb);
 }
 
 static void why_no_pods(struct strbuf *sb, const struct job_view *v)

@@ -161,7 +161,7 @@ TEST(why_of_a_failed_job_without_pods_gives_the_operators_message)
 	                                  "replica(s) failed.");
 	s = why_of(&v);
 	CHECK_STR_EQ(s, "Failed at 2026-12-02 09:59:00 UTC: TFJob default/mnist has failed because "
-	                "1 Worker replica(s) failed..\n");
+	                "1 Worker replica(s) failed.\n");
 	free(s);
 	fx_set(&j->conditions[0].message, "");
 	s = why_of(&v);
@@ -183,7 +183,7 @@ TEST(why_of_a_suspended_job_says_a_queue_may_hold_it)
 	s = why_of(&v);
 	CHECK_STR_EQ(s, "Suspended since 2026-12-02 09:50:00 UTC: no instance runs until it is "
 	                "resumed (by its owner, or by a queue such as Kueue admitting it); the "
-	                "operator says: TFJob mnist is suspended..\n");
+	                "operator says: TFJob mnist is suspended.\n");
 	free(s);
 	fx_job_free(j);
 }
