@@ -377,6 +377,7 @@ static const char *scheduler_message(const struct job_view *v, const struct pod 
 
 static bool why_unscheduled(struct strbuf *sb, const struct job_view *v)
 {
+	char age[32];
 	const struct pod *first = NULL;
 	const char *msg = NULL;
 	size_t waiting = 0;
@@ -400,15 +401,9 @@ static bool why_unscheduled(struct strbuf *sb, const struct job_view *v)
 	put_instance(sb, first, NULL);
 	if (waiting > 1)
 		strbuf_printf(sb, " and %zu more", waiting - 1);
-	strbuf_puts(sb, waiting > 1 ? " wait, pending " : " waits, pending ");
-	{
-		char buf[32];
-
-		strbuf_printf(sb, "%s: ",
-		              render_short_duration(first->meta.created ? v->now - first->meta.created
-		                                                        : 0,
-		                                    buf, sizeof(buf)));
-	}
+	strbuf_printf(sb, "%s, pending %s: ", waiting > 1 ? " wait" : " waits",
+	              render_short_duration(first->meta.created ? v->now - first->meta.created : 0,
+	                                    age, sizeof(age)));
 	put_msg(sb, msg);
 	strbuf_puts(sb, "\n");
 	return true;
