@@ -90,17 +90,6 @@ def invalid_value(value, detail):
     return "Invalid value: %s: %s" % (go_quote(value) if isinstance(value, str) else value, detail)
 
 
-def admit_priority_class(store, pod):
-    """The Priority admission plugin: a pod naming a PriorityClass that does not exist
-    is refused (an operator then says so in a FailedCreatePod event). Pods made by
-    the simulated controllers pass here too (sim/runtime.py)."""
-    pc = (pod.get("spec") or {}).get("priorityClassName")
-    if pc and store.get("priorityclasses.scheduling.k8s.io", "", pc) is None:
-        name = pod["metadata"]["name"]
-        raise ApiError(403, "Forbidden", 'pods "%s" is forbidden: no PriorityClass with '
-                       'name %s was found' % (name, pc), {"name": name, "kind": "pods"})
-
-
 class Admission:
     def __init__(self, store, registry, seed=0):
         self.store = store
@@ -191,7 +180,7 @@ class Admission:
                                "Required value"))
         if causes:
             raise invalid(res, obj["metadata"]["name"], causes)
-        admit_priority_class(self.store, obj)
+        simutil.admit_priority_class(self.store, obj)
         obj["status"] = {}
         simutil.default_pod(obj)
 

@@ -356,8 +356,7 @@ class Runtime:
     def create(self, resource, obj):
         try:
             if resource == "pods":
-                from ..admission import admit_priority_class   # admission imports sim/
-                admit_priority_class(self.store, obj)
+                util.admit_priority_class(self.store, obj)
             return self.store.create(resource, obj)
         except ApiError as e:
             if e.code != 409:
