@@ -347,6 +347,8 @@ class Runtime:
 
     def create(self, resource, obj):
         try:
+            if resource == "pods":
+                util.admit_priority_class(self.store, obj)
             return self.store.create(resource, obj)
         except ApiError as e:
             if e.code != 409:
