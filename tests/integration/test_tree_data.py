@@ -124,6 +124,9 @@ def test_data_list_shows_each_claim_its_state_and_the_jobs_that_mount_it(any_clu
     rows, want = wait_until(agrees, timeout=60, message="data/list agrees with kubectl")
     assert sorted(rows["imagenet"]["JOBS"].split(",")) == ["eval", "train"]
     assert rows["scratch"]["JOBS"] == "train"
+    # a job's info lists the claims it mounts
+    assert "\nData:\n  imagenet\n  scratch\n" in m.read("jobs", "train", "info")
+    assert "\nData:\n  imagenet\n" in m.read("jobs", "eval", "info")
     assert re.fullmatch(r"\d+[smhd]", rows["imagenet"]["AGE"])
     assert rows["scratch"]["STATUS"] == "Pending"       # nothing can bind it, anywhere
     # real: the controller-manager's volume binder binds the reserved volume
