@@ -99,7 +99,7 @@ def mounting(name, claims):
 def test_data_list_shows_each_claim_its_state_and_the_jobs_that_mount_it(any_cluster, arenafs,
                                                                          request):
     c = any_cluster
-    real = request.node.callspec.id == "real"
+    real = c.kind == "real"
     pv = "pv-" + c.namespace
     if real:
         apply(c, volume(pv, c.namespace, "imagenet", "2Gi"), namespace=False)
