@@ -43,7 +43,7 @@ def test_a_spec_in_namespaces_ns_submit_is_launched_in_ns(other, arenafs):
     m = arenafs(c)
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
                message="namespaces/%s/jobs/resident" % ns)
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["data", "jobs", "submit"]
     assert os.listdir(m.path("namespaces", ns, "submit")) == []
 
     assert write_as_cp(m.path("namespaces", ns, "submit", "elsewhere.yaml"), SPEC) == 0
