@@ -113,6 +113,13 @@ void render_cluster_health(struct strbuf *sb, const struct cache_health *h);
 /* For files that show the cluster's state: nothing while connected, else one
  * paragraph saying the state is the one last seen, since when and why. */
 void render_stale_note(struct strbuf *sb, const struct cache_health *h);
-void render_readme(struct strbuf *sb);
+/* A line of the README's list of places: its path and what it shows. */
+struct readme_line {
+	const char *path;
+	const char *about;
+};
+/* The README: what the tree is (lines: every place it lists, fs/'s table of places
+ * gives them) and how to submit. */
+void render_readme(struct strbuf *sb, const struct readme_line *lines, size_t n);
 
 #endif

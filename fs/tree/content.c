@@ -136,6 +136,13 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE))
 		return -EINVAL;
 	switch (p->source) {
+	case SRC_PLACES: {
+		const struct readme_line *lines;
+		size_t n = place_readme(&lines);
+
+		p->render.readme(sb, lines, n);
+		return 0;
+	}
 	case SRC_NONE:
 		p->render.text(sb);
 		return 0;
