@@ -115,6 +115,8 @@ struct fs_inode {
 /* The lock of in's content fields: one of a fixed set of mutexes (see Locks). */
 void inode_lock(const struct fs_inode *in);
 void inode_unlock(const struct fs_inode *in);
+/* Whether in's lock is held (by some thread): for asserts (k8s/base/invariant.h). */
+bool inode_lock_held(const struct fs_inode *in);
 
 struct inode_table;
 

@@ -7,6 +7,7 @@
  */
 #include "fs/base/places.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,6 +163,9 @@ static void build_index(void)
 			    PLACES[i].type != FS_ROOT)
 				children[k++] = &PLACES[i];
 		n_children[t] = k - first_child[t];
+		/* a directory lists its fixed names in the table's order: by name */
+		for (size_t i = first_child[t] + 1; i < k; i++)
+			assert(strcmp(children[i - 1]->name, children[i]->name) < 0);
 	}
 }
 

@@ -29,6 +29,7 @@
 #include "k8s/base/timefmt.h"
 #include "render/render.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *
 	uint64_t gen, hash;
 	int ret;
 
+	assert(inode_lock_held(in));
 	*changed = false;
 	cache_read_lock(fs->cache);
 	gen = cache_generation(fs->cache);

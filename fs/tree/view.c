@@ -13,6 +13,7 @@
 #include "k8s/base/timefmt.h"
 #include "fs/logs/logkeep.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,7 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 	size_t cap = 0;
 	int ret = 0;
 
+	assert(cache_read_locked(fs->cache));
 	memset(out, 0, sizeof(*out));
 	v->job = job;
 	v->now = time_now();

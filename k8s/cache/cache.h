@@ -82,6 +82,8 @@ void cache_stop(struct k8s_cache *c);
 
 void cache_read_lock(struct k8s_cache *c);
 void cache_read_unlock(struct k8s_cache *c);
+/* Whether the read (or write) lock is held by some thread: for asserts. */
+bool cache_read_locked(struct k8s_cache *c);
 
 /*
  * Lookups, under the read lock. The array-returning ones store a malloc'd array of

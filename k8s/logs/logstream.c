@@ -19,6 +19,7 @@
  */
 #include "k8s/logs/logstream.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -585,6 +586,7 @@ void logstream_release(struct logstream *ls, logstream_append_fn on_append, void
 		return;
 	}
 	pthread_mutex_lock(&ls->reg->lock);
+	assert(ls->refs > 0);
 	last = --ls->refs == 0;
 	if (last)
 		for (rp = &ls->reg->head; *rp; rp = &(*rp)->next)
