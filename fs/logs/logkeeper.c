@@ -18,7 +18,7 @@
  * most KEEPER_PARALLEL fetches run at once; a container that terminates just as
  * its pod is deleted (cleanPodPolicy) is fetched at once, before that.
  *
- * Locks: kp->mu guards the queue, the flags and each fetch's too_big; it is a leaf,
+ * Locks: kp->w.mu guards the queue, the flags and each fetch's too_big; it is a leaf,
  * taken by the streams' callbacks, so the thread never holds it while calling
  * logstream_*() or the cache.
  */
@@ -26,6 +26,7 @@
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
+#include "k8s/base/worker.h"
 #include "render/render.h"
 
 #include <errno.h>
@@ -59,15 +60,12 @@ struct fetch {
 	char *strs;
 	char *container_id;
 	uint64_t id;                    /* hash of the instance */
-	bool too_big;                   /* kp->mu */
+	bool too_big;                   /* kp->w.mu */
 };
 
 struct logkeeper {
 	struct fs *fs;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool running, stop;
+	struct worker w;                /* the thread; w.mu guards what follows */
 	uint64_t events;                /* bumped by every push and callback */
 	struct pending *head, **tail;
 	size_t queued;
@@ -81,16 +79,11 @@ struct logkeeper {
 int logkeeper_new(struct fs *fs, struct logkeeper **out)
 {
 	struct logkeeper *kp = calloc(1, sizeof(*kp));
-	pthread_condattr_t ca;
 
 	if (!kp)
 		return -ENOMEM;
 	kp->fs = fs;
-	pthread_mutex_init(&kp->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&kp->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	worker_init(&kp->w);
 	kp->tail = &kp->head;
 	*out = kp;
 	return 0;
@@ -101,12 +94,12 @@ void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod
 	size_t lns = strlen(ns) + 1, lpod = strlen(pod) + 1;
 	struct pending *p;
 
-	pthread_mutex_lock(&kp->mu);
-	if (!kp->running || kp->stop || kp->queued >= KEEPER_QUEUE_MAX) {
-		pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
+	if (!kp->w.running || kp->w.stop || kp->queued >= KEEPER_QUEUE_MAX) {
+		pthread_mutex_unlock(&kp->w.mu);
 		return;
 	}
-	pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_unlock(&kp->w.mu);
 	p = malloc(sizeof(*p) + lns + lpod);
 	if (!p)
 		return;
@@ -115,13 +108,13 @@ void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod
 	p->pod = p->ns + lns;
 	memcpy(p->ns, ns, lns);
 	memcpy(p->pod, pod, lpod);
-	pthread_mutex_lock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
 	*kp->tail = p;
 	kp->tail = &p->next;
 	kp->queued++;
 	kp->events++;
-	pthread_cond_signal(&kp->cond);
-	pthread_mutex_unlock(&kp->mu);
+	pthread_cond_signal(&kp->w.cond);
+	pthread_mutex_unlock(&kp->w.mu);
 }
 
 /* ---- what to fetch ---- */
@@ -233,12 +226,12 @@ static void fetch_appended(void *arg, uint64_t new_size)
 	struct fetch *f = arg;
 	struct logkeeper *kp = f->kp;
 
-	pthread_mutex_lock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
 	if (new_size > kp->fs->opts.keep_logs)
 		f->too_big = true;
 	kp->events++;
-	pthread_cond_signal(&kp->cond);
-	pthread_mutex_unlock(&kp->mu);
+	pthread_cond_signal(&kp->w.cond);
+	pthread_mutex_unlock(&kp->w.mu);
 }
 
 /* Looks at one pod; starts a fetch when it has a terminated instance to keep. */
@@ -379,9 +372,9 @@ static void reap(struct logkeeper *kp)
 		struct fetch *f = *pp;
 		bool too_big;
 
-		pthread_mutex_lock(&kp->mu);
+		pthread_mutex_lock(&kp->w.mu);
 		too_big = f->too_big;
-		pthread_mutex_unlock(&kp->mu);
+		pthread_mutex_unlock(&kp->w.mu);
 		if (!too_big && !logstream_done(f->ls)) {
 			pp = &f->next;
 			continue;
@@ -397,69 +390,49 @@ static void *keeper_main(void *arg)
 	struct logkeeper *kp = arg;
 	uint64_t seen = 0;
 
-	pthread_mutex_lock(&kp->mu);
-	while (!kp->stop) {
+	pthread_mutex_lock(&kp->w.mu);
+	while (!kp->w.stop) {
 		struct pending *p = NULL;
-		struct timespec ts;
 
-		if (kp->events == seen) {
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += KEEPER_POLL_MS / 1000;
-			pthread_cond_timedwait(&kp->cond, &kp->mu, &ts);
-		}
+		if (kp->events == seen)
+			worker_sleep(&kp->w, KEEPER_POLL_MS);
 		seen = kp->events;
 		/* one pod at a time while a fetch can start, the rest wait their turn */
-		while (!kp->stop && kp->head && kp->nactive < KEEPER_PARALLEL) {
+		while (!kp->w.stop && kp->head && kp->nactive < KEEPER_PARALLEL) {
 			p = kp->head;
 			kp->head = p->next;
 			if (!kp->head)
 				kp->tail = &kp->head;
 			kp->queued--;
-			pthread_mutex_unlock(&kp->mu);
+			pthread_mutex_unlock(&kp->w.mu);
 			consider(kp, p->ns, p->pod);
 			free(p);
-			pthread_mutex_lock(&kp->mu);
+			pthread_mutex_lock(&kp->w.mu);
 		}
-		pthread_mutex_unlock(&kp->mu);
+		pthread_mutex_unlock(&kp->w.mu);
 		reap(kp);
-		pthread_mutex_lock(&kp->mu);
+		pthread_mutex_lock(&kp->w.mu);
 		if (kp->head && kp->nactive < KEEPER_PARALLEL)
 			kp->events++;   /* a fetch ended: the queue goes on at once */
 	}
-	pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_unlock(&kp->w.mu);
 	return NULL;
 }
 
 int logkeeper_start(struct logkeeper *kp)
 {
-	int ret;
+	int ret = worker_start(&kp->w, keeper_main, kp);
 
-	pthread_mutex_lock(&kp->mu);
-	if (kp->running || kp->stop) {
-		pthread_mutex_unlock(&kp->mu);
-		return 0;
-	}
-	ret = pthread_create(&kp->thread, NULL, keeper_main, kp);
-	kp->running = ret == 0;
-	pthread_mutex_unlock(&kp->mu);
-	return -ret;
+	return ret == -ESHUTDOWN ? 0 : ret;
 }
 
 void logkeeper_stop(struct logkeeper *kp)
 {
 	struct pending *p;
-	bool running;
 
 	if (!kp)
 		return;
-	pthread_mutex_lock(&kp->mu);
-	kp->stop = true;
-	running = kp->running;
-	kp->running = false;
-	pthread_cond_broadcast(&kp->cond);
-	pthread_mutex_unlock(&kp->mu);
-	if (running)
-		pthread_join(kp->thread, NULL);
+	worker_stop(&kp->w);
 	while (kp->active) {
 		struct fetch *f = kp->active;
 
@@ -468,12 +441,12 @@ void logkeeper_stop(struct logkeeper *kp)
 		fetch_free(f);
 	}
 	kp->nactive = 0;
-	pthread_mutex_lock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
 	p = kp->head;
 	kp->head = NULL;
 	kp->tail = &kp->head;
 	kp->queued = 0;
-	pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_unlock(&kp->w.mu);
 	while (p) {
 		struct pending *next = p->next;
 
@@ -487,7 +460,6 @@ void logkeeper_free(struct logkeeper *kp)
 	if (!kp)
 		return;
 	logkeeper_stop(kp);
-	pthread_mutex_destroy(&kp->mu);
-	pthread_cond_destroy(&kp->cond);
+	worker_destroy(&kp->w);
 	free(kp);
 }
