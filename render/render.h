@@ -27,7 +27,7 @@ struct job_view {
 	size_t n_pods;
 	const struct service *const *services;  /* labelled release=<job> */
 	size_t n_services;
-	const struct node *const *nodes;        /* all nodes: TensorBoard's node IP */
+	const struct k8s_node *const *nodes;        /* all nodes: TensorBoard's node IP */
 	size_t n_nodes;
 	const struct event *const *events;      /* of the job and of its pods, any order */
 	size_t n_events;
@@ -40,7 +40,7 @@ struct job_view {
 
 /* A node and the pods bound to it. */
 struct node_view {
-	const struct node *node;
+	const struct k8s_node *node;
 	const struct pod *const *pods;
 	size_t n_pods;
 	int64_t now;
@@ -100,9 +100,9 @@ void render_node_gpus(struct strbuf *sb, const struct node_view *v);    /* "3/8\
 /* Σ nvidia.com/gpu limits of the node's pods that are not Succeeded, Failed or being deleted. */
 int render_node_gpus_allocated(const struct node_view *v);
 void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
-void render_node_status(struct strbuf *sb, const struct node *node);    /* Ready / NotReady */
-void render_node_ip(struct strbuf *sb, const struct node *node);
-void render_node_role(struct strbuf *sb, const struct node *node);
+void render_node_status(struct strbuf *sb, const struct k8s_node *node);    /* Ready / NotReady */
+void render_node_ip(struct strbuf *sb, const struct k8s_node *node);
+void render_node_role(struct strbuf *sb, const struct k8s_node *node);
 
 /* ---- cluster ---- */
 

@@ -80,7 +80,7 @@ int render_real_digits(double d);
 char *render_lower(const char *s, char *buf, size_t size);
 
 /* "Ready", "NotReady", with ",SchedulingDisabled" when cordoned (nodes.c). */
-const char *render_node_status_word(const struct node *node);
+const char *render_node_status_word(const struct k8s_node *node);
 
 /* ---- GPU accounting (gpus.c), shared by info and the gpus files ---- */
 

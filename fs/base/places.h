@@ -84,7 +84,7 @@ union place_render {
 	void (*cluster)(struct strbuf *sb, const struct node_view *v, size_t n);
 	void (*job)(struct strbuf *sb, const struct job_view *v);          /* SRC_JOB */
 	void (*pod)(struct strbuf *sb, const struct pod *pod);             /* SRC_POD */
-	void (*node)(struct strbuf *sb, const struct node *node);          /* SRC_NODE */
+	void (*node)(struct strbuf *sb, const struct k8s_node *node);          /* SRC_NODE */
 	void (*node_pods)(struct strbuf *sb, const struct node_view *v);   /* SRC_NODE_PODS */
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);

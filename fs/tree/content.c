@@ -82,7 +82,7 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
 }
 
-static int render_nodes_file(struct fs *fs, const struct node *only, const struct place *p,
+static int render_nodes_file(struct fs *fs, const struct k8s_node *only, const struct place *p,
 			     struct strbuf *sb, int64_t *mtime)
 {
 	struct node_view *v;
@@ -130,7 +130,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 {
 	const struct place *p = place_of(node->type);
 	const struct pod *pod;
-	const struct node *kn;
+	const struct k8s_node *kn;
 	struct cache_health h;
 
 	*mtime = fs->started;
@@ -282,7 +282,7 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 {
 	const struct job *job;
 	const struct pod *pod;
-	const struct node *kn;
+	const struct k8s_node *kn;
 	struct fs_job_view jv;
 
 	if (fs_type_is_code(node->type))

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t *root = json_loadb((const char *)data, size, 0, NULL);
 	const struct pod *pods[MAX_ITEMS];
-	const struct node *nodes[MAX_ITEMS];
+	const struct k8s_node *nodes[MAX_ITEMS];
 	const struct event *events[MAX_ITEMS];
 	struct job *job = NULL;
 	struct job_view v = {0};
@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < np; i++)
 		pod_free((struct pod *)pods[i]);
 	for (i = 0; i < nn; i++)
-		node_free((struct node *)nodes[i]);
+		node_free((struct k8s_node *)nodes[i]);
 	for (i = 0; i < ne; i++)
 		event_free((struct event *)events[i]);
 	json_decref(root);

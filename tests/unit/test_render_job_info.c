@@ -108,7 +108,7 @@ TEST(info_with_many_instances_pending_reasons_and_tensorboard)
 	struct pod *pods[4];
 	struct service *svc =
 	    fx_service("mnist-tensorboard", "mnist", "tensorboard", "NodePort", 6006, 30606, "");
-	struct node *node = fx_node("node-1", "192.168.1.10", true, 8, 8);
+	struct k8s_node *node = fx_node("node-1", "192.168.1.10", true, 8, 8);
 	struct job_view v;
 	char *s;
 
@@ -139,7 +139,7 @@ TEST(info_with_many_instances_pending_reasons_and_tensorboard)
 	v = fx_view(j, (const struct pod *const *)pods, 4);
 	v.services = (const struct service *const *)&svc;
 	v.n_services = 1;
-	v.nodes = (const struct node *const *)&node;
+	v.nodes = (const struct k8s_node *const *)&node;
 	v.n_nodes = 1;
 	s = info_of(&v);
 	CHECK_STR_EQ(s,

@@ -7,7 +7,7 @@
 
 TEST(node_files)
 {
-	struct node *n = fx_node("node-1", "10.0.0.1", true, 8, 8);
+	struct k8s_node *n = fx_node("node-1", "10.0.0.1", true, 8, 8);
 	char *s;
 
 	s = FX_RENDER(render_node_status(sb, n); render_node_ip(sb, n); render_node_role(sb, n));
