@@ -20,17 +20,14 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "k8s/auth/creds.h"
 #include "k8s/http/status.h"
 #include "k8s/http/transport.h"
-#include "k8s/base/log.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 
@@ -335,7 +332,7 @@ static int add_header(struct attempt *a, const char *fmt, const char *value)
  * or protocol this libcurl was built without) fails the attempt with its name.
  * Options that only make things faster (HTTP/2, waiting for a connection to
  * multiplex, keepalive, compression) are asked with SETOPT_BEST: a libcurl that
- * refuses one still makes the request, as it did before they were asked.
+ * refuses one still makes the request.
  */
 struct setopts {
 	CURL *e;
@@ -350,20 +347,9 @@ struct setopts {
 			(s)->failed = #opt;                                                 \
 	} while (0)
 
-#define SETOPT_BEST(s, opt, val)                                                            \
-	do {                                                                                \
-		if (curl_easy_setopt((s)->e, (opt), (val)) != CURLE_OK)                     \
-			best_effort_refused(#opt);                                          \
-	} while (0)
-
-/* Says once, the first time, that this libcurl refused an optional option. */
-static void best_effort_refused(const char *opt)
-{
-	static atomic_bool said;
-
-	if (!atomic_exchange(&said, true))
-		fs_log(LOG_INFO, "libcurl refused %s: requests go on without it", opt);
-}
+/* An optional option: a refusal is let go on purpose (the request works without it,
+ * and k8s/ logs nothing: docs/k8s.md). */
+#define SETOPT_BEST(s, opt, val) ((void)curl_easy_setopt((s)->e, (opt), (val)))
 
 static void set_blob(struct setopts *s, CURLoption opt, const char *data, size_t len,
 		     const char *name)
