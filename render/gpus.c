@@ -21,7 +21,12 @@
  * (Arena varies the header and drops the footer in one-kind clusters; one layout
  * is easier to read by scripts). Pure; tested by tests/unit/test_render_gpus.c.
  */
-#include "render/render_internal.h"
+#include "render/gpus.h"
+#include "render/nodes.h"
+#include "render/render.h"
+#include "render/status.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <errno.h>
 #include <stdlib.h>

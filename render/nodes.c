@@ -5,7 +5,8 @@
  *
  * Pure; tested by tests/unit/test_render_nodes.c.
  */
-#include "render/render_internal.h"
+#include "render/nodes.h"
+#include "render/text.h"
 
 const char *render_node_status_word(const struct k8s_node *node)
 {

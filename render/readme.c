@@ -7,7 +7,7 @@
  *
  * Pure. Tested by tests/unit/test_render_cluster.c (with the other static files).
  */
-#include "render/render_internal.h"
+#include "render/readme.h"
 
 static const char README[] =
     "arenafs: this directory is a Kubernetes cluster's training jobs as files\n"

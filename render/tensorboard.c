@@ -13,7 +13,9 @@
  *
  * Pure; tested by tests/unit/test_render_tensorboard.c.
  */
-#include "render/render_internal.h"
+#include "render/tensorboard.h"
+#include "render/render.h"
+#include "render/text.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,18 @@
  * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
 #include "fs/base/places.h"
+#include "render/render.h"
+#include "render/cluster.h"
+#include "render/events.h"
+#include "render/gpus.h"
+#include "render/job_files.h"
+#include "render/job_info.h"
+#include "render/job_tables.h"
+#include "render/nodes.h"
+#include "render/pods.h"
+#include "render/readme.h"
+#include "render/status.h"
+#include "render/tensorboard.h"
 
 #include <assert.h>
 #include <pthread.h>

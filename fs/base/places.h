@@ -16,6 +16,7 @@
 
 #include "fs/base/node.h"
 #include "render/render.h"
+#include "render/readme.h"
 #include "k8s/base/strbuf.h"
 
 /*

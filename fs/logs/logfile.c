@@ -43,7 +43,7 @@
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
-#include "render/render.h"
+#include "render/job_files.h"
 
 #include <errno.h>
 #include <stdlib.h>

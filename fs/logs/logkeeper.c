@@ -27,7 +27,7 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
 #include "k8s/base/worker.h"
-#include "render/render.h"
+#include "render/pods.h"
 
 #include <errno.h>
 #include <stdlib.h>

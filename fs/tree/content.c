@@ -28,6 +28,9 @@
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 #include "render/render.h"
+#include "render/cluster.h"
+#include "render/job_files.h"
+#include "render/readme.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -18,7 +18,9 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
 #include "k8s/base/strbuf.h"
-#include "render/render.h"
+#include "render/job_info.h"
+#include "render/pods.h"
+#include "render/tensorboard.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -12,6 +12,9 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/timefmt.h"
 #include "fs/logs/logkeep.h"
+#include "render/render.h"
+#include "render/job_info.h"
+#include "render/pods.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -10,6 +10,11 @@
 
 #include "k8s/objects/objects.h"
 #include "render/render.h"
+#include "render/events.h"
+#include "render/gpus.h"
+#include "render/job_info.h"
+#include "render/job_tables.h"
+#include "render/status.h"
 #include "k8s/base/strbuf.h"
 
 #define MAX_ITEMS 64

@@ -2,6 +2,7 @@
  * Object builders for the render/ tests (see objects_fixture.h).
  */
 #include "tests/unit/objects_fixture.h"
+#include "render/render.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,6 +10,7 @@
 #include "fs/tree/view.h"
 #include "k8s/cache/cache.h"
 #include "tests/unit/fs_fixture.h"
+#include "render/render.h"
 
 TEST(fs_view_a_job_with_its_pods_by_name)
 {

@@ -1,5 +1,6 @@
 /* Tests render/cluster.c (context without secrets, health) and render/readme.c. */
-#include "render/render.h"
+#include "render/cluster.h"
+#include "render/readme.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

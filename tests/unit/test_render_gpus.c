@@ -4,6 +4,7 @@
  * footer (cluster/gpus), with CPU-only nodes and GPU-less clusters.
  */
 #include "render/render.h"
+#include "render/gpus.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

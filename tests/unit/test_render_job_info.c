@@ -4,6 +4,7 @@
  * hostile messages.
  */
 #include "render/render.h"
+#include "render/job_info.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -1,5 +1,5 @@
 /* Tests render/nodes.c: nodes/NAME/status, ip, role in arena top node's words. */
-#include "render/render.h"
+#include "render/nodes.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -1,5 +1,6 @@
 /* Tests render/tensorboard.c: Arena's two URL rules, the service preference, none. */
 #include "render/render.h"
+#include "render/tensorboard.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
