@@ -6,6 +6,8 @@
  * Pure: no I/O. Called by validate.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/lists.h"
+#include "render/spec/values.h"
 
 #include <errno.h>
 #include <stdio.h>
