@@ -1,7 +1,8 @@
 /*
  * The FUSE low-level operations of the tree: lookup/forget, getattr, open/read/
  * release, statfs, access, and the writes (refused with EROFS, or passed to
- * submit.c for submit/ and rmdir of jobs/NAME, see submit.h).
+ * submit.c for submit/ and rmdir of jobs/NAME, see submit.h; symlink, link and
+ * mknod in submit/ are EPERM there).
  * Directory listing is in dirs.c.
  *
  * What the kernel is asked to cache, and for how long, is content.c's choice.
@@ -646,27 +647,37 @@ static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse
 	inode_table_put(fs->inodes, p);
 }
 
+/* symlink, link and mknod: EROFS in the tree; in submit/, EPERM (submit_refuse). */
+static void refuse_name(fuse_req_t req, fuse_ino_t parent, const char *name,
+			enum submit_refused kind, const char *target)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = write_parent(req, parent);
+
+	if (p) {
+		submit_refuse(fs, req, p, name, kind, target);
+		inode_table_put(fs->inodes, p);
+	}
+}
+
 static void ops_refuse_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 			     dev_t rdev)
 {
-	int err = may_write(req_fs(req), req);
-
-	(void)parent, (void)name, (void)mode, (void)rdev;
-	fuse_reply_err(req, err ? err : EROFS);
+	(void)mode, (void)rdev;
+	refuse_name(req, parent, name, SUBMIT_SPECIAL, NULL);
 }
 
 static void ops_refuse_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 			       const char *name)
 {
-	(void)link, (void)parent, (void)name;
-	fuse_reply_err(req, EROFS);
+	refuse_name(req, parent, name, SUBMIT_SYMLINK, link);
 }
 
 static void ops_refuse_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 			    const char *newname)
 {
-	(void)ino, (void)newparent, (void)newname;
-	fuse_reply_err(req, EROFS);
+	(void)ino;
+	refuse_name(req, newparent, newname, SUBMIT_HARDLINK, NULL);
 }
 
 static const struct fuse_lowlevel_ops OPS = {

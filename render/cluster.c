@@ -7,7 +7,9 @@
  * tokens), and a server URL loses any user:password@ it was written with.
  *
  * health is "ok", or "disconnected since <RFC 3339 UTC time>: <reason>" on one
- * line (the reason is made single-line: it may be an API server's message).
+ * line (the reason is made single-line: it may be an API server's message); the
+ * line on kept logs (render_logs_kept_line) follows it when they are not kept as
+ * keep_logs asked (a disk that holds less, a write that failed: issue 23).
  *
  * Pure. Tested by tests/unit/test_render_cluster.c.
  */
@@ -118,6 +120,43 @@ void render_stale_note(struct strbuf *sb, const struct cache_health *h)
 	strbuf_puts(sb, " (");
 	put_field(sb, h->last_error, sizeof(h->last_error), "unknown reason");
 	strbuf_puts(sb, ")\n");
+}
+
+/* "1.8 MiB", "512 KiB", "300 bytes": the sizes keep_logs takes. */
+static void put_size(struct strbuf *sb, uint64_t n)
+{
+	if (n >= (1ull << 20))
+		strbuf_printf(sb, "%.1f MiB", (double)n / (1ull << 20));
+	else if (n >= (1ull << 10))
+		strbuf_printf(sb, "%llu KiB", (unsigned long long)(n >> 10));
+	else
+		strbuf_printf(sb, "%llu bytes", (unsigned long long)n);
+}
+
+void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s)
+{
+	char when[32];
+	bool shrunk = s->budget < s->asked;
+
+	if (!s->err && !shrunk)
+		return;
+	if (s->err) {
+		strbuf_puts(sb, "logs: not being kept");
+		if (s->since > 0)
+			strbuf_printf(sb, " since %s",
+			              time_format_rfc3339(s->since, when, sizeof(when)));
+		strbuf_printf(sb, ": the log of %s could not be written to %s: %s", s->log, s->dir,
+		              strerror(s->err));
+	} else {
+		strbuf_printf(sb, "logs: kept in %s", s->dir);
+	}
+	if (shrunk) {
+		strbuf_puts(sb, "; at most ");
+		put_size(sb, s->budget);
+		strbuf_puts(sb, ", what the disk holds, not keep_logs=");
+		put_size(sb, s->asked);
+	}
+	strbuf_putc(sb, '\n');
 }
 
 /* The second line, only when the server sent names no file can have. */

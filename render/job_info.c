@@ -197,6 +197,11 @@ static void info_instances(struct strbuf *sb, const struct job_view *v, const st
 		for (size_t i = 0; i < v->n_kept_pods; i++)
 			strbuf_printf(sb, " %s", v->kept_pods[i]);
 		strbuf_puts(sb, ")\n");
+	} else if (v->n_pods == 0 && render_job_ended(v) && v->keep && v->keep->err) {
+		/* not "their logs with them": arenafs meant to keep them and could not */
+		strbuf_printf(sb, "  (none: the pods of this finished job are gone; logs are not "
+		                  "being kept: %s (cluster/health); logs reads fail with ENODATA)\n",
+		              strerror(v->keep->err));
 	} else if (v->n_pods == 0 && render_job_ended(v)) {
 		strbuf_puts(sb, "  (none: the pods of this finished job are gone, and their logs "
 		                "with them; logs reads fail with ENODATA)\n");

@@ -24,6 +24,17 @@
 #include "k8s/objects/objects.h"
 #include "k8s/base/strbuf.h"
 
+/* What keeping logs (keep_logs, fs/logs/logkeep.h) is up against: the budget the disk
+ * left, and the last failure to keep a log. */
+struct logs_kept_state {
+	uint64_t budget;             /* bytes that may be kept now */
+	uint64_t asked;              /* keep_logs */
+	int err;                     /* errno of the last log not kept, 0: the last was kept */
+	int64_t since;               /* when err began (Unix seconds) */
+	char log[200];               /* that log: "NS/POD" */
+	char dir[512];               /* where they are kept */
+};
+
 /* A job and everything its files are made from. */
 struct job_view {
 	const struct job *job;
@@ -39,6 +50,8 @@ struct job_view {
 	 * name: instances/ still has them, with their logs. */
 	const char *const *kept_pods;
 	size_t n_kept_pods;
+	/* NULL, or keeping logs fails (err set): why a job's logs may be gone */
+	const struct logs_kept_state *keep;
 	int64_t now;
 };
 

@@ -45,6 +45,7 @@ struct logstream_registry;
 struct pod;
 struct submit_areas;
 struct submit_defer;
+struct fs_deletes;
 
 /* The tree's answers the rooms below it need, each under the cache's read lock. */
 struct fs_upcalls {
@@ -72,6 +73,7 @@ struct fs {
 	struct submit_areas *areas;  /* the contents of submit/ and namespaces/NS/submit/ */
 	struct access_cache *access; /* who may create jobs where (access.c) */
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
+	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */

@@ -54,6 +54,8 @@ enum {
 	PLACE_CODE = 128,       /* jobs/NAME/code/ and below: the files the job shipped,
 	                           named by its annotation, read from its ConfigMap
 	                           (codetree.c, codefetch.c), not rendered */
+	PLACE_DELETE_NOTE = 256, /* ends with render_delete_note while an rmdir's delete of
+	                            the job outlives the rmdir (deletes.h) */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */

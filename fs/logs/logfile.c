@@ -19,8 +19,10 @@
  * - a pending container has no instance yet: an empty file, never an error;
  *   its stream starts when the cache shows the container started.
  * - a log that cannot be had is not an empty file (end_of_log): EIO when its
- *   stream failed or got nothing yet, ETIMEDOUT when a finished log stalls,
- *   ENODATA at open when a finished job's pods are gone.
+ *   stream failed or got nothing yet, ETIMEDOUT when a finished log stalls or
+ *   the server has not answered a running one's stream for log_wait (a log is
+ *   empty only when the server said so), ENODATA at open when a finished job's
+ *   pods are gone.
  *
  * Size and mtime when no stream is open (docs/tree.md, "Size and mtime of a
  * log"): the Kubernetes API has no way to learn a log's length but to download
@@ -354,6 +356,8 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	cache_read_unlock(fs->cache);
 	if (!have)
 		return gone ? -ENODATA : 0;
+	/* half of log_wait: the probe's answer can come before the reader's deadline */
+	key.probe_after_ms = fs->opts.log_wait_ms / 2 > 0 ? fs->opts.log_wait_ms / 2 : 1;
 	k8s_error_clear(&err);
 	ret = logstream_open(fs->streams, fs->client, &key, log_appended, log, &log->ls, &err);
 	if (ret) {
@@ -555,12 +559,30 @@ static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finish
 	}
 }
 
+/* Waits, never past deadline, until the server has answered the stream or it has
+ * waited log_wait for an answer. */
+static void wait_for_answer(struct fs *fs, struct fs_log *log, struct logstream *ls,
+                            int64_t deadline)
+{
+	for (;;) {
+		int64_t waited = logstream_unanswered_ms(ls);
+
+		if (!waited || waited >= fs->opts.log_wait_ms || logstream_done(ls) ||
+		    time_monotonic_ms() >= deadline)
+			return;
+		pthread_mutex_lock(&log->mu);
+		wait_ms(log, LOG_POLL_MS);
+		pthread_mutex_unlock(&log->mu);
+	}
+}
+
 /*
  * A read found nothing past off (docs/tree.md, "A log that cannot be read"): the
  * end of the log (0), or the log cannot be had. EIO: the stream ended without the
  * whole log (the pod went away, the API refused), or nothing of it could be
  * fetched yet (cluster/health says why); ETIMEDOUT: a finished container's log
- * stopped arriving for log_wait.
+ * stopped arriving for log_wait, or the server has not answered the stream at all
+ * for log_wait (an empty buffer then says nothing about the log).
  */
 static ssize_t end_of_log(struct fs *fs, struct fs_inode *in, struct logstream *ls,
                           bool finished)
@@ -579,6 +601,11 @@ static ssize_t end_of_log(struct fs *fs, struct fs_inode *in, struct logstream *
 	if (finished && !logstream_done(ls)) {
 		fs_log(LOG_INFO, "log of %s/%s: nothing arrived for %d ms (log_wait)", in->node.ns,
 		       in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
+		return -ETIMEDOUT;
+	}
+	if (!logstream_done(ls) && logstream_unanswered_ms(ls) >= fs->opts.log_wait_ms) {
+		fs_log(LOG_INFO, "log of %s/%s: the API server has not answered for %d ms (log_wait)",
+		       in->node.ns, in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -613,6 +640,7 @@ ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size,
 	n = logstream_read(ls, buf, size, (uint64_t)off);
 	if (n == 0) {
 		wait_for_bytes(log, ls, finished, (uint64_t)off + 1, deadline);
+		wait_for_answer(fs, log, ls, deadline);
 		n = logstream_read(ls, buf, size, (uint64_t)off);
 	}
 	if (n == 0)

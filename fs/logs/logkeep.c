@@ -22,6 +22,14 @@
  *     instance 0
  *     finished 1796202869
  *     main 1
+ *
+ * The disk: keep_logs is a wish, the disk's free space a fact. At open, before
+ * each copy is written (logkeep_make_room) and when a write fails for want of
+ * space (ENOSPC, EDQUOT), the budget becomes what the disk holds (the copies kept
+ * plus the space free, less an eighth for meta files, directories and blocks),
+ * never more than keep_logs, and the least recently used copies go to fit it:
+ * room is made before a copy is written, not after. The last failure is
+ * remembered for cluster/health and info (logkeep_state) until a copy is kept.
  */
 #include "fs/logs/logkeep.h"
 
@@ -34,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +58,11 @@ struct logkeep {
 	struct logkeep_index idx;
 	int dirfd;                   /* DIR/CLUSTER */
 	char *dir;
+	/* under mu: what keeping is up against (logkeep_state) */
+	uint64_t asked;              /* keep_logs */
+	int err;                     /* the last copy's failure, 0 once one is kept */
+	int64_t err_since;
+	char err_log[200];           /* the log that failed: "NS/POD" */
 };
 
 /* ---- names ---- */
@@ -372,6 +386,76 @@ static void delete_dropped(struct logkeep *k, struct logkeep_entry *dropped)
 	}
 }
 
+/* ---- the disk's size ---- */
+
+/* Sets the budget to what the disk holds, never above keep_logs (it grows back when
+ * the disk has room again), dropping what no longer fits. Under k->mu, or before k
+ * is shared. */
+static void fit_disk(struct logkeep *k)
+{
+	struct logkeep_entry *dropped = NULL;
+	struct statvfs st;
+	uint64_t holds;
+
+	if (fstatvfs(k->dirfd, &st) < 0)
+		return;
+	holds = k->idx.total + (uint64_t)st.f_bavail * st.f_frsize;
+	holds -= holds / LOGKEEP_DISK_SLACK;
+	k->idx.budget = holds < k->asked ? holds : k->asked;
+	logkeep_index_make_room(&k->idx, 0, &dropped);
+	delete_dropped(k, dropped);
+}
+
+int logkeep_make_room(struct logkeep *k, uint64_t size)
+{
+	struct logkeep_entry *dropped = NULL;
+	bool fits;
+	int ret;
+
+	pthread_mutex_lock(&k->mu);
+	fit_disk(k);
+	fits = logkeep_index_make_room(&k->idx, size, &dropped);
+	delete_dropped(k, dropped);
+	/* too large for keep_logs, or for what the disk holds */
+	ret = fits ? 0 : k->idx.budget < k->asked ? -ENOSPC : -EFBIG;
+	pthread_mutex_unlock(&k->mu);
+	return ret;
+}
+
+void logkeep_failed(struct logkeep *k, const char *ns, const char *pod, int err, int64_t now)
+{
+	pthread_mutex_lock(&k->mu);
+	if (err == ENOSPC || err == EDQUOT)
+		fit_disk(k);
+	if (k->err != err)
+		k->err_since = now;
+	k->err = err;
+	snprintf(k->err_log, sizeof(k->err_log), "%s/%s", ns, pod);
+	pthread_mutex_unlock(&k->mu);
+}
+
+void logkeep_kept(struct logkeep *k)
+{
+	pthread_mutex_lock(&k->mu);
+	k->err = 0;
+	k->err_since = 0;
+	k->err_log[0] = '\0';
+	pthread_mutex_unlock(&k->mu);
+}
+
+void logkeep_state(struct logkeep *k, struct logs_kept_state *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&k->mu);
+	out->budget = k->idx.budget;
+	out->asked = k->asked;
+	out->err = k->err;
+	out->since = k->err_since;
+	snprintf(out->log, sizeof(out->log), "%s", k->err_log);
+	snprintf(out->dir, sizeof(out->dir), "%s", k->dir);
+	pthread_mutex_unlock(&k->mu);
+}
+
 /* ---- open and free ---- */
 
 int logkeep_open(const char *dir, const char *server, uint64_t budget, struct logkeep **out,
@@ -427,6 +511,8 @@ int logkeep_open(const char *dir, const char *server, uint64_t budget, struct lo
 		delete_dropped(k, dropped);
 	}
 	free(s.f);
+	k->asked = budget;
+	fit_disk(k);
 	*out = k;
 	return 0;
 }

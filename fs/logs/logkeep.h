@@ -30,8 +30,11 @@
 #include <stdint.h>
 
 #include "fs/logs/logkeep_index.h"
+#include "render/render.h"
 
 #define LOGKEEP_MAX_LOGS 20000   /* the index costs about 250 bytes a log */
+/* Of what the disk holds, 1/SLACK is left for meta files, directories and blocks. */
+#define LOGKEEP_DISK_SLACK 8
 
 struct logkeep;
 
@@ -78,6 +81,20 @@ int logkeep_commit(struct logkeep *k, const struct logkeep_meta *meta, const cha
 		   uint64_t size);
 /* Deletes a temporary file that will not be committed. */
 void logkeep_discard(struct logkeep *k, const char *name);
+
+/* Makes room for a copy of size bytes before it is written: the budget is set to
+ * what the disk holds now (at most keep_logs), and the least recently used copies
+ * go until it fits. -EFBIG when it alone passes keep_logs, -ENOSPC when it passes
+ * what the disk holds. */
+int logkeep_make_room(struct logkeep *k, uint64_t size);
+/* A copy of NS/POD could not be kept (err, positive): remembered for
+ * logkeep_state(); for want of space (ENOSPC, EDQUOT) the budget first shrinks to
+ * what the disk holds, dropping the least recently used copies to fit. */
+void logkeep_failed(struct logkeep *k, const char *ns, const char *pod, int err, int64_t now);
+/* A copy was kept: the failure above is over. */
+void logkeep_kept(struct logkeep *k);
+/* What keeping is up against, for cluster/health and info. */
+void logkeep_state(struct logkeep *k, struct logs_kept_state *out);
 
 /* For tests and tools: the bytes and count kept. */
 void logkeep_usage(struct logkeep *k, uint64_t *bytes, size_t *n);

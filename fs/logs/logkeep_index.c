@@ -200,3 +200,21 @@ int logkeep_index_put(struct logkeep_index *x, struct logkeep_entry *e,
 	}
 	return 0;
 }
+
+/* Drops the oldest into *dropped (linked through ->older) until room more bytes fit
+ * in budget; false when they cannot, even with nothing kept. */
+bool logkeep_index_make_room(struct logkeep_index *x, uint64_t room,
+			     struct logkeep_entry **dropped)
+{
+	*dropped = NULL;
+	if (room > x->budget)
+		return false;
+	while (x->oldest && x->total + room > x->budget) {
+		struct logkeep_entry *victim = x->oldest;
+
+		logkeep_index_remove(x, victim);
+		victim->older = *dropped;
+		*dropped = victim;
+	}
+	return true;
+}

@@ -73,6 +73,11 @@ void logkeep_index_touch(struct logkeep_index *x, struct logkeep_entry *e);
  */
 int logkeep_index_put(struct logkeep_index *x, struct logkeep_entry *e,
 		      struct logkeep_entry **dropped);
+/* Drops the least recently used entries (handed back in *dropped, as put does) until
+ * room more bytes fit in the budget: room is made on disk before a copy is written
+ * there, not after. false (nothing dropped) when room alone passes the budget. */
+bool logkeep_index_make_room(struct logkeep_index *x, uint64_t room,
+			     struct logkeep_entry **dropped);
 /* Takes e out of the index (not freed). */
 void logkeep_index_remove(struct logkeep_index *x, struct logkeep_entry *e);
 

@@ -13,6 +13,11 @@
  * runs on a FUSE worker, and only changes seen while mounted start a fetch: a
  * mount does not download every log the cluster holds.
  *
+ * A copy that cannot be written (a full disk: ENOSPC) is a warning in the daemon's
+ * log, shrinks the budget to what the disk holds (logkeep.h), and is tried once more
+ * from the bytes already fetched when it fits then; cluster/health and info say
+ * logs are not being kept until one is.
+ *
  * Cost: one GET of pods/POD/log per terminated container instance, none when a
  * reader already had it open (docs/tree.md, "Logs kept after their pods"). At
  * most KEEPER_PARALLEL fetches run at once; a container that terminates just as
@@ -40,6 +45,7 @@
 #include "k8s/logs/logstream.h"
 #include "k8s/base/fdio.h"
 #include "k8s/base/hash.h"
+#include "k8s/base/timefmt.h"
 
 #define KEEPER_PARALLEL 4          /* fetches at once */
 #define KEEPER_QUEUE_MAX 100000    /* pods waiting to be looked at */
@@ -332,6 +338,23 @@ static int keep(struct fs *fs, struct fetch *f, uint64_t size)
 	return logkeep_commit(fs->keep, &f->meta, name, size);
 }
 
+/* Keeps a copy, room made first; when the disk is fuller than the budget says (its
+ * budget then shrinks to it: logkeep_failed), once more from the same bytes. */
+static int keep_fitted(struct fs *fs, struct fetch *f, uint64_t size)
+{
+	int ret = logkeep_make_room(fs->keep, size);
+
+	if (ret < 0)
+		return ret;
+	ret = keep(fs, f, size);
+	if (ret != -ENOSPC && ret != -EDQUOT)
+		return ret;
+	logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());
+	if (logkeep_make_room(fs->keep, size) < 0)
+		return ret;
+	return keep(fs, f, size);
+}
+
 /* A fetch is over (or too large to keep): keep it when it is the whole log. */
 static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 {
@@ -349,10 +372,17 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 	} else if (!still_that_instance(fs, f)) {
 		fs_log(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
 		       f->meta.ns, f->meta.pod);
-	} else if ((ret = keep(fs, f, logstream_size(f->ls))) < 0) {
+	} else if ((ret = keep_fitted(fs, f, logstream_size(f->ls))) == -EINVAL || ret == -EFBIG) {
+		/* a name that cannot be a path component, a log over keep_logs: this log's */
 		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
 		       strerror(-ret));
+	} else if (ret < 0) {
+		/* the disk's: the logs after it will fail alike (ENOSPC, EDQUOT, EIO, EROFS) */
+		logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());
+		fs_log(LOG_WARNING, "log of %s/%s not kept in %s: %s", f->meta.ns, f->meta.pod,
+		       logkeep_dir(fs->keep), strerror(-ret));
 	} else {
+		logkeep_kept(fs->keep);
 		/* its log files and the job's info are looked at again */
 		struct cache_change c = {CACHE_POD, CACHE_MODIFIED, f->meta.ns, f->meta.pod,
 					 f->meta.kind, f->meta.job, NULL, "", ""};

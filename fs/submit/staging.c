@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct snode {
 	struct snode *hash_next;
 	bool dir;
 	bool generated;
+	bool reserved; /* arenafs' own (status, error, an outcome's directory): not counted */
 	bool dirty; /* written since its text was last taken */
 	int lost;   /* errno of a write that failed since it was last emptied: bytes are
 	             * missing, so it must never be submitted (a cut spec is another job) */
@@ -39,6 +41,8 @@ struct snode {
 	enum staging_outcome outcome; /* top-level directories */
 	int64_t changed_ms;           /* top-level: when anything below last changed */
 	size_t code_wanted;           /* top-level: the code size a refused write wanted */
+	char *copy_failure;           /* top-level: the first thing this copy failed to make */
+	unsigned copy_failures;       /* top-level: how many, in this copy */
 	struct staging_job job;       /* top-level directories: what SUBMITTED made */
 	struct timespec atime, mtime, ctime;
 };
@@ -48,7 +52,7 @@ struct staging {
 	struct snode *buckets[STAGING_BUCKETS];
 	struct snode *root;
 	uint64_t next_id;
-	size_t nodes;
+	size_t nodes; /* the user's, against STAGING_NODES_MAX; reserved ones are not counted */
 	size_t bytes;
 };
 
@@ -76,13 +80,25 @@ static struct snode *entry_of(struct snode *n)
 	return n && n->parent ? n : NULL;
 }
 
-/* Something below n's entry changed: a copy into it is still under way. */
+static void forget_copy_failure(struct snode *e)
+{
+	free(e->copy_failure);
+	e->copy_failure = NULL;
+	e->copy_failures = 0;
+}
+
+/* Something below n's entry changed: a copy into it is still under way. A change
+ * after a pause is another copy, which owes nothing to what the last one failed. */
 static void touch_entry(struct snode *n)
 {
 	struct snode *e = entry_of(n);
+	int64_t now_ms = time_monotonic_ms();
 
-	if (e)
-		e->changed_ms = time_monotonic_ms();
+	if (!e)
+		return;
+	if (now_ms - e->changed_ms >= STAGING_QUIET_MS)
+		forget_copy_failure(e);
+	e->changed_ms = now_ms;
 }
 
 static struct snode *find(struct staging *st, uint64_t id)
@@ -152,9 +168,10 @@ void staging_job_clear(struct staging_job *job)
 static void node_free(struct staging *st, struct snode *n)
 {
 	hash_remove(st, n);
-	st->nodes--;
+	st->nodes -= !n->reserved;
 	st->bytes -= n->cap;
 	staging_job_clear(&n->job);
+	free(n->copy_failure);
 	free(n->name);
 	free(n->data);
 	free(n);
@@ -196,11 +213,18 @@ static int check_name(const char *name)
 	return 0;
 }
 
-static struct snode *node_new(struct staging *st, const char *name, bool dir, mode_t mode)
+/*
+ * A new node; reserved: arenafs' own, made whatever the count, so that a submit/
+ * filled to its last node still says why a submission failed. There are at most
+ * three per entry (its directory, status, error) and one at the root (error), so
+ * they cannot grow without the user's nodes.
+ */
+static struct snode *node_new(struct staging *st, const char *name, bool dir, mode_t mode,
+                              bool reserved)
 {
 	struct snode *n;
 
-	if (st->nodes >= STAGING_NODES_MAX)
+	if (!reserved && st->nodes >= STAGING_NODES_MAX)
 		return NULL;
 	n = calloc(1, sizeof(*n));
 	if (!n || !(n->name = strdup(name))) {
@@ -209,11 +233,12 @@ static struct snode *node_new(struct staging *st, const char *name, bool dir, mo
 	}
 	n->id = st->next_id++;
 	n->dir = dir;
+	n->reserved = reserved;
 	n->mode = mode & 07777;
 	n->atime = n->mtime = n->ctime = now();
 	n->hash_next = st->buckets[n->id % STAGING_BUCKETS];
 	st->buckets[n->id % STAGING_BUCKETS] = n;
-	st->nodes++;
+	st->nodes += !reserved;
 	return n;
 }
 
@@ -246,7 +271,7 @@ int staging_new(struct staging **out)
 		return -ENOMEM;
 	pthread_mutex_init(&st->lock, NULL);
 	st->next_id = STAGING_ROOT;
-	st->root = node_new(st, "", true, 0755);
+	st->root = node_new(st, "", true, 0755, true);
 	if (!st->root) {
 		pthread_mutex_destroy(&st->lock);
 		free(st);
@@ -266,6 +291,7 @@ void staging_free(struct staging *st)
 		for (; n; n = next) {
 			next = n->hash_next;
 			staging_job_clear(&n->job);
+			free(n->copy_failure);
 			free(n->name);
 			free(n->data);
 			free(n);
@@ -393,7 +419,7 @@ int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mod
 	pthread_mutex_lock(&st->lock);
 	err = check_new(st, dir, name, &d);
 	if (!err) {
-		n = node_new(st, name, true, mode);
+		n = node_new(st, name, true, mode, false);
 		if (!n) {
 			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
 		} else {
@@ -475,7 +501,7 @@ int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mo
 		n = child(d, name);
 		err = open_node(st, n, open_flags);
 	} else if (!err) {
-		n = node_new(st, name, false, mode);
+		n = node_new(st, name, false, mode, false);
 		if (!n) {
 			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
 		} else {
@@ -863,7 +889,7 @@ static int set_generated(struct staging *st, struct snode *dir, const char *name
 		return 0;
 	}
 	if (!n) {
-		n = node_new(st, name, false, 0444);
+		n = node_new(st, name, false, 0444, true);
 		if (!n)
 			return -ENOMEM;
 		n->generated = true;
@@ -894,7 +920,7 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	d = child(st->root, entry);
 	if (!d) {
 		/* a single spec file's outcome gets a directory of its own */
-		d = node_new(st, entry, true, 0755);
+		d = node_new(st, entry, true, 0755, true);
 		if (d)
 			link_child(st->root, d);
 		else
@@ -985,6 +1011,52 @@ static int code_check_growth(struct staging *st, struct snode *n, size_t size)
 	return -EFBIG;
 }
 
+/* asprintf, leaving *out NULL when it fails (ENOMEM: the caller words it without). */
+static void asprintf_or_null(char **out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(out, fmt, ap) < 0)
+		*out = NULL;
+	va_end(ap);
+}
+
+/* dir/name below its entry, as "entry/sub/name", into buf. */
+static void entry_path(const struct snode *dir, const char *name, char *buf, size_t size)
+{
+	const struct snode *chain[64];
+	size_t depth = 0, len = 0;
+
+	for (const struct snode *a = dir; a && a->parent && depth < 64; a = a->parent)
+		chain[depth++] = a;
+	buf[0] = '\0';
+	while (depth-- > 0 && len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s/", chain[depth]->name);
+	if (len < size)
+		snprintf(buf + len, size - len, "%s", name);
+}
+
+void staging_copy_failed(struct staging *st, uint64_t dir, const char *name, const char *what)
+{
+	struct snode *d, *e;
+	char path[1024];
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	d = find_dir(st, dir, &err);
+	e = d ? entry_of(d) : NULL;
+	if (e) {
+		touch_entry(d); /* first: a failure may be what starts a copy */
+		if (!e->copy_failure) {
+			entry_path(d, name, path, sizeof(path));
+			asprintf_or_null(&e->copy_failure, "%s: %s", path, what);
+		}
+		e->copy_failures++;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
 int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms)
 {
 	struct snode *e;
@@ -1056,7 +1128,7 @@ static bool only_the_spec(const struct staging_code *c)
 
 int staging_take_code(struct staging *st, const char *entry, struct staging_code *out)
 {
-	char path[4096] = "";
+	char path[4096] = "", *copy_failure = NULL;
 	struct snode *e;
 	int err = 0, lost = 0;
 
@@ -1069,6 +1141,14 @@ int staging_take_code(struct staging *st, const char *entry, struct staging_code
 		err = collect_code(e, path, 0, sizeof(path), out, &lost);
 	if (!err && lost)
 		err = -lost;
+	if (!err && e->copy_failures) {
+		err = -EPERM;
+		if (e->copy_failures > 1)
+			asprintf_or_null(&copy_failure, "%s (and %u more refused)", e->copy_failure,
+			                 e->copy_failures - 1);
+		else
+			copy_failure = strdup(e->copy_failure);
+	}
 	if (!err && out->bytes > STAGING_CODE_MAX)
 		err = -EFBIG;
 	if (!err)
@@ -1081,16 +1161,20 @@ int staging_take_code(struct staging *st, const char *entry, struct staging_code
 
 		staging_code_clear(out);
 		out->bytes = bytes;
+		out->copy_failure = copy_failure;
 	} else if (only_the_spec(out)) {
 		staging_code_clear(out); /* a folder holding just its spec ships nothing */
 	}
 	return err;
 }
 
-void staging_code_explain(char *buf, size_t size, int err, size_t bytes)
+void staging_code_explain(char *buf, size_t size, int err, const struct staging_code *c)
 {
 	if (err == -EFBIG)
-		code_too_large(buf, size, bytes);
+		code_too_large(buf, size, c->bytes);
+	else if (err == -EPERM)
+		snprintf(buf, size, "the copy of the folder failed, so nothing was created: %s",
+		         c->copy_failure ? c->copy_failure : "something could not be made");
 	else if (err == -EINVAL)
 		snprintf(buf, size, "a file to ship has a newline in its name: rename it or "
 		                    "leave it out of the folder; nothing was created");
@@ -1113,6 +1197,7 @@ void staging_code_clear(struct staging_code *c)
 		free(c->files[i].data);
 	}
 	free(c->files);
+	free(c->copy_failure);
 	memset(c, 0, sizeof(*c));
 }
 

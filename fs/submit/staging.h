@@ -38,6 +38,8 @@
 #define STAGING_BYTES_MAX (64 * 1024 * 1024) /* all file bytes together: then ENOSPC */
 #define STAGING_NODES_MAX 10000              /* files and directories: then ENOSPC */
 #define STAGING_CODE_MAX  (1024 * 1024)      /* a directory entry's code: one ConfigMap */
+#define STAGING_QUIET_MS  500 /* an entry unchanged this long: its copy is over (and a
+                               * change after such a pause starts another copy) */
 #define STAGING_STATUS    "status"
 #define STAGING_ERROR     "error"
 
@@ -195,20 +197,31 @@ struct staging_code_file {
 struct staging_code {
 	struct staging_code_file *files;
 	size_t n;
-	size_t bytes; /* all files' bytes; after -EFBIG, the size a write wanted */
+	size_t bytes;       /* all files' bytes; after -EFBIG, the size a write wanted */
+	char *copy_failure; /* after -EPERM: what of the copy was refused (staging_copy_failed) */
 };
 
 /* Milliseconds since anything below the directory entry last changed (a copy into it
  * is over when this grows). -ENOENT when ENTRY is not a directory of submit/. */
 int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms);
 /*
+ * Something of a copy into a directory entry could not be made below dir: name, a
+ * symbolic link, hard link, device or a name refused (what says which and why, one
+ * line). The entry's copy is then incomplete, and its job is never made from the
+ * rest: staging_take_code fails with -EPERM until a change after a pause of
+ * STAGING_QUIET_MS (another copy) forgets it. Nothing is recorded for dir submit/
+ * itself (no entry to fail).
+ */
+void staging_copy_failed(struct staging *st, uint64_t dir, const char *name, const char *what);
+/*
  * Copies the files to ship of ENTRY into *out (none for a single spec file).
  * -EFBIG (out->bytes says how large), -ENOSPC or another write's errno when a file
- * to ship was cut by a failed write, -EINVAL for a name with a newline,
+ * to ship was cut by a failed write, -EPERM when the copy failed to make something
+ * (out->copy_failure says what), -EINVAL for a name with a newline,
  * -ENAMETOOLONG, -ENOENT, -ENOMEM. staging_code_explain words such an error.
  */
 int staging_take_code(struct staging *st, const char *entry, struct staging_code *out);
-void staging_code_explain(char *buf, size_t size, int err, size_t bytes);
+void staging_code_explain(char *buf, size_t size, int err, const struct staging_code *c);
 void staging_code_clear(struct staging_code *c);
 
 /*

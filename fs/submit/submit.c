@@ -15,11 +15,19 @@
  * asks the cache whether that job (by uid) is still there, and staging's text
  * becomes "deleted" when it is not, so that size and contents always agree.
  *
+ * submit/ holds files and folders only: a symbolic link, hard link or special file
+ * is EPERM (submit_refuse), and it, like any name of a folder's copy that could not
+ * be made, marks that folder's copy as failed, so that its job is never made from
+ * the rest (staging_copy_failed).
+ *
  * Each namespace's submit/ has a staging tree of its own (areas.c): submit/ is the
  * mount's namespace's, namespaces/NS/submit/ namespace NS's, and an inode knows its
  * namespace (node.ns; NULL for the top submit/). Creating a name in
  * namespaces/NS/submit/ itself first asks whether these credentials may create jobs
  * in NS (access.c): where not, it is EACCES, and submit/'s own `error` says why.
+ *
+ * rmdir of jobs/NAME runs its DELETE through deletes.c, which bounds how long the
+ * rmdir (and so the kernel's lock of jobs/) waits for the cluster.
  *
  * Called by ops.c and dirs.c (submit.h).
  */
@@ -40,13 +48,14 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "fs/submit/deletes.h"
 #include "fs/submit/staging.h"
 #include "fs/submit/submit.h"
 #include "k8s/api/api.h"
+#include "k8s/base/timefmt.h"
 
 #define SUBMIT_IDENTITY     "staging:"
 #define SUBMIT_NAME_MAX     255
-#define RMDIR_CACHE_WAIT_MS 10000 /* Background deletion: the job goes at once, save finalizers */
 
 /* The namespace a place of submit/ launches into. */
 static const char *area_ns(struct fs *fs, const struct fs_inode *in)
@@ -349,6 +358,30 @@ static int may_create(struct fs *fs, struct fs_inode *parent, struct staging **s
 	return ret;
 }
 
+/*
+ * A name in a folder of submit/ that could not be made (ret): the folder's copy is
+ * incomplete, and its job must not be made from the rest. EEXIST is not a loss (the
+ * name is there), nor ENOENT (the folder is gone).
+ */
+static void note_copy_failed(struct fs *fs, struct fs_inode *parent, const char *name,
+                             int ret)
+{
+	struct staging *st = area(fs, parent, false);
+	char what[160];
+
+	if (!st || ret == -EEXIST || ret == -ENOENT)
+		return;
+	if (ret == -ENOSPC)
+		snprintf(what, sizeof(what), "not made: submit/ is full (%d files and directories, "
+		         "%d MiB of files, in all)", STAGING_NODES_MAX, STAGING_BYTES_MAX >> 20);
+	else if (ret == -EACCES)
+		snprintf(what, sizeof(what), "not made: status and error are arenafs' own names "
+		         "in a folder of submit/");
+	else
+		snprintf(what, sizeof(what), "not made: %s", strerror(-ret));
+	staging_copy_failed(st, staging_id(parent), name, what);
+}
+
 void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
                          mode_t mode)
 {
@@ -359,6 +392,8 @@ void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 	if (!ret)
 		ret = staging_mkdir(st, staging_id(parent), name, mode, &a);
 
+	if (ret)
+		note_copy_failed(fs, parent, name, ret);
 	if (ret)
 		fuse_reply_err(req, -ret);
 	else
@@ -410,6 +445,7 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		ret = staging_create(st, staging_id(parent), name, mode, fi->flags & O_EXCL,
 		                     fi->flags, &a);
 	if (ret) {
+		note_copy_failed(fs, parent, name, ret);
 		fuse_reply_err(req, -ret);
 		return;
 	}
@@ -427,6 +463,38 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		close_handle(fs, h);
 	}
 	inode_table_put(fs->inodes, in);
+}
+
+/*
+ * symlink(2), link(2) and mknod(2) in submit/: EPERM, as on a file system that has no
+ * such thing (symlink(2): "does not support the creation of symbolic links"). A job
+ * ships files, so a link would have to ship what it points to, which may lie
+ * outside the folder (/etc/shadow, a data set) and which the daemon cannot even
+ * find (a relative target is relative to where the user copied from). The folder
+ * it was copied into is marked: its job is not made (docs/submit.md, "Local code").
+ */
+void submit_refuse(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+                   enum submit_refused kind, const char *target)
+{
+	struct staging *st = area(fs, parent, false);
+	char what[512];
+
+	if (kind == SUBMIT_SYMLINK)
+		snprintf(what, sizeof(what),
+		         "a symbolic link (to %.200s): submit/ takes files and folders only, so that "
+		         "a job never ships what lies outside its folder; replace the link by what "
+		         "it points to, or copy with cp -rL, which copies that",
+		         target);
+	else if (kind == SUBMIT_HARDLINK)
+		snprintf(what, sizeof(what),
+		         "a hard link (cp -a keeps them): submit/ takes files and folders only; "
+		         "copy with cp -r, which copies each as a file");
+	else
+		snprintf(what, sizeof(what),
+		         "a device, FIFO or socket: submit/ takes files and folders only");
+	if (st)
+		staging_copy_failed(st, staging_id(parent), name, what);
+	fuse_reply_err(req, EPERM);
 }
 
 void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
@@ -663,8 +731,10 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
                              struct fs_inode *job)
 {
+	/* The kernel holds jobs/ for the whole rmdir (ls and new lookups wait): one
+	 * deadline for the DELETE's answer and the watch (deletes.h). */
+	int64_t deadline = time_monotonic_ms() + DELETES_HOLD_MS, left;
 	const struct fs_node *n = &job->node;
-	struct k8s_resource res;
 	struct k8s_error err;
 	int ret;
 
@@ -674,20 +744,17 @@ void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
 		return;
 	}
 	k8s_error_clear(&err);
-	k8s_job_resource(n->kind, &res);
-	/* Background, as kubectl and arena delete: the job goes at once and the garbage
-	 * collector removes its pods and TensorBoard (owner references) after it, so
-	 * the name is free again when rmdir returns. */
-	ret = k8s_delete(fs->client, &res, n->ns, n->job, K8S_PROPAGATE_BACKGROUND, &err);
+	ret = deletes_run(fs->deletes, n, deadline, &err);
+	if (ret == -EINPROGRESS)
+		fs_log(LOG_INFO, "rmdir %s/%s: no answer within %d ms; the delete goes on, and "
+		       "the job's info says how it ends", n->ns, n->job, DELETES_HOLD_MS);
 	if (ret && ret != -ENOENT) {
-		fs_log(LOG_WARNING, "rmdir %s/%s: %s", n->ns, n->job, err.message);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	if (ret == 0)
-		fs_log(LOG_INFO, "deleted %s %s in namespace %s", kinds_info(n->kind)->kind_name,
-		       n->job, n->ns);
 	/* Gone from the cache (this uid), so that ls after rmdir no longer shows it. */
-	submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, RMDIR_CACHE_WAIT_MS);
+	left = deadline - time_monotonic_ms();
+	if (left > 0)
+		submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, (int)left);
 	fuse_reply_err(req, -ret);
 }

@@ -36,6 +36,11 @@ void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 		  mode_t mode);
 void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
 		   mode_t mode, struct fuse_file_info *fi);
+/* What submit/ has no place for: answered EPERM, and the folder's copy marked failed. */
+enum submit_refused { SUBMIT_SYMLINK, SUBMIT_HARDLINK, SUBMIT_SPECIAL };
+/* parent/name would be a symbolic link (to target), a hard link or a special file. */
+void submit_refuse(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
+		   enum submit_refused kind, const char *target);
 void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct fuse_file_info *fi);
 void submit_read(struct fs *fs, fuse_req_t req, struct fs_inode *in, size_t size, off_t off,
 		 struct fuse_file_info *fi);

@@ -4,7 +4,7 @@
  * so the job of submit/NAME/spec.yaml cannot be created at that close without
  * losing the code that follows. The close checks the spec (parse, validate, dry
  * runs: its errors still fail the close), and the submission waits here until
- * nothing below submit/NAME/ has changed for SUBMIT_QUIET_MS; then its code is
+ * nothing below submit/NAME/ has changed for STAGING_QUIET_MS; then its code is
  * taken and the job created by one thread, and status and error say how it went.
  *
  * A lookup of jobs/NAME while NAME waits here waits for it (submit_defer_wait), so
@@ -28,8 +28,6 @@
 
 #include "fs/submit/staging.h"
 #include "k8s/base/timefmt.h"
-
-#define SUBMIT_QUIET_MS 500
 
 struct pending {
 	struct pending *next;
@@ -76,7 +74,8 @@ static void make_one(struct fs *fs, struct pending *p)
 		return;
 	}
 	if (ret) {
-		staging_code_explain(err.message, sizeof(err.message), ret, code.bytes);
+		staging_code_explain(err.message, sizeof(err.message), ret, &code);
+		staging_code_clear(&code);
 	} else {
 		ret = submit_run(fs, &rq, &err);
 		staging_code_clear(&code);
@@ -93,19 +92,19 @@ static void make_one(struct fs *fs, struct pending *p)
  * the queue; else NULL with *wait_ms until the next may be. Under d->w.mu. */
 static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 {
-	*wait_ms = SUBMIT_QUIET_MS;
+	*wait_ms = STAGING_QUIET_MS;
 	for (struct pending **pp = &d->queue; *pp; pp = &(*pp)->next) {
 		struct pending *p = *pp;
 		struct staging *st = areas_get(d->fs->areas, p->ns, false);
 		int64_t quiet = 0;
 
 		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
-		    quiet >= SUBMIT_QUIET_MS) {
+		    quiet >= STAGING_QUIET_MS) {
 			*pp = p->next;
 			return p;
 		}
-		if (SUBMIT_QUIET_MS - quiet < *wait_ms)
-			*wait_ms = SUBMIT_QUIET_MS - quiet;
+		if (STAGING_QUIET_MS - quiet < *wait_ms)
+			*wait_ms = STAGING_QUIET_MS - quiet;
 	}
 	return NULL;
 }

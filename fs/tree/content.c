@@ -22,6 +22,7 @@
 #include "fs/tree/listing.h"
 #include "fs/code/codetree.h"
 #include "fs/logs/logfile.h"
+#include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
@@ -37,7 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/submit/deletes.h"
 #include "k8s/base/hash.h"
+#include "render/delete_note.h"
 
 static int64_t later(int64_t a, int64_t b)
 {
@@ -67,6 +70,19 @@ static void stale_note(struct fs *fs, const struct place *p, struct strbuf *sb)
 	render_stale_note(sb, &h);
 }
 
+/* The note a PLACE_DELETE_NOTE file ends with while an rmdir's delete of its job
+ * goes on after the rmdir returned, or failed then (deletes.h). */
+static void delete_note(struct fs *fs, const struct place *p, const struct fs_node *node,
+			struct strbuf *sb)
+{
+	struct delete_note note;
+	char reason[K8S_ERROR_MESSAGE_MAX];
+
+	if ((p->flags & PLACE_DELETE_NOTE) &&
+	    deletes_note(fs->deletes, node->uid, &note, reason, sizeof(reason)) > 0)
+		render_delete_note(sb, &note);
+}
+
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
 			   struct strbuf *sb, int64_t *mtime)
 {
@@ -81,6 +97,7 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 	p->render.job(sb, &jv.v);
 	view_job_free(&jv);
 	stale_note(fs, p, sb);
+	delete_note(fs, p, node, sb);
 	/* a file that comes and goes renders nothing when it is gone */
 	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
 }
@@ -157,6 +174,13 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		cache_get_health(fs->cache, &h);
 		p->render.health(sb, &h);
 		*mtime = later(h.since, fs->started);
+		if (fs->keep) {
+			struct logs_kept_state keep;
+
+			logkeep_state(fs->keep, &keep);
+			render_logs_kept_line(sb, &keep);
+			*mtime = later(*mtime, keep.since);
+		}
 		return 0;
 	case SRC_CLUSTER:
 		return render_nodes_file(fs, NULL, p, sb, mtime);

@@ -27,6 +27,7 @@
 #include "fs/tree/content.h"
 #include "fs/tree/listing.h"
 #include "fs/logs/logfile.h"
+#include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
@@ -67,6 +68,7 @@ struct fs_notifier {
 
 	struct cache_health health;          /* thread only */
 	bool health_known;
+	struct logs_kept_state keep;         /* thread only: what cluster/health showed of it */
 	bool trim_due;                       /* thread only: memory was freed, see trim */
 	struct timespec trim_at;
 };
@@ -547,11 +549,16 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 {
 	struct fs *fs = n->fs;
 	struct cache_health h;
+	struct logs_kept_state keep = {0};
 
 	cache_get_health(fs->cache, &h);
+	if (fs->keep)
+		logkeep_state(fs->keep, &keep);
 	if (n->health_known && h.connected == n->health.connected && h.since == n->health.since &&
-	    strcmp(h.last_error, n->health.last_error) == 0 && h.skipped == n->health.skipped)
+	    strcmp(h.last_error, n->health.last_error) == 0 && h.skipped == n->health.skipped &&
+	    keep.err == n->keep.err && keep.since == n->keep.since && keep.budget == n->keep.budget)
 		return;
+	n->keep = keep;
 	if (h.skipped && !(n->health_known && n->health.skipped))
 		fs_log(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
 		       "(see cluster/health)", h.skipped_last);

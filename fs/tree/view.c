@@ -75,6 +75,9 @@ static int gather_kept(struct fs *fs, struct fs_job_view *out)
 
 	if (!fs->keep || !render_job_ended(v))
 		return 0;
+	logkeep_state(fs->keep, &out->keep);
+	if (out->keep.err)
+		v->keep = &out->keep;   /* info says why a log it meant to keep is gone */
 	out->n_kept = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name,
 				     job->meta.uid, &out->kept);
 	if (!out->n_kept)

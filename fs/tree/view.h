@@ -23,6 +23,7 @@ struct fs_job_view {
 	struct logkeep_entry **kept;     /* VIEW_KEPT: what v.kept_pods points into */
 	size_t n_kept;
 	const char **kept_names;
+	struct logs_kept_state keep;     /* what v.keep points to, when keeping fails */
 };
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out);
 void view_job_free(struct fs_job_view *jv);

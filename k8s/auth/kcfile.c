@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "k8s/base/base64.h"
@@ -168,6 +169,7 @@ int kc_file_load(const char *path, struct kc_file **out, struct k8s_error *err)
 {
 	struct kc_file *f = calloc(1, sizeof(*f));
 	FILE *fp = NULL;
+	struct stat st;
 	char *slash;
 	int rc;
 
@@ -186,6 +188,14 @@ int kc_file_load(const char *path, struct kc_file **out, struct k8s_error *err)
 	if (!fp) {
 		rc = k8s_error_set(err, errno, "cannot read kubeconfig %s: %s", path,
 		                   strerror(errno));
+		goto out;
+	}
+	/* fopen opens a directory, and libyaml's read of it fails as "input error" */
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = k8s_error_set(err, EISDIR,
+		                   "cannot read kubeconfig %s: it is a directory, not a kubeconfig "
+		                   "file (kubectl's is ~/.kube/config)",
+		                   path);
 		goto out;
 	}
 	rc = kc_file_parse(f, fp, err);

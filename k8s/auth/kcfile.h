@@ -20,7 +20,8 @@ struct kc_file {
 	yaml_document_t doc;
 };
 
-/* Reads and parses path. -ENOENT (err filled) when it does not exist, -EINVAL for bad YAML. */
+/* Reads and parses path. -ENOENT (err filled) when it does not exist, -EISDIR when it is
+ * a directory, -EINVAL for bad YAML. */
 int kc_file_load(const char *path, struct kc_file **out, struct k8s_error *err);
 void kc_file_free(struct kc_file *f);
 

@@ -12,6 +12,14 @@
  * container still runs: if so the stream resumes, if it terminated the rest is
  * read once without follow, if it restarted the rest is read with previous=true.
  *
+ * Whether the server answered: a kubelet writes a follow's response headers with
+ * the log's first byte (kubelet server.go getContainerLogs: a flushwriter, no
+ * WriteHeader), so a follow of a running container that printed nothing gets no
+ * answer at all, as from a server that does not answer. A follow still unanswered
+ * after probe_after_ms is checked once, on a thread of its own, by the same GET
+ * without follow and with limitBytes=1, which a kubelet answers at once: only a log
+ * whose server answered is an empty log (fs/logs/logfile.c, ETIMEDOUT otherwise).
+ *
  * Locks: the registry's lock guards its list and the reference counts; ls->lock the
  * buffer, status, done flag and mtime (held for copies only, never across the
  * network); ls->cb_lock the callback list, held while callbacks run, so that after
@@ -70,6 +78,11 @@ struct logstream {
 
 	pthread_t thread;
 	atomic_bool cancel;
+	atomic_bool answered;   /* the server answered: bytes, a response, the probe */
+	int64_t started_ms;     /* CLOCK_MONOTONIC, when the stream started */
+	int probe_after_ms;     /* key.probe_after_ms; 0: no probe */
+	pthread_t probe_thread; /* running when has_probe */
+	bool has_probe;
 	pthread_mutex_t wait_lock; /* backoff sleeps, woken by release */
 	pthread_cond_t wait_cond;
 
@@ -155,6 +168,15 @@ static void notify(struct logstream *ls, uint64_t size)
 	pthread_mutex_unlock(&ls->cb_lock);
 }
 
+/* The server answered: readers waiting to tell an empty log from a silent server
+ * learn it once. */
+static void mark_answered(struct logstream *ls)
+{
+	if (atomic_exchange(&ls->answered, true))
+		return;
+	notify(ls, logstream_size(ls));
+}
+
 static void finish(struct logstream *ls)
 {
 	uint64_t size;
@@ -215,6 +237,7 @@ static int on_data(void *arg, const char *data, size_t len)
 		set_status(ls, LOGSTREAM_OK, "%s", ""); /* streaming again */
 	}
 	commit(ls);
+	mark_answered(ls);
 	return rc != 0;
 }
 
@@ -398,6 +421,8 @@ static void *stream_main(void *arg)
 		rc = run_request(ls, (enum ls_mode)mode, &http_status, &err);
 		if (atomic_load(&ls->cancel))
 			break;
+		if (http_status)
+			mark_answered(ls);
 		if (ls->got_data)
 			failures = 0;
 		if (rc == 0 && http_status == 204) {
@@ -453,6 +478,38 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
+static int probe_data(void *arg, const char *data, size_t len)
+{
+	(void)arg;
+	(void)data;
+	(void)len;
+	return 0;  /* the answer matters, not its byte */
+}
+
+/* The probe (see the top): once, when the follow has had no answer for probe_after_ms. */
+static void *probe_main(void *arg)
+{
+	struct logstream *ls = arg;
+	struct strbuf path = STRBUF_INIT;
+	struct k8s_stream_request req = {NULL, "application/json, */*", probe_data, ls,
+	                                 &ls->cancel, NULL};
+	struct k8s_error err;
+
+	if (!wait_ms(ls, ls->probe_after_ms) || atomic_load(&ls->answered))
+		return NULL;
+	strbuf_puts(&path, ls->base_path);
+	urlpath_add_query(&path, "limitBytes", "1");
+	if (!strbuf_ok(&path))
+		goto out;
+	req.path = strbuf_str(&path);
+	k8s_error_clear(&err);
+	if (k8s_stream_run(ls->client, &req, &err) == 0)
+		mark_answered(ls);
+out:
+	strbuf_free(&path);
+	return NULL;
+}
+
 /* ---- the public face ---- */
 
 static void logstream_destroy(struct logstream *ls)
@@ -496,7 +553,11 @@ static struct logstream *logstream_new(struct k8s_client *c, const struct logstr
 	ls->finished = k->finished;
 	ls->raw = k->previous || k->finished;
 	ls->mtime = (int64_t)time(NULL);
+	ls->started_ms = time_monotonic_ms();
+	/* a terminated instance is read without follow: answered at once, or it stalls */
+	ls->probe_after_ms = ls->raw ? 0 : k->probe_after_ms;
 	atomic_init(&ls->cancel, false);
+	atomic_init(&ls->answered, false);
 	pthread_mutex_init(&ls->lock, NULL);
 	pthread_mutex_init(&ls->cb_lock, NULL);
 	pthread_mutex_init(&ls->wait_lock, NULL);
@@ -549,6 +610,9 @@ int logstream_open(struct logstream_registry *reg, struct k8s_client *c,
 			free(cb);
 			return k8s_error_set(err, EAGAIN, "cannot start a thread for the log");
 		}
+		/* without its probe a silent log reads ETIMEDOUT, as a slow server's would */
+		ls->has_probe = ls->probe_after_ms > 0 &&
+		                pthread_create(&ls->probe_thread, NULL, probe_main, ls) == 0;
 		ls->next = reg->head;
 		reg->head = ls;
 	}
@@ -602,6 +666,8 @@ void logstream_release(struct logstream *ls, logstream_append_fn on_append, void
 	pthread_cond_broadcast(&ls->wait_cond);
 	pthread_mutex_unlock(&ls->wait_lock);
 	pthread_join(ls->thread, NULL);
+	if (ls->has_probe)
+		pthread_join(ls->probe_thread, NULL);
 	logstream_destroy(ls);
 }
 
@@ -623,6 +689,8 @@ int logstream_from_file(int fd, uint64_t size, int64_t mtime, struct logstream *
 	ls->done = true;
 	ls->mtime = mtime;
 	ls->health = LOGSTREAM_OK;
+	atomic_init(&ls->cancel, false);
+	atomic_init(&ls->answered, true);   /* the whole log is on disk */
 	*out = ls;
 	return 0;
 }
@@ -675,6 +743,16 @@ enum logstream_health logstream_health(struct logstream *ls)
 	h = ls->health;
 	pthread_mutex_unlock(&ls->lock);
 	return h;
+}
+
+int64_t logstream_unanswered_ms(struct logstream *ls)
+{
+	int64_t waited;
+
+	if (atomic_load(&ls->answered))
+		return 0;
+	waited = time_monotonic_ms() - ls->started_ms;
+	return waited > 0 ? waited : 1;
 }
 
 void logstream_status(struct logstream *ls, char *buf, size_t size)

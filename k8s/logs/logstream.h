@@ -52,6 +52,12 @@ struct logstream_key {
 	const char *container_id;    /* the instance; a new id means a new stream ("" ok) */
 	bool previous;               /* the last terminated instance (logs.previous) */
 	bool finished;               /* the container has terminated: read once, no follow */
+	/* A follow request that has had no answer for this long (ms) is checked once by a
+	 * request without follow, which a server answers at once (0: never). A kubelet
+	 * sends a follow's headers with the log's first byte, so a running container
+	 * that printed nothing looks, to the follow alone, like a server that does not
+	 * answer. */
+	int probe_after_ms;
 };
 
 /*
@@ -97,5 +103,11 @@ void logstream_status(struct logstream *ls, char *buf, size_t size);
  * API refused, the retries ran out). logstream_status() says why. */
 enum logstream_health { LOGSTREAM_OK, LOGSTREAM_RETRYING, LOGSTREAM_FAILED };
 enum logstream_health logstream_health(struct logstream *ls);
+
+/* 0 once the server has answered this stream (bytes, a response, or the probe's
+ * answer: probe_after_ms), or for a stream from a file; else how long (ms) the
+ * stream has waited for its first answer. An unanswered stream's empty buffer is
+ * not an empty log. */
+int64_t logstream_unanswered_ms(struct logstream *ls);
 
 #endif

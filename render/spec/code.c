@@ -102,6 +102,32 @@ static bool is_text(const char *data, size_t len)
 	return s != NULL;
 }
 
+/* Every path is UTF-8, or EINVAL naming the first that is not: the ConfigMap's keys
+ * and items and the job's annotation are JSON strings, which hold UTF-8 only (a
+ * name from a Latin-1 file system, say). The path is shown with its bytes
+ * outside printable ASCII as \xNN, since the error file is one line of text. */
+static int check_names(const struct spec_code_file *files, size_t n, struct k8s_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = json_string(files[i].path);
+		char shown[512];
+		size_t k = 0;
+
+		json_decref(s);
+		if (s)
+			continue;
+		for (const unsigned char *p = (const unsigned char *)files[i].path;
+		     *p && k + 5 < sizeof(shown); p++)
+			k += (size_t)snprintf(shown + k, sizeof(shown) - k,
+			                      *p < 0x20 || *p >= 0x7f ? "\\x%02x" : "%c", *p);
+		return k8s_error_set(err, EINVAL,
+		                     "the name of the file %s is not UTF-8, and Kubernetes keeps "
+		                     "names as UTF-8 text: rename it or leave it out of the folder",
+		                     shown);
+	}
+	return 0;
+}
+
 const char *spec_code_dir(const struct job_spec *s)
 {
 	return s->manifest || !s->code_dir ? SPEC_DEFAULT_CODE_DIR : s->code_dir;
@@ -181,6 +207,11 @@ int spec_add_code(const struct job_spec *s, json_t *job, const struct spec_code_
 		                     "a trainjob ships no local code: its runtime makes the pods; "
 		                     "copy the spec alone, or put the code in the image");
 	}
+	if (rc == 0 && (rc = check_names(files, n, err)) < 0) {
+		keys_free(keys, n);
+		json_decref(items);
+		return rc;
+	}
 	snprintf(cm, sizeof(cm), "%s-code", s->name);
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = json_array_append_new(items, json_pack("{s:s, s:s, s:i}", "key", keys[i], "path",
@@ -237,6 +268,8 @@ int spec_build_code(const struct job_spec *s, const char *ns, const json_t *crea
 	int rc = keys && data && binary ? 0 : -ENOMEM;
 
 	*out = NULL;
+	if (rc == 0 && (rc = check_names(files, n, err)) < 0)
+		goto out;
 	snprintf(cm, sizeof(cm), "%s-code", s->name);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct spec_code_file *f = &files[i];

@@ -229,3 +229,52 @@ def test_a_finished_job_reruns_with_its_code_in_one_cp(env, tmp_path):
     assert m.read("jobs", "again", "code", "model", "net.py") == "LAYERS = 3\n"
     with open(m.path("jobs", "again", "code", "weights.bin"), "rb") as f:
         assert f.read() == BINARY
+
+
+def test_a_folder_holding_symlinks_is_refused_and_makes_nothing(env, tmp_path):
+    """Issue 23: cp -r of a folder holding links (to /etc/shadow, to a directory
+    outside) failed on them, yet a job was made from the rest. submit/ takes no
+    links (EPERM), and a folder whose copy failed makes no job: status says failed
+    and error names the link; the same folder without the links then submits."""
+    c, m = env
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "data.csv").write_text("1,2\n")
+    src = project(tmp_path, "linked")
+    os.symlink("/etc/shadow", src / "shadow")
+    os.symlink(outside, src / "model" / "data")
+    r = run("cp", "-r", src, m.path("submit"))
+    assert r.returncode != 0, r.stderr
+    assert wait_submitted(m, "linked") == "failed\n"
+    assert "cannot create symbolic link" in r.stderr and \
+        "Operation not permitted" in r.stderr, r.stderr
+    error = m.read("submit", "linked", "error")
+    assert error.startswith("the copy of the folder failed, so nothing was created: "), error
+    assert "linked/" in error and "a symbolic link (to " in error, error
+    assert "(and 1 more refused)" in error, error
+    assert not os.path.exists(m.path("jobs", "linked"))
+    assert absent(c, "tfjob", "linked") and absent(c, "configmap", "linked-code")
+    assert not os.path.lexists(m.path("submit", "linked", "shadow"))
+    # the links replaced by what the user means to send: another copy submits
+    os.unlink(src / "shadow")
+    os.unlink(src / "model" / "data")
+    r = run("cp", "-r", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr
+    assert wait_submitted(m, "linked") == "submitted\n", m.read("submit", "linked", "error")
+    assert "data.csv" not in str(code_of(c, "linked"))
+
+
+def test_a_file_whose_name_is_not_utf8_is_named_in_error(env, tmp_path):
+    """Issue 23: a code file named in Latin-1 gave "out of memory adding the code
+    to the job"; error says which name and what is wrong with it."""
+    c, m = env
+    src = project(tmp_path, "latin")
+    with open(os.path.join(os.fsencode(src), b"caf\xe9.txt"), "wb") as f:
+        f.write(b"x\n")
+    r = run("cp", "-r", src, m.path("submit"))
+    assert r.returncode == 0, r.stderr       # the copy itself is whole
+    assert wait_submitted(m, "latin") == "failed\n"
+    error = m.read("submit", "latin", "error")
+    assert "caf\\xe9.txt is not UTF-8" in error, error
+    assert "out of memory" not in error, error
+    assert absent(c, "tfjob", "latin") and absent(c, "configmap", "latin-code")

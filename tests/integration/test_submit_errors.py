@@ -233,3 +233,28 @@ def test_unreachable_cluster_is_eio_and_nothing_is_made(kubesim, arenafs):
     assert submit(m, "offline.yaml", GOOD) == 0
     assert m.read("submit", "offline", "status") == "submitted\n"
     assert not os.path.exists(m.path("submit", "offline", "error"))
+
+
+def test_a_full_submit_still_says_why_a_submission_failed(kubesim, arenafs):
+    """Issue 23: at submit/'s 10,000 files and directories, a failed submission
+    left `status: failed` and no `error`: status and error are arenafs' own and
+    are made whatever the count."""
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    made = []
+    with pytest.raises(OSError) as full:
+        for d in range(200):
+            top = m.path("submit", "fill%03d" % d)
+            os.mkdir(top)
+            made.append(top)
+            for i in range(100):
+                os.mkdir(os.path.join(top, "d%03d" % i))
+                made.append(os.path.join(top, "d%03d" % i))
+    assert full.value.errno == errno.ENOSPC, full.value
+    for path in made[-3:]:      # room for an entry, its spec and one more
+        os.rmdir(path)
+    os.mkdir(m.path("submit", "full"))
+    assert write_as_cp(m.path("submit", "full", "spec.yaml"),
+                       GOOD.replace("gpus: 1", "gpus: two")) == errno.EINVAL
+    assert m.read("submit", "full", "status") == "failed\n"
+    assert "gpus: expected an integer" in m.read("submit", "full", "error")

@@ -12,6 +12,8 @@ import os
 import stat
 import subprocess
 
+import pytest
+
 from helpers import wait_until
 from k8scache_helpers import brief, last_request, sim_requests
 import jobspecs
@@ -207,3 +209,92 @@ def test_keep_logs_0_keeps_nothing(kubesim, arenafs):
                message="the job to succeed")
     assert log_requests(c, since) == []
     assert not os.path.exists(os.path.join(m.cache_home, "arenafs", "logs"))
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MiB tmpfs as $XDG_CACHE_HOME: a cache disk that fills (issue 23, item 7).
+    Requested before arenafs, so that it is unmounted after the daemon is gone."""
+    d = tmp_path / "small-cache"
+    d.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", str(d)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, "cannot mount a 2 MiB tmpfs (the test needs root): %s" % r.stderr
+    yield str(d)
+    if subprocess.run(["umount", str(d)], capture_output=True).returncode != 0:
+        subprocess.run(["umount", "-l", str(d)], check=True)
+
+
+def fill(path):
+    """Writes zeros to path until the disk is full, as another program would."""
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\0" * 4096)
+        except OSError as e:
+            assert e.errno == errno.ENOSPC, e
+
+
+def talker(name, line_bytes=1000, lines=150, run=4):
+    """A job whose one worker prints about line_bytes * lines * run bytes, then ends."""
+    job = jobspecs.tfjob(name, gpus=0, start=0, run=run, lines=lines)
+    env = job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"]
+    env.append({"name": "SIM_LOG_LINE_BYTES", "value": str(line_bytes)})
+    return job
+
+
+def test_keep_logs_on_a_full_disk_says_enospc_and_keeps_what_the_disk_holds(
+        small_disk, kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c, cache_home=small_disk,
+                allow=[r"log of default/\S+ not kept in \S+: No space left on device"])
+    # keep_logs (256 MiB) is more than the disk holds: the budget is what it holds
+    wait_until(lambda: "what the disk holds, not keep_logs=256.0 MiB" in
+               m.read("cluster", "health"), timeout=10,
+               message="cluster/health to say the disk holds less than keep_logs")
+    health = m.read("cluster", "health")
+    assert health.startswith("ok\nlogs: kept in %s/arenafs/logs/" % small_disk), health
+
+    # another program fills the disk: a log that ends now cannot be kept, and says why
+    filler = os.path.join(small_disk, "filler")
+    fill(filler)
+    jobspecs.create(c, jobspecs.tfjob("full", gpus=0, start=0, run=2, lines=10))
+    wait_until(all_succeeded(c, ["full-worker-0"]), timeout=60, message="the worker to succeed")
+    wait_until(lambda: "logs: not being kept since " in m.read("cluster", "health"),
+               timeout=30, message="cluster/health to say logs are not being kept")
+    health = m.read("cluster", "health")
+    assert ("the log of default/full-worker-0 could not be written to %s/arenafs/logs/"
+            % small_disk) in health and ": No space left on device; at most " in health, health
+    assert "log of default/full-worker-0 not kept in " in m.log(), m.log()
+    delete_pods(c, ["full-worker-0"])
+    wait_until(lambda: "the pods of this finished job are gone" in m.read("jobs", "full", "info"),
+               timeout=30, message="info to say the pods are gone")
+    info = m.read("jobs", "full", "info")
+    assert ("(none: the pods of this finished job are gone; logs are not being kept: "
+            "No space left on device (cluster/health); logs reads fail with ENODATA)") in info, info
+    err = None
+    try:
+        open(m.path("jobs", "full", "logs")).close()
+    except OSError as e:
+        err = e.errno
+    assert err == errno.ENODATA, err
+
+    # room again: four logs of 600 KB into a disk of 2 MiB; each is kept, the oldest
+    # going to make room for the newest (it was one of four, the rest ENOSPC)
+    os.unlink(filler)
+    sizes = {}
+    for i in range(4):
+        name = "talk%d" % i
+        jobspecs.create(c, talker(name))
+        pod = name + "-worker-0"
+        wait_until(all_succeeded(c, [pod]), timeout=60, message="%s to succeed" % pod)
+        wait_kept(m, name, [pod])
+        sizes[name] = len(c.kubectl("logs", pod).stdout.encode())
+        assert sizes[name] > 400000, sizes
+        kept = kept_files(m, name)[pod]
+        with open(kept, "rb") as f:
+            assert f.read() == c.kubectl("logs", pod).stdout.encode()
+    assert "logs: not being kept" not in m.read("cluster", "health")
+    kept_now = [n for n in sizes if kept_files(m, n)]
+    assert "talk3" in kept_now and len(kept_now) >= 2, kept_now
+    assert sum(sizes[n] for n in kept_now) < 2 << 20, (kept_now, sizes)

@@ -1,7 +1,8 @@
 """A log that cannot be had is never an empty file (issue 10, docs/tree.md "A
 log that cannot be read"): with the API server gone, reading a log not read
 before fails with EIO; with a server slower than log_wait, with ETIMEDOUT,
-before the server answers; a finished job whose pods were deleted has no log
+before the server answers, a running container's log as a finished one's
+(issue 23, item 3); a finished job whose pods were deleted has no log
 (ENODATA) and info says why. These are the logs arenafs did not keep (keep_logs=0;
 kept ones: test_tree_logs_kept.py). A log that is rightly empty still reads as
 empty."""
@@ -13,6 +14,7 @@ import subprocess
 import pytest
 
 from helpers import wait_until
+from k8scache_helpers import brief, last_request, sim_requests
 import jobspecs
 
 
@@ -70,6 +72,48 @@ def test_a_server_slower_than_log_wait_is_etimedout(finished):
     wait_until(lambda: read_errno(m.path("jobs", "done", "logs"))[1] ==
                c.kubectl("logs", "done-worker-0").stdout, timeout=30,
                message="the log once the server answers")
+
+
+def wait_running(c, m, job):
+    pod = job + "-worker-0"
+    wait_until(lambda: m.read("jobs", job, "status") == "RUNNING\n" and c.kubectl(
+        "get", "pod", pod, "-o", "jsonpath={.status.phase}", check=False).stdout == "Running",
+        timeout=60, message="%s to run" % job)
+
+
+def test_a_running_log_the_server_is_slow_to_give_is_etimedout(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--speed", "4")
+    m = arenafs(c, "log_wait=1000", "keep_logs=0", allow=[r"log of default/"])
+    jobspecs.create(c, jobspecs.tfjob("slow", gpus=0, start=0, run=600))
+    wait_running(c, m, "slow")
+    c.fault(delay_ms=5000)
+    try:
+        err, text = read_errno(m.path("jobs", "slow", "logs"))
+        r = subprocess.run(["cat", m.path("jobs", "slow", "instances", "slow-worker-0",
+                                          "logs")], capture_output=True, text=True)
+    finally:
+        c.fault(delay_ms=0)
+    # a log the server did not give within log_wait is not an empty log
+    assert (err, text) == (errno.ETIMEDOUT, ""), (err, text)
+    assert r.returncode == 1 and "Connection timed out" in r.stderr, r
+    assert "has not answered" in m.log(), m.log()
+    # and once the server answers, the same file reads what the container printed
+    wait_until(lambda: read_errno(m.path("jobs", "slow", "logs"))[1] != "", timeout=30,
+               message="the log once the server answers")
+
+
+def test_a_running_container_that_printed_nothing_reads_empty(kubesim, arenafs):
+    """A kubelet answers a follow only with its first byte: the one probe without
+    follow tells a silent container from a silent server."""
+    c = kubesim("--nodes", "1", "--speed", "4")
+    m = arenafs(c, "log_wait=1000", "keep_logs=0")
+    jobspecs.create(c, jobspecs.tfjob("quiet", gpus=0, start=0, run=600, lines=0))
+    wait_running(c, m, "quiet")
+    since = last_request(c)
+    assert read_errno(m.path("jobs", "quiet", "logs")) == (0, "")
+    logs = [e for e in sim_requests(c, since) if e["path"].endswith("/log")]
+    # the follow, and one probe without follow that the server answered at once
+    assert len(logs) == 2 and "follow=true" not in logs[1]["request"], brief(logs)
 
 
 def test_a_finished_job_whose_pods_are_gone_has_no_log(finished):

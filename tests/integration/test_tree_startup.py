@@ -63,6 +63,16 @@ def test_missing_kubeconfig_prints_one_line(tmp_path, mnt, foreground):
     assert not os.path.ismount(mnt)
 
 
+def test_a_kubeconfig_that_is_a_directory_says_so(tmp_path, mnt):
+    """Issue 23: `-o kubeconfig=~/.kube` said "invalid YAML: input error"."""
+    kube = tmp_path / ".kube"
+    kube.mkdir()
+    line = one_line_failure(run_arenafs(["-f", "-o", "kubeconfig=%s" % kube, mnt], tmp_path),
+                            "cannot read kubeconfig %s: it is a directory" % kube)
+    assert "YAML" not in line, line
+    assert not os.path.ismount(mnt)
+
+
 def test_unknown_context_prints_one_line(kubesim, tmp_path, mnt):
     c = kubesim("--nodes", "1")
     r = run_arenafs(["-f", "-o", "kubeconfig=%s,context=nope" % c.kubeconfig, mnt], tmp_path)

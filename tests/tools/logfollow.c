@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 		if (!finished_set)
 			finished = term;
 	}
-	key = (struct logstream_key){cfg->namespace, argv[i], argv[i + 1], id, previous, finished};
+	key = (struct logstream_key){cfg->namespace, argv[i], argv[i + 1], id, previous, finished, 0};
 	t0 = now_s();
 	if ((rc = logstream_registry_new(&reg)) != 0) {
 		k8s_error_set(&err, -rc, "out of memory");

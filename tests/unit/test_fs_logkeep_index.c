@@ -1,8 +1,9 @@
 /*
  * Tests of fs/logs/logkeep_index.c: the kept logs' LRU and budget. Beyond the budget the
  * least recently used go first, a use makes an entry the newest, a replaced key
- * does not count twice, the count limit holds, and a log larger than the whole
- * budget is refused without dropping anything.
+ * does not count twice, the count limit holds, a log larger than the whole
+ * budget is refused without dropping anything, and room is made before a copy is
+ * written (a budget shrunk to what the disk holds drops the oldest).
  */
 #include "tests/unit/harness.h"
 
@@ -21,19 +22,12 @@ static struct logkeep_entry *entry(const char *pod, uint64_t size)
 	return logkeep_entry_new(key, &m, size);
 }
 
-/* Puts an entry; returns the pod names dropped, space-separated, oldest first. */
-static const char *put(struct logkeep_index *x, const char *pod, uint64_t size)
-{
-	static char dropped_names[256];
-	struct logkeep_entry *dropped = NULL, *e = entry(pod, size);
-	int ret = logkeep_index_put(x, e, &dropped);
+static char dropped_names[256];
 
+/* Frees the dropped entries; returns their pod names, space-separated, oldest first. */
+static const char *names_of(struct logkeep_entry *dropped)
+{
 	dropped_names[0] = '\0';
-	if (ret < 0) {
-		logkeep_entry_free(e);
-		snprintf(dropped_names, sizeof(dropped_names), "refused %d", ret);
-		return dropped_names;
-	}
 	/* the list is newest-dropped first: print it reversed */
 	while (dropped) {
 		struct logkeep_entry *next = dropped->older;
@@ -48,6 +42,20 @@ static const char *put(struct logkeep_index *x, const char *pod, uint64_t size)
 	return dropped_names;
 }
 
+/* Puts an entry; returns the pod names dropped, space-separated, oldest first. */
+static const char *put(struct logkeep_index *x, const char *pod, uint64_t size)
+{
+	struct logkeep_entry *dropped = NULL, *e = entry(pod, size);
+	int ret = logkeep_index_put(x, e, &dropped);
+
+	if (ret < 0) {
+		logkeep_entry_free(e);
+		snprintf(dropped_names, sizeof(dropped_names), "refused %d", ret);
+		return dropped_names;
+	}
+	return names_of(dropped);
+}
+
 static void touch(struct logkeep_index *x, const char *pod)
 {
 	char key[128];
@@ -60,14 +68,20 @@ static void touch(struct logkeep_index *x, const char *pod)
 		logkeep_index_touch(x, e);
 }
 
+/* A budget of 1000 holding a, b and c, 300 bytes each, a the oldest. */
+static void abc(struct logkeep_index *x)
+{
+	CHECK_INT_EQ(logkeep_index_init(x, 1000, 100), 0);
+	CHECK_STR_EQ(put(x, "a", 300), "");
+	CHECK_STR_EQ(put(x, "b", 300), "");
+	CHECK_STR_EQ(put(x, "c", 300), "");
+}
+
 TEST(logkeep_index_drops_the_least_recently_used_beyond_the_budget)
 {
 	struct logkeep_index x;
 
-	CHECK_INT_EQ(logkeep_index_init(&x, 1000, 100), 0);
-	CHECK_STR_EQ(put(&x, "a", 300), "");
-	CHECK_STR_EQ(put(&x, "b", 300), "");
-	CHECK_STR_EQ(put(&x, "c", 300), "");
+	abc(&x);
 	CHECK_INT_EQ(x.total, 900);
 	touch(&x, "a");                       /* a is used: b is now the oldest */
 	CHECK_STR_EQ(put(&x, "d", 300), "b");
@@ -92,6 +106,36 @@ TEST(logkeep_index_a_log_larger_than_the_budget_is_refused_and_drops_nothing)
 	CHECK_INT_EQ(x.n, 1);
 	CHECK_INT_EQ(x.total, 600);
 	CHECK_STR_EQ(put(&x, "whole", 1000), "a");            /* exactly the budget fits */
+	logkeep_index_clear(&x);
+}
+
+/* Drops for room; returns the pod names dropped, oldest first, or "refused". */
+static const char *room(struct logkeep_index *x, uint64_t size)
+{
+	struct logkeep_entry *dropped = NULL;
+
+	if (!logkeep_index_make_room(x, size, &dropped))
+		return "refused";
+	return names_of(dropped);
+}
+
+/* A full disk (issue 23, item 7): the copy is written after room is made for it,
+ * and a budget shrunk to what the disk holds drops the oldest to fit. */
+TEST(logkeep_index_makes_room_before_a_copy_is_written)
+{
+	struct logkeep_index x;
+
+	abc(&x);
+	CHECK_STR_EQ(room(&x, 100), "");          /* 900 + 100 fit */
+	CHECK_STR_EQ(room(&x, 400), "a");         /* the least recently used go first */
+	CHECK_INT_EQ(x.total, 600);
+	CHECK_STR_EQ(room(&x, 1001), "refused");  /* more than the budget: nothing dropped */
+	CHECK_INT_EQ(x.n, 2);
+	/* the disk holds less than keep_logs: the budget shrinks, the oldest go */
+	x.budget = 350;
+	CHECK_STR_EQ(room(&x, 0), "b");
+	CHECK_INT_EQ(x.total, 300);
+	CHECK_STR_EQ(room(&x, 50), "");
 	logkeep_index_clear(&x);
 }
 

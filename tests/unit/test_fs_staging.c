@@ -1100,6 +1100,45 @@ TEST(fs_staging_more_than_nodes_max_is_enospc)
 	staging_free(st);
 }
 
+/* submit/ full to its last node still tells why a submission failed: an entry's
+ * status and error, and the directory a single spec file's outcome goes into, are
+ * arenafs' own and never refused for room (issue 23: `failed` with no `error`). */
+TEST(fs_staging_a_full_submit_still_has_room_for_status_and_error)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	enum { DIRS = 100 };
+	uint64_t dirs[DIRS], entry;
+	char name[32], text[256];
+	int err = 0;
+
+	entry = make_dir(st, STAGING_ROOT, "mnist");
+	put_file(st, entry, "spec.yaml", "type: tfjob\n");
+	put_file(st, STAGING_ROOT, "single.yaml", "type: tfjob\n");
+	for (int i = 0; i < DIRS; i++) {
+		snprintf(name, sizeof(name), "d%03d", i);
+		dirs[i] = make_dir(st, STAGING_ROOT, name);
+	}
+	for (int i = 0; !err; i++) {
+		snprintf(name, sizeof(name), "f%05d", i);
+		err = staging_mkdir(st, dirs[i % DIRS], name, 0755, &a);
+	}
+	CHECK_INT_EQ(err, -ENOSPC);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_SUBMITTING, NULL), 0);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "the reason"), 0);
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, "status"), text, sizeof(text)), 7);
+	CHECK_STR_EQ(text, "failed\n");
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, "error"), text, sizeof(text)), 11);
+	CHECK_STR_EQ(text, "the reason\n");
+	CHECK_INT_EQ(staging_set_outcome(st, "single", STAGING_FAILED, "why not"), 0);
+	CHECK_INT_EQ(read_text(st, id_of(st, id_of(st, STAGING_ROOT, "single"), "error"), text,
+	                       sizeof(text)), 8);
+	CHECK_STR_EQ(text, "why not\n");
+	/* the user's own files are still refused */
+	CHECK_INT_EQ(staging_mkdir(st, STAGING_ROOT, "one-more", 0755, &a), -ENOSPC);
+	staging_free(st);
+}
+
 /* A directory moved up to be an entry may not bring a status or error of the user's:
  * the outcome would be written into (or delete) the user's own files. */
 TEST(fs_staging_directory_moved_to_the_top_may_not_hold_status_or_error)
@@ -1221,6 +1260,39 @@ TEST(fs_staging_code_past_a_configmap_is_efbig_and_the_entry_says_why)
 	staging_release(st, a);
 	staging_release(st, b);
 	free(big);
+	staging_free(st);
+}
+
+/* Something a copy failed to make (a symbolic link) fails the folder's code with
+ * EPERM, naming it; the next copy, after a pause, starts clean (issue 23). */
+TEST(fs_staging_a_copy_that_failed_makes_no_code_until_the_next_copy)
+{
+	struct staging *st = new_staging();
+	uint64_t e = make_dir(st, STAGING_ROOT, "linked");
+	uint64_t model = make_dir(st, e, "model");
+	struct timespec pause = {0, (STAGING_QUIET_MS + 100) * 1000000L};
+	struct staging_code code;
+
+	put_file(st, e, "spec.yaml", "type: tfjob\n");
+	staging_copy_failed(st, model, "data", "a symbolic link (to /data)");
+	staging_copy_failed(st, e, "shadow", "a symbolic link (to /etc/shadow)");
+	staging_copy_failed(st, STAGING_ROOT, "top", "a symbolic link (to /)");
+	CHECK_INT_EQ(staging_take_code(st, "linked", &code), -EPERM);
+	CHECK_INT_EQ(code.n, 0);
+	CHECK_STR_EQ(code.copy_failure,
+	             "linked/model/data: a symbolic link (to /data) (and 1 more refused)");
+	staging_code_clear(&code);
+	/* the same copy goes on: still refused */
+	put_file(st, e, "train.py", "print(1)\n");
+	CHECK_INT_EQ(staging_take_code(st, "linked", &code), -EPERM);
+	staging_code_clear(&code);
+	/* another copy, after a pause */
+	nanosleep(&pause, NULL);
+	put_file(st, e, "eval.py", "print(2)\n");
+	CHECK_INT_EQ(staging_take_code(st, "linked", &code), 0);
+	CHECK_INT_EQ(code.n, 3);
+	CHECK(code.copy_failure == NULL);
+	staging_code_clear(&code);
 	staging_free(st);
 }
 

@@ -320,3 +320,20 @@ TEST(kubeconfig_errors_name_what_is_wrong)
 	CHECK_STR_CONTAINS(err.message, "invalid namespace \"Bad_NS\"");
 	CHECK(cfg == NULL);
 }
+
+/* A kubeconfig that is a directory (a mistyped path, ~/.kube instead of
+ * ~/.kube/config) says so, not "invalid YAML: input error" (issue 23). */
+TEST(kubeconfig_that_is_a_directory_says_so)
+{
+	struct k8s_config *cfg = NULL;
+	struct k8s_error err;
+	char dir[2048];
+
+	restore_env();
+	snprintf(dir, sizeof(dir), "%s", harness_fixture("kubeconfig/home/.kube"));
+	CHECK_INT_EQ(load(dir, NULL, &cfg, &err), -EISDIR);
+	CHECK_STR_CONTAINS(err.message, "cannot read kubeconfig ");
+	CHECK_STR_CONTAINS(err.message, "/.kube: it is a directory, not a kubeconfig file");
+	CHECK(!strstr(err.message, "YAML"));
+	CHECK(cfg == NULL);
+}

@@ -4,6 +4,8 @@
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 TEST(cluster_context_names_no_secret)
@@ -108,6 +110,35 @@ TEST(cluster_health)
 	s = FX_RENDER(render_cluster_health(sb, &h));
 	CHECK_STR_EQ(s, "ok\nnot shown: 3 objects whose names cannot be file names (the last: "
 	                "pods \"../../etc\" in default)\n");
+	free(s);
+}
+
+TEST(cluster_health_says_whether_logs_are_being_kept)
+{
+	struct logs_kept_state k = {.budget = 256u << 20, .asked = 256u << 20,
+				    .dir = "/c/arenafs/logs/0123"};
+	char *s;
+
+	/* kept as asked: nothing to say */
+	s = FX_RENDER(render_logs_kept_line(sb, &k));
+	CHECK_STR_EQ(s, "");
+	free(s);
+	/* a disk smaller than keep_logs: the budget it left */
+	k.budget = 1835008;
+	s = FX_RENDER(render_logs_kept_line(sb, &k));
+	CHECK_STR_EQ(s, "logs: kept in /c/arenafs/logs/0123; at most 1.8 MiB, what the disk "
+	                "holds, not keep_logs=256.0 MiB\n");
+	free(s);
+	/* a full disk: not being kept, since when, which log, why */
+	k.err = ENOSPC;
+	k.since = FX_T0;
+	snprintf(k.log, sizeof(k.log), "default/mnist-worker-0");
+	k.budget = 512u << 10;
+	s = FX_RENDER(render_logs_kept_line(sb, &k));
+	CHECK_STR_EQ(s, "logs: not being kept since 2026-12-02T10:00:00Z: the log of "
+	                "default/mnist-worker-0 could not be written to /c/arenafs/logs/0123: "
+	                "No space left on device; at most 512 KiB, what the disk holds, not "
+	                "keep_logs=256.0 MiB\n");
 	free(s);
 }
 

@@ -8,7 +8,9 @@
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char *info_of(const struct job_view *v)
 {
@@ -256,6 +258,20 @@ TEST(info_of_a_finished_job_whose_pods_are_gone_says_whether_their_logs_were_kep
 	CHECK_STR_CONTAINS(s, "  (none: the pods of this finished job are gone, and their logs "
 			      "with them; logs reads fail with ENODATA)\n");
 	free(s);
+	/* keep_logs meant to keep them, and the disk was full: that is the reason given */
+	{
+		struct logs_kept_state keep = {.budget = 1 << 20, .asked = 256u << 20,
+					       .err = ENOSPC, .since = FX_T0};
+
+		v.keep = &keep;
+		s = info_of(&v);
+		CHECK_STR_CONTAINS(s, "  (none: the pods of this finished job are gone; logs are "
+				      "not being kept: No space left on device (cluster/health); "
+				      "logs reads fail with ENODATA)\n");
+		CHECK(strstr(s, "and their logs with them") == NULL);
+		free(s);
+		v.keep = NULL;
+	}
 	/* keep_logs: the logs are read from arenafs' copies */
 	v.kept_pods = KEPT;
 	v.n_kept_pods = 2;

@@ -9,6 +9,7 @@
 #include "tests/unit/json_path.h"
 #include "tests/unit/spec_testing.h"
 
+#include <errno.h>
 #include <string.h>
 
 static const struct spec_code_file FILES[] = {
@@ -128,6 +129,31 @@ TEST(spec_code_configmap_holds_text_as_data_and_bytes_as_binary_data)
 	CHECK(cm && jp(cm, "metadata.ownerReferences") == NULL);
 	json_decref(cm);
 	json_decref(made);
+	json_decref(job);
+	spec_free(s);
+}
+
+/* A file whose name is not UTF-8 cannot be named in the ConfigMap or the annotation
+ * (Kubernetes keeps text as UTF-8): EINVAL naming the file, its bytes escaped, not
+ * "out of memory" (issue 23). */
+TEST(spec_code_a_name_that_is_not_utf8_is_einval_saying_so)
+{
+	static const struct spec_code_file bad[] = {
+	    {"spec.yaml", "type: tfjob\n", 12, 0644},
+	    {"data/caf\xe9.txt", "x\n", 2, 0644},
+	};
+	struct job_spec *s = PARSE(TF2, "mnist", SERVED_ALL);
+	struct k8s_error err;
+	json_t *job = NULL;
+
+	if (!s)
+		return;
+	k8s_error_clear(&err);
+	CHECK_INT_EQ(spec_build_job(s, "team-a", &job, &err), 0);
+	CHECK_INT_EQ(spec_add_code(s, job, bad, 2, &err), -EINVAL);
+	CHECK_STR_CONTAINS(err.message, "data/caf\\xe9.txt");
+	CHECK_STR_CONTAINS(err.message, "is not UTF-8");
+	CHECK(!strstr(err.message, "out of memory"));
 	json_decref(job);
 	spec_free(s);
 }

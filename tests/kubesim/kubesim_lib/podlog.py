@@ -13,7 +13,12 @@ so the instance is found by matching the status's containerID.
 
 follow streams flush each line, end when the instance terminates (after
 draining) or when the client goes, and are cut (no clean end, as a dropped
-connection) by the drop_watches and down_seconds faults.
+connection) by the drop_watches and down_seconds faults. A follow's status
+line and headers go out with its first byte, or with its end: the kubelet
+writes its answer through a flushwriter and never calls WriteHeader first
+(kubelet server.go getContainerLogs), and kube-apiserver waits for the
+kubelet's headers before it sends its own, so a running container that has
+printed nothing gets no answer at all, as from a server that does not answer.
 """
 
 import datetime
@@ -205,7 +210,17 @@ class PodLogs:
                 body = body[:budget]
             return h.send_bytes(200, body, "text/plain")
         epoch = self.sim.streams_epoch
-        h.start_stream("text/plain")
+        started = False
+
+        def begin():
+            nonlocal started
+            if not started:
+                h.start_stream("text/plain")
+                started = True
+
+        def end():
+            begin()
+            return h.end_stream()
 
         def send(batch):
             nonlocal budget
@@ -214,16 +229,18 @@ class PodLogs:
                 if budget is not None:
                     data = data[:budget]
                     budget -= len(data)
+                if data:
+                    begin()
                 h.chunk(data)
                 if budget is not None and budget <= 0:
                     return False
             return True
 
         if not send(chosen):
-            return h.end_stream()
+            return end()
         while True:
             if finished:
-                return h.end_stream()
+                return end()
             with logs.cond:
                 log = logs.logs.get((ns, pod, container, inst))
                 if log is None or (len(log.lines) == seen and not log.finished):
@@ -235,11 +252,11 @@ class PodLogs:
             if not new and not finished:
                 if logs.get(ns, pod, container, inst) is None and \
                         self.sim.store.get("pods", ns, pod) is None:
-                    return h.end_stream()
+                    return end()
                 if api_mod.client_gone(h.connection):
                     h.close_connection = True
                     return
                 continue
             seen += len(new)
             if not send(new):
-                return h.end_stream()
+                return end()
