@@ -45,6 +45,7 @@
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/log.h"
+#include "k8s/base/worker.h"
 #include "render/job_files.h"
 
 #include <errno.h>
@@ -159,18 +160,13 @@ out:
 
 static void wait_ms(struct fs_log *log, int ms)
 {
-	struct timespec ts;
+	struct timespec ts = worker_deadline(ms);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += (long)ms * 1000000L;
-	ts.tv_sec += ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
 	pthread_cond_timedwait(&log->cond, &log->mu, &ts);
 }
 
 static struct fs_log *log_state(struct fs *fs, struct fs_inode *in)
 {
-	pthread_condattr_t ca;
 	struct fs_log *log = in->log;
 
 	if (log)
@@ -179,10 +175,7 @@ static struct fs_log *log_state(struct fs *fs, struct fs_inode *in)
 	if (!log)
 		return NULL;
 	pthread_mutex_init(&log->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&log->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	worker_cond_init(&log->cond);
 	log->fs = fs;
 	log->in = in;
 	in->log = log;
