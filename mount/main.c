@@ -8,6 +8,12 @@
  *   word, daemon.c) → load the kubeconfig → create the FUSE session (checks
  *   libfuse's options) → create the client → discover the job kinds → fill the
  *   caches (the first LIST) → mount → say "ready" → detach → serve.
+ * From the kubeconfig's load to the mount, one deadline holds: startup_timeout,
+ * whatever takes the time (a cluster that does not answer, an exec credential
+ * plugin that hangs, a first LIST that does not end). The plugin runs once, before
+ * the first request, with all of that time: the first try's 2 s must not cut a
+ * plugin that takes seconds (CLIs often do), and one that hangs is killed at the
+ * deadline.
  *
  * Stop: SIGTERM, SIGINT, SIGHUP, `fusermount3 -u`, or a lazy unmount while a file
  * is still open (watch.c) end the loop; the daemon then unmounts, closes the
@@ -58,6 +64,7 @@ struct daemon_state {
 	struct mount_watch *watch;
 	struct kc_reload *reload;    /* a rewritten kubeconfig's new credentials */
 	int ready_fd;                /* the pipe to the waiting parent, or -1 */
+	int64_t startup_deadline;    /* monotonic ms: start-up fails at it */
 };
 
 /* ---- signals ---- */
@@ -76,8 +83,12 @@ static void on_signal(int sig)
 		pthread_kill(main_thread, sig);
 		return;
 	}
-	if (!serving && !mounting)
-		_exit(128 + sig);       /* nothing mounted yet: nothing to undo */
+	if (!serving && !mounting) {
+		/* nothing mounted yet: nothing to undo, but a credential plugin being run is
+		 * in a process group of its own, out of the terminal's reach */
+		k8s_client_kill_plugins();
+		_exit(128 + sig);
+	}
 	if (!serving) {
 		stop_requested = sig;   /* main() unmounts once start() returns */
 		return;
@@ -198,16 +209,37 @@ static bool worth_waiting(const struct k8s_error *err)
 	return err->code == 429 || err->code >= 500;
 }
 
+/* Says in err that start-up gave up at its deadline. */
+static void say_startup_timeout(struct daemon_state *d, struct k8s_error *err)
+{
+	size_t len = strlen(err->message);
+
+	snprintf(err->message + len, sizeof(err->message) - len,
+	         " (gave up after startup_timeout, %d s)",
+	         (options_startup_timeout_ms(&d->opts) + 999) / 1000);
+}
+
+/* The credentials first (an exec plugin's one run), within the start-up deadline. */
+static int load_credentials(struct daemon_state *d, struct k8s_error *err)
+{
+	int64_t left = d->startup_deadline - time_monotonic_ms();
+	int rc = k8s_client_load_credentials(d->client, left > 0 ? (int)left : 1, err);
+
+	if (rc < 0 && err->err == ETIMEDOUT)
+		say_startup_timeout(d, err);
+	return rc;
+}
+
 /*
- * Asks the cluster which kinds it serves, waiting up to startup_timeout for a
+ * Asks the cluster which kinds it serves, waiting until the start-up deadline for a
  * cluster that does not answer yet (a server still booting, a VPN coming up) and
  * saying so after the first failed try rather than being silent until the end.
  */
 static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 {
-	int wait_ms = options_startup_timeout_ms(&d->opts);
-	int64_t deadline = time_monotonic_ms() + wait_ms;
-	int first = wait_ms < STARTUP_FIRST_TRY_MS ? wait_ms : STARTUP_FIRST_TRY_MS;
+	int64_t deadline = d->startup_deadline;
+	int64_t wait_ms = deadline - time_monotonic_ms();
+	int first = wait_ms < STARTUP_FIRST_TRY_MS ? (int)wait_ms : STARTUP_FIRST_TRY_MS;
 	int usual = k8s_client_set_request_timeout(d->client, first > 0 ? first : 1);
 	int rc = kinds_discover(d->client, d->served, err);
 	bool said = false;
@@ -233,9 +265,22 @@ static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 		rc = kinds_discover(d->client, d->served, err);
 	}
 	if (rc < 0 && said)
-		snprintf(err->message + strlen(err->message), sizeof(err->message) - strlen(err->message),
-		         " (gave up after startup_timeout, %d s)", (wait_ms + 999) / 1000);
+		say_startup_timeout(d, err);
 	k8s_client_set_request_timeout(d->client, usual);
+	return rc;
+}
+
+/* The first LIST of every kind, within what is left of the start-up deadline (a
+ * list is a stream, which no request timeout ends). */
+static int fill_caches(struct daemon_state *d, struct cache_options *co, struct k8s_error *err)
+{
+	int64_t left = d->startup_deadline - time_monotonic_ms();
+	int rc;
+
+	co->first_lists_timeout_ms = left > 0 ? (int)left : 1;
+	rc = cache_start(d->client, co, &d->cache, err);
+	if (rc < 0 && err->err == ETIMEDOUT && time_monotonic_ms() >= d->startup_deadline)
+		say_startup_timeout(d, err);
 	return rc;
 }
 
@@ -248,6 +293,7 @@ static int start(struct daemon_state *d)
 	struct k8s_error err;
 
 	k8s_error_clear(&err);
+	d->startup_deadline = time_monotonic_ms() + options_startup_timeout_ms(&d->opts);
 	if (kubeconfig_load(&kopts, &d->cfg, &err) < 0)
 		return fail(d, "%s", err.message);
 	if (options_add_mount_names(&d->opts, d->cfg->context) < 0)
@@ -263,13 +309,13 @@ static int start(struct daemon_state *d)
 	options_client(&d->opts, &co_client);
 	if (k8s_client_new(d->cfg, &co_client, &d->client, &err) < 0)
 		return fail(d, "%s", err.message);
-	if (discover_kinds(d, &err) < 0)
+	if (load_credentials(d, &err) < 0 || discover_kinds(d, &err) < 0)
 		return fail(d, "%s", err.message);
 	memset(&co, 0, sizeof(co));
 	co.namespace = d->cfg->namespace;
 	memcpy(co.served, d->served, sizeof(co.served));
 	fs_cache_hook(d->fs, &co);
-	if (cache_start(d->client, &co, &d->cache, &err) < 0)
+	if (fill_caches(d, &co, &err) < 0)
 		return fail(d, "%s", err.message);
 	fs_attach(d->fs, d->client, d->cache, d->cfg, d->served);
 	mounting = 1;

@@ -20,6 +20,7 @@
 #include "k8s/base/log.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -31,6 +32,8 @@
 #include "k8s/base/timefmt.h"
 
 #define SUBMIT_CACHE_POLL_MS 20
+/* A spec this long gives the heap back when its submission is over (see submit_run). */
+#define SUBMIT_TRIM_FROM (64 * 1024)
 
 /* The created objects to undo, in the order they were made, with what they are. */
 struct made {
@@ -308,5 +311,11 @@ out:
 	json_decref(dep);
 	json_decref(svc);
 	spec_free(s);
+	/* Reading a spec of 1 MiB makes tens of MiB of small allocations (its nodes,
+	 * their positions, a copy of the job), all freed by now; glibc keeps those pages
+	 * in its heaps, and a few such specs took the daemon from 12 to 146 MiB for
+	 * good. A submission is rare and this one was large: give them back. */
+	if (rq->len >= SUBMIT_TRIM_FROM)
+		malloc_trim(0);
 	return rc;
 }

@@ -173,7 +173,7 @@ static bool exec_expired(const struct k8s_creds *c)
 	return c->exec.expires != 0 && (int64_t)time(NULL) >= c->exec.expires;
 }
 
-static int refresh_exec(struct k8s_creds *c, struct k8s_error *err)
+static int refresh_exec(struct k8s_creds *c, int timeout_ms, struct k8s_error *err)
 {
 	struct execcred_result r;
 	int rc;
@@ -181,7 +181,9 @@ static int refresh_exec(struct k8s_creds *c, struct k8s_error *err)
 	if (c->exec_valid && !exec_expired(c))
 		return 0;
 	c->exec_runs++;
-	rc = execcred_run(c->cfg, c->exec_timeout_ms, &r, err);
+	if (timeout_ms <= 0)
+		timeout_ms = c->exec_timeout_ms;
+	rc = execcred_run(c->cfg, timeout_ms, &r, err);
 	if (rc)
 		return rc;
 	execcred_result_clear(&c->exec);
@@ -210,7 +212,8 @@ static int copy_blob(const char *src, size_t len, char **dst, size_t *dlen)
 	return 0;
 }
 
-int creds_get(struct k8s_creds *c, struct creds_auth *out, struct k8s_error *err)
+int creds_get(struct k8s_creds *c, int timeout_ms, struct creds_auth *out,
+              struct k8s_error *err)
 {
 	const char *cert, *key;
 	size_t cert_len, key_len;
@@ -225,7 +228,7 @@ int creds_get(struct k8s_creds *c, struct creds_auth *out, struct k8s_error *err
 	if (c->kind == CREDS_TOKEN_FILE)
 		rc = refresh_token_file(c, err);
 	else if (c->kind == CREDS_EXEC)
-		rc = refresh_exec(c, err);
+		rc = refresh_exec(c, timeout_ms, err);
 	if (rc)
 		goto out;
 	if (c->kind == CREDS_EXEC && c->exec.cert_pem) {

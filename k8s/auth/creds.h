@@ -27,7 +27,7 @@
 #include "k8s/error.h"
 
 #define CREDS_TOKEN_FILE_REREAD_MS 60000 /* client-go's cachingTokenSource period */
-#define CREDS_EXEC_TIMEOUT_MS      20000 /* a plugin silent this long is killed */
+#define CREDS_EXEC_TIMEOUT_MS      20000 /* without a deadline, a plugin silent this long is killed */
 
 struct k8s_creds;
 
@@ -52,8 +52,12 @@ int creds_new(const struct k8s_config *cfg, const struct k8s_creds_options *opts
 void creds_free(struct k8s_creds *c);
 
 /* Fills *out with the current credentials, re-reading or re-running as needed.
+ * timeout_ms > 0: what is left of the deadline of what needs them (a request, the
+ * start-up), at which a plugin run for it is killed; 0 (a stream, which has no
+ * deadline): exec_timeout_ms.
  * -EACCES (plugin failed, token file unreadable), -ETIMEDOUT (plugin deadline). */
-int creds_get(struct k8s_creds *c, struct creds_auth *out, struct k8s_error *err);
+int creds_get(struct k8s_creds *c, int timeout_ms, struct creds_auth *out,
+              struct k8s_error *err);
 /* Zeroes and frees what creds_get() put into a. */
 void creds_auth_clear(struct creds_auth *a);
 

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -26,8 +27,53 @@
 
 #define EXEC_STDOUT_MAX (1 << 20) /* an ExecCredential is small; more is a broken plugin */
 #define EXEC_STDERR_MAX 1000      /* how much of stderr an error message carries */
+#define EXEC_RUNNING_MAX 8        /* plugins running at once that a signal can kill */
 
 extern char **environ;
+
+/* The process groups of the plugins running now (0: a free slot), for
+ * execcred_kill_running(): lock-free, since a signal handler reads them. A plugin
+ * beyond EXEC_RUNNING_MAX at once still runs and is killed at its deadline. */
+static atomic_int running[EXEC_RUNNING_MAX];
+
+static void running_add(pid_t pgid)
+{
+	for (int i = 0; i < EXEC_RUNNING_MAX; i++) {
+		int free_slot = 0;
+
+		if (atomic_compare_exchange_strong(&running[i], &free_slot, (int)pgid))
+			return;
+	}
+}
+
+/* Before the plugin is reaped: until then its pid, the group's id, is not reused. */
+static void running_remove(pid_t pgid)
+{
+	for (int i = 0; i < EXEC_RUNNING_MAX; i++) {
+		int mine = (int)pgid;
+
+		atomic_compare_exchange_strong(&running[i], &mine, 0);
+	}
+}
+
+void execcred_kill_running(void)
+{
+	for (int i = 0; i < EXEC_RUNNING_MAX; i++) {
+		int pgid = atomic_load(&running[i]);
+
+		if (pgid > 0)
+			kill(-pgid, SIGKILL);
+	}
+}
+
+/* Kills the plugin (pid > 0) and whatever it started, and reaps it. */
+static void kill_plugin(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	running_remove(pid);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
 
 /* KUBERNETES_EXEC_INFO: the ExecCredential spec, with the cluster when asked for;
  * NULL on ENOMEM (never a spec with part of the cluster missing). */
@@ -274,7 +320,11 @@ static int spawn_plugin(const struct k8s_config *cfg, char **env, int out_fd[2],
 	sigaddset(&defaults, SIGHUP);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* A group of its own, so that a deadline kills what the plugin started too (a
+	 * wrapper script's child, a helper it waits on), not the plugin alone. */
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+	                                    POSIX_SPAWN_SETPGROUP);
 	if (strchr(ex->command, '/'))
 		rc = posix_spawn(pid, ex->command, &fa, &attr, argv, env);
 	else
@@ -319,14 +369,16 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 		                  sp == ENOENT ? " (is it installed and on PATH?)" : "");
 		goto out;
 	}
+	running_add(pid);
 	if (drain(out_fd[0], err_fd[0], time_monotonic_ms() + timeout_ms, &sout, &serr) == -ETIMEDOUT) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		kill_plugin(pid);
 		pid = -1;
-		rc = k8s_error_set(err, ETIMEDOUT, "exec plugin %s did not answer within %d ms",
-		                   cmd, timeout_ms);
+		rc = k8s_error_set(err, ETIMEDOUT,
+		                   "exec plugin %s did not answer within %d ms and was killed", cmd,
+		                   timeout_ms);
 		goto out;
 	}
+	running_remove(pid);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	pid = -1;
@@ -352,10 +404,8 @@ int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_r
 	}
 	rc = decode_output(cfg, &sout, out, err);
 out:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	if (pid > 0)
+		kill_plugin(pid);
 	for (int i = 0; i < 2; i++) {
 		if (out_fd[i] >= 0)
 			close(out_fd[i]);

@@ -1,9 +1,9 @@
 /*
  * One run of an exec credential plugin (internal to k8s/, used by creds.c):
  * spawns the command with KUBERNETES_EXEC_INFO, its env and args, stdin from
- * /dev/null, under a deadline, and decodes the ExecCredential it prints.
- * No caching here (creds.c caches until the expiry). Safe to call from any
- * thread: posix_spawn, no fork of a threaded process.
+ * /dev/null, in a process group of its own, under a deadline, and decodes the
+ * ExecCredential it prints. No caching here (creds.c caches until the expiry).
+ * Safe to call from any thread: posix_spawn, no fork of a threaded process.
  */
 #ifndef ARENAFS_K8S_EXECCRED_H
 #define ARENAFS_K8S_EXECCRED_H
@@ -24,10 +24,14 @@ struct execcred_result {
 };
 
 /* -EACCES when the plugin fails or prints no usable credential (err holds its stderr),
- * -ETIMEDOUT past timeout_ms (the plugin is killed). */
+ * -ETIMEDOUT past timeout_ms (the plugin and every process it started are killed). */
 int execcred_run(const struct k8s_config *cfg, int timeout_ms, struct execcred_result *out,
                  struct k8s_error *err);
 /* Zeroes and frees the result's secrets. */
 void execcred_result_clear(struct execcred_result *r);
+/* SIGKILLs the process groups of the plugins running now. Async-signal-safe: for a
+ * daemon that exits on a signal (the plugin is in a group of its own, which a
+ * terminal's Ctrl-C does not reach). */
+void execcred_kill_running(void);
 
 #endif

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "k8s/base/timefmt.h"
+
 /* ---- health ---- */
 
 void cache_health_update_locked(struct cache_feed *f)
@@ -99,10 +101,32 @@ void cache_trim_memory(void)
 #endif
 }
 
-static void wait_first_lists_locked(struct cache_feed *f)
+/* Until every first list is done, or deadline (monotonic ms; 0: none) passes:
+ * -ETIMEDOUT naming a list still under way. */
+static int wait_first_lists_locked(struct cache_feed *f, int64_t deadline, int timeout_ms,
+                                   struct k8s_error *err)
 {
-	while (f->pending_first_lists > 0)
-		pthread_cond_wait(&f->cond, &f->lock);
+	while (f->pending_first_lists > 0) {
+		int64_t left = deadline - time_monotonic_ms();
+		struct timespec until;
+
+		if (!deadline) {
+			pthread_cond_wait(&f->cond, &f->lock);
+			continue;
+		}
+		if (left <= 0) {
+			const struct reflector *r = f->reflectors;
+
+			while (r && r->first_list_done)
+				r = r->next;
+			return k8s_error_set(err, ETIMEDOUT, "cannot list %s: no answer within %d ms",
+			                     r ? r->what : "the cluster's objects", timeout_ms);
+		}
+		/* f->cond runs on CLOCK_REALTIME; the deadline is checked on the monotonic clock */
+		until = time_realtime_after_ms(left);
+		pthread_cond_timedwait(&f->cond, &f->lock, &until);
+	}
+	return 0;
 }
 
 static int first_error_locked(struct cache_feed *f, struct k8s_error *err)
@@ -175,6 +199,9 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	static const enum cache_object_type CORE[] = {CACHE_NODE, CACHE_POD, CACHE_SERVICE,
 	                                              CACHE_EVENT};
 	struct cache_feed *f = calloc(1, sizeof(*f));
+	int64_t deadline = opts->first_lists_timeout_ms > 0
+	                       ? time_monotonic_ms() + opts->first_lists_timeout_ms
+	                       : 0;
 	int rc = 0;
 
 	*out = NULL;
@@ -197,8 +224,9 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 
 	pthread_mutex_lock(&f->lock);
 	rc = spawn_or_fail(f, CACHE_NAMESPACE, -1, err);
+	if (rc == 0)
+		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms, err);
 	if (rc == 0) {
-		wait_first_lists_locked(f);
 		f->namespaces_listed = f->reflectors->state == REFLECTOR_OK;
 		rc = first_error_locked(f, err);
 	}
@@ -207,7 +235,9 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	for (int k = 0; rc == 0 && k < JOB_KIND_COUNT; k++)
 		if (f->served[k])
 			rc = spawn_or_fail(f, CACHE_JOB, k, err);
-	wait_first_lists_locked(f);
+	/* on a failure, feed_stop cancels the lists still under way */
+	if (rc == 0)
+		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms, err);
 	if (rc == 0)
 		rc = first_error_locked(f, err);
 	if (rc == 0) {

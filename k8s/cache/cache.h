@@ -69,6 +69,9 @@ struct cache_options {
 	/* WATCH timeoutSeconds; 0: client-go's random 5–10 min. Tests set a few seconds
 	 * to see watches end cleanly and resume (the API server ends them so). */
 	int watch_timeout_s;
+	/* How long the first lists may take in all, in ms; 0: no deadline (a list is a
+	 * stream: only its 120 s of silence would end it). Start-up's deadline. */
+	int first_lists_timeout_ms;
 };
 
 /*

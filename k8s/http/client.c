@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "k8s/auth/creds.h"
+#include "k8s/auth/execcred.h"
 #include "k8s/http/status.h"
 #include "k8s/http/transport.h"
 #include "k8s/base/strbuf.h"
@@ -414,12 +415,20 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 {
 	struct strbuf url = STRBUF_INIT;
 	struct setopts s = {NULL, CURLE_OK, NULL};
+	int64_t started;
 	int rc;
 
 	a->retry_after_s = -1;
-	rc = creds_get(c->creds, &a->auth, err);
+	/* an exec plugin's run is part of the request: its deadline is the request's */
+	started = time_monotonic_ms();
+	rc = creds_get(c->creds, (int)timeout_ms, &a->auth, err);
 	if (rc)
 		return rc;
+	if (timeout_ms) {
+		timeout_ms -= (long)(time_monotonic_ms() - started);
+		if (timeout_ms < 1)
+			timeout_ms = 1;
+	}
 	s.e = a->x.easy = curl_easy_init();
 	strbuf_puts(&url, c->url_base);
 	strbuf_puts(&url, path);
@@ -599,6 +608,20 @@ int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config
                                    struct k8s_error *err)
 {
 	return creds_replace(c->creds, cfg, err);
+}
+
+int k8s_client_load_credentials(struct k8s_client *c, int timeout_ms, struct k8s_error *err)
+{
+	struct creds_auth auth;
+	int rc = creds_get(c->creds, timeout_ms > 0 ? timeout_ms : 1, &auth, err);
+
+	creds_auth_clear(&auth);
+	return rc;
+}
+
+void k8s_client_kill_plugins(void)
+{
+	execcred_kill_running();
 }
 
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms)

@@ -31,7 +31,8 @@ struct k8s_client_options {
 	int stream_idle_timeout_ms;   /* default 120000: a stream silent this long is broken */
 	/* Added after the first three (zero: the default), for tests and tuning: */
 	int token_file_reread_ms;     /* default 60000: tokenFile re-read period (client-go: 1 min) */
-	int exec_timeout_ms;          /* default 20000: an exec plugin not done by then is killed */
+	int exec_timeout_ms;          /* default 20000: an exec plugin run for a stream (no
+	                               * deadline of its own) is killed after this long */
 };
 
 /* cfg must outlive the client. opts may be NULL for the defaults. Every request and
@@ -46,6 +47,13 @@ int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config
 /* Changes request_timeout_ms (> 0); returns the old one. Only while no other
  * thread uses the client: start-up waits longer or shorter than requests later. */
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms);
+/* Gets the credentials requests will present, running the exec plugin when one is
+ * configured and has no valid answer yet, within timeout_ms (at which it is killed):
+ * start-up's one run of it. 0, or -EACCES / -ETIMEDOUT / -ENOMEM as creds_get. */
+int k8s_client_load_credentials(struct k8s_client *c, int timeout_ms, struct k8s_error *err);
+/* SIGKILLs the exec credential plugins running now, whatever client runs them.
+ * Async-signal-safe: for a daemon exiting on a signal, which must not leave them. */
+void k8s_client_kill_plugins(void);
 const struct k8s_config *k8s_client_config(const struct k8s_client *c);
 
 /* Counters since k8s_client_new (for cluster/ files, tests and benchmarks). */

@@ -19,6 +19,7 @@
 #include "render/spec/spec.h"
 #include "render/spec/manifest.h"
 #include "render/spec/validate.h"
+#include "render/spec/yaml_probe.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -282,6 +283,27 @@ static int check_annotation_size(struct spec_ctx *c, size_t len)
 	return 0;
 }
 
+/*
+ * Only a manifest may be longer than the annotation a small spec is kept in, and
+ * reading a text costs in proportion to it (plus its aliases, up to YAML_MAX_NODES):
+ * a longer text with neither apiVersion nor kind at its top is refused before it is
+ * read in full. A merge key there might bring them: such a text is read.
+ */
+static int check_text_size(const char *text, size_t len, struct k8s_error *err)
+{
+	static const char *const MANIFEST_KEYS[] = {"apiVersion", "kind", "<<", NULL};
+
+	if (len <= SPEC_ANNOTATIONS_MAX || yaml_probe_top_key(text, len, MANIFEST_KEYS))
+		return 0;
+	return k8s_error_set(err, EFBIG,
+	                     "the spec is too large: %zu bytes, where a small spec may have at "
+	                     "most %d (the job keeps it in its %s annotation, and Kubernetes "
+	                     "allows %d bytes of annotations on an object); only a manifest "
+	                     "(apiVersion and kind at its top) may be longer; nothing was "
+	                     "submitted",
+	                     len, SPEC_ANNOTATIONS_MAX, SPEC_ANNOTATION, SPEC_ANNOTATIONS_MAX);
+}
+
 int spec_parse(const char *text, size_t len, const char *entry_name,
                const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err)
 {
@@ -292,6 +314,9 @@ int spec_parse(const char *text, size_t len, const char *entry_name,
 
 	*out = NULL;
 	k8s_error_clear(err);
+	rc = check_text_size(text, len, err);
+	if (rc < 0)
+		return rc;
 	rc = yaml_parse(text, len, &doc, err);
 	if (rc < 0)
 		return rc;

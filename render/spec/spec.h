@@ -17,6 +17,8 @@
  *   code.c         local code: the ConfigMap and its mount in every replica
  *   yaml_parse.c   YAML → JSON with positions (render/spec/yaml_parse.h)
  *   yaml_scalar.c  one scalar's YAML 1.1 value, for yaml_parse.c
+ *   yaml_anchors.c the anchors of a document being read, by name, for yaml_parse.c
+ *   yaml_probe.c   a text's top-level keys from events alone, before reading it
  *
  * What they share and nobody else sees is in render/spec/spec_internal.h.
  *

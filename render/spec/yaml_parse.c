@@ -6,9 +6,16 @@
  * text. Containers are unique allocations, so they are safe keys; jansson's
  * true/false/null are shared singletons, so a node's own address is not.
  *
+ * What reading costs is bounded by the text and the limits, whatever the text
+ * says: an alias finds its anchor in a hash table (yaml_anchors.c), shares the
+ * anchored value and its texts instead of copying them, and adds what it expands
+ * to (nodes and bytes, merged values in full) to the document's count, which
+ * stops at YAML_MAX_NODES and YAML_MAX_BYTES.
+ *
  * Pure: no I/O. Called by render/spec/spec.c; tested by test_spec_yaml_parse.c.
  */
 #include "render/spec/yaml_parse.h"
+#include "render/spec/yaml_anchors.h"
 #include "render/spec/yaml_scalar.h"
 
 #include <errno.h>
@@ -24,16 +31,10 @@ struct entry {
 	const json_t *parent;
 	char *key; /* NULL for sequence items */
 	size_t index;
-	struct yaml_node_info info; /* info.text is owned (char *) */
+	struct yaml_node_info info; /* info.text: owned when owns_text, else the doc's */
+	bool owns_text;
+	size_t size, bytes; /* what the value expands to: for merging it elsewhere */
 	struct entry *next;
-};
-
-struct anchor {
-	char *name;
-	json_t *value;
-	size_t size; /* nodes it expands to */
-	char *text;  /* scalars: the text as written */
-	bool quoted;
 };
 
 struct yaml_doc {
@@ -43,14 +44,17 @@ struct yaml_doc {
 	struct entry **buckets;
 	size_t nbuckets;
 	size_t nentries;
+	char **kept; /* anchors' texts, which entries of aliases point to */
+	size_t nkept, capkept;
+	size_t steps;
 };
 
 struct parse_ctx {
 	yaml_parser_t parser;
 	struct yaml_doc *doc;
-	struct anchor *anchors;
-	size_t nanchors, capanchors;
-	size_t nodes;
+	struct yaml_anchors anchors; /* their texts are kept by doc */
+	size_t nodes, bytes;
+	size_t steps;
 	struct k8s_error *err;
 };
 
@@ -113,9 +117,14 @@ static const struct entry *table_find(const struct yaml_doc *d, const json_t *pa
 	return NULL;
 }
 
-/* Records info for parent[key] / parent[index]; takes a copy of info->text. */
+/*
+ * Records info for parent[key] / parent[index], whose value expands to size nodes
+ * and bytes bytes. copy_text: info->text is about to go (an event's), take a copy;
+ * else it lives as long as d (an anchor's, another entry's) and is shared.
+ */
 static int table_add(struct yaml_doc *d, const json_t *parent, const char *key, size_t index,
-                     const struct yaml_node_info *info)
+                     const struct yaml_node_info *info, bool copy_text, size_t size,
+                     size_t bytes)
 {
 	struct entry *e;
 	size_t slot;
@@ -128,9 +137,13 @@ static int table_add(struct yaml_doc *d, const json_t *parent, const char *key, 
 	e->parent = parent;
 	e->index = index;
 	e->info = *info;
-	e->info.text = NULL;
+	e->size = size;
+	e->bytes = bytes;
+	e->owns_text = copy_text && info->text;
+	if (e->owns_text)
+		e->info.text = NULL;
 	if ((key && !(e->key = strdup(key))) ||
-	    (info->text && !(e->info.text = strdup(info->text)))) {
+	    (e->owns_text && !(e->info.text = strdup(info->text)))) {
 		free(e->key);
 		free(e);
 		return -ENOMEM;
@@ -184,19 +197,27 @@ static int syntax_error(struct parse_ctx *c)
 
 static int next_event(struct parse_ctx *c, yaml_event_t *ev)
 {
+	c->steps++;
 	if (!yaml_parser_parse(&c->parser, ev))
 		return syntax_error(c);
 	return 0;
 }
 
-static int count_nodes(struct parse_ctx *c, size_t n, yaml_mark_t mark)
+/* Adds n nodes of bytes bytes of text to what the document expands to. */
+static int count_nodes(struct parse_ctx *c, size_t n, size_t bytes, yaml_mark_t mark)
 {
 	c->nodes += n;
+	c->bytes += bytes;
 	if (c->nodes > YAML_MAX_NODES)
 		return k8s_error_set(c->err, EINVAL,
 		                     "line %zu, column %zu: the document expands to more than %d "
 		                     "nodes (aliases repeated too often?)",
 		                     mark.line + 1, mark.column + 1, YAML_MAX_NODES);
+	if (c->bytes > YAML_MAX_BYTES)
+		return k8s_error_set(c->err, EINVAL,
+		                     "line %zu, column %zu: the document expands to more than %d MiB "
+		                     "of text (aliases repeated too often?)",
+		                     mark.line + 1, mark.column + 1, YAML_MAX_BYTES >> 20);
 	return 0;
 }
 
@@ -218,42 +239,35 @@ static int scalar_json(struct parse_ctx *c, const yaml_event_t *ev, json_t **out
 
 /* ---- anchors ---- */
 
-static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size_t size,
-                      const char *text, bool quoted)
+/* Keeps s (owned) as long as the document: texts that entries share. */
+static int doc_keep(struct yaml_doc *d, char *s)
 {
-	struct anchor *a;
-
-	if (c->nanchors == c->capanchors) {
-		size_t cap = c->capanchors ? c->capanchors * 2 : 8;
-		struct anchor *p = realloc(c->anchors, cap * sizeof(*p));
+	if (d->nkept == d->capkept) {
+		size_t cap = d->capkept ? d->capkept * 2 : 16;
+		char **p = realloc(d->kept, cap * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
-		c->anchors = p;
-		c->capanchors = cap;
+		d->kept = p;
+		d->capkept = cap;
 	}
-	a = &c->anchors[c->nanchors];
-	a->name = strdup(name);
-	a->text = text ? strdup(text) : NULL;
-	if (!a->name || (text && !a->text)) {
-		free(a->name);
-		free(a->text);
-		return -ENOMEM;
-	}
-	a->value = json_incref(value);
-	a->size = size;
-	a->quoted = quoted;
-	c->nanchors++;
+	d->kept[d->nkept++] = s;
 	return 0;
 }
 
-/* The latest anchor of that name: YAML lets a later anchor redefine one. */
-static const struct anchor *anchor_find(const struct parse_ctx *c, const char *name)
+/* Defines anchor name as value, its text kept by the doc for the aliases' entries. */
+static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size_t size,
+                      size_t bytes, const char *text, bool quoted)
 {
-	for (size_t i = c->nanchors; i-- > 0;)
-		if (strcmp(c->anchors[i].name, name) == 0)
-			return &c->anchors[i];
-	return NULL;
+	struct yaml_anchor a = {NULL, value, size, bytes, NULL, quoted};
+	char *kept = NULL;
+
+	if (text && (!(kept = strdup(text)) || doc_keep(c->doc, kept) < 0)) {
+		free(kept);
+		return -ENOMEM;
+	}
+	a.text = kept;
+	return yaml_anchors_define(&c->anchors, name, &a);
 }
 
 /* ---- nodes ---- */
@@ -266,7 +280,9 @@ static const struct anchor *anchor_find(const struct parse_ctx *c, const char *n
 struct node {
 	json_t *value;
 	struct yaml_node_info info;
-	size_t size;
+	bool shared_text; /* info.text is an anchor's (kept by the doc), not the event's */
+	size_t size;      /* nodes it expands to */
+	size_t bytes;     /* bytes of scalars and keys it expands to */
 };
 
 static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, struct node *out);
@@ -278,9 +294,14 @@ static struct yaml_pos pos_of(yaml_mark_t m)
 	return p;
 }
 
-/* Adds the `<<` sources' keys that obj lacks, first source first (YAML's merge rule). */
+/*
+ * Adds the `<<` sources' keys that obj lacks, first source first (YAML's merge
+ * rule). What a merged value expands to counts in full in obj's size and bytes:
+ * an alias of obj repeats all of it. (The document's own count already holds the
+ * sources, each counted where it was written or aliased.)
+ */
 static int apply_merges(struct parse_ctx *c, json_t *obj, json_t *const *merges, size_t n,
-                        size_t *size)
+                        struct node *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *key;
@@ -290,14 +311,17 @@ static int apply_merges(struct parse_ctx *c, json_t *obj, json_t *const *merges,
 		{
 			const struct entry *e;
 
+			c->steps++;
 			if (json_object_get(obj, key))
 				continue;
 			if (json_object_set(obj, key, val) < 0)
 				return -ENOMEM;
+			/* every member of a source was recorded where it was parsed */
 			e = table_find(c->doc, merges[i], key, 0);
-			if (e && table_add(c->doc, obj, key, 0, &e->info) < 0)
+			if (e && table_add(c->doc, obj, key, 0, &e->info, false, e->size, e->bytes) < 0)
 				return -ENOMEM;
-			(*size)++;
+			out->size += e ? e->size : 1;
+			out->bytes += strlen(key) + (e ? e->bytes : 0);
 		}
 	}
 	return 0;
@@ -340,8 +364,8 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 		if (kev->data.scalar.anchor) {
 			json_t *s = json_string(text);
 			int rc =
-			    s ? anchor_add(c, (const char *)kev->data.scalar.anchor, s, 1, text,
-			                   kev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			    s ? anchor_add(c, (const char *)kev->data.scalar.anchor, s, 1, strlen(text),
+			                   text, kev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			      : -ENOMEM;
 
 			json_decref(s);
@@ -349,7 +373,7 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 				return rc;
 		}
 	} else if (kev->type == YAML_ALIAS_EVENT) {
-		const struct anchor *a = anchor_find(c, (const char *)kev->data.alias.anchor);
+		const struct yaml_anchor *a = yaml_anchors_find(&c->anchors, (const char *)kev->data.alias.anchor);
 
 		text = a ? a->text : NULL;
 	}
@@ -363,7 +387,7 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 
 /* One key and its value into obj (or into the merge sources for `<<`). */
 static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *kev, int depth,
-                        json_t ***merges, size_t *nmerges, size_t *size)
+                        json_t ***merges, size_t *nmerges, struct node *out)
 {
 	const struct entry *first;
 	struct node val = {0};
@@ -389,15 +413,20 @@ static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *ke
 	}
 	rc = parse_node(c, &vev, depth + 1, &val);
 	val.info.key = pos_of(kev->start_mark);
+	if (rc == 0)
+		rc = count_nodes(c, 0, strlen(key), kev->start_mark);
 	if (rc == 0 && is_merge)
 		rc = collect_merge(c, val.value, kev->start_mark, merges, nmerges);
 	else if (rc == 0)
 		rc = json_object_set(obj, key, val.value) < 0 ? -ENOMEM : 0;
 	/* `<<` is recorded too, so that a second one counts as a duplicate */
 	if (rc == 0)
-		rc = table_add(c->doc, obj, key, 0, &val.info);
-	if (rc == 0 && !is_merge)
-		*size += val.size;
+		rc = table_add(c->doc, obj, key, 0, &val.info, !val.shared_text, val.size,
+		               val.bytes);
+	if (rc == 0 && !is_merge) {
+		out->size += val.size;
+		out->bytes += strlen(key) + val.bytes;
+	}
 	json_decref(val.value);
 	yaml_event_delete(&vev);
 	free(key);
@@ -423,14 +452,13 @@ static int parse_mapping(struct parse_ctx *c, int depth, struct node *out)
 			break;
 		end = kev.type == YAML_MAPPING_END_EVENT;
 		if (!end)
-			rc =
-			    parse_member(c, out->value, &kev, depth, &merges, &nmerges, &out->size);
+			rc = parse_member(c, out->value, &kev, depth, &merges, &nmerges, out);
 		yaml_event_delete(&kev);
 		if (end || rc < 0)
 			break;
 	}
 	if (rc == 0 && nmerges)
-		rc = apply_merges(c, out->value, merges, nmerges, &out->size);
+		rc = apply_merges(c, out->value, merges, nmerges, out);
 	for (size_t i = 0; i < nmerges; i++)
 		json_decref(merges[i]);
 	free(merges);
@@ -460,8 +488,10 @@ static int parse_sequence(struct parse_ctx *c, int depth, struct node *out)
 		if (rc == 0)
 			rc = json_array_append(out->value, item.value) < 0 ? -ENOMEM : 0;
 		if (rc == 0)
-			rc = table_add(c->doc, out->value, NULL, i, &item.info);
+			rc = table_add(c->doc, out->value, NULL, i, &item.info, !item.shared_text,
+			               item.size, item.bytes);
 		out->size += item.size;
+		out->bytes += item.bytes;
 		json_decref(item.value);
 		yaml_event_delete(&iev);
 		if (rc < 0)
@@ -484,6 +514,7 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 	case YAML_SCALAR_EVENT:
 		rc = scalar_json(c, ev, &out->value);
 		out->size = 1;
+		out->bytes = ev->data.scalar.length;
 		out->info.text = (const char *)ev->data.scalar.value;
 		out->info.quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
 		out->info.spanned = true;
@@ -491,10 +522,10 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		out->info.span_end = ev->end_mark.index;
 		anchor = (const char *)ev->data.scalar.anchor;
 		if (rc == 0)
-			rc = count_nodes(c, 1, ev->start_mark);
+			rc = count_nodes(c, 1, out->bytes, ev->start_mark);
 		break;
 	case YAML_ALIAS_EVENT: {
-		const struct anchor *a = anchor_find(c, (const char *)ev->data.alias.anchor);
+		const struct yaml_anchor *a = yaml_anchors_find(&c->anchors, (const char *)ev->data.alias.anchor);
 
 		if (!a)
 			return fail_at(c, ev->start_mark,
@@ -503,12 +534,14 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 			               (const char *)ev->data.alias.anchor);
 		out->value = json_incref(a->value);
 		out->size = a->size;
+		out->bytes = a->bytes;
 		out->info.text = a->text;
+		out->shared_text = true;
 		out->info.quoted = a->quoted;
 		out->info.spanned = true;
 		out->info.span_start = ev->start_mark.index;
 		out->info.span_end = ev->end_mark.index;
-		return count_nodes(c, a->size, ev->start_mark);
+		return count_nodes(c, a->size, a->bytes, ev->start_mark);
 	}
 	case YAML_MAPPING_START_EVENT:
 	case YAML_SEQUENCE_START_EVENT: {
@@ -522,7 +555,7 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		if (depth >= YAML_MAX_DEPTH)
 			return fail_at(c, ev->start_mark, "nested deeper than %d levels",
 			               YAML_MAX_DEPTH);
-		rc = count_nodes(c, 1, ev->start_mark);
+		rc = count_nodes(c, 1, 0, ev->start_mark);
 		if (rc == 0)
 			rc = map ? parse_mapping(c, depth, out) : parse_sequence(c, depth, out);
 		anchor = (const char *)(map ? ev->data.mapping_start.anchor
@@ -533,7 +566,8 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		return fail_at(c, ev->start_mark, "unexpected YAML event");
 	}
 	if (rc == 0 && anchor)
-		rc = anchor_add(c, anchor, out->value, out->size, out->info.text, out->info.quoted);
+		rc = anchor_add(c, anchor, out->value, out->size, out->bytes, out->info.text,
+		                out->info.quoted);
 	return rc;
 }
 
@@ -541,12 +575,7 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 
 static void ctx_free(struct parse_ctx *c)
 {
-	for (size_t i = 0; i < c->nanchors; i++) {
-		free(c->anchors[i].name);
-		free(c->anchors[i].text);
-		json_decref(c->anchors[i].value);
-	}
-	free(c->anchors);
+	yaml_anchors_free(&c->anchors);
 	yaml_parser_delete(&c->parser);
 }
 
@@ -612,6 +641,7 @@ int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_e
 
 	*out = NULL;
 	c.err = err;
+	c.anchors.steps = &c.steps;
 	c.doc = calloc(1, sizeof(*c.doc));
 	if (!c.doc)
 		return k8s_error_set(err, ENOMEM, "out of memory");
@@ -645,6 +675,7 @@ int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_e
 		yaml_doc_free(c.doc);
 		return rc;
 	}
+	c.doc->steps = c.steps;
 	c.doc->root = root.value;
 	c.doc->top = root.info;
 	c.doc->has_top = !json_is_null(root.value);
@@ -662,14 +693,23 @@ void yaml_doc_free(struct yaml_doc *d)
 		for (; e; e = next) {
 			next = e->next;
 			free(e->key);
-			free((char *)e->info.text);
+			if (e->owns_text)
+				free((char *)e->info.text);
 			free(e);
 		}
 	}
 	free(d->buckets);
+	for (size_t i = 0; i < d->nkept; i++)
+		free(d->kept[i]);
+	free(d->kept);
 	free((char *)d->top.text);
 	json_decref(d->root);
 	free(d);
+}
+
+size_t yaml_doc_steps(const struct yaml_doc *d)
+{
+	return d ? d->steps : 0;
 }
 
 json_t *yaml_doc_root(const struct yaml_doc *d)

@@ -17,7 +17,8 @@
  *   into "true"; for env names and labels that would be a trap, so it is not done).
  * - anchors and aliases are resolved (the alias shares the anchored subtree);
  *   merge keys (`<<: *base`) are applied, explicit keys winning. The expanded
- *   size is bounded (YAML_MAX_NODES) so an alias bomb is an error, not an OOM.
+ *   size is bounded (YAML_MAX_NODES, YAML_MAX_BYTES) so an alias bomb is an
+ *   error, not an OOM, and what later walks of the tree cost is bounded with it.
  * - duplicate keys in a mapping are an error naming both places.
  * - one document per text: further documents that are empty (a trailing `---`)
  *   are ignored, a second non-empty one is an error.
@@ -36,6 +37,9 @@
 
 /* Nodes (after alias expansion) one document may hold. */
 #define YAML_MAX_NODES 100000
+/* Bytes of scalars and keys (after alias expansion) one document may hold: what
+ * kube-apiserver takes in one request body (3 MiB); more can never be created. */
+#define YAML_MAX_BYTES (3 * 1024 * 1024)
 /* Nesting depth of mappings and sequences. */
 #define YAML_MAX_DEPTH 64
 
@@ -70,6 +74,9 @@ void yaml_doc_free(struct yaml_doc *d);
 
 /* The document's value; owned by d (json_incref it to keep it longer). */
 json_t *yaml_doc_root(const struct yaml_doc *d);
+/* The work reading the text took, in steps: events read, anchor slots probed, keys
+ * merged. For tests: it grows with the text, not with the text's square. */
+size_t yaml_doc_steps(const struct yaml_doc *d);
 /* Info of the root node, of object[key], of array[index]; NULL when unknown
  * (e.g. a value that was not in the text). The pointers are valid as long as d. */
 const struct yaml_node_info *yaml_doc_top(const struct yaml_doc *d);

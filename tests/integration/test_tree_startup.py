@@ -118,6 +118,94 @@ def test_unreachable_server_says_what_it_waits_for_then_gives_up(kubesim, tmp_pa
     assert not os.path.ismount(mnt)
 
 
+# An exec credential plugin that never answers, as one waiting on a network that is
+# gone does; like the wrappers many plugins are, it runs a child and waits for it.
+HANGING_PLUGIN = """#!/bin/sh
+echo $$ >> '%s'
+sleep 600 &
+echo $! >> '%s'
+wait
+"""
+
+
+def alive(pid):
+    """pid runs (a zombie waiting for its parent counts as gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_hanging_exec_plugin_fails_start_up_at_startup_timeout(kubesim, tmp_path, mnt):
+    """Issue 23: such a plugin made start-up take 41 s against a startup_timeout of
+    30: each try ran it for exec's own 20 s, and a killed plugin left its child
+    running. Start-up has one deadline: the plugin runs once, before the first
+    request, and is killed at it with what it started."""
+    c = kubesim("--nodes", "1")
+    pids = tmp_path / "plugin.pids"
+    plugin = tmp_path / "hanging-plugin"
+    plugin.write_text(HANGING_PLUGIN % (pids, pids))
+    plugin.chmod(0o755)
+    kc = write_kubeconfig(c, tmp_path / "hanging", token=None,
+                          exec={"apiVersion": "client.authentication.k8s.io/v1",
+                                "command": str(plugin), "interactiveMode": "Never"})
+    try:
+        r = run_arenafs(["-f", "-o", "kubeconfig=%s,startup_timeout=3" % kc, mnt], tmp_path)
+        one_line_failure(r, "arenafs: exec plugin %s did not answer within " % plugin,
+                         " ms and was killed (gave up after startup_timeout, 3 s)")
+        assert r.returncode == 1, r
+        assert not os.path.ismount(mnt)
+        started = [int(p) for p in pids.read_text().split()]
+        assert len(started) == 2, started       # one run, the plugin and its child
+        wait_until(lambda: not any(alive(p) for p in started), timeout=10,
+                   message="no process of the plugin left")
+    finally:
+        for p in [int(p) for p in pids.read_text().split()] if pids.exists() else []:
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
+
+
+SLOW_PLUGIN = """#!/bin/sh
+sleep 3
+printf '{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", '
+printf '"status": {"token": "%s"}}'
+"""
+
+
+def test_a_slow_exec_plugin_is_waited_for_without_a_word(kubesim, arenafs, tmp_path):
+    """A plugin that takes seconds (CLIs often do) runs once, with the start-up's
+    time: not cut by the first request's 2 s, and nothing said about waiting."""
+    c = kubesim("--nodes", "1")
+    plugin = tmp_path / "slow-plugin"
+    plugin.write_text(SLOW_PLUGIN % c.token())
+    plugin.chmod(0o755)
+    kc = write_kubeconfig(c, tmp_path / "slow", token=None,
+                          exec={"apiVersion": "client.authentication.k8s.io/v1",
+                                "command": str(plugin), "interactiveMode": "Never"})
+    m = arenafs(c, kubeconfig=kc)
+    assert os.listdir(m.path("nodes")) == ["node-0"]
+    assert m.log() == "", m.log()
+
+
+def test_a_first_list_that_does_not_end_fails_start_up_at_startup_timeout(kubesim, tmp_path,
+                                                                         mnt):
+    """One deadline for the whole start-up: the cluster says at once which kinds it
+    serves, but its first LIST of pods takes 8 s; with startup_timeout=3 start-up
+    gives up at 3 s, saying so, instead of waiting for request_timeout (30 s)."""
+    c = kubesim("--nodes", "1")
+    c.fault(delay_ms=8000, delay_match=r"^GET /api/v1/(namespaces/[^/]+/)?pods\?(?!.*watch=)")
+    try:
+        r = run_arenafs(["-o", "kubeconfig=%s,startup_timeout=3" % c.kubeconfig, mnt], tmp_path)
+        one_line_failure(r, "pods", "(gave up after startup_timeout, 3 s)")
+        assert r.returncode == 1, r
+        assert not os.path.ismount(mnt)
+    finally:
+        c.fault(delay_ms=0)
+        if os.path.ismount(mnt):
+            subprocess.run(["fusermount3", "-u", mnt], capture_output=True)
+
+
 class LateListener:
     """A port that refuses connections until open(), then forwards each
     connection to target_port: a server that comes up while arenafs waits."""

@@ -100,6 +100,18 @@ def test_delay(c):
     c.fault(delay_ms=0)
 
 
+def test_delay_of_the_requests_that_match(c):
+    """delay_match holds up only its requests (a LIST of pods, say): another is
+    answered at once (a 60 s wait would outlast the client's 30 s timeout)."""
+    c.fault(delay_ms=60000, delay_match=r"^GET /api/v1/namespaces/default/pods")
+    try:
+        assert c.api("GET", "/api/v1/nodes")[0] == 200
+    finally:
+        c.fault(delay_ms=0)
+    status, body = c.api("POST", "/_sim/fault", {"delay_ms": 1, "delay_match": "("})
+    assert status == 400 and "delay_match" in body["error"]
+
+
 def test_drop_watches_cuts_streams(c):
     h = conn(c)
     h.request("GET", "/api/v1/nodes?watch=true")

@@ -86,7 +86,7 @@ TEST(creds_static_token_and_basic_auth)
 	cfg.token = "static-token";
 	cfg.username = "ignored-because-token-wins";
 	CHECK_INT_EQ(creds_new(&cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer static-token");
 	CHECK(a.cert_pem == NULL);
 	CHECK(!creds_invalidate(c, a.generation)); /* nothing new to present */
@@ -97,7 +97,7 @@ TEST(creds_static_token_and_basic_auth)
 	cfg.username = "alice";
 	cfg.password = "s3cret";
 	CHECK_INT_EQ(creds_new(&cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Basic YWxpY2U6czNjcmV0");
 	creds_auth_clear(&a);
 	creds_free(c);
@@ -117,7 +117,7 @@ TEST(creds_client_certificate_is_presented_with_the_token)
 	cfg.client_key_pem = key;
 	cfg.client_key_pem_len = strlen(key);
 	CHECK_INT_EQ(creds_new(&cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK(a.authorization == NULL);
 	CHECK_STR_EQ(a.cert_pem, cert);
 	CHECK_INT_EQ(a.key_len, strlen(key));
@@ -139,41 +139,41 @@ TEST(creds_token_file_is_reread_when_due_and_after_a_401)
 	write_file(path, "  token-one\n");
 	cfg.token_file = path;
 	CHECK_INT_EQ(creds_new(&cfg, &slow, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer token-one"); /* whitespace trimmed */
 	gen = a.generation;
 	creds_auth_clear(&a);
 	write_file(path, "token-two\n");
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer token-one"); /* not due for an hour */
 	creds_auth_clear(&a);
 	CHECK(creds_invalidate(c, gen));
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer token-two"); /* the 401 made it re-read */
 	CHECK(a.generation != gen);
 	creds_auth_clear(&a);
 	creds_free(c);
 
 	CHECK_INT_EQ(creds_new(&cfg, &fast, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer token-two");
 	creds_auth_clear(&a);
 	write_file(path, "token-three");
 	usleep(20 * 1000);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer token-three");
 	creds_auth_clear(&a);
 	/* a token file that disappears: the last token is kept */
 	unlink(path);
 	usleep(20 * 1000);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer token-three");
 	creds_auth_clear(&a);
 	creds_free(c);
 
 	/* and one that was never there is an error naming the file */
 	CHECK_INT_EQ(creds_new(&cfg, &fast, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), -EACCES);
 	CHECK_STR_CONTAINS(err.message, "cannot read token file ");
 	CHECK_STR_CONTAINS(err.message, "No such file or directory");
 	creds_free(c);
@@ -197,11 +197,11 @@ TEST(creds_exec_plugin_is_cached_until_a_401)
 	setenv("EXEC_EXPIRY_OFFSET", "3600", 1);
 	setenv("PLUGIN_GREETING", "overridden-by-the-kubeconfig", 1);
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer exec-token-1");
 	gen = a.generation;
 	creds_auth_clear(&a);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer exec-token-1"); /* cached: not expired */
 	creds_auth_clear(&a);
 	CHECK_INT_EQ(creds_exec_runs(c), 1);
@@ -219,11 +219,11 @@ TEST(creds_exec_plugin_is_cached_until_a_401)
 
 	CHECK(creds_invalidate(c, gen));
 	CHECK(creds_invalidate(c, gen)); /* a second 401 of the same generation: no second run */
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer exec-token-2");
 	CHECK(creds_invalidate(c, gen)); /* stale generation: keeps exec-token-2 */
 	creds_auth_clear(&a);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK_STR_EQ(a.authorization, "Bearer exec-token-2");
 	creds_auth_clear(&a);
 	CHECK_INT_EQ(creds_exec_runs(c), 2);
@@ -250,7 +250,7 @@ TEST(creds_exec_plugin_reruns_after_expiry)
 		char want[64];
 
 		snprintf(want, sizeof(want), "Bearer exec-token-%d", i);
-		CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+		CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 		CHECK_STR_EQ(a.authorization, want);
 		creds_auth_clear(&a);
 	}
@@ -263,7 +263,7 @@ static void *get_in_thread(void *arg)
 	struct creds_auth a;
 	struct k8s_error err;
 
-	if (creds_get(arg, &a, &err) == 0 && a.authorization &&
+	if (creds_get(arg, 0, &a, &err) == 0 && a.authorization &&
 	    strcmp(a.authorization, "Bearer exec-token-1") == 0) {
 		creds_auth_clear(&a);
 		return arg;
@@ -315,7 +315,7 @@ TEST(creds_exec_plugin_with_client_certificate)
 	setenv("EXEC_CERT_FILE", cert, 1);
 	setenv("EXEC_KEY_FILE", key, 1);
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), 0);
 	CHECK(a.authorization == NULL);
 	CHECK(a.cert_pem &&
 	      strstr(a.cert_pem, "-----BEGIN CERTIFICATE-----\nUExBQ0VIT0xERVIgQ0xJRU5U"));
@@ -326,7 +326,7 @@ TEST(creds_exec_plugin_with_client_certificate)
 	/* the same plugin under a v1beta1 config answers the wrong apiVersion */
 	exec_fixture(&f, "exec-cert.sh", "client.authentication.k8s.io/v1beta1");
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), -EACCES);
 	CHECK_STR_CONTAINS(err.message,
 	                   "is configured for client.authentication.k8s.io/v1beta1 but "
 	                   "answered with apiVersion client.authentication.k8s.io/v1");
@@ -343,7 +343,7 @@ TEST(creds_exec_plugin_failures_are_readable)
 
 	exec_fixture(&f, "exec-fail.sh", "client.authentication.k8s.io/v1");
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), -EACCES);
 	CHECK_STR_CONTAINS(err.message,
 	                   "exec-fail.sh failed (exit status 3): error: no valid login "
 	                   "session; run login-tool first");
@@ -352,20 +352,28 @@ TEST(creds_exec_plugin_failures_are_readable)
 
 	exec_fixture(&f, "exec-slow.sh", "client.authentication.k8s.io/v1");
 	CHECK_INT_EQ(creds_new(&f.cfg, &quick, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), -ETIMEDOUT);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), -ETIMEDOUT);
 	CHECK_STR_CONTAINS(err.message, "exec-slow.sh did not answer within 300 ms");
+	creds_free(c);
+
+	/* a run counts against the deadline of the request that needs it (start-up's,
+	 * say): 20 s of exec_timeout made a 2 s try of start-up last 20 s */
+	exec_fixture(&f, "exec-slow.sh", "client.authentication.k8s.io/v1");
+	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
+	CHECK_INT_EQ(creds_get(c, 300, &a, &err), -ETIMEDOUT);
+	CHECK_STR_CONTAINS(err.message, "exec-slow.sh did not answer within 300 ms and was killed");
 	creds_free(c);
 
 	exec_fixture(&f, "exec-garbage.sh", "client.authentication.k8s.io/v1");
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), -EACCES);
 	CHECK_STR_CONTAINS(err.message, "printed no ExecCredential JSON");
 	creds_free(c);
 
 	exec_fixture(&f, "no-such-plugin", "client.authentication.k8s.io/v1");
 	f.exec.command = "arenafs-no-such-plugin";
 	CHECK_INT_EQ(creds_new(&f.cfg, NULL, &c, &err), 0);
-	CHECK_INT_EQ(creds_get(c, &a, &err), -EACCES);
+	CHECK_INT_EQ(creds_get(c, 0, &a, &err), -EACCES);
 	/* glibc's posix_spawn reports the exec failure itself; under valgrind the child exits 127
 	 */
 	CHECK_STR_CONTAINS(err.message, "exec plugin arenafs-no-such-plugin");

@@ -643,6 +643,51 @@ TEST(spec_oversized_spec_is_refused)
 	free(text);
 }
 
+/* A text of len bytes: head, then lines of filler. Caller frees. */
+static char *padded(const char *head, const char *filler, const char *tail, size_t len)
+{
+	size_t n = strlen(head), f = strlen(filler), t = strlen(tail);
+	char *text = malloc(len + f + t + 1);
+
+	if (!text)
+		return NULL;
+	memcpy(text, head, n);
+	while (n + t < len) {
+		memcpy(text + n, filler, f);
+		n += f;
+	}
+	memcpy(text + n, tail, t + 1);
+	return text;
+}
+
+/* Only a manifest may be larger than the annotation a small spec is kept in: a longer
+ * text that is none is refused for its size before it is read in full (its end here
+ * is not even YAML, which a full read would have said first). */
+TEST(spec_a_small_spec_is_refused_for_its_size_before_it_is_read)
+{
+	char *text = padded("type: tfjob\nimage: x\ncommand: y\nx-list:\n", "- &a v\n- *a\n",
+	                    "x-end: [\n", 300 * 1024);
+	struct job_spec *s = NULL;
+	struct k8s_error err;
+
+	if (!text)
+		return;
+	CHECK_INT_EQ(spec_parse(text, strlen(text), "big", SERVED_ALL, &s, &err), -EFBIG);
+	CHECK(s == NULL);
+	CHECK_STR_CONTAINS(err.message, "the spec is too large: ");
+	CHECK_STR_CONTAINS(err.message, "only a manifest");
+	free(text);
+	/* a manifest of that size is read */
+	text = padded("apiVersion: kubeflow.org/v1\nkind: TFJob\nspec:\n  x-list:\n",
+	              "  - &a v\n  - *a\n", "", 300 * 1024);
+	if (!text)
+		return;
+	CHECK_INT_EQ(spec_parse(text, strlen(text), "big", SERVED_ALL, &s, &err), 0);
+	CHECK(s && spec_is_manifest(s));
+	spec_free(s);
+	free(text);
+}
+
 /* Every example of docs/spec.md that starts with type: parses and builds. */
 TEST(spec_examples_of_the_docs_build)
 {

@@ -53,6 +53,14 @@ class Faults:
         self.fail_match = None          # a compiled regex over "METHOD /path?query", or None
         self.compact_on = None          # the same, for the request that meets a compaction
         self.delay_ms = 0
+        self.delay_match = None         # the requests delay_ms holds up; None: every one
+
+    def delay_for(self, request_line):
+        """How long request_line waits before it is handled, in ms."""
+        with self.lock:
+            if self.delay_match is not None and not self.delay_match.search(request_line):
+                return 0
+            return self.delay_ms
 
     def take_failure(self, request_line):
         with self.lock:
@@ -104,6 +112,15 @@ class User:
         self.name = name
         self.admin = admin
         self.reads_everywhere = reads_everywhere   # else reads namespace default only
+
+
+def regex_field(body, field):
+    """body[field] compiled, or None when it is absent or empty; ValueError says
+    which field is no regex."""
+    try:
+        return re.compile(body[field]) if body.get(field) else None
+    except re.error as e:
+        raise ValueError("%s: %s" % (field, e)) from e
 
 
 def parse_bool(v):
@@ -424,7 +441,7 @@ class Sim:
         h.log_entry = self.reqlog.add(h.command + " " + h.path, h.headers.get("User-Agent", ""))
         req = Request(h, h.command, path, query)
         try:
-            delay = self.faults.delay_ms
+            delay = self.faults.delay_for(h.command + " " + h.path)
             if delay:
                 time.sleep(delay / 1000.0)
             if self.faults.take_compaction(h.command + " " + h.path):
@@ -528,8 +545,9 @@ class Sim:
             pass
 
     def fault(self, h, body):
-        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "compact", "compact_on",
-                 "down_seconds", "reset", "store", "restore", "rotate_token"}
+        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "delay_match",
+                 "compact", "compact_on", "down_seconds", "reset", "store", "restore",
+                 "rotate_token"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -538,24 +556,23 @@ class Sim:
                 self.faults.reset()
             self.stats.reset()
             self.reqlog.reset()
+        try:
+            match, delay_match, compact_on = (regex_field(body, f) for f in
+                                              ("match", "delay_match", "compact_on"))
+        except ValueError as e:
+            return h.send_json(400, {"error": str(e)})
         if "fail_next" in body:
-            try:
-                match = re.compile(body["match"]) if body.get("match") else None
-            except re.error as e:
-                return h.send_json(400, {"error": "match: %s" % e})
             with self.faults.lock:
                 self.faults.fail_next = int(body["fail_next"])
                 self.faults.fail_code = int(body.get("code", 500))
                 self.faults.fail_match = match
         if "delay_ms" in body:
-            self.faults.delay_ms = int(body["delay_ms"])
+            with self.faults.lock:
+                self.faults.delay_ms = int(body["delay_ms"])
+                self.faults.delay_match = delay_match
         if body.get("compact"):
             self.store.compact()
-        if body.get("compact_on"):
-            try:
-                compact_on = re.compile(body["compact_on"])
-            except re.error as e:
-                return h.send_json(400, {"error": "compact_on: %s" % e})
+        if compact_on is not None:
             with self.faults.lock:
                 self.faults.compact_on = compact_on
         if body.get("store"):
