@@ -28,7 +28,7 @@
 #include "fs/tree/content.h"
 #include "fs/tree/model.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -24,7 +24,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #define KC_POLL_MS 2000
 #define KC_FILES_MAX 16
@@ -119,14 +119,14 @@ static void reload(struct kc_reload *r)
 
 	k8s_error_clear(&err);
 	if (kubeconfig_load(&r->opts, &cfg, &err) < 0) {
-		fs_log(LOG_WARNING, "the kubeconfig changed but cannot be read: %s", err.message);
+		say(LOG_WARNING, "the kubeconfig changed but cannot be read: %s", err.message);
 		return;
 	}
 	if (!same_server(r->current, cfg)) {
 		if (!r->told_other_server)
-			fs_log(LOG_WARNING, "the kubeconfig now names another server or CA (%s): "
-			       "remount to follow it; still serving %s", cfg->server,
-			       r->current->server);
+			say(LOG_WARNING, "the kubeconfig now names another server or CA (%s): "
+			    "remount to follow it; still serving %s", cfg->server,
+			    r->current->server);
 		r->told_other_server = true;
 		kubeconfig_free(cfg);
 		return;
@@ -137,8 +137,8 @@ static void reload(struct kc_reload *r)
 	}
 	grown = realloc(r->loaded, (r->n_loaded + 1) * sizeof(*grown));
 	if (!grown || k8s_client_replace_credentials(r->client, cfg, &err) < 0) {
-		fs_log(LOG_WARNING, "the kubeconfig changed: cannot use its credentials: %s",
-		       grown ? err.message : "out of memory");
+		say(LOG_WARNING, "the kubeconfig changed: cannot use its credentials: %s",
+		    grown ? err.message : "out of memory");
 		if (grown)
 			r->loaded = grown;
 		kubeconfig_free(cfg);
@@ -147,8 +147,8 @@ static void reload(struct kc_reload *r)
 	r->loaded = grown;
 	r->loaded[r->n_loaded++] = cfg;   /* the client's creds point into it */
 	r->current = cfg;
-	fs_log(LOG_NOTICE, "the kubeconfig changed: presenting its new credentials to %s",
-	       cfg->server);
+	say(LOG_NOTICE, "the kubeconfig changed: presenting its new credentials to %s",
+	    cfg->server);
 }
 
 static void *reload_main(void *arg)

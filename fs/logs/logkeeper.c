@@ -30,7 +30,7 @@
 #include "fs/logs/logkeeper.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/worker.h"
 #include "render/pods.h"
 
@@ -276,7 +276,7 @@ static void consider(struct logkeeper *kp, const char *ns, const char *pod)
 	key.finished = true;
 	k8s_error_clear(&err);
 	if (logstream_open(fs->streams, fs->client, &key, fetch_appended, f, &f->ls, &err) < 0) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", ns, pod, err.message);
+		say(LOG_DEBUG, "log of %s/%s not kept: %s", ns, pod, err.message);
 		goto skip;
 	}
 	f->next = kp->active;
@@ -364,23 +364,23 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 
 	logstream_status(f->ls, why, sizeof(why));
 	if (too_big) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
-		       f->meta.pod);
+		say(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
+		    f->meta.pod);
 	} else if (logstream_health(f->ls) != LOGSTREAM_OK || why[0]) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
-		       why[0] ? why : "the stream failed");
+		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
+		    why[0] ? why : "the stream failed");
 	} else if (!still_that_instance(fs, f)) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
-		       f->meta.ns, f->meta.pod);
+		say(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
+		    f->meta.ns, f->meta.pod);
 	} else if ((ret = keep_fitted(fs, f, logstream_size(f->ls))) == -EINVAL || ret == -EFBIG) {
 		/* a name that cannot be a path component, a log over keep_logs: this log's */
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
-		       strerror(-ret));
+		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
+		    strerror(-ret));
 	} else if (ret < 0) {
 		/* the disk's: the logs after it will fail alike (ENOSPC, EDQUOT, EIO, EROFS) */
 		logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());
-		fs_log(LOG_WARNING, "log of %s/%s not kept in %s: %s", f->meta.ns, f->meta.pod,
-		       logkeep_dir(fs->keep), strerror(-ret));
+		say(LOG_WARNING, "log of %s/%s not kept in %s: %s", f->meta.ns, f->meta.pod,
+		    logkeep_dir(fs->keep), strerror(-ret));
 	} else {
 		logkeep_kept(fs->keep);
 		/* its log files and the job's info are looked at again */

@@ -16,7 +16,7 @@
 #include "fs/submit/submit_run.h"
 #include "fs/submit/submit.h"
 #include "fs/submit/areas.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/worker.h"
 
 #include <errno.h>
@@ -69,8 +69,8 @@ static void make_one(struct fs *fs, struct pending *p)
 	submit_area_path(fs, p->ns, where, sizeof(where));
 	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
-		fs_log(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
-		       p->sub.entry);
+		say(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
+		    p->sub.entry);
 		return;
 	}
 	if (ret) {
@@ -83,7 +83,7 @@ static void make_one(struct fs *fs, struct pending *p)
 	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
 	if (ret)
-		fs_log(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
+		say(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
 	else
 		submit_note_made(fs, st, p->sub.entry, &made);
 }
@@ -225,8 +225,8 @@ void submit_defer_stop(struct submit_defer *d)
 		char where[320];
 
 		submit_area_path(d->fs, p->ns, where, sizeof(where));
-		fs_log(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
-		       where, p->sub.entry);
+		say(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
+		    where, p->sub.entry);
 		d->queue = p->next;
 		pending_free(p);
 	}

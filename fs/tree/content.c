@@ -25,7 +25,7 @@
 #include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 #include "render/render.h"

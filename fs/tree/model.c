@@ -16,7 +16,7 @@
 #include "fs/code/codetree.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
 #include "render/job_info.h"
 #include "render/pods.h"

@@ -30,7 +30,7 @@
 #include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
 #include "k8s/base/worker.h"
 
@@ -153,7 +153,7 @@ void notify_cache_change(void *arg, const struct cache_change *c)
 	pthread_mutex_unlock(&n->w.mu);
 	it = calloc(1, sizeof(*it) + len);
 	if (!it) {
-		fs_log(LOG_WARNING, "out of memory: a change of %s is not passed to the kernel", c->name);
+		say(LOG_WARNING, "out of memory: a change of %s is not passed to the kernel", c->name);
 		return;
 	}
 	p = (char *)(it + 1);
@@ -475,8 +475,8 @@ static void send_actions(struct fs_notifier *n, struct batch *b)
 			ret = fuse_lowlevel_notify_inval_inode(n->se, a->ino, a->off, 0);
 		/* ENOENT: the kernel does not have it cached, which is fine */
 		if (ret < 0 && ret != -ENOENT)
-			fs_log(LOG_DEBUG, "notify %llu %s: %s", (unsigned long long)a->ino,
-			       a->name ? a->name : "", strerror(-ret));
+			say(LOG_DEBUG, "notify %llu %s: %s", (unsigned long long)a->ino,
+			    a->name ? a->name : "", strerror(-ret));
 		free(a->name);
 	}
 	b->n = 0;
@@ -560,11 +560,11 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 		return;
 	n->keep = keep;
 	if (h.skipped && !(n->health_known && n->health.skipped))
-		fs_log(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
-		       "(see cluster/health)", h.skipped_last);
+		say(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
+		    "(see cluster/health)", h.skipped_last);
 	if (n->health_known && h.connected != n->health.connected) {
-		fs_log(LOG_NOTICE, h.connected ? "the cluster is reachable again"
-					       : "the cluster is unreachable; serving the last state (see cluster/health)");
+		say(LOG_NOTICE, h.connected ? "the cluster is reachable again"
+					    : "the cluster is unreachable; serving the last state (see cluster/health)");
 		refresh_stale_note_files(fs, b);   /* each says so, or stops saying so */
 	}
 	n->health = h;
@@ -584,8 +584,8 @@ static void log_notice_sent(struct fs_notifier *n, struct item *it)
 	/* attributes only: the pages the kernel has are still right, a log only grows */
 	ret = fuse_lowlevel_notify_inval_inode(n->se, it->in->ino, -1, 0);
 	if (ret < 0 && ret != -ENOENT)
-		fs_log(LOG_DEBUG, "notify log %llu: %s", (unsigned long long)it->in->ino,
-		       strerror(-ret));
+		say(LOG_DEBUG, "notify log %llu: %s", (unsigned long long)it->in->ino,
+		    strerror(-ret));
 	pthread_mutex_lock(&n->w.mu);
 	if (it->in->log_sent < seq)
 		it->in->log_sent = seq;
@@ -672,7 +672,7 @@ void notify_start(struct fs_notifier *n, struct fuse_session *se)
 	pthread_mutex_unlock(&n->w.mu);
 	ret = worker_start(&n->w, notify_main, n);
 	if (ret && ret != -ESHUTDOWN)
-		fs_log(LOG_ERR, "cannot start the notifier thread: %s", strerror(-ret));
+		say(LOG_ERR, "cannot start the notifier thread: %s", strerror(-ret));
 }
 
 void notify_stop(struct fs_notifier *n)
