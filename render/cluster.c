@@ -159,12 +159,13 @@ void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s)
 	strbuf_putc(sb, '\n');
 }
 
-/* The second line, only when the server sent names no file can have. */
+/* The second line, only when the server sent objects the cache left out (names no
+ * file can have, another kind than the watched one, no valid resourceVersion). */
 static void skipped_line(struct strbuf *sb, const struct cache_health *h)
 {
 	if (!h->skipped)
 		return;
-	strbuf_printf(sb, "not shown: %llu objects whose names cannot be file names (the last: ",
+	strbuf_printf(sb, "not shown: %llu objects unfit for the tree (the last: ",
 	              (unsigned long long)h->skipped);
 	put_field(sb, h->skipped_last, sizeof(h->skipped_last), "");
 	strbuf_puts(sb, ")\n");

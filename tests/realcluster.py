@@ -78,6 +78,13 @@ class RealCluster(kubesimcluster.Cluster):
         import cluster
         cluster.restart_apiserver(self.dir, down_seconds)
 
+    def compact_etcd(self):
+        """etcd's history forgotten up to now (tests/cluster/cluster.py); the revision."""
+        import sys
+        sys.path.insert(0, os.path.join(HERE, "cluster"))
+        import cluster
+        return cluster.compact_etcd(self.dir)
+
     def fresh_namespace(self, base):
         """Creates a namespace of a name made from base (a test's or a module's)
         that no earlier one took; returns the name."""

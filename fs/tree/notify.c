@@ -560,9 +560,11 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 		return;
 	n->keep = keep;
 	if (h.skipped && !(n->health_known && n->health.skipped))
-		say(LOG_WARNING, "the server sent %s, a name no file can have: not shown "
-		    "(see cluster/health)", h.skipped_last);
-	if (n->health_known && h.connected != n->health.connected) {
+		say(LOG_WARNING, "the server sent %s: not shown (see cluster/health)",
+		    h.skipped_last);
+	/* the first health seen may already be an outage (lists answered, every
+	 * watch failed): said as a change from connected would be */
+	if (h.connected != (n->health_known ? n->health.connected : true)) {
 		say(LOG_NOTICE, h.connected ? "the cluster is reachable again"
 					    : "the cluster is unreachable; serving the last state (see cluster/health)");
 		refresh_stale_note_files(fs, b);   /* each says so, or stops saying so */

@@ -26,9 +26,13 @@
 /* A watch that ends sooner than this with no event is treated as a failure. */
 #define WATCH_MIN_HEALTHY_MS     1000
 /* Reconnect backoff: doubles from the initial value up to the cap, each wait picked
- * at random in [half, full] so that many clients do not come back in step. */
+ * at random in [half, full] so that many clients do not come back in step. It
+ * starts again only after this long without a failure (client-go: 2 min). */
 #define WATCH_BACKOFF_INITIAL_MS 250
 #define WATCH_BACKOFF_MAX_MS     30000
+#define WATCH_BACKOFF_RESET_MS   120000
+/* Failures counted in a row at most: 250 ms doubled 7 times is past the cap. */
+#define WATCH_BACKOFF_STEPS      8
 /* kubectl pages lists by 500. */
 #define LIST_PAGE_LIMIT          500
 /* Start-up retries of a first list answered 429 or 5xx before cache_start gives up. */
@@ -63,8 +67,10 @@ struct reflector {
 	char rv[CACHE_RV_MAX];       /* last resourceVersion seen */
 	uint32_t epoch;              /* mark of the current list (store_sweep) */
 	unsigned seed;
-	int failures;                /* consecutive, for the backoff */
-	size_t watch_events;         /* events of the current watch */
+	int failures;                /* in a row (note_failure), for the backoff */
+	int64_t last_failure_ms;     /* monotonic time of the last one */
+	bool backoff_due;            /* a failure was noted: wait before the next request */
+	size_t watch_events;         /* events applied and bookmarks of the current watch */
 
 	/* under f->lock */
 	enum reflector_state state;

@@ -15,10 +15,14 @@ struct cache_health {
 	bool connected;              /* every watch is up */
 	int64_t since;               /* when connected changed last (Unix seconds) */
 	char last_error[512];        /* why it is disconnected, "" when connected */
-	/* objects the server sent whose name or namespace cannot be a file name ("/",
-	 * NUL, "." or "..", over 255 bytes): never cached, counted here */
+	/* objects the server sent that are never cached, counted here: a name or
+	 * namespace that cannot be a file name ("/", NUL, "." or "..", over 255
+	 * bytes), another kind than the watched one, a watch event whose
+	 * resourceVersion is no version */
 	uint64_t skipped;
-	char skipped_last[200];      /* the last one, printable: `pod "../../etc" in default` */
+	/* the last one, printable, and why: `pods "../../etc" in default, a name no file
+	 * can have` */
+	char skipped_last[256];
 };
 
 #endif

@@ -5,11 +5,18 @@
  *
  *   LIST in pages of 500, then WATCH from the list's resourceVersion with
  *   bookmarks and a random 5–10 min timeoutSeconds; a clean end re-watches from
- *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event), and
- *   504 "Too large resource version" (the server's history started again below
- *   ours: an etcd restore), list again and sweep what the new list lacks; any
- *   other failure waits a capped, jittered, doubling backoff, probes the server
- *   with a one-item list, and re-watches.
+ *   the last resourceVersion; 410 Gone (the HTTP status or an ERROR event), 504
+ *   "Too large resource version" (the server's history started again below
+ *   ours: an etcd restore) and a version the server cannot parse (400, or
+ *   kube-apiserver's 500 "resourceVersion: Invalid value") list again and
+ *   sweep what the new list lacks; any other failure probes the server
+ *   with a one-item list and re-watches. Both wait a capped, jittered, doubling
+ *   backoff first, which starts again only after 2 min without a failure.
+ *
+ * A watch resumes only from an event it applied or a bookmark, and only from a
+ * version the server can parse: an object of another kind, with a name no file
+ * can have or with no valid resourceVersion is skipped, counted in the health,
+ * and not resumed from (client-go skips another kind the same way).
  *
  * The first list is a consistent read (no resourceVersion): client-go's
  * resourceVersion=0 would be served from the API server's watch cache, which
@@ -37,8 +44,17 @@
 
 enum watch_stop { STOP_NONE, STOP_GONE, STOP_ERROR_EVENT, STOP_PARSE };
 
-/* What one watch came to. */
-enum watch_result { WATCH_REWATCH, WATCH_RELIST, WATCH_FAILED, WATCH_IDLE, WATCH_CANCELLED };
+/* What one watch came to. RELIST: 410 or 504, the history moved on (not an
+ * outage); REFUSED: a resourceVersion the server cannot parse (rv_refused), so
+ * it is dropped with a list. */
+enum watch_result {
+	WATCH_REWATCH,
+	WATCH_RELIST,
+	WATCH_REFUSED,
+	WATCH_FAILED,
+	WATCH_IDLE,
+	WATCH_CANCELLED
+};
 
 struct watch_run {
 	struct reflector *r;
@@ -62,6 +78,27 @@ static const char *type_plural(const struct reflector *r)
 		return "events";
 	case CACHE_NAMESPACE:
 		return "namespaces";
+	}
+	return "?";
+}
+
+/* The kind every object of the collection has: a watch event names it (list
+ * items of the core kinds do not, their list does). */
+static const char *type_kind(const struct reflector *r)
+{
+	switch (r->type) {
+	case CACHE_JOB:
+		return kinds_info((enum job_kind)r->kind)->kind_name;
+	case CACHE_POD:
+		return "Pod";
+	case CACHE_NODE:
+		return "Node";
+	case CACHE_SERVICE:
+		return "Service";
+	case CACHE_EVENT:
+		return "Event";
+	case CACHE_NAMESPACE:
+		return "Namespace";
 	}
 	return "?";
 }
@@ -109,36 +146,65 @@ static void printable(char *out, size_t size, const json_t *s)
 	out[i] = '\0';
 }
 
-static void note_skipped(struct reflector *r, const json_t *name, const json_t *ns)
+static void note_skipped(struct reflector *r, const json_t *name, const json_t *ns,
+                         const char *why)
 {
 	struct cache_feed *f = r->feed;
-	char n[96], s[96];
+	char *last = f->health.skipped_last, n[96], s[96];
+	int len;
 
 	printable(n, sizeof(n), name);
 	printable(s, sizeof(s), ns);
 	pthread_mutex_lock(&f->lock);
 	f->health.skipped++;
+	/* a long one is cut: health shows its start */
 	if (ns)
-		snprintf(f->health.skipped_last, sizeof(f->health.skipped_last), "%s \"%s\" in %s",
-		         type_plural(r), n, s);
+		len = snprintf(last, sizeof(f->health.skipped_last), "%s \"%s\" in %s, %s",
+		               type_plural(r), n, s, why);
 	else
-		snprintf(f->health.skipped_last, sizeof(f->health.skipped_last), "%s \"%s\"",
-		         type_plural(r), n);
+		len = snprintf(last, sizeof(f->health.skipped_last), "%s \"%s\", %s",
+		               type_plural(r), n, why);
+	if (len < 0)
+		last[0] = '\0';
 	/* cluster/health says so: texts made before must be made again */
 	store_bump(f->store);
 	pthread_mutex_unlock(&f->lock);
 }
 
-static void *decode(struct reflector *r, json_t *obj)
+/*
+ * Can obj be cached? Not when it is of another kind than the collection's, when
+ * its name or namespace cannot be a file name, or (watched: a watch event, which
+ * the watch would resume from) when its resourceVersion is not one the server
+ * can parse. Such an object is counted in the health, never cached.
+ */
+static bool fits(struct reflector *r, const json_t *obj, bool watched)
 {
 	const json_t *md = json_object_get(obj, "metadata");
 	const json_t *name = json_object_get(md, "name");
 	const json_t *ns = type_namespaced(r->type) ? json_object_get(md, "namespace") : NULL;
+	const json_t *kind = json_object_get(obj, "kind");
+	const json_t *rv = json_object_get(md, "resourceVersion");
+	char why[128], text[64];
 
-	if (!file_name_ok(name) || (ns && !file_name_ok(ns))) {
-		note_skipped(r, name, ns);
-		return NULL;
+	if (kind && (!json_is_string(kind) || strcmp(json_string_value(kind), type_kind(r)) != 0)) {
+		printable(text, sizeof(text), kind);
+		snprintf(why, sizeof(why), "of kind %s", text);
+	} else if (!file_name_ok(name) || (ns && !file_name_ok(ns))) {
+		snprintf(why, sizeof(why), "a name no file can have");
+	} else if (watched && !watch_rv_valid(json_string_value(rv))) {
+		printable(text, sizeof(text), rv);
+		snprintf(why, sizeof(why), "resourceVersion \"%s\", which is no version", text);
+	} else {
+		return true;
 	}
+	note_skipped(r, name, ns, why);
+	return false;
+}
+
+static void *decode(struct reflector *r, json_t *obj, bool watched)
+{
+	if (!fits(r, obj, watched))
+		return NULL;
 	switch (r->type) {
 	case CACHE_JOB:
 		return job_decode(obj, (enum job_kind)r->kind);
@@ -195,6 +261,25 @@ static void mark_ok(struct reflector *r)
 		set_state(r, REFLECTOR_OK, NULL, NULL);
 }
 
+/*
+ * One more failure in a row: the next wait doubles. The count starts again only
+ * when the last failure is WATCH_BACKOFF_RESET_MS old (client-go's backoff
+ * manager forgets after 2 min without a backoff), never at an event: a server
+ * that sends one good event and then garbage would be re-watched every 250 ms
+ * for ever.
+ */
+static void note_failure(struct reflector *r)
+{
+	int64_t now = time_monotonic_ms();
+
+	if (r->failures > 0 && now - r->last_failure_ms >= WATCH_BACKOFF_RESET_MS)
+		r->failures = 0;
+	if (r->failures < WATCH_BACKOFF_STEPS)
+		r->failures++;
+	r->last_failure_ms = now;
+	r->backoff_due = true;
+}
+
 /* Sleeps the backoff for the current failure count; false when cancelled. */
 static bool backoff_wait(struct reflector *r)
 {
@@ -223,20 +308,25 @@ static int get_json(struct reflector *r, const char *path, json_t **out, struct 
 
 /* ---- LIST ---- */
 
-static void apply_put(struct reflector *r, void *obj)
+/* Returns store_put's answer: 0 or 1 when it is in the store, -ENOMEM. */
+static int apply_put(struct reflector *r, void *obj)
 {
 	struct store_change ch;
+	int rc = store_put(r->feed->store, r->type, obj, r->epoch, &ch);
 
-	if (store_put(r->feed->store, r->type, obj, r->epoch, &ch) == 1)
+	if (rc == 1)
 		cache_deliver(r->feed, &ch);
+	return rc;
 }
 
+/* The next watch resumes from obj's resourceVersion, when the server can parse it
+ * (else it would refuse every re-watch from it). */
 static void copy_rv(struct reflector *r, const json_t *obj)
 {
 	const char *rv =
 	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
 
-	if (rv && *rv && strlen(rv) < sizeof(r->rv))
+	if (watch_rv_valid(rv) && strlen(rv) < sizeof(r->rv))
 		memcpy(r->rv, rv, strlen(rv) + 1);
 }
 
@@ -250,7 +340,7 @@ struct list_run {
 static int on_list_item(void *arg, json_t *item)
 {
 	struct reflector *r = arg;
-	void *obj = decode(r, item);
+	void *obj = decode(r, item, false);
 
 	if (obj)
 		apply_put(r, obj);
@@ -324,6 +414,9 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 	int rc;
 
 	r->epoch = atomic_fetch_add(&f->epochs, 1) + 1;
+	/* the version of this list, or none: a watch without one starts from the
+	 * server's newest state and sends it whole */
+	r->rv[0] = '\0';
 	for (;;) {
 		json_t *root = NULL;
 		const char *next;
@@ -377,6 +470,18 @@ static bool rv_too_large(const struct k8s_error *e)
 	return e->code == 504 && strstr(e->message, "Too large resource version") != NULL;
 }
 
+/* A watch refused for its resourceVersion: a 400, or kube-apiserver's own answer
+ * to a version it cannot parse (1.36: a 500 without a reason whose message is its
+ * storage's field error, `resourceVersion: Invalid value: "abc": strconv.ParseUint:
+ * …`; test_conformance_real.py). */
+static bool rv_refused(const struct k8s_error *e)
+{
+	return e->code == 400 ||
+	       (e->code == 500 && strstr(e->message, "resourceVersion: Invalid value") != NULL);
+}
+
+/* Applies one event. Only an event applied, or a bookmark, moves the version the
+ * next watch resumes from on and counts as the watch's progress. */
 static int on_event(void *arg, const struct watch_event *ev)
 {
 	struct watch_run *w = arg;
@@ -388,20 +493,23 @@ static int on_event(void *arg, const struct watch_event *ev)
 	switch (ev->type) {
 	case WATCH_ADDED:
 	case WATCH_MODIFIED:
-		obj = decode(r, ev->object);
-		if (obj)
-			apply_put(r, obj);
+		obj = decode(r, ev->object, true);
+		if (!obj || apply_put(r, obj) < 0)
+			return 0;
 		break;
 	case WATCH_DELETED: {
 		const char *ns = json_string_value(json_object_get(md, "namespace"));
 		const char *name = json_string_value(json_object_get(md, "name"));
 
-		if (name &&
-		    store_remove(r->feed->store, r->type, r->kind, ns ? ns : "", name, &ch) == 1)
+		if (!fits(r, ev->object, true))
+			return 0;
+		if (store_remove(r->feed->store, r->type, r->kind, ns ? ns : "", name, &ch) == 1)
 			cache_deliver(r->feed, &ch);
 		break;
 	}
 	case WATCH_BOOKMARK:
+		if (!watch_rv_valid(json_string_value(json_object_get(md, "resourceVersion"))))
+			return 0;
 		break;
 	case WATCH_ERROR:
 		if (watch_event_is_gone(ev)) {
@@ -469,6 +577,14 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 		return WATCH_CANCELLED;
 	if (w.stop == STOP_GONE || rc == -ESTALE)
 		return WATCH_RELIST;
+	/* A version the server cannot parse: a re-watch from it would be refused
+	 * again. client-go lists again after any such error. */
+	if (rc && rv_refused(err))
+		return WATCH_REFUSED;
+	if (w.stop == STOP_ERROR_EVENT && rv_refused(&w.err)) {
+		*err = w.err;
+		return WATCH_REFUSED;
+	}
 	/* The server has never reached our version: its history started again (an
 	 * etcd restore, a new cluster at the same address). Only a new list helps. */
 	if ((rc && rv_too_large(err)) || (w.stop == STOP_ERROR_EVENT && rv_too_large(&w.err)))
@@ -621,7 +737,7 @@ static bool reflector_first_list(struct reflector *r)
 	/* started later (a new namespace): keep trying like any broken list */
 	set_state(r, REFLECTOR_FAILED, "list", &err);
 	first_list_done(r, NULL);
-	r->failures = 1;
+	note_failure(r);
 	return true;
 }
 
@@ -633,54 +749,59 @@ static void *reflector_main(void *arg)
 
 	if (!reflector_first_list(r))
 		return NULL;
-	need_list = r->failures > 0;
+	need_list = r->backoff_due;
 	while (!cancelled(r)) {
-		enum watch_result res;
-
 		k8s_error_clear(&err);
-		if (r->failures) {
-			/* after a failure: wait, then make sure the server answers */
+		if (r->backoff_due) {
+			/* after a failure: wait; then, unless a list asks anyway, make
+			 * sure the server answers */
 			if (!backoff_wait(r))
 				break;
-			if (reflector_probe(r, &err) != 0) {
-				if (cancelled(r))
-					break;
-				set_state(r, REFLECTOR_FAILED, "watch", &err);
-				r->failures++;
-				continue;
+			r->backoff_due = false;
+			if (!need_list) {
+				if (reflector_probe(r, &err) != 0) {
+					if (cancelled(r))
+						break;
+					set_state(r, REFLECTOR_FAILED, "watch", &err);
+					note_failure(r);
+					continue;
+				}
+				mark_ok(r);
 			}
-			mark_ok(r);
 		}
 		if (need_list) {
 			if (reflector_list(r, &err) != 0) {
 				if (cancelled(r))
 					break;
 				set_state(r, REFLECTOR_FAILED, "list", &err);
-				r->failures++;
+				note_failure(r);
 				continue;
 			}
 			need_list = false;
-			r->failures = 0;
 			cache_trim_memory();
 		}
-		res = reflector_watch(r, &err);
-		switch (res) {
+		switch (reflector_watch(r, &err)) {
 		case WATCH_CANCELLED:
-			break;
 		case WATCH_REWATCH:
-			r->failures = 0;
+			break;
+		case WATCH_REFUSED:
+			set_state(r, REFLECTOR_FAILED, "watch", &err);
+			need_list = true;
+			note_failure(r);
 			break;
 		case WATCH_RELIST:
-			r->failures = 0;
+			/* the history moved on, not an outage; a server that says so
+			 * to every watch is still backed off */
 			need_list = true;
-			break;
-		case WATCH_IDLE:
-			/* silence is not yet an outage: the probe decides */
-			r->failures = r->watch_events ? 1 : r->failures + 1;
+			note_failure(r);
 			break;
 		case WATCH_FAILED:
 			set_state(r, REFLECTOR_FAILED, "watch", &err);
-			r->failures = r->watch_events ? 1 : r->failures + 1;
+			note_failure(r);
+			break;
+		case WATCH_IDLE:
+			/* silence is not yet an outage: the probe decides */
+			note_failure(r);
 			break;
 		}
 	}

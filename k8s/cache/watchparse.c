@@ -201,3 +201,13 @@ bool watch_event_is_gone(const struct watch_event *ev)
 	}
 	return false;
 }
+
+bool watch_rv_valid(const char *rv)
+{
+	size_t n = rv ? strlen(rv) : 0;
+
+	if (n == 0 || n > 20 || rv[0] == '0' || strspn(rv, "0123456789") != n)
+		return false;
+	/* 20 digits: compare with UINT64_MAX as text, no overflow to catch */
+	return n < 20 || strcmp(rv, "18446744073709551615") <= 0;
+}

@@ -69,6 +69,12 @@ int watchparse_finish(struct watch_parser *p, watch_event_fn fn, void *arg, stru
  * relist. */
 bool watch_event_is_gone(const struct watch_event *ev);
 
+/* Can rv be resumed from? kube-apiserver's storage reads a resourceVersion as
+ * an unsigned 64-bit decimal (etcd's revision) and refuses a watch from anything
+ * else with 400; "0" means "any version", not a place in the history. So: 1 to
+ * 20 digits, no leading zero, at most 2^64 - 1. */
+bool watch_rv_valid(const char *rv);
+
 /* "ADDED", ... */
 const char *watch_event_type_name(enum watch_event_type t);
 

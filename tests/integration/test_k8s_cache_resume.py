@@ -1,4 +1,5 @@
-"""Where the cache's watches resume (k8s/cache/reflector.c), against kubesim, through
+"""Where the cache's watches resume (k8s/cache/reflector.c), against kubesim (and
+one case on the real cluster), through
 build/tools/k8scache. What the cache asked for is read in kubesim's request log
 (/_sim/requests): the resourceVersion of each re-watch, a one-item probe told
 apart from a full list.
@@ -8,10 +9,12 @@ apart from a full list.
   probe.
 - Bookmarks move that resourceVersion on, so a quiet cache survives a
   compaction and a cut connection without a relist.
-- A watch answered HTTP 410 relists.
+- A watch answered HTTP 410 relists; on the real cluster too, where the 410
+  is its own (etcd compacted, kube-apiserver restarted).
 - A kind larger than a page (500) is listed in pages, and a continue token
   expired between pages starts the list again.
 """
+import json
 import os
 
 import pytest
@@ -192,3 +195,46 @@ def test_big_kind_is_listed_in_pages_and_an_expired_continue_restarts_it(kubesim
     after = list_counts(c)
     assert after.get("list pods", 0) - lists.get("list pods", 0) == 4, (lists, after)
     converge(c, tool, "the paged first list")
+
+
+def test_a_watch_from_a_compacted_version_lists_again_on_the_real_cluster(private_real_view,
+                                                                          cache_tool):
+    """The real cluster's own 410: kube-apiserver restarted after etcd compacted
+    its history (a crash or an upgrade, on a cluster that compacts every 5 min).
+    The cache, paused meanwhile, resumes from a version both have forgotten, is
+    answered 410 and lists again: the job deleted while it was not watching is
+    gone (only a list can tell it), and it watches on."""
+    c = private_real_view
+    for name in ("kept", "deleted-unseen"):
+        create(c, tfjob(name, run_seconds=600))
+    tool = cache_tool(c.kubeconfig)
+
+    def jobs():
+        return sorted(j["name"] for j in tool.dump()["jobs"] if j["namespace"] == c.namespace)
+    wait_for("both jobs in the cache", lambda: jobs() == ["deleted-unseen", "kept"])
+    tool.pause()
+    try:
+        # the cache's watches end with this first restart, before the delete: no
+        # DELETED event waits in a socket for it
+        c.restart_apiserver(down_seconds=1)
+        # a version the paused cache cannot be past
+        before = c.api("GET", "/apis/kubeflow.org/v1/tfjobs?limit=1")[1]["metadata"][
+            "resourceVersion"]
+        c.kubectl("delete", "tfjob", "deleted-unseen", "--wait=false", check=True)
+        # then history goes: etcd compacts, and the API server's watch cache
+        # starts again after the delete
+        c.compact_etcd()
+        c.restart_apiserver(down_seconds=1)
+    finally:
+        tool.resume()
+    wait_for("the job deleted while the cache was paused gone", lambda: jobs() == ["kept"],
+             timeout=120)
+    # what its resumed watches met: the real server's 410 for any version before
+    # the delete (an ERROR event in a 200 stream, or the status itself)
+    status, body = c.api("GET", "/apis/kubeflow.org/v1/tfjobs?watch=true&timeoutSeconds=2"
+                                "&resourceVersion=" + before)
+    first = json.loads(body.splitlines()[0]) if isinstance(body, str) else body
+    code = first["object"]["code"] if status == 200 else status
+    assert code == 410, (status, body)
+    create(c, tfjob("after", run_seconds=600))
+    wait_for("a job made after the relist", lambda: "after" in jobs(), timeout=60)

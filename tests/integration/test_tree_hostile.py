@@ -1,7 +1,9 @@
 """A broken or hostile server (issue 10): what it sends never breaks the tree.
 kubesim's `store` fault puts objects in unvalidated, as such a server would
-serve them; the mount must list everything else and say what it left out."""
+serve them, and `watch_send` puts a hostile server's lines on a watch; the
+mount must list everything else, say what it left out, and recover."""
 
+import json
 import os
 import socket
 import subprocess
@@ -24,7 +26,7 @@ HOSTILE = [
 
 def test_names_no_file_can_have_are_skipped_and_reported(kubesim, arenafs):
     c = kubesim("--nodes", "2", "--jobs", "3")
-    m = arenafs(c, allow=[r"a name no file can have: not shown"])
+    m = arenafs(c, allow=[r"a name no file can have: not shown \(see cluster/health\)"])
     for resource, obj in HOSTILE:
         c.fault(store={"resource": resource, "object": obj})
 
@@ -33,8 +35,8 @@ def test_names_no_file_can_have_are_skipped_and_reported(kubesim, arenafs):
         return len(health) == 2 and health
     health = wait_until(reported, timeout=20, message="cluster/health to report the names")
     assert health[0] == "ok"
-    assert health[1].startswith("not shown: ") and \
-        "objects whose names cannot be file names (the last: " in health[1], health
+    assert health[1].startswith("not shown: ") and "objects unfit for the tree (the last: " \
+        in health[1] and health[1].endswith(", a name no file can have)"), health
     # every directory still lists, with exactly the objects a file can stand for
     assert sorted(os.listdir(m.path("nodes"))) == ["node-0", "node-1"]
     assert sorted(os.listdir(m.path("jobs"))) == \
@@ -47,6 +49,66 @@ def test_names_no_file_can_have_are_skipped_and_reported(kubesim, arenafs):
     wait_until(lambda: "a name no file can have: not shown (see cluster/health)" in m.log(),
                timeout=10, message="the daemon's warning")
     assert m.log().count("a name no file can have") == 1, m.log()
+
+
+def test_a_pod_sent_on_the_nodes_watch_is_no_node_and_the_watch_recovers(kubesim, arenafs):
+    """Issue 23: a lying server sends a Pod, with a resourceVersion that is no
+    version, on the watch of nodes. It is not a node, the watch is not resumed
+    from it (which every re-watch would be refused for), and the mount says so."""
+    c = kubesim("--nodes", "2", "--jobs", "1")
+    m = arenafs(c, allow=[r"cluster is unreachable|reachable again",
+                          r"of kind Pod: not shown \(see cluster/health\)"])
+    lie = {"type": "ADDED", "object": {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "pod-x", "namespace": "default", "resourceVersion": "abc"},
+        "spec": {"containers": [{"name": "c", "image": "x"}]}}}
+    c.fault(watch_send={"match": r"^GET /api/v1/nodes\?(.*&)?watch=true",
+                        "lines": [json.dumps(lie)]})
+    c.fault(drop_watches=True)      # the next nodes watch is the one that lies
+    seen = []
+
+    def ok_and_said():
+        seen[:] = [m.read("cluster", "health")]
+        return seen[0].startswith("ok\nnot shown: ")
+    try:
+        wait_until(ok_and_said, timeout=60)
+    except AssertionError:
+        raise AssertionError("cluster/health not ok, saying what it left out, in 60 s: %r; "
+                             "nodes/: %s" % (seen, sorted(os.listdir(m.path("nodes")))))
+    health = seen[0]
+    assert 'nodes "pod-x", of kind Pod' in health, health
+    assert sorted(os.listdir(m.path("nodes"))) == ["node-0", "node-1"]
+    # the nodes watch goes on: a node made now shows
+    c.kubectl("create", "-f", "-", check=True, input=json.dumps(
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-late"}}))
+    wait_until(lambda: "node-late" in os.listdir(m.path("nodes")), timeout=30,
+               message="a node made after the lie")
+    wait_until(lambda: 'the server sent nodes "pod-x", of kind Pod: not shown' in m.log(),
+               timeout=10, message="the daemon's warning")
+    assert m.log().count("of kind Pod: not shown") == 1, m.log()
+
+
+def test_a_mount_whose_watches_fail_from_the_start_says_the_cluster_is_unreachable(
+        kubesim, arenafs):
+    """Issue 23: the lists answer, so the mount starts, but every watch and
+    every probe after it is refused. The daemon must say so, not only when the
+    cluster was reachable first."""
+    c = kubesim("--nodes", "1", "--jobs", "1")
+    c.fault(fail_next=1 << 30, code=503, match=r"[?&]watch=true|[?&]limit=1(&|$)")
+    m = arenafs(c, allow=[r"cluster is unreachable|reachable again"])
+    wait_until(lambda: "the cluster is unreachable" in m.log(), timeout=30,
+               message="the daemon to say the cluster is unreachable")
+    health = m.read("cluster", "health")
+    assert health.startswith("disconnected since ") and "injected failure (HTTP 503)" in health, \
+        health
+    job = os.listdir(m.path("jobs"))[0]
+    assert "Cluster: unreachable since" in m.read("jobs", job, "info")
+    c.fault(reset=True)
+    wait_until(lambda: m.read("cluster", "health") == "ok\n", timeout=90, interval=0.5,
+               message="cluster/health ok once the watches answer")
+    wait_until(lambda: "the cluster is reachable again" in m.log(), timeout=10,
+               message="the daemon to say it is reachable again")
+    assert m.log().count("the cluster is unreachable") == 1, m.log()
 
 
 def test_a_cluster_restored_with_a_fresh_history_is_listed_anew(kubesim, arenafs):

@@ -75,6 +75,10 @@ def test_fail_next(c):
     assert status == 500 and body["reason"] == "InternalError"
     r = c.kubectl("get", "pods", check=False)
     assert r.returncode == 0, "kubectl got through once the failures were used up"
+    c.fault(fail_next=1, code=500, message="in the server's own words")
+    status, body = c.api("GET", "/api/v1/namespaces")
+    assert (status, body["message"]) == (500, "in the server's own words"), body
+    assert c.api("GET", "/api/v1/namespaces")[0] == 200
 
 
 def test_fail_next_matching_fails_only_the_requests_it_names(c):
@@ -238,3 +242,50 @@ def test_compact_on_expires_the_continue_token_of_the_request_it_meets(c):
     assert c.api("GET", path + "&continue=" + again["metadata"]["continue"])[0] == 200
     status, body = c.api("POST", "/_sim/fault", {"compact_on": "("})
     assert status == 400 and "compact_on" in body["error"], body
+
+
+def test_watch_send_sends_a_broken_servers_lines_then_cuts_or_ends(c):
+    n = requests_since(c, 0)["last"]
+    bookmark = ('{"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1",'
+                '"metadata":{"resourceVersion":"$RV"}}}')
+    c.fault(watch_send={"match": r"^GET /api/v1/nodes\?.*watch=true", "times": 2,
+                        "lines": [bookmark, "not json"]})
+    rv = c.stats()["resourceVersion"]
+    h = conn(c)
+    h.request("GET", "/api/v1/pods?watch=true&timeoutSeconds=1")
+    first = h.getresponse().read().splitlines()
+    assert b"not json" not in first, "a watch the expression does not find is not touched"
+    for _ in range(2):
+        h = conn(c)
+        h.request("GET", "/api/v1/nodes?watch=true&resourceVersion=%d" % rv)
+        r = h.getresponse()
+        ev = json.loads(r.readline())   # $RV: the resourceVersion when it was sent
+        assert ev["type"] == "BOOKMARK" and \
+            int(ev["object"]["metadata"]["resourceVersion"]) >= rv, ev
+        assert r.readline() == b"not json\n"
+        with pytest.raises(http.client.IncompleteRead):   # cut, as a broken connection
+            r.read()
+        h.close()
+    # times=2: the third watch is the server's own again
+    h = conn(c)
+    h.request("GET", "/api/v1/nodes?watch=true&timeoutSeconds=1&resourceVersion=%d" % rv)
+    assert b"not json" not in h.getresponse().read()
+    h.close()
+    # "end" closes with the final chunk, "stream" goes on with the real events
+    c.fault(watch_send={"match": "nodes", "lines": ["x"], "then": "end"})
+    h = conn(c)
+    h.request("GET", "/api/v1/nodes?watch=true&resourceVersion=%d" % rv)
+    assert h.getresponse().read() == b"x\n"
+    c.fault(watch_send={"match": "nodes", "lines": ["y"], "then": "stream", "times": 0})
+    h.request("GET", "/api/v1/nodes?watch=true&timeoutSeconds=1&allowWatchBookmarks=true"
+                     "&resourceVersion=%d" % rv)
+    lines = h.getresponse().read().splitlines()
+    assert lines[0] == b"y" and len(lines) > 1, lines
+    h.close()
+    cuts = [e for e in requests_since(c, n)["requests"] if e.get("end") == "cut"]
+    assert len(cuts) == 2, cuts
+    assert all(isinstance(e["t"], float) for e in requests_since(c, n)["requests"])
+    for bad in ({"lines": "x"}, {"lines": ["a\nb"]}, {"lines": [], "then": "later"},
+                {"lines": [], "match": "("}, {"lines": [], "times": -1}):
+        status, body = c.api("POST", "/_sim/fault", {"watch_send": bad})
+        assert status == 400 and "watch_send" in body["error"], (bad, body)

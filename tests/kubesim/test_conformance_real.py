@@ -6,7 +6,8 @@ difference is written in docs/kubesim.md and named in KNOWN below; any other
 difference fails the test with both answers.
 
 The requests: discovery; list with limit and continue; watch with bookmarks
-from a resourceVersion, and from one that is too old (410); get; create with
+from a resourceVersion, from one that is too old (410) and from one that is
+no version (500; a list 400); get; create with
 dryRun=All; delete with propagationPolicy; a SelfSubjectAccessReview; pod logs (previous, container,
 tailLines, follow of a finished container); and the errors 401, 403, 404,
 409, 410 and 422 with the webhook's denial."""
@@ -283,6 +284,20 @@ def test_watch_from_a_too_old_resource_version_is_410(both):
         else:
             got.append(("status", status, scrub(body)))
     assert got[0] == got[1], "410 differs:\nreal:    %s\nkubesim: %s" % tuple(got)
+
+
+def test_a_resource_version_that_is_no_version_is_refused(both):
+    """What a watch resumed from a lying server's "abc" meets (issue 23): the
+    reflector lists again on it, so kubesim must answer it as the real one: a
+    watch 500 (no reason; the storage's field error), a list 400."""
+    for query in ("?watch=true&resourceVersion=abc&timeoutSeconds=2",
+                  "?watch=true&resourceVersion=18446744073709551616&timeoutSeconds=2",
+                  "?resourceVersion=abc&limit=500"):
+        got = [(c.api("GET", TFJOBS + query)) for c in both]
+        got = [(status, scrub(body)) for status, body in got]
+        assert got[0] == got[1], "%s differs:\nreal:    %s\nkubesim: %s" % ((query,) + tuple(got))
+        assert got[0][0] in (400, 500) and \
+            'resourceVersion: Invalid value: "' in got[0][1]["message"], got
 
 
 # ---- logs ----

@@ -298,3 +298,18 @@ TEST(watchparse_callback_can_stop_the_feed)
 	CHECK_INT_EQ(calls, 1);
 	watchparse_free(&p);
 }
+
+/* What a watch may resume from: what kube-apiserver parses as a revision. */
+TEST(watchparse_rv_valid_is_a_revision)
+{
+	static const char *const good[] = {"1", "42", "9007199254740993",
+	                                   "18446744073709551615"};
+	static const char *const bad[] = {"", "0", "007", "abc", "12a", "-1", " 1", "1.5",
+	                                  "18446744073709551616", "123456789012345678901"};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(watch_rv_valid(good[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(!watch_rv_valid(bad[i]));
+	CHECK(!watch_rv_valid(NULL));
+}

@@ -103,13 +103,14 @@ TEST(cluster_health)
 	CHECK_STR_EQ(s, "\nCluster: unreachable since 2026-12-02T10:00:00Z; this is the state last "
 	                "seen then (connection refused)\n");
 	free(s);
-	/* names no file can have: a second line, whatever the first */
+	/* objects left out: a second line, whatever the first */
 	h.connected = true;
 	h.skipped = 3;
-	snprintf(h.skipped_last, sizeof(h.skipped_last), "pods \"../../etc\" in default");
+	snprintf(h.skipped_last, sizeof(h.skipped_last),
+	         "pods \"../../etc\" in default, a name no file can have");
 	s = FX_RENDER(render_cluster_health(sb, &h));
-	CHECK_STR_EQ(s, "ok\nnot shown: 3 objects whose names cannot be file names (the last: "
-	                "pods \"../../etc\" in default)\n");
+	CHECK_STR_EQ(s, "ok\nnot shown: 3 objects unfit for the tree (the last: "
+	                "pods \"../../etc\" in default, a name no file can have)\n");
 	free(s);
 }
 

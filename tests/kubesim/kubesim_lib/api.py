@@ -21,6 +21,7 @@ Writes are in writes.py, deletion and garbage collection in gc.py.
 import base64
 import json
 import random
+import re
 import select
 import ssl
 import time
@@ -323,14 +324,22 @@ class Api:
                 remaining = rest
         return entries, list_rv, token, remaining
 
-    def _rv_int(self, s):
-        try:
-            n = int(s)
-            if n < 0:
-                raise ValueError
-            return n
-        except ValueError:
-            raise ApiError(400, "BadRequest", 'invalid resource version "%s"' % s)
+    def _rv_int(self, s, watch=False):
+        """A resourceVersion as kube-apiserver's storage reads it (strconv.ParseUint);
+        one it cannot read is 400 for a list and, from the watch path, 500 without
+        a reason (as kube-apiserver 1.36 answers)."""
+        why = None
+        if not re.fullmatch(r"[0-9]+", s):
+            why = "invalid syntax"
+        elif int(s) >= 1 << 64:
+            why = "value out of range"
+        if why is None:
+            return int(s)
+        field = 'resourceVersion: Invalid value: "%s": strconv.ParseUint: parsing "%s": %s' % (
+            s, s, why)
+        if watch:
+            raise ApiError(500, None, field)
+        raise ApiError(400, "BadRequest", "invalid resource version: " + field)
 
     def _wait_rv(self, n):
         deadline = time.monotonic() + 3
@@ -385,7 +394,7 @@ class Api:
             base = pred
             pred = lambda o: o["metadata"].get("name") == name and (base is None or base(o))
         rv_s = req.q("resourceVersion")
-        since = None if rv_s in (None, "", "0") else self._rv_int(rv_s)
+        since = None if rv_s in (None, "", "0") else self._rv_int(rv_s, watch=True)
         timeout = req.qint("timeoutSeconds")
         bookmarks = req.qbool("allowWatchBookmarks")
         initial_end = req.qbool("sendInitialEvents")
@@ -442,6 +451,8 @@ class Api:
                     note_rv(h, e.rv)
             if initial_end and bookmarks:
                 h.chunk(bookmark(start_rv, True))
+            if self._send_fault_lines(h):
+                return
             deadline = time.monotonic() + timeout
             interval = self.sim.bookmark_seconds
             next_bm = time.monotonic() + interval
@@ -489,6 +500,27 @@ class Api:
                 note_rv(h, ev.rv)
         finally:
             store.unwatch(w)
+
+    def _send_fault_lines(self, h):
+        """The watch_send fault: a broken or hostile server's lines, sent as they
+        are ("$RV": the current resourceVersion). True when the stream ended
+        after them."""
+        send = self.sim.faults.take_watch_send(h.command + " " + h.path)
+        if send is None:
+            return False
+        lines, then = send
+        rv = str(self.store.current_rv())
+        for line in lines:
+            h.chunk(line.replace("$RV", rv).encode() + b"\n")
+        if then == "cut":
+            h.close_connection = True   # no final chunk: a broken connection
+            note_end(h, "cut")
+            return True
+        if then == "end":
+            h.end_stream()
+            note_end(h, "clean")
+            return True
+        return False
 
     def _convert(self, res, ev, pred):
         """(type, bytes or None, obj or None) to send for a store event, or None."""

@@ -4,14 +4,15 @@ a client asked for — the resourceVersion a re-watch resumed from, the pages
 of a list, a one-item probe told apart from a full relist — without reading
 the client's insides. /_sim/stats only counts; this says which.
 
-server.py adds an entry per counted API request (the request line as sent,
-the User-Agent) and records the status of the answer; api.py adds what a
+server.py adds an entry per counted API request (when it arrived, the request
+line as sent, the User-Agent) and records the status of the answer; api.py adds what a
 list or watch sent. /_sim/ requests are not logged. A fault reset clears the
 entries; sequence numbers keep growing, so `since=N` stays meaningful.
 """
 
 import collections
 import threading
+import time
 
 MAX_ENTRIES = 10000
 
@@ -26,7 +27,8 @@ class RequestLog:
         """A new entry (a dict the request's handler keeps and fills in)."""
         with self.lock:
             self.seq += 1
-            e = {"n": self.seq, "request": request, "agent": agent, "status": None}
+            e = {"n": self.seq, "t": round(time.time(), 3), "request": request, "agent": agent,
+                 "status": None}
             self.entries.append(e)
         return e
 

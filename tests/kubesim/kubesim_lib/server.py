@@ -50,9 +50,11 @@ class Faults:
     def reset(self):
         self.fail_next = 0
         self.fail_code = 500
+        self.fail_message = None        # the Status's message, or kubesim's own
         self.fail_match = None          # a compiled regex over "METHOD /path?query", or None
         self.compact_on = None          # the same, for the request that meets a compaction
         self.delay_ms = 0
+        self.watch_send = None          # {"match": regex, "lines": [...], "then": ..., "times": N}
         self.delay_match = None         # the requests delay_ms holds up; None: every one
 
     def delay_for(self, request_line):
@@ -63,12 +65,25 @@ class Faults:
             return self.delay_ms
 
     def take_failure(self, request_line):
+        """(code, message or None) of an injected failure for this request, or None."""
         with self.lock:
             if self.fail_next > 0 and (self.fail_match is None
                                        or self.fail_match.search(request_line)):
                 self.fail_next -= 1
-                return self.fail_code
+                return self.fail_code, self.fail_message
         return None
+
+    def take_watch_send(self, request_line):
+        """(lines, then) for a watch that watch_send is waiting for, else None."""
+        with self.lock:
+            ws = self.watch_send
+            if ws is None or not ws["match"].search(request_line):
+                return None
+            if ws["times"] > 0:
+                ws["times"] -= 1
+                if ws["times"] == 0:
+                    self.watch_send = None
+            return ws["lines"], ws["then"]
 
     def take_compaction(self, request_line):
         """True (once) when request_line is the one compact_on waits for."""
@@ -77,6 +92,28 @@ class Faults:
                 self.compact_on = None
                 return True
         return False
+
+
+WATCH_SEND_THEN = ("cut", "end", "stream")
+
+
+def parse_watch_send(spec):
+    """The watch_send fault's body checked: (fault, None) or (None, why)."""
+    if not isinstance(spec, dict) or not set(spec) <= {"match", "lines", "then", "times"}:
+        return None, "{match, lines, then, times}"
+    lines = spec.get("lines")
+    if not isinstance(lines, list) or not all(isinstance(x, str) and "\n" not in x
+                                              for x in lines):
+        return None, "lines: a list of strings without newlines"
+    then = spec.get("then", "cut")
+    times = spec.get("times", 1)
+    if then not in WATCH_SEND_THEN or not isinstance(times, int) or times < 0:
+        return None, "then: cut, end or stream; times: a count, 0 for every watch"
+    try:
+        match = re.compile(spec.get("match") or "")
+    except re.error as e:
+        return None, "match: %s" % e
+    return {"match": match, "lines": lines, "then": then, "times": times}, None
 
 
 class Stats:
@@ -446,12 +483,13 @@ class Sim:
                 time.sleep(delay / 1000.0)
             if self.faults.take_compaction(h.command + " " + h.path):
                 self.store.compact(advance=True)
-            code = self.faults.take_failure(h.command + " " + h.path)
-            if code is not None:
+            failure = self.faults.take_failure(h.command + " " + h.path)
+            if failure is not None:
+                code, message = failure
                 self.stats.count("fault " + h.command)
                 req.body()
                 raise ApiError(code, FAILURE_REASONS.get(code, "InternalError"),
-                               "kubesim: injected failure (HTTP %d)" % code)
+                               message or "kubesim: injected failure (HTTP %d)" % code)
             req.user = self.authenticate(h)
             if req.user is None:
                 self.stats.count("unauthorized")
@@ -545,9 +583,9 @@ class Sim:
             pass
 
     def fault(self, h, body):
-        known = {"fail_next", "code", "match", "drop_watches", "delay_ms", "delay_match",
-                 "compact", "compact_on", "down_seconds", "reset", "store", "restore",
-                 "rotate_token"}
+        known = {"fail_next", "code", "match", "message", "drop_watches", "delay_ms",
+                 "delay_match", "compact", "compact_on", "down_seconds", "reset", "store",
+                 "restore", "rotate_token", "watch_send"}
         unknown = sorted(set(body) - known)
         if unknown:
             return h.send_json(400, {"error": "unknown fault fields: %s" % ", ".join(unknown)})
@@ -561,10 +599,15 @@ class Sim:
                                               ("match", "delay_match", "compact_on"))
         except ValueError as e:
             return h.send_json(400, {"error": str(e)})
+        watch_send, err = parse_watch_send(body["watch_send"]) if "watch_send" in body \
+            else (None, None)
+        if err:
+            return h.send_json(400, {"error": "watch_send: " + err})
         if "fail_next" in body:
             with self.faults.lock:
                 self.faults.fail_next = int(body["fail_next"])
                 self.faults.fail_code = int(body.get("code", 500))
+                self.faults.fail_message = body.get("message")
                 self.faults.fail_match = match
         if "delay_ms" in body:
             with self.faults.lock:
@@ -575,6 +618,9 @@ class Sim:
         if compact_on is not None:
             with self.faults.lock:
                 self.faults.compact_on = compact_on
+        if watch_send is not None:
+            with self.faults.lock:
+                self.faults.watch_send = watch_send
         if body.get("store"):
             # a lying server: the object goes in unvalidated, name and all
             put = body["store"]

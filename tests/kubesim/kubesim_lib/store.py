@@ -41,9 +41,10 @@ class ApiError(Exception):
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
             "code": self.code,
         }
+        if self.reason:     # kube-apiserver's internal errors name none
+            st["reason"] = self.reason
         if self.details is not None:
             st["details"] = self.details
         return st
