@@ -28,7 +28,7 @@
 #include "fs/tree/content.h"
 #include "fs/tree/model.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -322,6 +322,25 @@ static int plus_entry(struct fs *fs, struct fs_inode *dir, const struct fs_entry
 	return 0;
 }
 
+/* An entry of readdirplus without a reference (its name): . and .. (the kernel takes
+ * none for them: ino 0 says "no entry"), and the entries given by name and type
+ * only: submit/'s entries and every file are looked up when stat'ed. A file's size
+ * needs its text rendered, and `find` or a file browser's listing would render every
+ * file of every job it walks, and leave an inode each behind. Directories are
+ * answered whole (plus_entry): `ls -l jobs/` costs no lookup per job. */
+static const char *plain_entry(struct fs *fs, struct fs_inode *dir, size_t i,
+			       const struct fs_entry *le, struct fuse_entry_param *e)
+{
+	if (!le) {
+		e->attr.st_ino = i == 0 ? dir->ino : parent_ino(dir);
+		e->attr.st_mode = S_IFDIR;
+		return i == 0 ? "." : "..";
+	}
+	e->attr.st_ino = entry_ino(fs, dir, le);
+	e->attr.st_mode = fs_type_is_dir(le->node.type) ? S_IFDIR : S_IFREG;
+	return le->name;
+}
+
 void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
@@ -355,20 +374,8 @@ void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		size_t len;
 
 		memset(&e, 0, sizeof(e));
-		if (!le) {
-			/* The kernel takes no reference for . and ..: ino 0 says "no entry". */
-			name = i == 0 ? "." : "..";
-			e.attr.st_ino = i == 0 ? dir->ino : parent_ino(dir);
-			e.attr.st_mode = S_IFDIR;
-		} else if (fs_type_is_submit(dir->node.type) || !fs_type_is_dir(le->node.type)) {
-			/* Name and type only: submit/'s entries and every file are looked up
-			 * when stat'ed. A file's size needs its text rendered, and `find`
-			 * or a file browser's listing would render every file of every job
-			 * it walks, and leave an inode each behind. Directories are
-			 * answered whole: `ls -l jobs/` costs no lookup per job. */
-			name = le->name;
-			e.attr.st_ino = entry_ino(fs, dir, le);
-			e.attr.st_mode = fs_type_is_dir(le->node.type) ? S_IFDIR : S_IFREG;
+		if (!le || fs_type_is_submit(dir->node.type) || !fs_type_is_dir(le->node.type)) {
+			name = plain_entry(fs, dir, i, le, &e);
 		} else {
 			name = le->name;
 			ret = plus_entry(fs, dir, le, &in, &e);

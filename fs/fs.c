@@ -20,7 +20,7 @@
 #include "fs/submit/areas.h"
 #include "fs/submit/deletes.h"
 #include "fs/submit/submit_defer.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
 #include "fs/logs/logkeep.h"
 #include "k8s/logs/logstream.h"
@@ -143,13 +143,13 @@ static void start_keeping(struct fs *fs)
 	ret = logkeep_open(fs->opts.keep_dir, fs->cfg->server, fs->opts.keep_logs, &fs->keep, why,
 			   sizeof(why));
 	if (ret < 0) {
-		fs_log(LOG_WARNING, "no logs are kept (keep_logs): %s", why);
+		say(LOG_WARNING, "no logs are kept (keep_logs): %s", why);
 		return;
 	}
 	ret = logkeeper_start(fs->keeper);
 	if (ret < 0)
-		fs_log(LOG_WARNING, "no logs are kept (keep_logs): cannot start a thread: %s",
-		       strerror(-ret));
+		say(LOG_WARNING, "no logs are kept (keep_logs): cannot start a thread: %s",
+		    strerror(-ret));
 }
 
 void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache,

@@ -34,7 +34,7 @@
 #include "fs/code/codefetch.h"
 #include "fs/logs/logfile.h"
 #include "fs/submit/submit_defer.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <fcntl.h>

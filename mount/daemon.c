@@ -178,5 +178,5 @@ static void syslog_sink(int priority, const char *msg)
 void daemon_log_to_syslog(void)
 {
 	openlog("arenafs", LOG_PID, LOG_DAEMON);
-	fs_log_set_sink(syslog_sink);
+	say_set_sink(syslog_sink);
 }

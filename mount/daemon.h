@@ -5,7 +5,7 @@
 #ifndef ARENAFS_MOUNT_DAEMON_H
 #define ARENAFS_MOUNT_DAEMON_H
 
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 /*
  * Forks. The parent never returns: it waits for the child's word on a pipe, prints
@@ -19,7 +19,7 @@ void daemon_ready(int fd);
 void daemon_fail(int fd, const char *line);
 /* Child, once ready: / as working directory, stdio on /dev/null. 0 or -errno. */
 int daemon_detach(void);
-/* Routes fs_log() to syslog (LOG_DAEMON), as a detached daemon must. */
+/* Routes say() to syslog (LOG_DAEMON), as a detached daemon must. */
 void daemon_log_to_syslog(void);
 
 #endif

@@ -13,6 +13,8 @@
  */
 #include "mount/kcreload.h"
 
+#include "k8s/base/worker.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,7 +24,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #define KC_POLL_MS 2000
 #define KC_FILES_MAX 16
@@ -38,10 +40,7 @@ struct kc_reload {
 	size_t n_paths;
 	struct timespec seen[KC_FILES_MAX];
 	off_t sizes[KC_FILES_MAX];
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool stop;
+	struct worker w;
 	bool told_other_server;
 };
 
@@ -120,14 +119,14 @@ static void reload(struct kc_reload *r)
 
 	k8s_error_clear(&err);
 	if (kubeconfig_load(&r->opts, &cfg, &err) < 0) {
-		fs_log(LOG_WARNING, "the kubeconfig changed but cannot be read: %s", err.message);
+		say(LOG_WARNING, "the kubeconfig changed but cannot be read: %s", err.message);
 		return;
 	}
 	if (!same_server(r->current, cfg)) {
 		if (!r->told_other_server)
-			fs_log(LOG_WARNING, "the kubeconfig now names another server or CA (%s): "
-			       "remount to follow it; still serving %s", cfg->server,
-			       r->current->server);
+			say(LOG_WARNING, "the kubeconfig now names another server or CA (%s): "
+			    "remount to follow it; still serving %s", cfg->server,
+			    r->current->server);
 		r->told_other_server = true;
 		kubeconfig_free(cfg);
 		return;
@@ -138,8 +137,8 @@ static void reload(struct kc_reload *r)
 	}
 	grown = realloc(r->loaded, (r->n_loaded + 1) * sizeof(*grown));
 	if (!grown || k8s_client_replace_credentials(r->client, cfg, &err) < 0) {
-		fs_log(LOG_WARNING, "the kubeconfig changed: cannot use its credentials: %s",
-		       grown ? err.message : "out of memory");
+		say(LOG_WARNING, "the kubeconfig changed: cannot use its credentials: %s",
+		    grown ? err.message : "out of memory");
 		if (grown)
 			r->loaded = grown;
 		kubeconfig_free(cfg);
@@ -148,28 +147,25 @@ static void reload(struct kc_reload *r)
 	r->loaded = grown;
 	r->loaded[r->n_loaded++] = cfg;   /* the client's creds point into it */
 	r->current = cfg;
-	fs_log(LOG_NOTICE, "the kubeconfig changed: presenting its new credentials to %s",
-	       cfg->server);
+	say(LOG_NOTICE, "the kubeconfig changed: presenting its new credentials to %s",
+	    cfg->server);
 }
 
 static void *reload_main(void *arg)
 {
 	struct kc_reload *r = arg;
-	struct timespec ts;
 
-	pthread_mutex_lock(&r->mu);
-	while (!r->stop) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += KC_POLL_MS / 1000;
-		pthread_cond_timedwait(&r->cond, &r->mu, &ts);
-		if (r->stop)
+	pthread_mutex_lock(&r->w.mu);
+	while (!r->w.stop) {
+		worker_sleep(&r->w, KC_POLL_MS);
+		if (r->w.stop)
 			break;
-		pthread_mutex_unlock(&r->mu);
+		pthread_mutex_unlock(&r->w.mu);
 		if (files_changed(r))
 			reload(r);
-		pthread_mutex_lock(&r->mu);
+		pthread_mutex_lock(&r->w.mu);
 	}
-	pthread_mutex_unlock(&r->mu);
+	pthread_mutex_unlock(&r->w.mu);
 	return NULL;
 }
 
@@ -182,7 +178,6 @@ int kc_reload_start(struct k8s_client *client, const struct k8s_config_options *
                     const struct k8s_config *cfg, struct kc_reload **out)
 {
 	struct kc_reload *r;
-	pthread_condattr_t ca;
 	char *src, *save = NULL, *p;
 
 	*out = NULL;
@@ -205,14 +200,9 @@ int kc_reload_start(struct k8s_client *client, const struct k8s_config_options *
 	free(src);
 	src = NULL;
 	files_changed(r);           /* what it is now: only later changes count */
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&r->thread, NULL, reload_main, r) != 0) {
-		pthread_mutex_destroy(&r->mu);
-		pthread_cond_destroy(&r->cond);
+	worker_init(&r->w);
+	if (worker_start(&r->w, reload_main, r) != 0) {
+		worker_destroy(&r->w);
 		r->n_loaded = 0;
 		kc_reload_free(r);
 		return -EAGAIN;
@@ -243,11 +233,6 @@ void kc_reload_stop(struct kc_reload *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->mu);
-	r->stop = true;
-	pthread_cond_signal(&r->cond);
-	pthread_mutex_unlock(&r->mu);
-	pthread_join(r->thread, NULL);
-	pthread_mutex_destroy(&r->mu);
-	pthread_cond_destroy(&r->cond);
+	worker_stop(&r->w);
+	worker_destroy(&r->w);
 }

@@ -40,7 +40,7 @@
 #include <fuse_lowlevel.h>
 
 #include "fs/fs.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/cache/cache.h"
 #include "k8s/http/client.h"
 #include "k8s/auth/config.h"
@@ -128,7 +128,7 @@ static void startup_sink(int priority, const char *msg)
 }
 
 /* libfuse writes some messages in pieces ("unknown option(s): `" ... "'\n"): they are
- * joined into lines here, so that each reaches fs_log whole. */
+ * joined into lines here, so that each reaches say whole. */
 static void fuse_log_to_fs(enum fuse_log_level level, const char *fmt, va_list ap)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -141,7 +141,7 @@ static void fuse_log_to_fs(enum fuse_log_level level, const char *fmt, va_list a
 	n = strlen(line + len);
 	len += n;
 	if (len > 0 && (line[len - 1] == '\n' || len >= sizeof(line) - 1)) {
-		fs_log((int)level, "%s", line);
+		say((int)level, "%s", line);
 		len = 0;
 		line[0] = '\0';
 	}
@@ -252,8 +252,8 @@ static int discover_kinds(struct daemon_state *d, struct k8s_error *err)
 		if (left <= 0)
 			break;
 		if (!said) {
-			fs_log(LOG_NOTICE, "%s; waiting up to %d s more (-o startup_timeout=S)",
-			       err->message, (int)((left + 999) / 1000));
+			say(LOG_NOTICE, "%s; waiting up to %d s more (-o startup_timeout=S)",
+			    err->message, (int)((left + 999) / 1000));
 			said = true;
 		}
 		time_sleep_ms(left < 1000 ? left : 1000);
@@ -390,7 +390,7 @@ int main(int argc, char **argv)
 	 * keep it without a slowdown measured. MALLOC_ARENA_MAX in the environment wins. */
 	if (!getenv("MALLOC_ARENA_MAX"))
 		mallopt(M_ARENA_MAX, 2);
-	fs_log_set_sink(startup_sink);
+	say_set_sink(startup_sink);
 	fuse_set_log_func(fuse_log_to_fs);
 	ret = options_parse(argc, argv, &d.opts);
 	if (ret != 0) {
@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 		return ret > 0 ? 0 : 1;
 	}
 	if (d.opts.cmd.debug)
-		fs_log_set_level(LOG_DEBUG);
+		say_set_level(LOG_DEBUG);
 	if (install_signals() < 0) {
 		fprintf(stderr, "arenafs: cannot install signal handlers: %s\n", strerror(errno));
 		options_free(&d.opts);
@@ -431,19 +431,19 @@ int main(int argc, char **argv)
 		d.ready_fd = -1;
 		daemon_log_to_syslog();
 		if (daemon_detach() < 0)
-			fs_log(LOG_WARNING, "cannot detach from the terminal: %s", strerror(errno));
+			say(LOG_WARNING, "cannot detach from the terminal: %s", strerror(errno));
 	}
 	if (watch_start(d.opts.cmd.mountpoint, &d.watch) < 0)
-		fs_log(LOG_INFO, "not watching %s for a lazy unmount", d.opts.cmd.mountpoint);
+		say(LOG_INFO, "not watching %s for a lazy unmount", d.opts.cmd.mountpoint);
 	{
 		struct k8s_config_options ko = {d.opts.kubeconfig, d.opts.context, d.opts.namespace};
 
 		if (kc_reload_start(d.client, &ko, d.cfg, &d.reload) < 0)
-			fs_log(LOG_INFO, "not following changes of the kubeconfig");
+			say(LOG_INFO, "not following changes of the kubeconfig");
 	}
 	ret = serve(&d);
 	if (ret < 0)
-		fs_log(LOG_ERR, "the FUSE session ended: %s", strerror(-ret));
+		say(LOG_ERR, "the FUSE session ended: %s", strerror(-ret));
 	stop(&d);
 	return ret < 0 ? 1 : 0;
 }

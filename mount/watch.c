@@ -6,6 +6,8 @@
  */
 #include "mount/watch.h"
 
+#include "k8s/base/worker.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,10 +23,7 @@
 
 struct mount_watch {
 	long id;                     /* mountinfo's first field */
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool stop;
+	struct worker w;
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -95,32 +94,28 @@ bool watch_fuse_mounted_at(const char *mountpoint)
 static void *watch_main(void *arg)
 {
 	struct mount_watch *w = arg;
-	struct timespec ts;
 
-	pthread_mutex_lock(&w->mu);
-	while (!w->stop) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += WATCH_PERIOD_MS / 1000;
-		pthread_cond_timedwait(&w->cond, &w->mu, &ts);
-		if (w->stop)
+	pthread_mutex_lock(&w->w.mu);
+	while (!w->w.stop) {
+		worker_sleep(&w->w, WATCH_PERIOD_MS);
+		if (w->w.stop)
 			break;
-		pthread_mutex_unlock(&w->mu);
+		pthread_mutex_unlock(&w->w.mu);
 		if (scan(NULL, w->id) < 0) {
 			/* detached under us: stop the way a signal stops us */
 			kill(getpid(), SIGTERM);
-			pthread_mutex_lock(&w->mu);
+			pthread_mutex_lock(&w->w.mu);
 			break;
 		}
-		pthread_mutex_lock(&w->mu);
+		pthread_mutex_lock(&w->w.mu);
 	}
-	pthread_mutex_unlock(&w->mu);
+	pthread_mutex_unlock(&w->w.mu);
 	return NULL;
 }
 
 int watch_start(const char *mountpoint, struct mount_watch **out)
 {
 	struct mount_watch *w;
-	pthread_condattr_t ca;
 	long id = scan(mountpoint, -1);
 	int ret;
 
@@ -131,17 +126,12 @@ int watch_start(const char *mountpoint, struct mount_watch **out)
 	if (!w)
 		return -ENOMEM;
 	w->id = id;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	ret = pthread_create(&w->thread, NULL, watch_main, w);
+	worker_init(&w->w);
+	ret = worker_start(&w->w, watch_main, w);
 	if (ret) {
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cond);
+		worker_destroy(&w->w);
 		free(w);
-		return -ret;
+		return ret;
 	}
 	*out = w;
 	return 0;
@@ -156,12 +146,7 @@ void watch_stop(struct mount_watch *w)
 {
 	if (!w)
 		return;
-	pthread_mutex_lock(&w->mu);
-	w->stop = true;
-	pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cond);
+	worker_stop(&w->w);
+	worker_destroy(&w->w);
 	free(w);
 }

@@ -13,7 +13,9 @@
  *
  * Pure. Tested by tests/unit/test_render_cluster.c.
  */
-#include "render/render_internal.h"
+#include "render/cluster.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <string.h>
 #include <strings.h>

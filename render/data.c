@@ -9,7 +9,9 @@
  * Pure (now passed in); called by fs/tree/content.c; tested by
  * tests/unit/test_render_data.c and tests/fuzz/fuzz_render.c.
  */
-#include "render/render_internal.h"
+#include "render/data.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>

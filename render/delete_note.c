@@ -4,9 +4,10 @@
  * the time rmdir may hold jobs/), or failed after it did: nobody else was told,
  * so the job's own report says it (docs/submit.md, "rmdir jobs/NAME").
  *
- * Pure. Called by fs/content.c; tested by tests/unit/test_render_delete_note.c.
+ * Pure. Called by fs/tree/content.c; tested by tests/unit/test_render_delete_note.c.
  */
-#include "render/render_internal.h"
+#include "render/delete_note.h"
+#include "render/text.h"
 
 #include "k8s/base/timefmt.h"
 

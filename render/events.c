@@ -12,7 +12,10 @@
  *
  * Pure: ages from v->now. Tested by tests/unit/test_render_events.c.
  */
-#include "render/render_internal.h"
+#include "render/events.h"
+#include "render/render.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,7 +21,12 @@
  * (Arena varies the header and drops the footer in one-kind clusters; one layout
  * is easier to read by scripts). Pure; tested by tests/unit/test_render_gpus.c.
  */
-#include "render/render_internal.h"
+#include "render/gpus.h"
+#include "render/nodes.h"
+#include "render/render.h"
+#include "render/status.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -90,14 +95,14 @@ int render_node_gpus_allocated(const struct node_view *v)
 	return sum;
 }
 
-static int node_unhealthy(const struct node *n)
+static int node_unhealthy(const struct k8s_node *n)
 {
 	int u = n->gpu_capacity - n->gpu_allocatable;
 
 	return n->gpu_capacity > 0 && u > 0 ? u : 0;
 }
 
-static bool node_has_gpus(const struct node *n)
+static bool node_has_gpus(const struct k8s_node *n)
 {
 	return n->gpu_capacity > 0;
 }
@@ -163,7 +168,7 @@ out:
 
 void render_node_info(struct strbuf *sb, const struct node_view *v)
 {
-	const struct node *n = v->node;
+	const struct k8s_node *n = v->node;
 	bool gpu = node_has_gpus(n);
 
 	strbuf_printf(sb, "Name:    %s\n", n->meta.name);
@@ -214,8 +219,8 @@ static double percent(long long part, long long total)
  * each by name. */
 static int view_cmp_top(const void *a, const void *b)
 {
-	const struct node *na = ((const struct node_view *const *)a)[0]->node;
-	const struct node *nb = ((const struct node_view *const *)b)[0]->node;
+	const struct k8s_node *na = ((const struct node_view *const *)a)[0]->node;
+	const struct k8s_node *nb = ((const struct node_view *const *)b)[0]->node;
 
 	if (node_has_gpus(na) != node_has_gpus(nb))
 		return node_has_gpus(na) ? 1 : -1;
@@ -226,7 +231,7 @@ static void top_rows(struct render_table *t, const struct node_view *const *orde
                      bool unhealthy_col)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct node *node = order[i]->node;
+		const struct k8s_node *node = order[i]->node;
 		bool gpu = node_has_gpus(node);
 		char total[16], alloc[16], unhealthy[16];
 

@@ -15,7 +15,9 @@
  *
  * Pure. Tested by tests/unit/test_render_job_files.c.
  */
-#include "render/render_internal.h"
+#include "render/job_files.h"
+#include "render/render.h"
+#include "render/text.h"
 
 #include <string.h>
 

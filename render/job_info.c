@@ -22,7 +22,14 @@
  *
  * Pure: every age comes from v->now. Tested by tests/unit/test_render_job_info.c.
  */
-#include "render/render_internal.h"
+#include "render/job_info.h"
+#include "render/why.h"
+#include "render/pods.h"
+#include "render/render.h"
+#include "render/status.h"
+#include "render/table.h"
+#include "render/tensorboard.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

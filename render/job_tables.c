@@ -23,7 +23,14 @@
  * Pure: durations come from each view's now. Tested by
  * tests/unit/test_render_job_tables.c.
  */
-#include "render/render_internal.h"
+#include "render/job_tables.h"
+#include "render/gpus.h"
+#include "render/job_info.h"
+#include "render/pods.h"
+#include "render/render.h"
+#include "render/status.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,9 +5,10 @@
  *
  * Pure; tested by tests/unit/test_render_nodes.c.
  */
-#include "render/render_internal.h"
+#include "render/nodes.h"
+#include "render/text.h"
 
-const char *render_node_status_word(const struct node *node)
+const char *render_node_status_word(const struct k8s_node *node)
 {
 	/* kubectl's words; the Ready condition is all the cache keeps, so a node that
 	 * reports none (Arena: "Unknown") reads NotReady. */
@@ -16,19 +17,19 @@ const char *render_node_status_word(const struct node *node)
 	return node->ready ? "Ready" : "NotReady";
 }
 
-void render_node_status(struct strbuf *sb, const struct node *node)
+void render_node_status(struct strbuf *sb, const struct k8s_node *node)
 {
 	strbuf_puts(sb, render_node_status_word(node));
 	strbuf_putc(sb, '\n');
 }
 
-void render_node_ip(struct strbuf *sb, const struct node *node)
+void render_node_ip(struct strbuf *sb, const struct k8s_node *node)
 {
 	strbuf_puts(sb, node->internal_ip[0] ? node->internal_ip : RENDER_NA);
 	strbuf_putc(sb, '\n');
 }
 
-void render_node_role(struct strbuf *sb, const struct node *node)
+void render_node_role(struct strbuf *sb, const struct k8s_node *node)
 {
 	strbuf_puts(sb, node->roles[0] ? node->roles : "<none>");
 	strbuf_putc(sb, '\n');

@@ -15,7 +15,9 @@
  *
  * Pure; tested by tests/unit/test_render_pods.c.
  */
-#include "render/render_internal.h"
+#include "render/pods.h"
+#include "render/render.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,40 +1,20 @@
 /*
  * The README at the top of the mount: what the tree is and how to submit, so that
- * someone who finds the mount knows what to do with it. Static text (its size
- * never changes); docs/tree.md is the full reference.
+ * someone who finds the mount knows what to do with it. Its list of places is
+ * handed in (fs/'s table of places, each row's `about`), so that a new file of the
+ * tree shows here by its row alone; the text never changes while mounted. docs/tree.md
+ * is the full reference.
  *
  * Pure. Tested by tests/unit/test_render_cluster.c (with the other static files).
  */
-#include "render/render_internal.h"
+#include "render/readme.h"
 
 static const char README[] =
     "arenafs: this directory is a Kubernetes cluster's training jobs as files\n"
     "(what the Kubeflow Arena CLI shows, read with cat, tail -f, grep, ls).\n"
-    "\n"
-    "  cluster/context          server, context, namespace, user (no secrets)\n"
-    "  cluster/health           \"ok\", or since when and why the cluster is unreachable\n"
-    "  cluster/top              arena top node: every node's GPUs\n"
-    "  cluster/list             arena list: the namespace's jobs (watch cat cluster/list)\n"
-    "  cluster/list-all         arena list -A: the jobs of every namespace\n"
-    "  cluster/top-job          arena top job: the namespace's jobs, most GPUs first\n"
-    "  cluster/gpus             allocated/total GPUs of the cluster\n"
-    "  data/list                arena data list: the namespace's volume claims, their jobs\n"
-    "  jobs/NAME/status         PENDING, QUEUING, RUNNING, SUCCEEDED or FAILED\n"
-    "  jobs/NAME/why            one line: why it waits, failed, restarts, or runs since when\n"
-    "  jobs/NAME/info           arena get: status, duration, instances, TensorBoard\n"
-    "  jobs/NAME/logs           the main instance's log; tail -f follows it\n"
-    "  jobs/NAME/events         Kubernetes events of the job and its pods, oldest first\n"
-    "  jobs/NAME/gpus           allocated/requested GPUs of the job\n"
-    "  jobs/NAME/tensorboard_url  the TensorBoard URL, when the job has one\n"
-    "  jobs/NAME/spec.yaml      the spec it was submitted with (or the object as YAML)\n"
-    "  jobs/NAME/code/          the files shipped with it (cp -r DIR/ submit/), read-only\n"
-    "  jobs/NAME/job.json       the object as the API server returns it\n"
-    "  jobs/NAME/type           tfjob, pytorchjob, mpijob, ...\n"
-    "  jobs/NAME/instances/POD/ status, node, ip, gpus, logs (logs.previous after a restart)\n"
-    "  nodes/NAME/              gpus (\"ALLOCATED/TOTAL\"), info, status, ip, role\n"
-    "  namespaces/NS/jobs/      the jobs of other namespaces you may list\n"
-    "  namespaces/NS/submit/    submit/ of namespace NS, where you may create jobs; every\n"
-    "                           namespace you can see is there by name, listed or not\n"
+    "\n";
+
+static const char SUBMIT[] =
     "\n"
     "Submit a job by copying a spec into submit/; cp fails when the spec is wrong, and\n"
     "submit/NAME/error then says why:\n"
@@ -55,7 +35,10 @@ static const char README[] =
     "Delete a job (and what it owns) with: rmdir jobs/NAME\n"
     "Unmount with: fusermount3 -u MOUNTPOINT\n";
 
-void render_readme(struct strbuf *sb)
+void render_readme(struct strbuf *sb, const struct readme_line *lines, size_t n)
 {
 	strbuf_append(sb, README, sizeof(README) - 1);
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(sb, "  %-24s %s\n", lines[i].path, lines[i].about);
+	strbuf_append(sb, SUBMIT, sizeof(SUBMIT) - 1);
 }

@@ -29,7 +29,9 @@
  *
  * Pure; no clock. Tested by tests/unit/test_render_status.c.
  */
-#include "render/render_internal.h"
+#include "render/status.h"
+#include "render/render.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>

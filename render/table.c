@@ -1,5 +1,5 @@
 /*
- * The aligned tables of Arena's reports (see render_internal.h): the layout Go's
+ * The aligned tables of Arena's reports (table.h): the layout Go's
  * text/tabwriter gives with minwidth 0, padding 2, pad ' ', no flags — which is
  * how `arena get`, `arena top node` and `arena top job` print — so the columns
  * line up the same way. Two departures, both for files: no trailing blanks
@@ -7,7 +7,8 @@
  *
  * Pure; used by every render/ file that prints a table.
  */
-#include "render/render_internal.h"
+#include "render/table.h"
+#include "render/text.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,9 @@
  *
  * Pure; tested by tests/unit/test_render_tensorboard.c.
  */
-#include "render/render_internal.h"
+#include "render/tensorboard.h"
+#include "render/render.h"
+#include "render/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +46,12 @@ static int service_cmp(const void *a, const void *b)
 }
 
 /* The first Ready node with an InternalIP, by name; NULL when none. */
-static const struct node *first_ready_node(const struct job_view *v)
+static const struct k8s_node *first_ready_node(const struct job_view *v)
 {
-	const struct node *best = NULL;
+	const struct k8s_node *best = NULL;
 
 	for (size_t i = 0; i < v->n_nodes; i++) {
-		const struct node *n = v->nodes[i];
+		const struct k8s_node *n = v->nodes[i];
 
 		if (n->ready && n->internal_ip[0] &&
 		    (!best || strcmp(n->meta.name, best->meta.name) < 0))
@@ -61,7 +63,7 @@ static const struct node *first_ready_node(const struct job_view *v)
 /* Appends the service's URL; false (nothing appended) when it gives none. */
 static bool service_url(struct strbuf *sb, const struct service *s, const struct job_view *v)
 {
-	const struct node *node;
+	const struct k8s_node *node;
 
 	if (strcmp(s->type, "LoadBalancer") == 0 && s->lb_ingress[0] && s->port > 0) {
 		strbuf_puts(sb, "http://");

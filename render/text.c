@@ -1,9 +1,9 @@
 /*
- * Small text helpers the render/ files share (see render_internal.h): single-line
+ * Small text helpers the render/ files share (text.h): single-line
  * safe text, Arena's short durations and time format, label lookup, URL hosts.
  * Pure; no clock (durations are computed by the callers from v->now).
  */
-#include "render/render_internal.h"
+#include "render/text.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -30,7 +30,10 @@
  * Pure: ages from v->now. Tested by tests/unit/test_render_why.c; fuzzed by
  * tests/fuzz/fuzz_render.c.
  */
-#include "render/render_internal.h"
+#include "render/why.h"
+#include "render/job_info.h"
+#include "render/status.h"
+#include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>

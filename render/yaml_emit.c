@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/render_internal.h"
+#include "render/text.h"
 
 /* Indentation per level, as kubectl. */
 #define YAML_INDENT 2

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "k8s/base/hash.h"
+#include "k8s/base/invariant.h"
 
 #define INODE_ROOT_ID 1            /* FUSE_ROOT_ID */
 #define INODE_BUCKETS_MIN 1024
@@ -37,6 +38,11 @@ static pthread_mutex_t *lock_of(const struct fs_inode *in)
 void inode_lock(const struct fs_inode *in)
 {
 	pthread_mutex_lock(lock_of(in));
+}
+
+bool inode_lock_held(const struct fs_inode *in)
+{
+	return mutex_is_held(lock_of(in));
 }
 
 void inode_unlock(const struct fs_inode *in)
@@ -94,7 +100,10 @@ struct fs_text *fs_text_get(struct fs_text *t)
 
 void fs_text_put(struct fs_text *t)
 {
-	if (t && atomic_fetch_sub(&t->refs, 1) == 1)
+	unsigned before = t ? atomic_fetch_sub(&t->refs, 1) : 0;
+
+	assert(!t || before > 0);
+	if (t && before == 1)
 		free(t);
 }
 
@@ -548,6 +557,7 @@ void inode_table_put(struct inode_table *t, struct fs_inode *in)
 	if (!in)
 		return;
 	pthread_mutex_lock(&t->lock);
+	assert(in->pins > 0);
 	in->pins--;
 	maybe_free(t, in, &dead);
 	pthread_mutex_unlock(&t->lock);

@@ -57,7 +57,7 @@ struct fs_text *fs_text_new(const char *data, size_t len);
 struct fs_text *fs_text_get(struct fs_text *t);
 void fs_text_put(struct fs_text *t);
 
-struct fs_log;                   /* logfile.c */
+struct say;                   /* logfile.c */
 
 struct fs_inode {
 	uint64_t ino;
@@ -92,7 +92,7 @@ struct fs_inode {
 	uint64_t kernel_version;     /* version whose pages the kernel may cache; 0: none */
 	uint64_t cached_version;     /* the version all cached_opens read */
 	uint64_t reported_size;      /* st_size last sent to the kernel */
-	struct fs_log *log;          /* log files' state, NULL before the first open */
+	struct say *log;          /* log files' state, NULL before the first open */
 	struct dir_listing *listing; /* a directory, with no opendir: the listing a reader
 	                                is paging through (dirs.c), or NULL */
 	unsigned cached_opens;       /* open handles reading through the page cache */
@@ -115,6 +115,8 @@ struct fs_inode {
 /* The lock of in's content fields: one of a fixed set of mutexes (see Locks). */
 void inode_lock(const struct fs_inode *in);
 void inode_unlock(const struct fs_inode *in);
+/* Whether in's lock is held (by some thread): for asserts (k8s/base/invariant.h). */
+bool inode_lock_held(const struct fs_inode *in);
 
 struct inode_table;
 

@@ -6,7 +6,22 @@
  * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
 #include "fs/base/places.h"
+#include "render/render.h"
+#include "render/cluster.h"
+#include "render/events.h"
+#include "render/gpus.h"
+#include "render/job_files.h"
+#include "render/job_info.h"
+#include "render/job_tables.h"
+#include "render/nodes.h"
+#include "render/pods.h"
+#include "render/readme.h"
+#include "render/data.h"
+#include "render/why.h"
+#include "render/status.h"
+#include "render/tensorboard.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,97 +52,110 @@ static void job_tensorboard_url(struct strbuf *sb, const struct job_view *v)
 #define VIEW_MTIME VIEW_PODS     /* a job's files take st_mtime from its pods too */
 
 static const struct place PLACES[] = {
-	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
+	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
 
-	{FS_README, FS_ROOT, "README", SRC_NONE, 0, 0, {.text = render_readme}, 0},
-	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
-	{FS_DATA_DIR, FS_ROOT, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
-	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
-	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0},
-	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0},
+	{FS_README, FS_ROOT, "README", SRC_PLACES, 0, 0, {.readme = render_readme}, 0, NULL},
+	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
+	{FS_DATA_DIR, FS_ROOT, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
+	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0, NULL},
+	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0, NULL},
+	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0, NULL},
 	{FS_SUBMIT_DIR, FS_ROOT, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
-	 {0}, 0},
+	 {0}, 0, NULL},
 
 	{FS_CLUSTER_CONTEXT, FS_CLUSTER_DIR, "context", SRC_CONFIG, 0, 0,
-	 {.config = render_cluster_context}, 0},
+	 {.config = render_cluster_context}, 0, "server, context, namespace, user (no secrets)"},
 	{FS_CLUSTER_GPUS, FS_CLUSTER_DIR, "gpus", SRC_CLUSTER, 0, 0,
-	 {.cluster = render_cluster_gpus}, 0},
+	 {.cluster = render_cluster_gpus}, 0, "allocated/total GPUs of the cluster"},
 	{FS_CLUSTER_HEALTH, FS_CLUSTER_DIR, "health", SRC_HEALTH, 0, 0,
-	 {.health = render_cluster_health}, 0},
+	 {.health = render_cluster_health}, 0,
+	 "\"ok\", or since when and why the cluster is unreachable"},
 	{FS_CLUSTER_LIST, FS_CLUSTER_DIR, "list", SRC_NS_JOBS, 0, PLACE_AGES | PLACE_STALE_NOTE,
-	 {.jobs = render_jobs_list}, 0},
+	 {.jobs = render_jobs_list}, 0, "arena list: the namespace's jobs (watch cat cluster/list)"},
 	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
-	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, 0},
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, 0,
+	 "arena list -A: the jobs of every namespace"},
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
-	 {.cluster = render_cluster_top}, 0},
+	 {.cluster = render_cluster_top}, 0, "arena top node: every node's GPUs"},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
-	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0},
+	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0,
+	 "arena top job: the namespace's jobs, most GPUs first"},
 
 	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
-	 {.data = render_data_list}, 0},
+	 {.data = render_data_list}, 0,
+	 "arena data list: the namespace's volume claims, their jobs"},
 
-	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0},
+	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0, NULL},
 
 	{FS_CODE_DIR, FS_JOB_DIR, "code", SRC_JOB, 0, PLACE_DIR | PLACE_COMES_AND_GOES | PLACE_CODE,
-	 {0}, PLACE_WHEN_CODE},
+	 {0}, PLACE_WHEN_CODE, "the files shipped with it (cp -r DIR/ submit/), read-only"},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
-	 {.job = render_job_events}, 0},
-	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0},
+	 {.job = render_job_events}, 0, "Kubernetes events of the job and its pods, oldest first"},
+	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0,
+	 "allocated/requested GPUs of the job"},
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL,
-	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE, {.job = render_job_info}, 0},
-	{FS_INSTANCES_DIR, FS_JOB_DIR, "instances", SRC_JOB, 0, PLACE_DIR, {0}, 0},
-	{FS_JOB_JSON, FS_JOB_DIR, "job.json", SRC_JOB, VIEW_MTIME, 0, {.job = job_json}, 0},
-	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, 0},
+	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE, {.job = render_job_info}, 0,
+	 "arena get: status, duration, instances, TensorBoard"},
+	{FS_INSTANCES_DIR, FS_JOB_DIR, "instances", SRC_JOB, 0, PLACE_DIR, {0}, 0, NULL},
+	{FS_JOB_JSON, FS_JOB_DIR, "job.json", SRC_JOB, VIEW_MTIME, 0, {.job = job_json}, 0,
+	 "the object as the API server returns it"},
+	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, 0,
+	 "the main instance's log; tail -f follows it"},
 	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
-	 0},
+	 0, "the spec it was submitted with (or the object as YAML)"},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
-	 0},
+	 0, "PENDING, QUEUING, RUNNING, SUCCEEDED or FAILED"},
 	{FS_JOB_TENSORBOARD, FS_JOB_DIR, "tensorboard_url", SRC_JOB,
 	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
-	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD},
-	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0},
+	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD,
+	 "the TensorBoard URL, when the job has one"},
+	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0,
+	 "tfjob, pytorchjob, mpijob, ..."},
 	{FS_JOB_WHY, FS_JOB_DIR, "why", SRC_JOB, VIEW_PODS | VIEW_EVENTS | VIEW_LOG_TAIL,
-	 PLACE_AGES,
-	 {.job = render_job_why}, 0},
+	 PLACE_AGES, {.job = render_job_why}, 0,
+	 "one line: why it waits, failed, restarts, or runs since when"},
 
-	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0},
+	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0,
+	 "status, node, ip, gpus, logs (logs.previous after a restart)"},
 
-	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0},
-	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0},
-	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0},
+	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0, NULL},
+	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0, NULL},
+	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0, NULL},
 	{FS_POD_LOGS_PREVIOUS, FS_POD_DIR, "logs.previous", SRC_POD, 0,
-	 PLACE_LOG | PLACE_COMES_AND_GOES, {0}, PLACE_WHEN_PREVIOUS},
-	{FS_POD_NODE, FS_POD_DIR, "node", SRC_POD, 0, 0, {.pod = render_pod_node}, 0},
-	{FS_POD_STATUS, FS_POD_DIR, "status", SRC_POD, 0, 0, {.pod = render_pod_status}, 0},
+	 PLACE_LOG | PLACE_COMES_AND_GOES, {0}, PLACE_WHEN_PREVIOUS, NULL},
+	{FS_POD_NODE, FS_POD_DIR, "node", SRC_POD, 0, 0, {.pod = render_pod_node}, 0, NULL},
+	{FS_POD_STATUS, FS_POD_DIR, "status", SRC_POD, 0, 0, {.pod = render_pod_status}, 0, NULL},
 
-	{FS_NODE_DIR, FS_NODES_DIR, NULL, SRC_NODE, 0, PLACE_DIR, {0}, 0},
+	{FS_NODE_DIR, FS_NODES_DIR, NULL, SRC_NODE, 0, PLACE_DIR, {0}, 0,
+	 "gpus (\"ALLOCATED/TOTAL\"), info, status, ip, role"},
 
 	{FS_NODE_GPUS, FS_NODE_DIR, "gpus", SRC_NODE_PODS, 0, 0,
-	 {.node_pods = render_node_gpus}, 0},
+	 {.node_pods = render_node_gpus}, 0, NULL},
 	{FS_NODE_INFO, FS_NODE_DIR, "info", SRC_NODE_PODS, 0, 0,
-	 {.node_pods = render_node_info}, 0},
-	{FS_NODE_IP, FS_NODE_DIR, "ip", SRC_NODE, 0, 0, {.node = render_node_ip}, 0},
-	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, 0},
+	 {.node_pods = render_node_info}, 0, NULL},
+	{FS_NODE_IP, FS_NODE_DIR, "ip", SRC_NODE, 0, 0, {.node = render_node_ip}, 0, NULL},
+	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, 0, NULL},
 	{FS_NODE_STATUS, FS_NODE_DIR, "status", SRC_NODE, 0, 0, {.node = render_node_status},
-	 0},
+	 0, NULL},
 
 	/* Below code/ the names are the job's annotation's (codetree.c); a directory
 	 * stands in code/ and in itself, a file in either (no parent of its own). */
-	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0},
-	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0},
-	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, 0},
+	{FS_CODE_SUBDIR, FS_CODE_DIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0, NULL},
+	{FS_CODE_SUBDIR, FS_CODE_SUBDIR, NULL, SRC_JOB, 0, PLACE_DIR | PLACE_CODE, {0}, 0, NULL},
+	{FS_CODE_FILE, FS_NONE, NULL, SRC_JOB, 0, PLACE_CODE, {0}, 0, NULL},
 
-	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0},
+	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0, NULL},
 
-	{FS_DATA_DIR, FS_NS_DIR, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
-	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
+	{FS_DATA_DIR, FS_NS_DIR, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
+	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0,
+	 "the jobs of other namespaces you may list"},
 	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
 	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
-	 {0}, 0},
+	 {0}, 0, "submit/ of namespace NS (any you can see, by name), where you may create jobs"},
 
 	/* Below submit/ the names are the user's: staging.c keeps them, submit.c serves them. */
-	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, 0},
-	{FS_SUBMIT_FILE, FS_NONE, NULL, SRC_NONE, 0, PLACE_SUBMIT, {0}, 0},
+	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, 0, NULL},
+	{FS_SUBMIT_FILE, FS_NONE, NULL, SRC_NONE, 0, PLACE_SUBMIT, {0}, 0, NULL},
 };
 
 #define N_PLACES (sizeof(PLACES) / sizeof(PLACES[0]))
@@ -142,7 +170,7 @@ static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
 static void build_index(void)
 {
-	static const struct place none = {FS_NONE, FS_NONE, NULL, SRC_NONE, 0, 0, {0}, 0};
+	static const struct place none = {FS_NONE, FS_NONE, NULL, SRC_NONE, 0, 0, {0}, 0, NULL};
 	size_t k = 0;
 
 	for (int t = 0; t < FS_TYPE_COUNT; t++)
@@ -159,6 +187,9 @@ static void build_index(void)
 			    PLACES[i].type != FS_ROOT)
 				children[k++] = &PLACES[i];
 		n_children[t] = k - first_child[t];
+		/* a directory lists its fixed names in the table's order: by name */
+		for (size_t i = first_child[t] + 1; i < k; i++)
+			assert(strcmp(children[i - 1]->name, children[i]->name) < 0);
 	}
 }
 
@@ -216,6 +247,68 @@ unsigned place_nlink(enum fs_type dir)
 		if ((c[i]->flags & PLACE_DIR) && !(c[i]->flags & PLACE_COMES_AND_GOES))
 			links++;
 	return links;
+}
+
+/* How a place named after an object shows in a path (docs/tree.md's words). */
+static const char *placeholder(enum fs_type type)
+{
+	switch (type) {
+	case FS_JOB_DIR:
+		return "NAME";
+	case FS_POD_DIR:
+		return "POD";
+	case FS_NODE_DIR:
+		return "NODE";
+	case FS_NS_DIR:
+		return "NS";
+	default:
+		return "PATH";
+	}
+}
+
+static size_t path_of(const struct place *p, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	if (p->parent != FS_NONE && p->parent != FS_ROOT)
+		used = path_of(place_of(p->parent), buf, size);
+	if (used < size)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 p->name ? p->name : placeholder(p->type),
+					 (p->flags & PLACE_DIR) ? "/" : "");
+	return used < size ? used : size - 1;
+}
+
+void place_path(const struct place *p, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (p->type != FS_ROOT)
+		path_of(p, buf, size);
+}
+
+#define README_PATH_MAX 64
+static struct readme_line readme_lines[N_PLACES];
+static char readme_paths[N_PLACES][README_PATH_MAX];
+static size_t n_readme_lines;
+static pthread_once_t readme_once = PTHREAD_ONCE_INIT;
+
+static void build_readme(void)
+{
+	for (size_t i = 0; i < N_PLACES; i++) {
+		if (!PLACES[i].about)
+			continue;
+		place_path(&PLACES[i], readme_paths[n_readme_lines], README_PATH_MAX);
+		readme_lines[n_readme_lines].path = readme_paths[n_readme_lines];
+		readme_lines[n_readme_lines].about = PLACES[i].about;
+		n_readme_lines++;
+	}
+}
+
+size_t place_readme(const struct readme_line **out)
+{
+	pthread_once(&readme_once, build_readme);
+	*out = readme_lines;
+	return n_readme_lines;
 }
 
 void place_key(char *buf, size_t size, enum place_source source, const char *ns, int kind,

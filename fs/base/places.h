@@ -3,15 +3,10 @@
  * name, its parent, what it shows (and so what is gathered for it and the key
  * its inodes are filed under), its flags and its renderer. The path model
  * (model.c), the text and attributes (content.c), the notifier (notify.c) and
- * the operations (ops.c, dirs.c) read the table; none lists places of its own.
- *
- * Adding a file, say jobs/NAME/age: a name in enum fs_type (node.h), one row
- *
- *     {FS_JOB_AGE, FS_JOB_DIR, "age", SRC_JOB, VIEW_PODS, PLACE_AGES,
- *      {.job = render_job_age}},
- *
- * among the job's rows (by name), and render_job_age(sb, view) in render/.
- * docs/architecture.md walks through it.
+ * the operations (ops.c, dirs.c) read the table; none lists places of its own,
+ * and neither do the README (its lines are the rows' `about`), the unit tests nor
+ * the integration tests (tests/tools/places.c prints the table for them).
+ * Adding a file is one row: docs/architecture.md, "The tree's places: one table".
  */
 #ifndef ARENAFS_FS_PLACES_H
 #define ARENAFS_FS_PLACES_H
@@ -21,6 +16,8 @@
 
 #include "fs/base/node.h"
 #include "render/render.h"
+#include "render/data.h"
+#include "render/readme.h"
 #include "k8s/base/strbuf.h"
 
 /*
@@ -30,7 +27,8 @@
  * filed under (place_key), through which cache changes find them.
  */
 enum place_source {
-	SRC_NONE,         /* README, the skeleton's directories, submit/ */
+	SRC_NONE,         /* the skeleton's directories, submit/ */
+	SRC_PLACES,       /* the table itself: README (its rows' `about`) */
 	SRC_CONFIG,       /* the kubeconfig: cluster/context */
 	SRC_HEALTH,       /* the cache's health: cluster/health */
 	SRC_CLUSTER,      /* every node with its pods: cluster/gpus, cluster/top */
@@ -85,12 +83,14 @@ enum place_when {
 /* The renderer, by source (the member the row's source names). */
 union place_render {
 	void (*text)(struct strbuf *sb);                                   /* SRC_NONE */
+	/* SRC_PLACES */
+	void (*readme)(struct strbuf *sb, const struct readme_line *lines, size_t n);
 	void (*config)(struct strbuf *sb, const struct k8s_config *cfg);   /* SRC_CONFIG */
 	void (*health)(struct strbuf *sb, const struct cache_health *h);   /* SRC_HEALTH */
 	void (*cluster)(struct strbuf *sb, const struct node_view *v, size_t n);
 	void (*job)(struct strbuf *sb, const struct job_view *v);          /* SRC_JOB */
 	void (*pod)(struct strbuf *sb, const struct pod *pod);             /* SRC_POD */
-	void (*node)(struct strbuf *sb, const struct node *node);          /* SRC_NODE */
+	void (*node)(struct strbuf *sb, const struct k8s_node *node);          /* SRC_NODE */
 	void (*node_pods)(struct strbuf *sb, const struct node_view *v);   /* SRC_NODE_PODS */
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
@@ -107,6 +107,7 @@ struct place {
 	unsigned flags;           /* PLACE_* */
 	union place_render render; /* files only; none for logs */
 	enum place_when when;     /* PLACE_COMES_AND_GOES: when it exists below its parent */
+	const char *about;        /* its line in the README, or NULL: not listed there */
 };
 
 /* The row of a type (every type has one). */
@@ -121,6 +122,13 @@ const struct place *place_object_child(enum fs_type parent);
 /* The children that come and go (code, tensorboard_url, logs.previous): bit i is
  * set when the i-th of place_children(parent) does. 0 when none does. */
 unsigned place_optional_mask(enum fs_type parent);
+
+/* The README's lines: every row with an `about`, in table order, with its path
+ * (jobs/NAME/status; a place named after an object shows as NAME, POD, NODE, NS or
+ * PATH, as docs/tree.md writes it). *out points into a table built once. */
+size_t place_readme(const struct readme_line **out);
+/* The path of a row as place_readme writes it, into buf (a directory's ends in "/"). */
+void place_path(const struct place *p, char *buf, size_t size);
 
 /* The key the inodes showing an object are filed under (inode.h): "job/NS/KIND/NAME",
  * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces",

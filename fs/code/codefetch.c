@@ -26,7 +26,7 @@
  */
 #include "fs/code/codefetch.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -226,12 +226,12 @@ static int answer(struct kept_job *j, const struct codetree_file *f, struct fs_t
 	if (!kf || kf->text->len != f->size) {
 		/* never other bytes than the size the annotation gave (and stat showed) */
 		if (!j->disagreement_logged && kf)
-			fs_log(LOG_WARNING, "job %s/%s: code/ unlike its annotation: key %s of "
-			       "ConfigMap %s holds %zu bytes, not %llu: EIO", f->ns, f->job, f->key,
-			       f->configmap, kf->text->len, (unsigned long long)f->size);
+			say(LOG_WARNING, "job %s/%s: code/ unlike its annotation: key %s of "
+			    "ConfigMap %s holds %zu bytes, not %llu: EIO", f->ns, f->job, f->key,
+			    f->configmap, kf->text->len, (unsigned long long)f->size);
 		else if (!j->disagreement_logged)
-			fs_log(LOG_WARNING, "job %s/%s: code/ unlike its annotation: ConfigMap %s has "
-			       "no key %s: EIO", f->ns, f->job, f->configmap, f->key);
+			say(LOG_WARNING, "job %s/%s: code/ unlike its annotation: ConfigMap %s has "
+			    "no key %s: EIO", f->ns, f->job, f->configmap, f->key);
 		j->disagreement_logged = true;
 		return -EIO;
 	}
@@ -294,9 +294,9 @@ int codefetch_text(struct fs *fs, const struct codetree_file *f, struct fs_text 
 	k8s_error_clear(&err);
 	ret = fetch(fs, f, &files, &n, &bytes, &err);
 	if (ret)
-		fs_log(LOG_WARNING, "job %s/%s: code/ cannot be read: ConfigMap %s: %s (%s for %d s, "
-		       "then asked again)", f->ns, f->job, f->configmap, err.message, strerror(ret),
-		       CODE_RETRY_SECONDS);
+		say(LOG_WARNING, "job %s/%s: code/ cannot be read: ConfigMap %s: %s (%s for %d s, "
+		    "then asked again)", f->ns, f->job, f->configmap, err.message, strerror(ret),
+		    CODE_RETRY_SECONDS);
 
 	pthread_mutex_lock(&s->lock);
 	if (ret) {

@@ -21,7 +21,7 @@
 #include "fs/code/codetree.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -92,12 +92,12 @@ static void warn_once(struct codetree_memo *m, const struct job *job, const stru
 	snprintf(m->warned[m->next_warned], sizeof(m->warned[0]), "%s", job->meta.uid);
 	m->next_warned = (m->next_warned + 1) % WARNED_SLOTS;
 	if (p->err)
-		fs_log(LOG_WARNING, "job %s/%s: annotation %s: %s: no code/", job->meta.namespace,
-		       job->meta.name, CODE_ANNOTATION, p->ix.why);
+		say(LOG_WARNING, "job %s/%s: annotation %s: %s: no code/", job->meta.namespace,
+		    job->meta.name, CODE_ANNOTATION, p->ix.why);
 	else
-		fs_log(LOG_WARNING, "job %s/%s: annotation %s: %zu file%s not shown in code/; the "
-		       "first: %s", job->meta.namespace, job->meta.name, CODE_ANNOTATION,
-		       p->ix.skipped, p->ix.skipped == 1 ? "" : "s", p->ix.why);
+		say(LOG_WARNING, "job %s/%s: annotation %s: %zu file%s not shown in code/; the "
+		    "first: %s", job->meta.namespace, job->meta.name, CODE_ANNOTATION,
+		    p->ix.skipped, p->ix.skipped == 1 ? "" : "s", p->ix.why);
 }
 
 /* The parsed annotation of a job that has one, a reference (parsed_put), or NULL

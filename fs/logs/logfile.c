@@ -44,8 +44,9 @@
 #include "fs/logs/logfile.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
-#include "render/render.h"
+#include "k8s/base/say.h"
+#include "k8s/base/worker.h"
+#include "render/job_files.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@
 #define LOG_POLL_MS 20
 #define LOG_MEMO_SLOTS 2048        /* instances whose read size outlives their inodes */
 
-struct fs_log {
+struct say {
 	/* guarded by inode_lock(in) */
 	struct logstream *ls;        /* NULL: no stream (not open, or no instance yet) */
 	unsigned nopen;
@@ -157,21 +158,16 @@ out:
 	pthread_mutex_unlock(&t->lock);
 }
 
-static void wait_ms(struct fs_log *log, int ms)
+static void wait_ms(struct say *log, int ms)
 {
-	struct timespec ts;
+	struct timespec ts = worker_deadline(ms);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += (long)ms * 1000000L;
-	ts.tv_sec += ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
 	pthread_cond_timedwait(&log->cond, &log->mu, &ts);
 }
 
-static struct fs_log *log_state(struct fs *fs, struct fs_inode *in)
+static struct say *log_state(struct fs *fs, struct fs_inode *in)
 {
-	pthread_condattr_t ca;
-	struct fs_log *log = in->log;
+	struct say *log = in->log;
 
 	if (log)
 		return log;
@@ -179,10 +175,7 @@ static struct fs_log *log_state(struct fs *fs, struct fs_inode *in)
 	if (!log)
 		return NULL;
 	pthread_mutex_init(&log->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&log->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	worker_cond_init(&log->cond);
 	log->fs = fs;
 	log->in = in;
 	in->log = log;
@@ -192,7 +185,7 @@ static struct fs_log *log_state(struct fs *fs, struct fs_inode *in)
 /* The stream's thread: bytes arrived. Must not block (client.h) nor take inode_lock(in). */
 static void log_appended(void *arg, uint64_t new_size)
 {
-	struct fs_log *log = arg;
+	struct say *log = arg;
 
 	pthread_mutex_lock(&log->mu);
 	log->appended = new_size;
@@ -306,7 +299,7 @@ static struct logkeep_ref kept_ref(const struct fs_node *node)
 
 /* The instance's kept copy (logkeep.h), when there is one: read from disk, with no
  * request, whether its pod is still there or not. Called with inode_lock(in) held. */
-static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
+static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 {
 	struct logkeep_ref r = kept_ref(&in->node);
 	uint64_t size, ignored;
@@ -329,7 +322,7 @@ static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct fs_log
 
 /* Starts the stream when there is an instance to stream. Called with inode_lock(in) held.
  * -ENODATA: a finished job's log whose pods are gone, and not kept. */
-static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
+static int attach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 {
 	struct logstream_key key;
 	char ns[256], pod[256], container[256], cid[256];
@@ -362,7 +355,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 	ret = logstream_open(fs->streams, fs->client, &key, log_appended, log, &log->ls, &err);
 	if (ret) {
 		log->ls = NULL;
-		fs_log(LOG_DEBUG, "log of %s/%s: %s", ns, pod, err.message);
+		say(LOG_DEBUG, "log of %s/%s: %s", ns, pod, err.message);
 		return ret;
 	}
 	log->finished = key.finished;
@@ -372,7 +365,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
 
 /* Keeps what the attached stream has read: its size, when it last grew, and whether it
  * holds a terminated instance's whole log. Called with inode_lock(in) held. */
-static void note_stream_locked(struct fs_inode *in, struct fs_log *log)
+static void note_stream_locked(struct fs_inode *in, struct say *log)
 {
 	bool done = logstream_done(log->ls);
 	uint64_t size = logstream_size(log->ls);
@@ -399,7 +392,7 @@ static void note_stream_locked(struct fs_inode *in, struct fs_log *log)
 
 /* st_size: what the open stream holds (a complete log's known size while a new stream
  * catches up: reads below it wait for the bytes), else what was read. */
-static uint64_t size_locked(struct fs_log *log)
+static uint64_t size_locked(struct say *log)
 {
 	bool done;
 	uint64_t size;
@@ -445,7 +438,7 @@ static void tell_siblings(struct fs *fs, struct fs_inode *in)
 
 /* Drops the stream; true when it had read something the instance's other inodes may
  * not show yet. */
-static bool detach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log)
+static bool detach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 {
 	bool read;
 
@@ -462,7 +455,7 @@ static bool detach_locked(struct fs *fs, struct fs_inode *in, struct fs_log *log
 
 /* Waits until the stream has given its first bytes and fallen quiet (a finished
  * container's: until it has ended), or log_wait_ms passed. */
-static void wait_first_bytes(struct fs *fs, struct fs_log *log, struct logstream *ls,
+static void wait_first_bytes(struct fs *fs, struct say *log, struct logstream *ls,
 			     bool finished)
 {
 	int64_t deadline = time_monotonic_ms() + fs->opts.log_wait_ms;
@@ -493,7 +486,7 @@ static void wait_first_bytes(struct fs *fs, struct fs_log *log, struct logstream
 
 int logfile_open(struct fs *fs, struct fs_inode *in)
 {
-	struct fs_log *log;
+	struct say *log;
 	struct logstream *ls = NULL;
 	bool finished = false;
 	int ret = 0;
@@ -523,7 +516,7 @@ out:
 
 void logfile_release(struct fs *fs, struct fs_inode *in)
 {
-	struct fs_log *log;
+	struct say *log;
 	bool read = false;
 
 	inode_lock(in);
@@ -537,7 +530,7 @@ void logfile_release(struct fs *fs, struct fs_inode *in)
 
 /* Waits for the buffer to hold want bytes, as long as more is expected soon, and
  * never past deadline (log_wait after the read began: docs/tree.md). */
-static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finished, uint64_t want,
+static void wait_for_bytes(struct say *log, struct logstream *ls, bool finished, uint64_t want,
                            int64_t deadline)
 {
 	for (;;) {
@@ -561,7 +554,7 @@ static void wait_for_bytes(struct fs_log *log, struct logstream *ls, bool finish
 
 /* Waits, never past deadline, until the server has answered the stream or it has
  * waited log_wait for an answer. */
-static void wait_for_answer(struct fs *fs, struct fs_log *log, struct logstream *ls,
+static void wait_for_answer(struct fs *fs, struct say *log, struct logstream *ls,
                             int64_t deadline)
 {
 	for (;;) {
@@ -594,18 +587,18 @@ static ssize_t end_of_log(struct fs *fs, struct fs_inode *in, struct logstream *
 		return 0;
 	logstream_status(ls, why, sizeof(why));
 	if (h == LOGSTREAM_FAILED || (h == LOGSTREAM_RETRYING && logstream_size(ls) == 0)) {
-		fs_log(LOG_INFO, "log of %s/%s: %s", in->node.ns, in->node.pod ? in->node.pod : "?",
-		       why[0] ? why : "cannot be fetched");
+		say(LOG_INFO, "log of %s/%s: %s", in->node.ns, in->node.pod ? in->node.pod : "?",
+		    why[0] ? why : "cannot be fetched");
 		return -EIO;
 	}
 	if (finished && !logstream_done(ls)) {
-		fs_log(LOG_INFO, "log of %s/%s: nothing arrived for %d ms (log_wait)", in->node.ns,
-		       in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
+		say(LOG_INFO, "log of %s/%s: nothing arrived for %d ms (log_wait)", in->node.ns,
+		    in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
 		return -ETIMEDOUT;
 	}
 	if (!logstream_done(ls) && logstream_unanswered_ms(ls) >= fs->opts.log_wait_ms) {
-		fs_log(LOG_INFO, "log of %s/%s: the API server has not answered for %d ms (log_wait)",
-		       in->node.ns, in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
+		say(LOG_INFO, "log of %s/%s: the API server has not answered for %d ms (log_wait)",
+		    in->node.ns, in->node.pod ? in->node.pod : "?", fs->opts.log_wait_ms);
 		return -ETIMEDOUT;
 	}
 	return 0;
@@ -613,7 +606,7 @@ static ssize_t end_of_log(struct fs *fs, struct fs_inode *in, struct logstream *
 
 ssize_t logfile_read(struct fs *fs, struct fs_inode *in, char *buf, size_t size, off_t off)
 {
-	struct fs_log *log;
+	struct say *log;
 	struct logstream *ls;
 	bool finished;
 	uint64_t promised;
@@ -673,7 +666,7 @@ static int64_t log_mtime(int64_t grew, int64_t finished_at, int64_t started, int
 
 void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *mtime)
 {
-	struct fs_log *log;
+	struct say *log;
 	struct instance it;
 	const struct pod *pod;
 	const struct job *job;
@@ -736,7 +729,7 @@ void logfile_poke(struct fs *fs, struct fs_inode *in)
 
 void logfile_free(struct fs_inode *in)
 {
-	struct fs_log *log = in->log;
+	struct say *log = in->log;
 
 	if (!log)
 		return;

@@ -23,15 +23,16 @@
  * most KEEPER_PARALLEL fetches run at once; a container that terminates just as
  * its pod is deleted (cleanPodPolicy) is fetched at once, before that.
  *
- * Locks: kp->mu guards the queue, the flags and each fetch's too_big; it is a leaf,
+ * Locks: kp->w.mu guards the queue, the flags and each fetch's too_big; it is a leaf,
  * taken by the streams' callbacks, so the thread never holds it while calling
  * logstream_*() or the cache.
  */
 #include "fs/logs/logkeeper.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
-#include "render/render.h"
+#include "k8s/base/say.h"
+#include "k8s/base/worker.h"
+#include "render/pods.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,15 +66,12 @@ struct fetch {
 	char *strs;
 	char *container_id;
 	uint64_t id;                    /* hash of the instance */
-	bool too_big;                   /* kp->mu */
+	bool too_big;                   /* kp->w.mu */
 };
 
 struct logkeeper {
 	struct fs *fs;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	bool running, stop;
+	struct worker w;                /* the thread; w.mu guards what follows */
 	uint64_t events;                /* bumped by every push and callback */
 	struct pending *head, **tail;
 	size_t queued;
@@ -87,16 +85,11 @@ struct logkeeper {
 int logkeeper_new(struct fs *fs, struct logkeeper **out)
 {
 	struct logkeeper *kp = calloc(1, sizeof(*kp));
-	pthread_condattr_t ca;
 
 	if (!kp)
 		return -ENOMEM;
 	kp->fs = fs;
-	pthread_mutex_init(&kp->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&kp->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	worker_init(&kp->w);
 	kp->tail = &kp->head;
 	*out = kp;
 	return 0;
@@ -107,12 +100,12 @@ void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod
 	size_t lns = strlen(ns) + 1, lpod = strlen(pod) + 1;
 	struct pending *p;
 
-	pthread_mutex_lock(&kp->mu);
-	if (!kp->running || kp->stop || kp->queued >= KEEPER_QUEUE_MAX) {
-		pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
+	if (!kp->w.running || kp->w.stop || kp->queued >= KEEPER_QUEUE_MAX) {
+		pthread_mutex_unlock(&kp->w.mu);
 		return;
 	}
-	pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_unlock(&kp->w.mu);
 	p = malloc(sizeof(*p) + lns + lpod);
 	if (!p)
 		return;
@@ -121,13 +114,13 @@ void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod
 	p->pod = p->ns + lns;
 	memcpy(p->ns, ns, lns);
 	memcpy(p->pod, pod, lpod);
-	pthread_mutex_lock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
 	*kp->tail = p;
 	kp->tail = &p->next;
 	kp->queued++;
 	kp->events++;
-	pthread_cond_signal(&kp->cond);
-	pthread_mutex_unlock(&kp->mu);
+	pthread_cond_signal(&kp->w.cond);
+	pthread_mutex_unlock(&kp->w.mu);
 }
 
 /* ---- what to fetch ---- */
@@ -239,12 +232,12 @@ static void fetch_appended(void *arg, uint64_t new_size)
 	struct fetch *f = arg;
 	struct logkeeper *kp = f->kp;
 
-	pthread_mutex_lock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
 	if (new_size > kp->fs->opts.keep_logs)
 		f->too_big = true;
 	kp->events++;
-	pthread_cond_signal(&kp->cond);
-	pthread_mutex_unlock(&kp->mu);
+	pthread_cond_signal(&kp->w.cond);
+	pthread_mutex_unlock(&kp->w.mu);
 }
 
 /* Looks at one pod; starts a fetch when it has a terminated instance to keep. */
@@ -283,7 +276,7 @@ static void consider(struct logkeeper *kp, const char *ns, const char *pod)
 	key.finished = true;
 	k8s_error_clear(&err);
 	if (logstream_open(fs->streams, fs->client, &key, fetch_appended, f, &f->ls, &err) < 0) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", ns, pod, err.message);
+		say(LOG_DEBUG, "log of %s/%s not kept: %s", ns, pod, err.message);
 		goto skip;
 	}
 	f->next = kp->active;
@@ -371,23 +364,23 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 
 	logstream_status(f->ls, why, sizeof(why));
 	if (too_big) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
-		       f->meta.pod);
+		say(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
+		    f->meta.pod);
 	} else if (logstream_health(f->ls) != LOGSTREAM_OK || why[0]) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
-		       why[0] ? why : "the stream failed");
+		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
+		    why[0] ? why : "the stream failed");
 	} else if (!still_that_instance(fs, f)) {
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
-		       f->meta.ns, f->meta.pod);
+		say(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
+		    f->meta.ns, f->meta.pod);
 	} else if ((ret = keep_fitted(fs, f, logstream_size(f->ls))) == -EINVAL || ret == -EFBIG) {
 		/* a name that cannot be a path component, a log over keep_logs: this log's */
-		fs_log(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
-		       strerror(-ret));
+		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
+		    strerror(-ret));
 	} else if (ret < 0) {
 		/* the disk's: the logs after it will fail alike (ENOSPC, EDQUOT, EIO, EROFS) */
 		logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());
-		fs_log(LOG_WARNING, "log of %s/%s not kept in %s: %s", f->meta.ns, f->meta.pod,
-		       logkeep_dir(fs->keep), strerror(-ret));
+		say(LOG_WARNING, "log of %s/%s not kept in %s: %s", f->meta.ns, f->meta.pod,
+		    logkeep_dir(fs->keep), strerror(-ret));
 	} else {
 		logkeep_kept(fs->keep);
 		/* its log files and the job's info are looked at again */
@@ -409,9 +402,9 @@ static void reap(struct logkeeper *kp)
 		struct fetch *f = *pp;
 		bool too_big;
 
-		pthread_mutex_lock(&kp->mu);
+		pthread_mutex_lock(&kp->w.mu);
 		too_big = f->too_big;
-		pthread_mutex_unlock(&kp->mu);
+		pthread_mutex_unlock(&kp->w.mu);
 		if (!too_big && !logstream_done(f->ls)) {
 			pp = &f->next;
 			continue;
@@ -427,69 +420,49 @@ static void *keeper_main(void *arg)
 	struct logkeeper *kp = arg;
 	uint64_t seen = 0;
 
-	pthread_mutex_lock(&kp->mu);
-	while (!kp->stop) {
+	pthread_mutex_lock(&kp->w.mu);
+	while (!kp->w.stop) {
 		struct pending *p = NULL;
-		struct timespec ts;
 
-		if (kp->events == seen) {
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += KEEPER_POLL_MS / 1000;
-			pthread_cond_timedwait(&kp->cond, &kp->mu, &ts);
-		}
+		if (kp->events == seen)
+			worker_sleep(&kp->w, KEEPER_POLL_MS);
 		seen = kp->events;
 		/* one pod at a time while a fetch can start, the rest wait their turn */
-		while (!kp->stop && kp->head && kp->nactive < KEEPER_PARALLEL) {
+		while (!kp->w.stop && kp->head && kp->nactive < KEEPER_PARALLEL) {
 			p = kp->head;
 			kp->head = p->next;
 			if (!kp->head)
 				kp->tail = &kp->head;
 			kp->queued--;
-			pthread_mutex_unlock(&kp->mu);
+			pthread_mutex_unlock(&kp->w.mu);
 			consider(kp, p->ns, p->pod);
 			free(p);
-			pthread_mutex_lock(&kp->mu);
+			pthread_mutex_lock(&kp->w.mu);
 		}
-		pthread_mutex_unlock(&kp->mu);
+		pthread_mutex_unlock(&kp->w.mu);
 		reap(kp);
-		pthread_mutex_lock(&kp->mu);
+		pthread_mutex_lock(&kp->w.mu);
 		if (kp->head && kp->nactive < KEEPER_PARALLEL)
 			kp->events++;   /* a fetch ended: the queue goes on at once */
 	}
-	pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_unlock(&kp->w.mu);
 	return NULL;
 }
 
 int logkeeper_start(struct logkeeper *kp)
 {
-	int ret;
+	int ret = worker_start(&kp->w, keeper_main, kp);
 
-	pthread_mutex_lock(&kp->mu);
-	if (kp->running || kp->stop) {
-		pthread_mutex_unlock(&kp->mu);
-		return 0;
-	}
-	ret = pthread_create(&kp->thread, NULL, keeper_main, kp);
-	kp->running = ret == 0;
-	pthread_mutex_unlock(&kp->mu);
-	return -ret;
+	return ret == -ESHUTDOWN ? 0 : ret;
 }
 
 void logkeeper_stop(struct logkeeper *kp)
 {
 	struct pending *p;
-	bool running;
 
 	if (!kp)
 		return;
-	pthread_mutex_lock(&kp->mu);
-	kp->stop = true;
-	running = kp->running;
-	kp->running = false;
-	pthread_cond_broadcast(&kp->cond);
-	pthread_mutex_unlock(&kp->mu);
-	if (running)
-		pthread_join(kp->thread, NULL);
+	worker_stop(&kp->w);
 	while (kp->active) {
 		struct fetch *f = kp->active;
 
@@ -498,12 +471,12 @@ void logkeeper_stop(struct logkeeper *kp)
 		fetch_free(f);
 	}
 	kp->nactive = 0;
-	pthread_mutex_lock(&kp->mu);
+	pthread_mutex_lock(&kp->w.mu);
 	p = kp->head;
 	kp->head = NULL;
 	kp->tail = &kp->head;
 	kp->queued = 0;
-	pthread_mutex_unlock(&kp->mu);
+	pthread_mutex_unlock(&kp->w.mu);
 	while (p) {
 		struct pending *next = p->next;
 
@@ -517,7 +490,6 @@ void logkeeper_free(struct logkeeper *kp)
 	if (!kp)
 		return;
 	logkeeper_stop(kp);
-	pthread_mutex_destroy(&kp->mu);
-	pthread_cond_destroy(&kp->cond);
+	worker_destroy(&kp->w);
 	free(kp);
 }

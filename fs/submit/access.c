@@ -20,7 +20,7 @@
  */
 #include "fs/submit/access.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
 
 #include <errno.h>
@@ -194,7 +194,7 @@ int access_create_jobs(struct fs *fs, const char *ns, char *why, size_t size)
 	cache_get_health(fs->cache, &h);
 	answer = h.connected ? ask(fs, ns, why, size) : -1;
 	if (answer == 0)
-		fs_log(LOG_INFO, "namespaces/%s/submit/ refused: %s", ns, why);
+		say(LOG_INFO, "namespaces/%s/submit/ refused: %s", ns, why);
 	remember(fs->access, ns, answer != 0, why,
 	         answer > 0 ? ACCESS_ALLOWED_TTL_S : ACCESS_DENIED_TTL_S);
 	return answer ? 0 : -EACCES;

@@ -16,9 +16,10 @@
 #include "fs/base/fs_struct.h"
 #include "fs/base/node.h"
 #include "k8s/api/api.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
 #include "k8s/objects/kinds.h"
+#include "render/delete_note.h"
 
 #define DELETES_NOTE_KEEP_S 3600 /* a failed delete's note, unless tried again sooner */
 
@@ -68,11 +69,11 @@ static void log_outcome(const struct deletion *e, bool heard)
 	const char *kind = kinds_info(e->kind)->kind_name;
 
 	if (e->ret == 0)
-		fs_log(LOG_INFO, "deleted %s %s in namespace %s%s", kind, e->name, e->ns,
-		       heard ? "" : " (after its rmdir returned)");
+		say(LOG_INFO, "deleted %s %s in namespace %s%s", kind, e->name, e->ns,
+		    heard ? "" : " (after its rmdir returned)");
 	else if (e->ret != -ENOENT)
-		fs_log(LOG_WARNING, "rmdir %s/%s: %s%s", e->ns, e->name, e->err.message,
-		       heard ? "" : " (after the rmdir returned; its info says so)");
+		say(LOG_WARNING, "rmdir %s/%s: %s%s", e->ns, e->name, e->err.message,
+		    heard ? "" : " (after the rmdir returned; its info says so)");
 }
 
 static void *delete_thread(void *arg)

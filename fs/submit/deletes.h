@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "k8s/error.h"
-#include "render/render.h"
+#include "render/delete_note.h"
 
 #define DELETES_HOLD_MS 3000 /* the longest an rmdir holds jobs/: answer, then the watch */
 

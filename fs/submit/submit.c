@@ -38,7 +38,7 @@
 #include "fs/base/handles.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -595,7 +595,7 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
 		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
 	if (ret) {
 		submit_area_path(fs, ns, where, sizeof(where));
-		fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, err.message);
+		say(LOG_INFO, "%s%s refused: %s", where, sub->entry, err.message);
 	}
 	return ret;
 }
@@ -621,7 +621,7 @@ static int record_lost(struct fs *fs, struct staging *st, const char *ns,
 		         strerror(-ret));
 	staging_set_outcome(st, sub->entry, STAGING_FAILED, why);
 	submit_area_path(fs, ns, where, sizeof(where));
-	fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
+	say(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
 	return ret;
 }
 
@@ -746,8 +746,8 @@ void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
 	k8s_error_clear(&err);
 	ret = deletes_run(fs->deletes, n, deadline, &err);
 	if (ret == -EINPROGRESS)
-		fs_log(LOG_INFO, "rmdir %s/%s: no answer within %d ms; the delete goes on, and "
-		       "the job's info says how it ends", n->ns, n->job, DELETES_HOLD_MS);
+		say(LOG_INFO, "rmdir %s/%s: no answer within %d ms; the delete goes on, and "
+		    "the job's info says how it ends", n->ns, n->job, DELETES_HOLD_MS);
 	if (ret && ret != -ENOENT) {
 		fuse_reply_err(req, -ret);
 		return;

@@ -16,7 +16,8 @@
 #include "fs/submit/submit_run.h"
 #include "fs/submit/submit.h"
 #include "fs/submit/areas.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
+#include "k8s/base/worker.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -36,13 +37,11 @@ struct pending {
 
 struct submit_defer {
 	struct fs *fs;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;     /* a new submission, or stop */
+	struct worker w;         /* the thread (w.cond: a new submission, or stop); w.mu
+	                            guards what follows */
 	pthread_cond_t finished; /* one was made (or failed) */
 	struct pending *queue;
 	struct pending *running;
-	pthread_t thread;
-	bool started, stop;
 };
 
 static void pending_free(struct pending *p)
@@ -70,8 +69,8 @@ static void make_one(struct fs *fs, struct pending *p)
 	submit_area_path(fs, p->ns, where, sizeof(where));
 	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
-		fs_log(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
-		       p->sub.entry);
+		say(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
+		    p->sub.entry);
 		return;
 	}
 	if (ret) {
@@ -84,13 +83,13 @@ static void make_one(struct fs *fs, struct pending *p)
 	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
 	                    err.message);
 	if (ret)
-		fs_log(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
+		say(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
 	else
 		submit_note_made(fs, st, p->sub.entry, &made);
 }
 
 /* The first queued submission whose entry has been quiet long enough, taken off
- * the queue; else NULL with *wait_ms until the next may be. Under d->lock. */
+ * the queue; else NULL with *wait_ms until the next may be. Under d->w.mu. */
 static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 {
 	*wait_ms = STAGING_QUIET_MS;
@@ -114,29 +113,27 @@ static void *defer_thread(void *arg)
 {
 	struct submit_defer *d = arg;
 
-	pthread_mutex_lock(&d->lock);
-	while (!d->stop) {
+	pthread_mutex_lock(&d->w.mu);
+	while (!d->w.stop) {
 		int64_t wait_ms;
 		struct pending *p = next_ready(d, &wait_ms);
 
 		if (!p) {
-			struct timespec until = time_realtime_after_ms(wait_ms);
-
 			if (d->queue)
-				pthread_cond_timedwait(&d->wake, &d->lock, &until);
+				worker_sleep(&d->w, wait_ms);
 			else
-				pthread_cond_wait(&d->wake, &d->lock);
+				pthread_cond_wait(&d->w.cond, &d->w.mu);
 			continue;
 		}
 		d->running = p;
-		pthread_mutex_unlock(&d->lock);
+		pthread_mutex_unlock(&d->w.mu);
 		make_one(d->fs, p);
-		pthread_mutex_lock(&d->lock);
+		pthread_mutex_lock(&d->w.mu);
 		d->running = NULL;
 		pending_free(p);
 		pthread_cond_broadcast(&d->finished);
 	}
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->w.mu);
 	return NULL;
 }
 
@@ -148,8 +145,7 @@ int submit_defer_new(struct fs *fs, struct submit_defer **out)
 	if (!d)
 		return -ENOMEM;
 	d->fs = fs;
-	pthread_mutex_init(&d->lock, NULL);
-	pthread_cond_init(&d->wake, NULL);
+	worker_init(&d->w);
 	pthread_cond_init(&d->finished, NULL);
 	return 0;
 }
@@ -165,11 +161,12 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 	}
 	p->sub = *sub; /* taken over */
 	memset(sub, 0, sizeof(*sub));
-	pthread_mutex_lock(&d->lock);
-	if (!d->started) {
-		ret = -pthread_create(&d->thread, NULL, defer_thread, d);
-		d->started = ret == 0;
-	}
+	/* once stopped (unmounting), what is added waits in the queue, and
+	 * submit_defer_stop says it was not submitted */
+	ret = worker_start(&d->w, defer_thread, d);
+	if (ret == -ESHUTDOWN)
+		ret = 0;
+	pthread_mutex_lock(&d->w.mu);
 	if (ret == 0) {
 		/* A spec written again before its copy was over replaces the first. */
 		for (pp = &d->queue; *pp; pp = &(*pp)->next)
@@ -184,9 +181,9 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 			;
 		*pp = p;
 		p = NULL;
-		pthread_cond_signal(&d->wake);
+		pthread_cond_signal(&d->w.cond);
 	}
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->w.mu);
 	pending_free(p);
 	return ret;
 }
@@ -201,7 +198,7 @@ bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name,
 	struct timespec until = time_realtime_after_ms(timeout_ms);
 	bool waited = false;
 
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->w.mu);
 	for (;;) {
 		bool waiting = is_waiting(d->running, ns, name);
 
@@ -211,34 +208,25 @@ bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name,
 			break;
 		waited = true;
 		/* each submission made wakes every waiter, which looks again */
-		if (pthread_cond_timedwait(&d->finished, &d->lock, &until) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&d->finished, &d->w.mu, &until) == ETIMEDOUT)
 			break;
 	}
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->w.mu);
 	return waited;
 }
 
 void submit_defer_stop(struct submit_defer *d)
 {
-	bool started;
-
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
-	d->stop = true;
-	started = d->started;
-	d->started = false;
-	pthread_cond_broadcast(&d->wake);
-	pthread_mutex_unlock(&d->lock);
-	if (started)
-		pthread_join(d->thread, NULL);
+	worker_stop(&d->w);
 	while (d->queue) {
 		struct pending *p = d->queue;
 		char where[320];
 
 		submit_area_path(d->fs, p->ns, where, sizeof(where));
-		fs_log(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
-		       where, p->sub.entry);
+		say(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
+		    where, p->sub.entry);
 		d->queue = p->next;
 		pending_free(p);
 	}
@@ -249,8 +237,7 @@ void submit_defer_free(struct submit_defer *d)
 	if (!d)
 		return;
 	submit_defer_stop(d);
-	pthread_mutex_destroy(&d->lock);
-	pthread_cond_destroy(&d->wake);
+	worker_destroy(&d->w);
 	pthread_cond_destroy(&d->finished);
 	free(d);
 }

@@ -17,7 +17,7 @@
 #include "fs/submit/submit_run.h"
 #include "fs/submit/submit.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -299,8 +299,8 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 	/* Best effort: the job shows in jobs/ before close(2) returns, unless the watch
 	 * is slow; then it appears a moment later. */
 	submit_wait_job(fs, ns, spec_kind(s), spec_name(s), NULL, true, SUBMIT_CACHE_WAIT_MS);
-	fs_log(LOG_INFO, "submitted %s in namespace %s%s", what, ns,
-	       files ? " with its code" : "");
+	say(LOG_INFO, "submitted %s in namespace %s%s", what, ns,
+	    files ? " with its code" : "");
 	tell_made(rq->made, ns, s, m.objs[0]);
 out:
 	made_free(&m);

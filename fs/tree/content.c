@@ -25,17 +25,22 @@
 #include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 #include "render/render.h"
+#include "render/cluster.h"
+#include "render/job_files.h"
+#include "render/readme.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fs/submit/deletes.h"
 #include "k8s/base/hash.h"
+#include "render/delete_note.h"
 
 static int64_t later(int64_t a, int64_t b)
 {
@@ -97,7 +102,7 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 	return (p->flags & PLACE_COMES_AND_GOES) && sb->len == 0 ? -ENOENT : 0;
 }
 
-static int render_nodes_file(struct fs *fs, const struct node *only, const struct place *p,
+static int render_nodes_file(struct fs *fs, const struct k8s_node *only, const struct place *p,
 			     struct strbuf *sb, int64_t *mtime)
 {
 	struct node_view *v;
@@ -171,13 +176,20 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 {
 	const struct place *p = place_of(node->type);
 	const struct pod *pod;
-	const struct node *kn;
+	const struct k8s_node *kn;
 	struct cache_health h;
 
 	*mtime = fs->started;
 	if (p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE))
 		return -EINVAL;
 	switch (p->source) {
+	case SRC_PLACES: {
+		const struct readme_line *lines;
+		size_t n = place_readme(&lines);
+
+		p->render.readme(sb, lines, n);
+		return 0;
+	}
 	case SRC_NONE:
 		p->render.text(sb);
 		return 0;
@@ -233,6 +245,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *
 	uint64_t gen, hash;
 	int ret;
 
+	assert(inode_lock_held(in));
 	*changed = false;
 	cache_read_lock(fs->cache);
 	gen = cache_generation(fs->cache);
@@ -324,7 +337,7 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 {
 	const struct job *job;
 	const struct pod *pod;
-	const struct node *kn;
+	const struct k8s_node *kn;
 	struct fs_job_view jv;
 
 	if (fs_type_is_code(node->type))

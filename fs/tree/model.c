@@ -16,9 +16,11 @@
 #include "fs/code/codetree.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
-#include "render/render.h"
+#include "render/job_info.h"
+#include "render/pods.h"
+#include "render/tensorboard.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,9 +62,9 @@ const struct pod *model_pod(struct fs *fs, const struct fs_node *node)
 	return pod;
 }
 
-const struct node *model_node(struct fs *fs, const struct fs_node *node)
+const struct k8s_node *model_node(struct fs *fs, const struct fs_node *node)
 {
-	const struct node *n;
+	const struct k8s_node *n;
 
 	if (!node->node)
 		return NULL;
@@ -134,7 +136,7 @@ static int pod_node(const struct fs_node *instances, const struct pod *pod, stru
 	return pod_dir_node(instances, pod->meta.name, pod->meta.uid, out);
 }
 
-static int k8s_node_node(const struct node *n, struct fs_node *out)
+static int k8s_node_node(const struct k8s_node *n, struct fs_node *out)
 {
 	*out = (struct fs_node)FS_NODE_INIT;
 	out->type = FS_NODE_DIR;
@@ -480,7 +482,7 @@ static int object_child(struct fs *fs, const struct fs_node *parent, const char 
 {
 	const struct job *job;
 	const struct pod *pod;
-	const struct node *kn;
+	const struct k8s_node *kn;
 	struct find_arg a = {fs, parent->ns};
 
 	switch (parent->type) {
@@ -661,13 +663,13 @@ static void list_pods(struct fs *fs, const struct fs_node *dir, struct list_buil
 
 static int node_by_name(const void *a, const void *b)
 {
-	return strcmp((*(const struct node *const *)a)->meta.name,
-		      (*(const struct node *const *)b)->meta.name);
+	return strcmp((*(const struct k8s_node *const *)a)->meta.name,
+		      (*(const struct k8s_node *const *)b)->meta.name);
 }
 
 static void list_nodes(struct fs *fs, struct list_builder *b)
 {
-	const struct node **nodes = NULL;
+	const struct k8s_node **nodes = NULL;
 	size_t n = cache_nodes(fs->cache, &nodes);
 
 	if (n > 1)

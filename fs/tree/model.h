@@ -31,6 +31,6 @@ bool model_pod_kept(struct fs *fs, const struct fs_node *pod_dir, int64_t *finis
 /* The job, pod or node a node stands for, when it still exists with its identity. */
 const struct job *model_job(struct fs *fs, const struct fs_node *node);
 const struct pod *model_pod(struct fs *fs, const struct fs_node *node);
-const struct node *model_node(struct fs *fs, const struct fs_node *node);
+const struct k8s_node *model_node(struct fs *fs, const struct fs_node *node);
 
 #endif

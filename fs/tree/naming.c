@@ -7,6 +7,7 @@
  */
 #include "fs/tree/naming.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,8 @@ int naming_list_jobs(const struct job *const *jobs, size_t n, struct fs_job_name
 		}
 	}
 	qsort(names, n, sizeof(*names), by_listing_order);
+	for (size_t i = 1; i < n; i++)      /* one path per job: no two equal */
+		assert(by_listing_order(&names[i - 1], &names[i]) < 0);
 	*out = names;
 	names = NULL;
 	ret = 0;

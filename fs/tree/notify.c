@@ -30,8 +30,9 @@
 #include "fs/logs/logkeep.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
+#include "k8s/base/worker.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -60,14 +61,9 @@ struct item {
 struct fs_notifier {
 	struct fs *fs;
 	struct fuse_session *se;
-	pthread_t thread;
-	bool running;
-
-	pthread_mutex_t mu;
-	pthread_cond_t cond;                 /* work queued, or stop */
+	struct worker w;                     /* the thread; w.mu guards what follows */
 	pthread_cond_t sent;                 /* log notices went out */
 	struct item *head, **tail;
-	bool stop;
 	bool evict;                          /* the inode table is over its limit */
 
 	struct cache_health health;          /* thread only */
@@ -94,17 +90,12 @@ struct batch {
 int notify_new(struct fs *fs, struct fs_notifier **out)
 {
 	struct fs_notifier *n = calloc(1, sizeof(*n));
-	pthread_condattr_t ca;
 
 	if (!n)
 		return -ENOMEM;
 	n->fs = fs;
-	pthread_mutex_init(&n->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&n->cond, &ca);
-	pthread_cond_init(&n->sent, &ca);
-	pthread_condattr_destroy(&ca);
+	worker_init(&n->w);
+	worker_cond_init(&n->sent);
 	n->tail = &n->head;
 	*out = n;
 	return 0;
@@ -115,7 +106,7 @@ static void push(struct fs_notifier *n, struct item *it)
 	it->next = NULL;
 	*n->tail = it;
 	n->tail = &it->next;
-	pthread_cond_signal(&n->cond);
+	pthread_cond_signal(&n->w.cond);
 }
 
 static size_t slen(const char *s)
@@ -153,16 +144,16 @@ void notify_cache_change(void *arg, const struct cache_change *c)
 		else if (c->object == CACHE_NAMESPACE)
 			fs_listing_touch(fs, FS_NAMESPACES_DIR, NULL, time_now());
 	}
-	pthread_mutex_lock(&n->mu);
-	if (!n->running || n->stop) {
+	pthread_mutex_lock(&n->w.mu);
+	if (!n->w.running || n->w.stop) {
 		/* before the mount the kernel knows no inode: nothing to tell */
-		pthread_mutex_unlock(&n->mu);
+		pthread_mutex_unlock(&n->w.mu);
 		return;
 	}
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 	it = calloc(1, sizeof(*it) + len);
 	if (!it) {
-		fs_log(LOG_WARNING, "out of memory: a change of %s is not passed to the kernel", c->name);
+		say(LOG_WARNING, "out of memory: a change of %s is not passed to the kernel", c->name);
 		return;
 	}
 	p = (char *)(it + 1);
@@ -176,12 +167,12 @@ void notify_cache_change(void *arg, const struct cache_change *c)
 	it->involved = scopy(&p, c->involved_name);
 	it->node_name = scopy(&p, c->node_name);
 	it->old_node_name = scopy(&p, c->old_node_name);
-	pthread_mutex_lock(&n->mu);
-	if (n->stop)
+	pthread_mutex_lock(&n->w.mu);
+	if (n->w.stop)
 		free(it);
 	else
 		push(n, it);
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 }
 
 void notify_log_grew(struct fs_notifier *n, struct fs_inode *in)
@@ -189,20 +180,20 @@ void notify_log_grew(struct fs_notifier *n, struct fs_inode *in)
 	struct item *it = NULL;
 	bool queue;
 
-	pthread_mutex_lock(&n->mu);
+	pthread_mutex_lock(&n->w.mu);
 	in->log_seq++;
-	queue = n->running && !n->stop && !in->log_queued;
+	queue = n->w.running && !n->w.stop && !in->log_queued;
 	if (queue)
 		in->log_queued = true;
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 	if (!queue)
 		return;
 	it = calloc(1, sizeof(*it));
 	inode_table_pin(n->fs->inodes, in);
-	pthread_mutex_lock(&n->mu);
-	if (!it || n->stop) {
+	pthread_mutex_lock(&n->w.mu);
+	if (!it || n->w.stop) {
 		in->log_queued = false;
-		pthread_mutex_unlock(&n->mu);
+		pthread_mutex_unlock(&n->w.mu);
 		free(it);
 		inode_table_put(n->fs->inodes, in);
 		return;
@@ -210,15 +201,7 @@ void notify_log_grew(struct fs_notifier *n, struct fs_inode *in)
 	it->type = ITEM_LOG;
 	it->in = in;
 	push(n, it);
-	pthread_mutex_unlock(&n->mu);
-}
-
-static void abs_deadline(struct timespec *ts, int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_nsec += (long)ms * 1000000L;
-	ts->tv_sec += ts->tv_nsec / 1000000000L;
-	ts->tv_nsec %= 1000000000L;
+	pthread_mutex_unlock(&n->w.mu);
 }
 
 /* Has the monotonic time now reached the deadline? */
@@ -232,12 +215,12 @@ void notify_wait_log(struct fs_notifier *n, struct fs_inode *in, int timeout_ms)
 {
 	struct timespec ts;
 
-	abs_deadline(&ts, timeout_ms);
-	pthread_mutex_lock(&n->mu);
-	while (n->running && !n->stop && in->log_sent < in->log_seq)
-		if (pthread_cond_timedwait(&n->sent, &n->mu, &ts) == ETIMEDOUT)
+	ts = worker_deadline(timeout_ms);
+	pthread_mutex_lock(&n->w.mu);
+	while (n->w.running && !n->w.stop && in->log_sent < in->log_seq)
+		if (pthread_cond_timedwait(&n->sent, &n->w.mu, &ts) == ETIMEDOUT)
 			break;
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 }
 
 /* ---- gathering actions ---- */
@@ -496,8 +479,8 @@ static void send_actions(struct fs_notifier *n, struct batch *b)
 			ret = fuse_lowlevel_notify_inval_inode(n->se, a->ino, a->off, 0);
 		/* ENOENT: the kernel does not have it cached, which is fine */
 		if (ret < 0 && ret != -ENOENT)
-			fs_log(LOG_DEBUG, "notify %llu %s: %s", (unsigned long long)a->ino,
-			       a->name ? a->name : "", strerror(-ret));
+			say(LOG_DEBUG, "notify %llu %s: %s", (unsigned long long)a->ino,
+			    a->name ? a->name : "", strerror(-ret));
 		free(a->name);
 	}
 	b->n = 0;
@@ -530,7 +513,7 @@ static void trim_after_evicting(struct fs_notifier *n, size_t evicted, const str
 {
 	if (evicted && !n->trim_due) {
 		n->trim_due = true;
-		abs_deadline(&n->trim_at, NOTIFY_TRIM_AFTER_MS);
+		n->trim_at = worker_deadline(NOTIFY_TRIM_AFTER_MS);
 		return;
 	}
 	if (n->trim_due && reached(now, &n->trim_at)) {
@@ -543,10 +526,10 @@ void notify_inodes_over(void *arg)
 {
 	struct fs_notifier *n = arg;
 
-	pthread_mutex_lock(&n->mu);
+	pthread_mutex_lock(&n->w.mu);
 	n->evict = true;
-	pthread_cond_signal(&n->cond);
-	pthread_mutex_unlock(&n->mu);
+	pthread_cond_signal(&n->w.cond);
+	pthread_mutex_unlock(&n->w.mu);
 }
 
 /* The files that end with the stale-cluster note (info, the tables of jobs). */
@@ -581,13 +564,13 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 		return;
 	n->keep = keep;
 	if (h.skipped && !(n->health_known && n->health.skipped))
-		fs_log(LOG_WARNING, "the server sent %s: not shown (see cluster/health)",
-		       h.skipped_last);
+		say(LOG_WARNING, "the server sent %s: not shown (see cluster/health)",
+		    h.skipped_last);
 	/* the first health seen may already be an outage (lists answered, every
 	 * watch failed): said as a change from connected would be */
 	if (h.connected != (n->health_known ? n->health.connected : true)) {
-		fs_log(LOG_NOTICE, h.connected ? "the cluster is reachable again"
-					       : "the cluster is unreachable; serving the last state (see cluster/health)");
+		say(LOG_NOTICE, h.connected ? "the cluster is reachable again"
+					    : "the cluster is unreachable; serving the last state (see cluster/health)");
 		refresh_stale_note_files(fs, b);   /* each says so, or stops saying so */
 	}
 	n->health = h;
@@ -600,21 +583,49 @@ static void log_notice_sent(struct fs_notifier *n, struct item *it)
 	uint64_t seq;
 	int ret;
 
-	pthread_mutex_lock(&n->mu);
+	pthread_mutex_lock(&n->w.mu);
 	seq = it->in->log_seq;
 	it->in->log_queued = false;
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 	/* attributes only: the pages the kernel has are still right, a log only grows */
 	ret = fuse_lowlevel_notify_inval_inode(n->se, it->in->ino, -1, 0);
 	if (ret < 0 && ret != -ENOENT)
-		fs_log(LOG_DEBUG, "notify log %llu: %s", (unsigned long long)it->in->ino,
-		       strerror(-ret));
-	pthread_mutex_lock(&n->mu);
+		say(LOG_DEBUG, "notify log %llu: %s", (unsigned long long)it->in->ino,
+		    strerror(-ret));
+	pthread_mutex_lock(&n->w.mu);
 	if (it->in->log_sent < seq)
 		it->in->log_sent = seq;
 	pthread_cond_broadcast(&n->sent);
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 	inode_table_put(n->fs->inodes, it->in);
+}
+
+/* Takes everything queued so far (n->w.mu held). */
+static struct item *take_queue(struct fs_notifier *n)
+{
+	struct item *items = n->head;
+
+	n->head = NULL;
+	n->tail = &n->head;
+	return items;
+}
+
+/* Acts on items taken from the queue: a log notice is sent, a change becomes keys in b.
+ * b NULL (stopping): nothing is sent, the log inodes' pins are dropped. */
+static void drain(struct fs_notifier *n, struct item *items, struct batch *b)
+{
+	while (items) {
+		struct item *it = items;
+
+		items = it->next;
+		if (it->type == ITEM_LOG && b)
+			log_notice_sent(n, it);
+		else if (it->type == ITEM_LOG)
+			inode_table_put(n->fs->inodes, it->in);
+		else if (b)
+			keys_of_change(n->fs, b, it);
+		free(it);
+	}
 }
 
 static void *notify_main(void *arg)
@@ -623,35 +634,23 @@ static void *notify_main(void *arg)
 	struct batch b = {0};
 	struct timespec next_health;
 
-	abs_deadline(&next_health, 0);
-	pthread_mutex_lock(&n->mu);
-	while (!n->stop) {
+	next_health = worker_deadline(0);
+	pthread_mutex_lock(&n->w.mu);
+	while (!n->w.stop) {
 		struct item *items;
 		struct timespec now;
 		size_t evicted;
 
 		if (!n->head && !n->evict)
-			pthread_cond_timedwait(&n->cond, &n->mu, &next_health);
+			pthread_cond_timedwait(&n->w.cond, &n->w.mu, &next_health);
 		n->evict = false;
-		items = n->head;
-		n->head = NULL;
-		n->tail = &n->head;
-		pthread_mutex_unlock(&n->mu);
-
-		while (items) {
-			struct item *it = items;
-
-			items = it->next;
-			if (it->type == ITEM_LOG)
-				log_notice_sent(n, it);
-			else
-				keys_of_change(n->fs, &b, it);
-			free(it);
-		}
+		items = take_queue(n);
+		pthread_mutex_unlock(&n->w.mu);
+		drain(n, items, &b);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (reached(&now, &next_health)) {
 			check_health(n, &b);
-			abs_deadline(&next_health, NOTIFY_HEALTH_POLL_MS);
+			next_health = worker_deadline(NOTIFY_HEALTH_POLL_MS);
 		}
 		revalidate_keys(n->fs, &b);
 		for (size_t i = 0; i < b.nkeys; i++)
@@ -661,9 +660,9 @@ static void *notify_main(void *arg)
 		evicted = evict_idle(n->fs, &b);
 		send_actions(n, &b);
 		trim_after_evicting(n, evicted, &now);
-		pthread_mutex_lock(&n->mu);
+		pthread_mutex_lock(&n->w.mu);
 	}
-	pthread_mutex_unlock(&n->mu);
+	pthread_mutex_unlock(&n->w.mu);
 	free(b.a);
 	free(b.keys);
 	return NULL;
@@ -673,46 +672,29 @@ void notify_start(struct fs_notifier *n, struct fuse_session *se)
 {
 	int ret;
 
-	pthread_mutex_lock(&n->mu);
-	if (n->running || n->stop) {
-		pthread_mutex_unlock(&n->mu);
-		return;
-	}
-	n->se = se;
-	ret = pthread_create(&n->thread, NULL, notify_main, n);
-	n->running = ret == 0;
-	pthread_mutex_unlock(&n->mu);
-	if (ret)
-		fs_log(LOG_ERR, "cannot start the notifier thread: %s", strerror(ret));
+	pthread_mutex_lock(&n->w.mu);
+	if (!n->w.running)
+		n->se = se;
+	pthread_mutex_unlock(&n->w.mu);
+	ret = worker_start(&n->w, notify_main, n);
+	if (ret && ret != -ESHUTDOWN)
+		say(LOG_ERR, "cannot start the notifier thread: %s", strerror(-ret));
 }
 
 void notify_stop(struct fs_notifier *n)
 {
 	struct item *items;
-	bool running;
 
-	pthread_mutex_lock(&n->mu);
-	n->stop = true;
-	running = n->running;
-	pthread_cond_broadcast(&n->cond);
+	/* those waiting for a log notice give up (they look at w.stop) */
+	pthread_mutex_lock(&n->w.mu);
+	n->w.stop = true;
 	pthread_cond_broadcast(&n->sent);
-	pthread_mutex_unlock(&n->mu);
-	if (running)
-		pthread_join(n->thread, NULL);
-	pthread_mutex_lock(&n->mu);
-	n->running = false;
-	items = n->head;
-	n->head = NULL;
-	n->tail = &n->head;
-	pthread_mutex_unlock(&n->mu);
-	while (items) {
-		struct item *it = items;
-
-		items = it->next;
-		if (it->type == ITEM_LOG)
-			inode_table_put(n->fs->inodes, it->in);
-		free(it);
-	}
+	pthread_mutex_unlock(&n->w.mu);
+	worker_stop(&n->w);
+	pthread_mutex_lock(&n->w.mu);
+	items = take_queue(n);
+	pthread_mutex_unlock(&n->w.mu);
+	drain(n, items, NULL);
 }
 
 void notify_free(struct fs_notifier *n)
@@ -720,8 +702,7 @@ void notify_free(struct fs_notifier *n)
 	if (!n)
 		return;
 	notify_stop(n);
-	pthread_mutex_destroy(&n->mu);
-	pthread_cond_destroy(&n->cond);
+	worker_destroy(&n->w);
 	pthread_cond_destroy(&n->sent);
 	free(n);
 }

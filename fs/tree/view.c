@@ -15,7 +15,12 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/timefmt.h"
 #include "fs/logs/logkeep.h"
+#include "render/render.h"
+#include "render/why.h"
+#include "render/job_info.h"
+#include "render/pods.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +159,7 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 	size_t cap = 0;
 	int ret = 0;
 
+	assert(cache_read_locked(fs->cache));
 	memset(out, 0, sizeof(*out));
 	v->job = job;
 	v->now = time_now();
@@ -170,7 +176,7 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 	 * not needed, and gathering them costs a scan of every node per job. */
 	if ((want & VIEW_NODES) && (!(want & VIEW_SERVICES) || v->n_services)) {
 		v->n_nodes = cache_nodes(fs->cache, &out->nodes);
-		v->nodes = (const struct node *const *)out->nodes;
+		v->nodes = (const struct k8s_node *const *)out->nodes;
 	}
 	if (want & VIEW_EVENTS) {
 		const struct job_kind_info *ki = kinds_info(job->kind);
@@ -280,9 +286,9 @@ static int node_by_name(const void *a, const void *b)
 	return strcmp(x->node->meta.name, y->node->meta.name);
 }
 
-int view_nodes(struct fs *fs, const struct node *only, struct node_view **out, size_t *n)
+int view_nodes(struct fs *fs, const struct k8s_node *only, struct node_view **out, size_t *n)
 {
-	const struct node **nodes = NULL;
+	const struct k8s_node **nodes = NULL;
 	struct node_view *v;
 	size_t count;
 	int64_t now = time_now();

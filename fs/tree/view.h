@@ -18,7 +18,7 @@ struct fs_job_view {
 	struct job_view v;
 	const struct pod **pods;
 	const struct service **services;
-	const struct node **nodes;
+	const struct k8s_node **nodes;
 	const struct event **events;
 	struct logkeep_entry **kept;     /* VIEW_KEPT: what v.kept_pods points into */
 	size_t n_kept;
@@ -33,7 +33,7 @@ void view_job_free(struct fs_job_view *jv);
 int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n);
 void view_jobs_free(struct job_view *v, size_t n);
 /* One node_view per node (by name), each with its pods; *out malloc'd (view_nodes_free). */
-int view_nodes(struct fs *fs, const struct node *only, struct node_view **out, size_t *n);
+int view_nodes(struct fs *fs, const struct k8s_node *only, struct node_view **out, size_t *n);
 void view_nodes_free(struct node_view *v, size_t n);
 /* The main pod of a job (render_job_main_pod over its pods), or NULL. */
 const struct pod *view_job_main_pod(struct fs *fs, const struct job *job);

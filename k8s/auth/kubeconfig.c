@@ -226,13 +226,70 @@ static int build_cluster(struct k8s_config *cfg, struct kc_entry *e, struct k8s_
 	return rc ? k8s_error_set(err, ENOMEM, "out of memory") : 0;
 }
 
+/* exec's args (a list of strings) into ex; *oom set when a copy failed. 0 or the error. */
+static int exec_args(struct k8s_exec_config *ex, struct kc_file *f, yaml_node_t *n, int *oom,
+                     struct k8s_error *err)
+{
+	yaml_node_t *args = kc_map_get(f, n, "args");
+	size_t cnt;
+
+	if (!args)
+		return 0;
+	if (args->type != YAML_SEQUENCE_NODE)
+		return kc_error(err, f, args, "exec args must be a list of strings");
+	cnt = (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
+	ex->args = calloc(cnt + 1, sizeof(char *));
+	if (!ex->args)
+		return k8s_error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < cnt; i++) {
+		yaml_node_t *a = yaml_document_get_node(&f->doc, args->data.sequence.items.start[i]);
+
+		if (!kc_scalar(a))
+			return kc_error(err, f, a, "exec args must be a list of strings");
+		ex->args[ex->n_args++] = xstrdup(kc_scalar(a), oom);
+	}
+	return 0;
+}
+
+/* exec's env (a list of {name, value}) into ex; *oom set when a copy failed. */
+static int exec_env(struct k8s_exec_config *ex, struct kc_file *f, yaml_node_t *n, int *oom,
+                    struct k8s_error *err)
+{
+	yaml_node_t *env = kc_map_get(f, n, "env");
+	size_t cnt;
+	int rc;
+
+	if (!env)
+		return 0;
+	if (env->type != YAML_SEQUENCE_NODE)
+		return kc_error(err, f, env, "exec env must be a list of {name, value}");
+	cnt = (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
+	ex->env = calloc(cnt + 1, sizeof(*ex->env));
+	if (!ex->env)
+		return k8s_error_set(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < cnt; i++) {
+		yaml_node_t *e = yaml_document_get_node(&f->doc, env->data.sequence.items.start[i]);
+		const char *name, *value;
+
+		if (!e || e->type != YAML_MAPPING_NODE)
+			return kc_error(err, f, e, "exec env must be a list of {name, value}");
+		if ((rc = kc_get_str(f, e, "name", &name, err)) ||
+		    (rc = kc_get_str(f, e, "value", &value, err)))
+			return rc;
+		if (!name || !*name || strchr(name, '='))
+			return kc_error(err, f, e, "exec env entry needs a name without '='");
+		ex->env[ex->n_env].name = xstrdup(name, oom);
+		ex->env[ex->n_env++].value = xstrdup(value ? value : "", oom);
+	}
+	return 0;
+}
+
 static int build_exec(struct k8s_config *cfg, struct kc_file *f, yaml_node_t *n, const char *owner,
                       struct k8s_error *err)
 {
 	struct k8s_exec_config *ex = calloc(1, sizeof(*ex));
 	const char *api, *cmd, *mode;
-	yaml_node_t *args, *env;
-	int rc = 0;
+	int rc = 0, ret;
 
 	if (!ex)
 		return k8s_error_set(err, ENOMEM, "out of memory");
@@ -268,53 +325,8 @@ static int build_exec(struct k8s_config *cfg, struct kc_file *f, yaml_node_t *n,
 	if (!ex->command)
 		rc = -ENOMEM;
 
-	args = kc_map_get(f, n, "args");
-	if (args && args->type != YAML_SEQUENCE_NODE)
-		return kc_error(err, f, args, "exec args must be a list of strings");
-	if (args) {
-		size_t cnt =
-		    (size_t)(args->data.sequence.items.top - args->data.sequence.items.start);
-
-		ex->args = calloc(cnt + 1, sizeof(char *));
-		if (!ex->args)
-			return k8s_error_set(err, ENOMEM, "out of memory");
-		for (size_t i = 0; i < cnt; i++) {
-			yaml_node_t *a =
-			    yaml_document_get_node(&f->doc, args->data.sequence.items.start[i]);
-
-			if (!kc_scalar(a))
-				return kc_error(err, f, a, "exec args must be a list of strings");
-			ex->args[ex->n_args++] = xstrdup(kc_scalar(a), &rc);
-		}
-	}
-	env = kc_map_get(f, n, "env");
-	if (env && env->type != YAML_SEQUENCE_NODE)
-		return kc_error(err, f, env, "exec env must be a list of {name, value}");
-	if (env) {
-		size_t cnt =
-		    (size_t)(env->data.sequence.items.top - env->data.sequence.items.start);
-
-		ex->env = calloc(cnt + 1, sizeof(*ex->env));
-		if (!ex->env)
-			return k8s_error_set(err, ENOMEM, "out of memory");
-		for (size_t i = 0; i < cnt; i++) {
-			yaml_node_t *e =
-			    yaml_document_get_node(&f->doc, env->data.sequence.items.start[i]);
-			const char *name, *value;
-
-			if (!e || e->type != YAML_MAPPING_NODE)
-				return kc_error(err, f, e,
-				                "exec env must be a list of {name, value}");
-			if ((rc = kc_get_str(f, e, "name", &name, err)) ||
-			    (rc = kc_get_str(f, e, "value", &value, err)))
-				return rc;
-			if (!name || !*name || strchr(name, '='))
-				return kc_error(err, f, e,
-				                "exec env entry needs a name without '='");
-			ex->env[ex->n_env].name = xstrdup(name, &rc);
-			ex->env[ex->n_env++].value = xstrdup(value ? value : "", &rc);
-		}
-	}
+	if ((ret = exec_args(ex, f, n, &rc, err)) || (ret = exec_env(ex, f, n, &rc, err)))
+		return ret;
 	return rc ? k8s_error_set(err, ENOMEM, "out of memory") : 0;
 }
 

@@ -88,6 +88,8 @@ void cache_stop(struct k8s_cache *c);
 
 void cache_read_lock(struct k8s_cache *c);
 void cache_read_unlock(struct k8s_cache *c);
+/* Whether the read (or write) lock is held by some thread: for asserts. */
+bool cache_read_locked(struct k8s_cache *c);
 
 /*
  * Lookups, under the read lock. The array-returning ones store a malloc'd array of
@@ -107,8 +109,8 @@ const struct job *cache_find_job(struct k8s_cache *c, const char *ns, enum job_k
 size_t cache_pods_of_job(struct k8s_cache *c, const struct job *job, const struct pod ***out);
 const struct pod *cache_find_pod(struct k8s_cache *c, const char *ns, const char *name);
 size_t cache_pods_on_node(struct k8s_cache *c, const char *node, const struct pod ***out);
-size_t cache_nodes(struct k8s_cache *c, const struct node ***out);
-const struct node *cache_find_node(struct k8s_cache *c, const char *name);
+size_t cache_nodes(struct k8s_cache *c, const struct k8s_node ***out);
+const struct k8s_node *cache_find_node(struct k8s_cache *c, const char *name);
 /* Services labelled release=<job> in ns (Arena's rule for a job's TensorBoard). */
 size_t cache_services_of_job(struct k8s_cache *c, const char *ns, const char *job,
 			     const struct service ***out);

@@ -10,6 +10,7 @@
  * bucket list.
  */
 #include "k8s/cache/store_impl.h"
+#include "k8s/base/invariant.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -369,6 +370,11 @@ void store_free(struct k8s_cache *st)
 void cache_read_lock(struct k8s_cache *st)
 {
 	pthread_rwlock_rdlock(&st->lock);
+}
+
+bool cache_read_locked(struct k8s_cache *st)
+{
+	return rwlock_is_held(&st->lock);
 }
 
 void cache_read_unlock(struct k8s_cache *st)

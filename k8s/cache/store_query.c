@@ -170,12 +170,12 @@ size_t cache_pods_on_node(struct k8s_cache *st, const char *node, const struct p
 	                      cmp_meta, (const void ***)out);
 }
 
-size_t cache_nodes(struct k8s_cache *st, const struct node ***out)
+size_t cache_nodes(struct k8s_cache *st, const struct k8s_node ***out)
 {
 	return collect_table(&st->tables[CACHE_NODE], cmp_meta, (const void ***)out);
 }
 
-const struct node *cache_find_node(struct k8s_cache *st, const char *name)
+const struct k8s_node *cache_find_node(struct k8s_cache *st, const char *name)
 {
 	struct entry *e = store_entry_get(&st->tables[CACHE_NODE], -1, "", name);
 

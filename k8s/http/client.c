@@ -328,11 +328,81 @@ static int add_header(struct attempt *a, const char *fmt, const char *value)
 	return 0;
 }
 
-static void set_blob(CURL *e, CURLoption opt, const char *data, size_t len)
+/*
+ * Every curl_easy_setopt is checked: the first that fails (out of memory, an option
+ * or protocol this libcurl was built without) fails the attempt with its name.
+ * Options that only make things faster (HTTP/2, waiting for a connection to
+ * multiplex, keepalive, compression) are asked with SETOPT_BEST: a libcurl that
+ * refuses one still makes the request.
+ */
+struct setopts {
+	CURL *e;
+	CURLcode rc;
+	const char *failed;   /* the first option refused */
+};
+
+#define SETOPT(s, opt, val)                                                                 \
+	do {                                                                                \
+		if ((s)->rc == CURLE_OK &&                                                  \
+		    ((s)->rc = curl_easy_setopt((s)->e, (opt), (val))) != CURLE_OK)         \
+			(s)->failed = #opt;                                                 \
+	} while (0)
+
+/* An optional option: a refusal is let go on purpose (the request works without it,
+ * and k8s/ logs nothing: docs/k8s.md). */
+#define SETOPT_BEST(s, opt, val) ((void)curl_easy_setopt((s)->e, (opt), (val)))
+
+static void set_blob(struct setopts *s, CURLoption opt, const char *data, size_t len,
+		     const char *name)
 {
 	struct curl_blob blob = {(void *)data, len, CURL_BLOB_COPY};
 
-	curl_easy_setopt(e, opt, &blob);
+	if (s->rc == CURLE_OK && (s->rc = curl_easy_setopt(s->e, opt, &blob)) != CURLE_OK)
+		s->failed = name;
+}
+
+/* The server's certificate check, the client certificate, proxy and connect-to. */
+static void setup_tls(struct k8s_client *c, struct attempt *a, struct setopts *s)
+{
+	const struct k8s_config *cfg = c->cfg;
+
+	if (cfg->ca_pem) {
+		/* only this CA, as client-go: not the system's as well */
+		set_blob(s, CURLOPT_CAINFO_BLOB, cfg->ca_pem, cfg->ca_pem_len, "CURLOPT_CAINFO_BLOB");
+		SETOPT(s, CURLOPT_CAINFO, NULL);
+		SETOPT(s, CURLOPT_CAPATH, NULL);
+	}
+	if (cfg->insecure_skip_tls_verify) {
+		SETOPT(s, CURLOPT_SSL_VERIFYPEER, 0L);
+		SETOPT(s, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	if (a->auth.cert_pem) {
+		set_blob(s, CURLOPT_SSLCERT_BLOB, a->auth.cert_pem, a->auth.cert_len,
+			 "CURLOPT_SSLCERT_BLOB");
+		SETOPT(s, CURLOPT_SSLCERTTYPE, "PEM");
+		set_blob(s, CURLOPT_SSLKEY_BLOB, a->auth.key_pem, a->auth.key_len,
+			 "CURLOPT_SSLKEY_BLOB");
+		SETOPT(s, CURLOPT_SSLKEYTYPE, "PEM");
+	}
+	if (c->connect_to)
+		SETOPT(s, CURLOPT_CONNECT_TO, c->connect_to);
+	if (cfg->proxy_url)
+		SETOPT(s, CURLOPT_PROXY, cfg->proxy_url);
+}
+
+/* A method other than GET, and its body. */
+static void setup_method(struct setopts *s, const char *method, const char *body)
+{
+	if (strcmp(method, "GET") == 0)
+		return;
+	if (strcmp(method, "POST") == 0)
+		SETOPT(s, CURLOPT_POST, 1L);
+	else
+		SETOPT(s, CURLOPT_CUSTOMREQUEST, method);
+	if (body || strcmp(method, "POST") == 0) {
+		SETOPT(s, CURLOPT_POSTFIELDS, body ? body : "");
+		SETOPT(s, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
+	}
 }
 
 /*
@@ -343,10 +413,9 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
                          const char *path, const char *content_type, const char *accept,
                          const char *body, long timeout_ms, struct k8s_error *err)
 {
-	const struct k8s_config *cfg = c->cfg;
 	struct strbuf url = STRBUF_INIT;
+	struct setopts s = {NULL, CURLE_OK, NULL};
 	int64_t started;
-	CURL *e;
 	int rc;
 
 	a->retry_after_s = -1;
@@ -360,60 +429,39 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 		if (timeout_ms < 1)
 			timeout_ms = 1;
 	}
-	e = a->x.easy = curl_easy_init();
+	s.e = a->x.easy = curl_easy_init();
 	strbuf_puts(&url, c->url_base);
 	strbuf_puts(&url, path);
-	if (!e || !strbuf_ok(&url)) {
+	if (!s.e || !strbuf_ok(&url)) {
 		strbuf_free(&url);
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	}
-	curl_easy_setopt(e, CURLOPT_URL, url.buf);
+	SETOPT(&s, CURLOPT_URL, url.buf);      /* libcurl copies it */
 	strbuf_free(&url);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http");
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, a->errbuf);
-	curl_easy_setopt(e, CURLOPT_SHARE, c->share);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "arenafs/" ARENAFS_VERSION);
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	SETOPT(&s, CURLOPT_PROTOCOLS_STR, "https,http");
+	SETOPT(&s, CURLOPT_NOSIGNAL, 1L);
+	SETOPT(&s, CURLOPT_ERRORBUFFER, a->errbuf);
+	SETOPT(&s, CURLOPT_SHARE, c->share);
+	SETOPT(&s, CURLOPT_USERAGENT, "arenafs/" ARENAFS_VERSION);
+	SETOPT_BEST(&s, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	/* wait for a connection being set up rather than opening a second one: HTTP/2 can
 	 * multiplex on it; an HTTP/1.1 server gets its own connections after that. */
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 10L);
-	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING,
-	                 ""); /* gzip: the API server compresses large lists */
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-	                 timeout_ms && timeout_ms < c->opts.connect_timeout_ms
-	                     ? timeout_ms
-	                     : (long)c->opts.connect_timeout_ms);
+	SETOPT_BEST(&s, CURLOPT_PIPEWAIT, 1L);
+	SETOPT_BEST(&s, CURLOPT_TCP_KEEPALIVE, 1L);
+	SETOPT_BEST(&s, CURLOPT_TCP_KEEPIDLE, 30L);
+	SETOPT_BEST(&s, CURLOPT_TCP_KEEPINTVL, 10L);
+	SETOPT_BEST(&s, CURLOPT_ACCEPT_ENCODING, ""); /* gzip: the API server compresses large lists */
+	SETOPT(&s, CURLOPT_CONNECTTIMEOUT_MS,
+	       timeout_ms && timeout_ms < c->opts.connect_timeout_ms
+		       ? timeout_ms
+		       : (long)c->opts.connect_timeout_ms);
 	if (timeout_ms)
-		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, a);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, a);
-
-	if (cfg->ca_pem) {
-		/* only this CA, as client-go: not the system's as well */
-		set_blob(e, CURLOPT_CAINFO_BLOB, cfg->ca_pem, cfg->ca_pem_len);
-		curl_easy_setopt(e, CURLOPT_CAINFO, NULL);
-		curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
-	}
-	if (cfg->insecure_skip_tls_verify) {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-	}
-	if (a->auth.cert_pem) {
-		set_blob(e, CURLOPT_SSLCERT_BLOB, a->auth.cert_pem, a->auth.cert_len);
-		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-		set_blob(e, CURLOPT_SSLKEY_BLOB, a->auth.key_pem, a->auth.key_len);
-		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-	}
-	if (c->connect_to)
-		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
-	if (cfg->proxy_url)
-		curl_easy_setopt(e, CURLOPT_PROXY, cfg->proxy_url);
+		SETOPT(&s, CURLOPT_TIMEOUT_MS, timeout_ms);
+	SETOPT(&s, CURLOPT_HEADERFUNCTION, on_header);
+	SETOPT(&s, CURLOPT_HEADERDATA, a);
+	SETOPT(&s, CURLOPT_WRITEFUNCTION, on_body);
+	SETOPT(&s, CURLOPT_WRITEDATA, a);
+	setup_tls(c, a, &s);
 
 	if (add_header(a, "Accept: %s", accept ? accept : "application/json") ||
 	    (a->auth.authorization && add_header(a, "Authorization: %s", a->auth.authorization)) ||
@@ -422,20 +470,26 @@ static int attempt_setup(struct k8s_client *c, struct attempt *a, const char *me
 	    (c->host_header && add_header(a, "%s", c->host_header)) ||
 	    add_header(a, "%s", "Expect:"))
 		return k8s_error_set(err, ENOMEM, "out of memory");
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, a->headers);
-
-	if (strcmp(method, "GET") != 0) {
-		if (strcmp(method, "POST") == 0)
-			curl_easy_setopt(e, CURLOPT_POST, 1L);
-		else
-			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-		if (body || strcmp(method, "POST") == 0) {
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, body ? body : "");
-			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-			                 (curl_off_t)(body ? strlen(body) : 0));
-		}
-	}
+	SETOPT(&s, CURLOPT_HTTPHEADER, a->headers);
+	setup_method(&s, method, body);
+	if (s.rc == CURLE_OUT_OF_MEMORY)
+		return k8s_error_set(err, ENOMEM, "out of memory");
+	if (s.rc != CURLE_OK)
+		return k8s_error_set(err, EINVAL, "%s %s: libcurl refused %s: %s", method, path,
+				     s.failed, curl_easy_strerror(s.rc));
 	return 0;
+}
+
+/* After a 401: the credentials are dropped (creds_invalidate) and the request tried
+ * once more with fresh ones, when it was not tried so already and they can change.
+ * Whether to try again (a cleared). */
+static bool retry_after_401(struct k8s_client *c, struct attempt *a, bool *retried)
+{
+	if (a->status != 401 || *retried || !creds_invalidate(c->creds, a->auth.generation))
+		return false;
+	*retried = true;
+	attempt_clear(a);
+	return true;
 }
 
 static void count_attempt(struct k8s_client *c, struct attempt *a, bool retry)
@@ -626,12 +680,8 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 			return 0;
 		} else {
 			rc = status_error(c, &a, err);
-			if (a.status == 401 && !retried_401 &&
-			    creds_invalidate(c->creds, a.auth.generation)) {
-				retried_401 = true;
-				attempt_clear(&a);
+			if (retry_after_401(c, &a, &retried_401))
 				continue;
-			}
 			retry = a.status == 429 || a.status == 503 ||
 			        (idempotent && a.status >= 500 && a.status != 501);
 		}
@@ -696,12 +746,8 @@ int k8s_stream_run(struct k8s_client *c, const struct k8s_stream_request *req,
 		else if (a.status && (a.status < 200 || a.status >= 300) &&
 		         (a.x.result == CURLE_OK || a.too_big)) {
 			rc = status_error(c, &a, err);
-			if (a.status == 401 && !retried_401 &&
-			    creds_invalidate(c->creds, a.auth.generation)) {
-				retried_401 = true;
-				attempt_clear(&a);
+			if (retry_after_401(c, &a, &retried_401))
 				continue;
-			}
 		} else if (a.x.result != CURLE_OK) {
 			rc = transport_error(c, &a, (long)(time_monotonic_ms() - start), err);
 		} else {

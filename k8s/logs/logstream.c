@@ -18,7 +18,7 @@
  * answer at all, as from a server that does not answer. A follow still unanswered
  * after probe_after_ms is checked once, on a thread of its own, by the same GET
  * without follow and with limitBytes=1, which a kubelet answers at once: only a log
- * whose server answered is an empty log (fs/logfile.c, ETIMEDOUT otherwise).
+ * whose server answered is an empty log (fs/logs/logfile.c, ETIMEDOUT otherwise).
  *
  * Locks: the registry's lock guards its list and the reference counts; ls->lock the
  * buffer, status, done flag and mtime (held for copies only, never across the
@@ -27,6 +27,7 @@
  */
 #include "k8s/logs/logstream.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -649,6 +650,7 @@ void logstream_release(struct logstream *ls, logstream_append_fn on_append, void
 		return;
 	}
 	pthread_mutex_lock(&ls->reg->lock);
+	assert(ls->refs > 0);
 	last = --ls->refs == 0;
 	if (last)
 		for (rp = &ls->reg->head; *rp; rp = &(*rp)->next)

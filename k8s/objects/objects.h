@@ -184,7 +184,7 @@ struct pod {
 
 /* ---- nodes ---- */
 
-struct node {
+struct k8s_node {
 	struct obj_meta meta;
 	bool ready;                  /* condition Ready=True */
 	bool unschedulable;          /* spec.unschedulable */
@@ -253,7 +253,7 @@ struct k8s_namespace {
  */
 struct job *job_decode(json_t *obj, enum job_kind kind);
 struct pod *pod_decode(json_t *obj);
-struct node *node_decode(json_t *obj);
+struct k8s_node *node_decode(json_t *obj);
 struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
 struct k8s_namespace *namespace_decode(json_t *obj);
@@ -265,7 +265,7 @@ void job_free(struct job *j);
 const char *job_type_name(const struct job *j);
 const char *job_trainer_name(const struct job *j);
 void pod_free(struct pod *p);
-void node_free(struct node *n);
+void node_free(struct k8s_node *n);
 void service_free(struct service *s);
 void event_free(struct event *e);
 void namespace_free(struct k8s_namespace *n);

@@ -321,7 +321,7 @@ static char *node_internal_ip(const json_t *status)
 
 static void node_layout(void *obj, struct packer *pk)
 {
-	struct node *n = obj;
+	struct k8s_node *n = obj;
 
 	meta_layout(&n->meta, pk);
 	pack_str(pk, &n->internal_ip, false);
@@ -330,15 +330,15 @@ static void node_layout(void *obj, struct packer *pk)
 	pack_str(pk, &n->memory_capacity, true);
 }
 
-struct node *node_decode(json_t *obj)
+struct k8s_node *node_decode(json_t *obj)
 {
 	struct scratch s = SCRATCH_INIT;
 	const json_t *status = json_object_get(obj, "status");
 	const json_t *cap = json_object_get(status, "capacity");
 	const json_t *alloc = json_object_get(status, "allocatable");
 	struct meta_more more;
-	struct node tmp;
-	struct node *n = NULL;
+	struct k8s_node tmp;
+	struct k8s_node *n = NULL;
 
 	memset(&tmp, 0, sizeof(tmp));
 	if (dec_meta(&s, obj, &tmp.meta, &more))
@@ -359,7 +359,7 @@ out:
 	return n;
 }
 
-void node_free(struct node *n)
+void node_free(struct k8s_node *n)
 {
 	pack_free(n, node_layout);
 }

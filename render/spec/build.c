@@ -13,6 +13,9 @@
  * Pure: no I/O. spec_build_job is called by fs/submit/submit_run.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/build.h"
+#include "render/spec/manifest.h"
+#include "render/spec/trainjob.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -16,6 +16,7 @@
  * UTF-8 text goes under data, other bytes under binaryData.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/tensorboard.h"
 
 #include <errno.h>
 #include <stdio.h>

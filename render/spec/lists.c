@@ -6,6 +6,8 @@
  * Pure: no I/O. Called by validate.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/lists.h"
+#include "render/spec/values.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,14 +73,97 @@ int spec_command_list(struct spec_ctx *c, const char *key, const json_t *v, char
 /* ---- lists ---- */
 
 /* One toleration: a Toleration mapping, "all", or kubectl taint's KEY[=VALUE][:EFFECT]. */
+static const char *const TOLERATION_FIELDS[] = {"key",    "operator",          "value",
+                                                "effect", "tolerationSeconds", NULL};
+
+/* Arena's KEY=VALUE:EFFECT (VALUE and EFFECT optional) into the mapping t. */
+static int toleration_shorthand(struct spec_ctx *c, const char *text, json_t *t)
+{
+	char buf[512], *eq, *colon;
+	int rc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	colon = strrchr(buf, ':');
+	if (colon)
+		*colon++ = '\0';
+	eq = strchr(buf, '=');
+	if (eq)
+		*eq++ = '\0';
+	rc |= json_object_set_new(t, "key", json_string(buf));
+	rc |= json_object_set_new(t, "operator", json_string(eq ? "Equal" : "Exists"));
+	if (eq)
+		rc |= json_object_set_new(t, "value", json_string(eq));
+	if (colon)
+		rc |= json_object_set_new(t, "effect", json_string(colon));
+	return rc < 0 ? k8s_error_set(c->err, ENOMEM, "out of memory") : 0;
+}
+
+/* One field k of a toleration, checked, and copied into t unless t is the item itself
+ * (a shorthand, already there). 0 or the error. */
+static int toleration_field(struct spec_ctx *c, const char *path, const char *k, json_t *v,
+                            const struct yaml_node_info *vat, json_t *t, bool copy)
+{
+	static const char *const OPERATORS[] = {"Exists", "Equal", NULL};
+	static const char *const EFFECTS[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
+	const char *near = spec_suggest(k, TOLERATION_FIELDS);
+	char sub[128], *s = NULL;
+	int rc;
+
+	snprintf(sub, sizeof(sub), "%s.%s", path, k);
+	if (!near || strcmp(near, k) != 0)
+		return near ? spec_fail(c, vat, true, sub, "unknown toleration field (did you mean %s?)",
+		                        near)
+		            : spec_fail(c, vat, true, sub,
+		                        "unknown toleration field (known: key, operator, "
+		                        "value, effect, tolerationSeconds)");
+	if (strcmp(k, "tolerationSeconds") == 0) {
+		long long n;
+
+		rc = spec_get_int(c, sub, v, vat, 0, 0x7fffffffffffLL, &n);
+		if (rc == 0 && copy && json_object_set_new(t, k, json_integer(n)) < 0)
+			rc = k8s_error_set(c->err, ENOMEM, "out of memory");
+		return rc;
+	}
+	if (strcmp(k, "operator") == 0)
+		rc = spec_get_choice(c, sub, v, vat, OPERATORS, &s);
+	else if (strcmp(k, "effect") == 0)
+		rc = spec_get_choice(c, sub, v, vat, EFFECTS, &s);
+	else
+		rc = spec_get_string(c, sub, v, vat, &s);
+	if (rc == 0 && strcmp(k, "key") == 0 && *s && !k8s_is_qualified_name(s))
+		rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint key", s);
+	if (rc == 0 && strcmp(k, "value") == 0 && !k8s_is_label_value(s))
+		rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint value", s);
+	if (rc == 0 && copy && json_object_set_new(t, k, json_string(s)) < 0)
+		rc = k8s_error_set(c->err, ENOMEM, "out of memory");
+	free(s);
+	return rc;
+}
+
+/* The rules between a toleration's fields, as the API server's validation has them. */
+static int toleration_rules(struct spec_ctx *c, const char *path,
+                            const struct yaml_node_info *at, const json_t *t)
+{
+	const char *op = json_string_value(json_object_get(t, "operator"));
+	const char *eff = json_string_value(json_object_get(t, "effect"));
+
+	if (op && strcmp(op, "Exists") == 0 && json_object_get(t, "value") &&
+	    *json_string_value(json_object_get(t, "value")))
+		return spec_fail(c, at, false, path,
+		                 "a toleration with operator Exists takes no value");
+	if (json_object_get(t, "tolerationSeconds") && (!eff || strcmp(eff, "NoExecute")))
+		return spec_fail(c, at, false, path,
+		                 "tolerationSeconds goes only with effect NoExecute");
+	if ((!op || strcmp(op, "Equal") == 0) && !json_string_length(json_object_get(t, "key")))
+		return spec_fail(c, at, false, path,
+		                 "a toleration without a key needs operator Exists");
+	return 0;
+}
+
 static int toleration_item(struct spec_ctx *c, const char *path, const json_t *item,
                            const struct yaml_node_info *at, json_t **out)
 {
-	static const char *const FIELDS[] = {"key",    "operator",          "value",
-	                                     "effect", "tolerationSeconds", NULL};
-	static const char *const OPERATORS[] = {"Exists", "Equal", NULL};
-	static const char *const EFFECTS[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
-	char sub[128], got[96];
+	char got[96];
 	json_t *t = json_object();
 	const char *k;
 	json_t *v;
@@ -86,33 +171,19 @@ static int toleration_item(struct spec_ctx *c, const char *path, const json_t *i
 
 	if (!t)
 		return k8s_error_set(c->err, ENOMEM, "out of memory");
-	if (json_is_string(item)) {
-		char buf[512], *eq, *colon;
-
-		snprintf(buf, sizeof(buf), "%s", json_string_value(item));
-		if (strcmp(buf, "all") == 0) {
-			if (json_object_set_new(t, "operator", json_string("Exists")) < 0) {
-				json_decref(t);
-				return k8s_error_set(c->err, ENOMEM, "out of memory");
-			}
-			*out = t;
-			return 0;
-		}
-		colon = strrchr(buf, ':');
-		if (colon)
-			*colon++ = '\0';
-		eq = strchr(buf, '=');
-		if (eq)
-			*eq++ = '\0';
-		rc |= json_object_set_new(t, "key", json_string(buf));
-		rc |= json_object_set_new(t, "operator", json_string(eq ? "Equal" : "Exists"));
-		if (eq)
-			rc |= json_object_set_new(t, "value", json_string(eq));
-		if (colon)
-			rc |= json_object_set_new(t, "effect", json_string(colon));
-		if (rc < 0) {
+	if (json_is_string(item) && strcmp(json_string_value(item), "all") == 0) {
+		if (json_object_set_new(t, "operator", json_string("Exists")) < 0) {
 			json_decref(t);
 			return k8s_error_set(c->err, ENOMEM, "out of memory");
+		}
+		*out = t;
+		return 0;
+	}
+	if (json_is_string(item)) {
+		rc = toleration_shorthand(c, json_string_value(item), t);
+		if (rc < 0) {
+			json_decref(t);
+			return rc;
 		}
 		item = t;
 	} else if (!json_is_object(item)) {
@@ -127,62 +198,13 @@ static int toleration_item(struct spec_ctx *c, const char *path, const json_t *i
 	{
 		const struct yaml_node_info *vat =
 		    item == t ? at : yaml_doc_member(c->doc, item, k);
-		const char *near;
-		char *s = NULL;
 
-		snprintf(sub, sizeof(sub), "%s.%s", path, k);
-		if (!spec_suggest(k, FIELDS) || strcmp(spec_suggest(k, FIELDS), k) != 0) {
-			near = spec_suggest(k, FIELDS);
-			rc = near ? spec_fail(c, vat, true, sub,
-			                      "unknown toleration field (did you mean %s?)", near)
-			          : spec_fail(c, vat, true, sub,
-			                      "unknown toleration field (known: key, operator, "
-			                      "value, effect, tolerationSeconds)");
-			break;
-		}
-		if (strcmp(k, "tolerationSeconds") == 0) {
-			long long n;
-
-			rc = spec_get_int(c, sub, v, vat, 0, 0x7fffffffffffLL, &n);
-			if (rc == 0 && t != item && json_object_set_new(t, k, json_integer(n)) < 0)
-				rc = k8s_error_set(c->err, ENOMEM, "out of memory");
-			if (rc < 0)
-				break;
-			continue;
-		}
-		if (strcmp(k, "operator") == 0)
-			rc = spec_get_choice(c, sub, v, vat, OPERATORS, &s);
-		else if (strcmp(k, "effect") == 0)
-			rc = spec_get_choice(c, sub, v, vat, EFFECTS, &s);
-		else
-			rc = spec_get_string(c, sub, v, vat, &s);
-		if (rc == 0 && strcmp(k, "key") == 0 && *s && !k8s_is_qualified_name(s))
-			rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint key", s);
-		if (rc == 0 && strcmp(k, "value") == 0 && !k8s_is_label_value(s))
-			rc = spec_fail(c, vat, false, sub, "\"%s\" is not a valid taint value", s);
-		if (rc == 0 && t != item && json_object_set_new(t, k, json_string(s)) < 0)
-			rc = k8s_error_set(c->err, ENOMEM, "out of memory");
-		free(s);
+		rc = toleration_field(c, path, k, v, vat, t, item != t);
 		if (rc < 0)
 			break;
 	}
-	if (rc == 0) {
-		const char *op = json_string_value(json_object_get(t, "operator"));
-		const char *eff = json_string_value(json_object_get(t, "effect"));
-
-		if (op && strcmp(op, "Exists") == 0 && json_object_get(t, "value") &&
-		    *json_string_value(json_object_get(t, "value")))
-			rc = spec_fail(c, at, false, path,
-			               "a toleration with operator Exists takes no value");
-		else if (json_object_get(t, "tolerationSeconds") &&
-		         (!eff || strcmp(eff, "NoExecute")))
-			rc = spec_fail(c, at, false, path,
-			               "tolerationSeconds goes only with effect NoExecute");
-		else if ((!op || strcmp(op, "Equal") == 0) &&
-		         !json_string_length(json_object_get(t, "key")))
-			rc = spec_fail(c, at, false, path,
-			               "a toleration without a key needs operator Exists");
-	}
+	if (rc == 0)
+		rc = toleration_rules(c, path, at, t);
 	if (rc < 0) {
 		json_decref(t);
 		return rc;

@@ -7,6 +7,9 @@
  * Pure: no I/O. Called by spec.c and build.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/manifest.h"
+#include "render/spec/validate.h"
+#include "render/spec/values.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -16,6 +16,9 @@
  * Pure: no I/O. Called by fs/submit/submit_run.c; tested by test_spec_*.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/spec.h"
+#include "render/spec/manifest.h"
+#include "render/spec/validate.h"
 #include "render/spec/yaml_probe.h"
 
 #include <errno.h>

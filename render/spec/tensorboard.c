@@ -9,6 +9,8 @@
  * exists.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/tensorboard.h"
+#include "render/spec/build.h"
 
 #include <errno.h>
 #include <stdio.h>

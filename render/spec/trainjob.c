@@ -8,6 +8,8 @@
  * Pure: no I/O. Called by build.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/trainjob.h"
+#include "render/spec/build.h"
 
 #include <errno.h>
 #include <stdio.h>

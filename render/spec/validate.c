@@ -6,6 +6,9 @@
  * Pure: no I/O. Called by spec.c; build.c turns the result into a job.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/validate.h"
+#include "render/spec/lists.h"
+#include "render/spec/values.h"
 
 #include <errno.h>
 #include <stdio.h>

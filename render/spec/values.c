@@ -6,6 +6,7 @@
  * Pure: no I/O. Used by validate.c and manifest.c.
  */
 #include "render/spec/spec_internal.h"
+#include "render/spec/values.h"
 
 #include <ctype.h>
 #include <errno.h>

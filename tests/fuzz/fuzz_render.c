@@ -11,6 +11,13 @@
 
 #include "k8s/objects/objects.h"
 #include "render/render.h"
+#include "render/data.h"
+#include "render/why.h"
+#include "render/events.h"
+#include "render/gpus.h"
+#include "render/job_info.h"
+#include "render/job_tables.h"
+#include "render/status.h"
 #include "k8s/base/strbuf.h"
 
 #define MAX_ITEMS 64
@@ -19,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t *root = json_loadb((const char *)data, size, 0, NULL);
 	const struct pod *pods[MAX_ITEMS];
-	const struct node *nodes[MAX_ITEMS];
+	const struct k8s_node *nodes[MAX_ITEMS];
 	const struct event *events[MAX_ITEMS];
 	const struct pvc *pvcs[MAX_ITEMS];
 	struct job *job = NULL;
@@ -81,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < np; i++)
 		pod_free((struct pod *)pods[i]);
 	for (i = 0; i < nn; i++)
-		node_free((struct node *)nodes[i]);
+		node_free((struct k8s_node *)nodes[i]);
 	for (i = 0; i < ne; i++)
 		event_free((struct event *)events[i]);
 	for (i = 0; i < nc; i++)

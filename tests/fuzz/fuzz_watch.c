@@ -18,7 +18,7 @@ static void decode_all(json_t *object)
 {
 	struct job *j;
 	struct pod *p;
-	struct node *n;
+	struct k8s_node *n;
 	struct service *s;
 	struct event *e;
 	struct k8s_namespace *ns;

@@ -1,4 +1,4 @@
-"""A watch server that lies or breaks (issue 23, items 1 and 2; k8s/reflector.c),
+"""A watch server that lies or breaks (issue 23, items 1 and 2; k8s/cache/reflector.c),
 against kubesim through build/tools/k8scache. kubesim's watch_send fault puts a
 hostile server's lines on a watch; its request log says what the cache asked
 for next, and when.

@@ -19,6 +19,31 @@ from helpers import wait_until
 import jobspecs
 import tree_expect as te
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.environ.get("ARENAFS_TOOLS", os.path.join(ROOT, "build", "tools"))
+
+
+def places():
+    """fs/'s table of places as tests/tools/places prints it: {path: set of flags}."""
+    tool = os.path.join(TOOLS, "places")
+    assert os.access(tool, os.X_OK), "%s is missing: make unit builds it" % tool
+    out = subprocess.run([tool], check=True, capture_output=True, text=True).stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    return {path: set(flags.split(",")) - {"-"} for path, flags in rows}
+
+
+def files_of(directory):
+    """The fixed names of a directory (e.g. "jobs/NAME/"), those that come and go
+    apart: (always, sometimes)."""
+    always, sometimes = set(), set()
+    for path, flags in places().items():
+        rest = path[len(directory):] if path.startswith(directory) else ""
+        name = rest.rstrip("/")
+        if not name or "/" in name or name.isupper():
+            continue        # not a child, or named after an object (POD, NODE)
+        (sometimes if "optional" in flags else always).add(name)
+    return always, sometimes
+
 
 @pytest.fixture(scope="module")
 def env(kubesim_module, arenafs_module):
@@ -51,10 +76,21 @@ def test_ls_jobs_lists_every_job_of_any_kind_newest_first(env):
     assert {"TFJob", "PyTorchJob", "MPIJob", "TrainJob"} <= kinds
 
 
+def test_tree_md_lists_every_place():
+    """docs/tree.md's layout names every place of the table (a new file's row needs
+    its line there)."""
+    with open(os.path.join(ROOT, "docs", "tree.md")) as f:
+        text = f.read()
+    layout = text[text.index("## The layout"):text.index("## Order of each directory")]
+    listed = [line.split()[0] for line in layout.splitlines() if line.startswith("    ")]
+    missing = [p for p in places() if not any(l.startswith(p.rstrip("/")) for l in listed)]
+    assert not missing, "docs/tree.md's layout does not list %s" % missing
+
+
 def test_job_directories_hold_their_files(env):
     c, m = env
-    base = {"events", "gpus", "info", "instances", "job.json", "logs", "spec.yaml",
-            "status", "type", "why"}
+    base, sometimes = files_of("jobs/NAME/")
+    assert {"status", "logs", "instances"} <= base and "tensorboard_url" in sometimes
 
     def agree():
         services = c.kubectl_json("get", "services")["items"]

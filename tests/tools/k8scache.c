@@ -160,12 +160,12 @@ static json_t *dump_jobs(struct k8s_cache *c)
 
 static json_t *dump_nodes(struct k8s_cache *c)
 {
-	const struct node **nodes;
+	const struct k8s_node **nodes;
 	size_t n = cache_nodes(c, &nodes);
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < n; i++) {
-		const struct node *nd = nodes[i];
+		const struct k8s_node *nd = nodes[i];
 		const struct pod **pods;
 		size_t np = cache_pods_on_node(c, nd->meta.name, &pods);
 

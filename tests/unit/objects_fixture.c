@@ -2,6 +2,7 @@
  * Object builders for the render/ tests (see objects_fixture.h).
  */
 #include "tests/unit/objects_fixture.h"
+#include "render/render.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,9 +261,9 @@ void fx_pod_free(struct pod *p)
 	free(p);
 }
 
-struct node *fx_node(const char *name, const char *ip, bool ready, int capacity, int allocatable)
+struct k8s_node *fx_node(const char *name, const char *ip, bool ready, int capacity, int allocatable)
 {
-	struct node *n = fx_alloc(sizeof(*n));
+	struct k8s_node *n = fx_alloc(sizeof(*n));
 
 	meta_init(&n->meta, "", name, FX_T0 - 86400);
 	n->ready = ready;
@@ -275,7 +276,7 @@ struct node *fx_node(const char *name, const char *ip, bool ready, int capacity,
 	return n;
 }
 
-void fx_node_free(struct node *n)
+void fx_node_free(struct k8s_node *n)
 {
 	if (!n)
 		return;

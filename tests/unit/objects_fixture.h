@@ -37,8 +37,8 @@ void fx_state(struct container_state *st, enum container_state_kind kind, const 
               int exit_code, int64_t started, int64_t finished);
 void fx_pod_free(struct pod *p);
 
-struct node *fx_node(const char *name, const char *ip, bool ready, int capacity, int allocatable);
-void fx_node_free(struct node *n);
+struct k8s_node *fx_node(const char *name, const char *ip, bool ready, int capacity, int allocatable);
+void fx_node_free(struct k8s_node *n);
 
 struct service *fx_service(const char *name, const char *release, const char *role,
                            const char *type, int port, int node_port, const char *ingress);

@@ -53,9 +53,9 @@ TEST(fs_places_list_each_directory_once_by_name)
 		     "README cluster data jobs namespaces nodes submit");
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all top top-job");
-	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
-		     "code events gpus info instances job.json logs spec.yaml status tensorboard_url "
-		     "type why");
+	/* a job's files come from their rows alone: a few that must stay, in order */
+	CHECK_STR_CONTAINS(children_of(FS_JOB_DIR, buf, sizeof(buf)), "info instances");
+	CHECK_STR_CONTAINS(buf, "logs spec.yaml status");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
@@ -103,9 +103,18 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
-	/* code (the first) and tensorboard_url (the ninth) come and go */
-	CHECK_INT_EQ(place_optional_mask(FS_JOB_DIR), (1u << 0) | (1u << 9));
-	CHECK_INT_EQ(place_optional_mask(FS_POD_DIR), 1u << 3);    /* logs.previous */
+	/* bit i of the mask: the i-th child comes and goes (code, tensorboard_url, ...) */
+	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
+		const struct place *const *c;
+		size_t n = place_children((enum fs_type)d, &c);
+		unsigned want = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (c[i]->flags & PLACE_COMES_AND_GOES)
+				want |= 1u << i;
+		CHECK_INT_EQ(place_optional_mask((enum fs_type)d), want);
+	}
+	CHECK(place_optional_mask(FS_JOB_DIR) != 0);       /* code, tensorboard_url */
 	CHECK_INT_EQ(place_optional_mask(FS_NODE_DIR), 0);
 	p = place_child(FS_JOB_DIR, "code");
 	CHECK(p && p->type == FS_CODE_DIR && (p->flags & PLACE_COMES_AND_GOES) && p->when == PLACE_WHEN_CODE);
@@ -161,4 +170,33 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_STR_EQ(key, "jobtable");
 	CHECK(fs_type_is_volatile(FS_CLUSTER_LIST) && fs_type_is_volatile(FS_CLUSTER_TOP_JOB) &&
 	      fs_type_is_volatile(FS_CLUSTER_LIST_ALL) && !fs_type_is_volatile(FS_CLUSTER_TOP));
+}
+
+TEST(fs_places_readme_lists_every_file_of_a_job)
+{
+	const struct readme_line *lines;
+	size_t n = place_readme(&lines);
+	const struct place *const *c;
+	size_t nc = place_children(FS_JOB_DIR, &c);
+	char path[128];
+
+	/* every file and code/ of a job's directory is in the README, by its row */
+	for (size_t i = 0; i < nc; i++) {
+		bool found = false;
+
+		if (c[i]->type == FS_INSTANCES_DIR)
+			continue;        /* shown by instances/POD/ */
+		CHECK(c[i]->about != NULL);
+		place_path(c[i], path, sizeof(path));
+		for (size_t k = 0; k < n; k++)
+			found = found || strcmp(lines[k].path, path) == 0;
+		CHECK(found);
+	}
+	place_path(place_child(FS_JOB_DIR, "status"), path, sizeof(path));
+	CHECK_STR_EQ(path, "jobs/NAME/status");
+	place_path(place_object_child(FS_INSTANCES_DIR), path, sizeof(path));
+	CHECK_STR_EQ(path, "jobs/NAME/instances/POD/");
+	place_path(place_child(FS_NS_DIR, "submit"), path, sizeof(path));
+	CHECK_STR_EQ(path, "namespaces/NS/submit/");
+	CHECK_STR_EQ(lines[0].path, "cluster/context");
 }

@@ -1,7 +1,7 @@
 /*
- * Tests k8s/logstream.c against the scripted server of testsrv.c: a stream is
+ * Tests k8s/logs/logstream.c against the scripted server of testsrv.c: a stream is
  * "unanswered" (logstream_unanswered_ms > 0) until the server answers it, so that
- * fs/logfile.c can tell an empty log from a server that has not answered (issue
+ * fs/logs/logfile.c can tell an empty log from a server that has not answered (issue
  * 23, item 3); a stream from a file is answered at once. Following, resuming and
  * the probe's second connection are tested against kubesim
  * (tests/integration/test_k8s_logstream.py, test_tree_logs_unavailable.py): the

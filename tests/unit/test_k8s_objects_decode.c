@@ -516,7 +516,7 @@ TEST(objects_nodes_roles_gpus_and_readiness)
 {
 	json_t *a = load("node_control_plane.json"), *b = load("node_gpu.json"),
 	       *c = load("node_notready_cordoned.json");
-	struct node *cp = node_decode(a), *gpu = node_decode(b), *bad = node_decode(c);
+	struct k8s_node *cp = node_decode(a), *gpu = node_decode(b), *bad = node_decode(c);
 
 	json_decref(a);
 	json_decref(b);

@@ -1,5 +1,6 @@
 /* Tests render/cluster.c (context without secrets, health) and render/readme.c. */
-#include "render/render.h"
+#include "render/cluster.h"
+#include "render/readme.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
@@ -142,14 +143,21 @@ TEST(cluster_health_says_whether_logs_are_being_kept)
 	free(s);
 }
 
-TEST(readme_is_static_and_explains_submit)
+TEST(readme_is_static_lists_its_places_and_explains_submit)
 {
-	char *a = FX_RENDER(render_readme(sb)), *b = FX_RENDER(render_readme(sb));
+	static const struct readme_line lines[] = {
+		{"cluster/context", "server, context, namespace, user (no secrets)"},
+		{"jobs/NAME/tensorboard_url", "the TensorBoard URL, when the job has one"},
+	};
+	char *a = FX_RENDER(render_readme(sb, lines, 2)), *b = FX_RENDER(render_readme(sb, lines, 2));
 
 	CHECK_STR_EQ(a, b);
 	CHECK_STR_CONTAINS(a, "cp mnist.yaml submit/");
 	CHECK_STR_CONTAINS(a, "type: tfjob");
-	CHECK_STR_CONTAINS(a, "jobs/NAME/status");
+	/* a column of paths, what each shows beside it, one space at least */
+	CHECK_STR_CONTAINS(a, "\n  cluster/context          server, context, namespace, user (no "
+			      "secrets)\n  jobs/NAME/tensorboard_url the TensorBoard URL");
+	CHECK(strstr(a, "cluster/context") < strstr(a, "Submit a job"));
 	CHECK(a[strlen(a) - 1] == '\n');
 	free(a);
 	free(b);

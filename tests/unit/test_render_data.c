@@ -1,6 +1,8 @@
 /* Tests render/data.c (data/list) and the decoding it stands on: a claim
  * (pvc_decode) and the claims a job's pod templates mount (job_decode's claims). */
 #include "render/render.h"
+#include "render/data.h"
+#include "render/job_info.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -3,8 +3,8 @@
  * rmdir's delete outlives its rmdir (under way), and after it failed (when and
  * why, on one line, and what to do).
  */
-#include "render/render.h"
 #include "tests/unit/harness.h"
+#include "render/delete_note.h"
 
 TEST(render_delete_note_under_way_and_failed)
 {

@@ -1,5 +1,6 @@
 /* Tests render/events.c: arena get -e's table, oldest first, hostile messages. */
 #include "render/render.h"
+#include "render/events.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -4,6 +4,7 @@
  * footer (cluster/gpus), with CPU-only nodes and GPU-less clusters.
  */
 #include "render/render.h"
+#include "render/gpus.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
@@ -69,7 +70,7 @@ TEST(job_gpus_requested_and_allocated)
 
 TEST(node_gpus_count_uncompleted_pods)
 {
-	struct node *n = fx_node("gpu-1", "10.0.0.11", true, 8, 8);
+	struct k8s_node *n = fx_node("gpu-1", "10.0.0.11", true, 8, 8);
 	struct pod *pods[4];
 	struct node_view v = {n, (const struct pod *const *)pods, 4, FX_T0};
 	char *s;
@@ -95,7 +96,7 @@ TEST(node_gpus_count_uncompleted_pods)
 
 TEST(node_info_of_a_gpu_node_as_arena_top_node_d)
 {
-	struct node *n = fx_node("gpu-1", "10.0.0.11", true, 8, 7);
+	struct k8s_node *n = fx_node("gpu-1", "10.0.0.11", true, 8, 7);
 	struct pod *pods[4];
 	struct node_view v = {n, (const struct pod *const *)pods, 4, FX_T0};
 	char *s;
@@ -144,7 +145,7 @@ TEST(node_info_of_a_gpu_node_as_arena_top_node_d)
 
 TEST(node_info_of_a_cpu_node)
 {
-	struct node *n = fx_node("cpu-1", "", false, 0, 0);
+	struct k8s_node *n = fx_node("cpu-1", "", false, 0, 0);
 	struct node_view v = {n, NULL, 0, FX_T0};
 	char *s = FX_RENDER(render_node_info(sb, &v));
 
@@ -161,7 +162,7 @@ TEST(node_info_of_a_cpu_node)
 
 TEST(cluster_top_and_gpus_with_cpu_and_gpu_nodes)
 {
-	struct node *nodes[3];
+	struct k8s_node *nodes[3];
 	struct pod *pods[2];
 	struct node_view views[3];
 	char *s;
@@ -213,7 +214,7 @@ TEST(cluster_top_and_gpus_with_cpu_and_gpu_nodes)
 
 TEST(cluster_without_gpus_divides_by_nothing)
 {
-	struct node *n = fx_node("cpu-1", "10.0.0.5", true, 0, 0);
+	struct k8s_node *n = fx_node("cpu-1", "10.0.0.5", true, 0, 0);
 	struct node_view v = {n, NULL, 0, FX_T0};
 	char *s;
 
@@ -236,7 +237,7 @@ TEST(cluster_without_gpus_divides_by_nothing)
 
 TEST(node_with_only_unhealthy_gpus_is_still_a_gpu_node)
 {
-	struct node *n = fx_node("sick", "10.0.0.9", true, 2, 0);
+	struct k8s_node *n = fx_node("sick", "10.0.0.9", true, 2, 0);
 	struct node_view v = {n, NULL, 0, FX_T0};
 	char *s = FX_RENDER(render_node_info(sb, &v));
 

@@ -1,6 +1,7 @@
 /* Tests render/job_files.c: type, job.json as kubectl prints it, spec.yaml from the
  * annotation or from the object, and the job's mtime. */
 #include "render/render.h"
+#include "render/job_files.h"
 #include "render/spec/yaml_parse.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"

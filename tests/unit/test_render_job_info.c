@@ -4,6 +4,8 @@
  * hostile messages.
  */
 #include "render/render.h"
+#include "render/job_info.h"
+#include "render/why.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
@@ -121,7 +123,7 @@ TEST(info_with_many_instances_pending_reasons_and_tensorboard)
 	struct pod *pods[4];
 	struct service *svc =
 	    fx_service("mnist-tensorboard", "mnist", "tensorboard", "NodePort", 6006, 30606, "");
-	struct node *node = fx_node("node-1", "192.168.1.10", true, 8, 8);
+	struct k8s_node *node = fx_node("node-1", "192.168.1.10", true, 8, 8);
 	struct job_view v;
 	char *s;
 
@@ -152,7 +154,7 @@ TEST(info_with_many_instances_pending_reasons_and_tensorboard)
 	v = fx_view(j, (const struct pod *const *)pods, 4);
 	v.services = (const struct service *const *)&svc;
 	v.n_services = 1;
-	v.nodes = (const struct node *const *)&node;
+	v.nodes = (const struct k8s_node *const *)&node;
 	v.n_nodes = 1;
 	s = info_of(&v);
 	CHECK_STR_EQ(s,

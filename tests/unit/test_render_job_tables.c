@@ -5,6 +5,7 @@
  * tables of no jobs at all.
  */
 #include "render/render.h"
+#include "render/job_tables.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -1,5 +1,5 @@
 /* Tests render/nodes.c: nodes/NAME/status, ip, role in arena top node's words. */
-#include "render/render.h"
+#include "render/nodes.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
@@ -7,7 +7,7 @@
 
 TEST(node_files)
 {
-	struct node *n = fx_node("node-1", "10.0.0.1", true, 8, 8);
+	struct k8s_node *n = fx_node("node-1", "10.0.0.1", true, 8, 8);
 	char *s;
 
 	s = FX_RENDER(render_node_status(sb, n); render_node_ip(sb, n); render_node_role(sb, n));

@@ -1,6 +1,7 @@
 /* Tests render/pods.c: instance files, the main instance as Arena picks it, the
  * main container. */
 #include "render/render.h"
+#include "render/pods.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -1,5 +1,6 @@
 /* Tests render/status.c: Arena's job status for every kind, kubectl's pod STATUS. */
 #include "render/render.h"
+#include "render/status.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

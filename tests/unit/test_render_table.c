@@ -1,5 +1,6 @@
 /* Tests render/table.c: tabwriter's layout, no trailing blanks, single-line cells. */
-#include "render/render_internal.h"
+#include "render/table.h"
+#include "render/text.h"
 #include "tests/unit/harness.h"
 
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Tests render/tensorboard.c: Arena's two URL rules, the service preference, none. */
 #include "render/render.h"
+#include "render/tensorboard.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
@@ -8,7 +9,7 @@
 struct tb_case {
 	struct job *job;
 	struct service *svc[3];
-	struct node *nodes[3];
+	struct k8s_node *nodes[3];
 	size_t n_svc, n_nodes;
 };
 
@@ -19,7 +20,7 @@ static char *url_of(struct tb_case *c, bool *found)
 
 	v.services = (const struct service *const *)c->svc;
 	v.n_services = c->n_svc;
-	v.nodes = (const struct node *const *)c->nodes;
+	v.nodes = (const struct k8s_node *const *)c->nodes;
 	v.n_nodes = c->n_nodes;
 	*found = render_job_tensorboard_url(&sb, &v);
 	return strbuf_take(&sb);

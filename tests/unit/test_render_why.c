@@ -5,6 +5,8 @@
  * when several hold, hostile messages kept to one line, and that it heads info.
  */
 #include "render/render.h"
+#include "render/why.h"
+#include "render/job_info.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -1,17 +1,17 @@
 /*
- * Messages of the daemon: one line each, to wherever mount/ says (stderr in the
+ * What the daemon says (say.h): one line each, to wherever mount/ says (stderr in the
  * foreground, syslog once detached, a buffer during start-up). Priorities are
  * syslog's; lines above the level set (LOG_INFO by default, LOG_DEBUG with -d)
  * are dropped.
  *
- * k8s/ never logs (its errors travel in struct k8s_error); fs/ logs what a user
- * or an operator should know about and what the kernel cannot be told.
+ * k8s/ never says anything (its errors travel in struct k8s_error); fs/ says what a
+ * user or an operator should know about and what the kernel cannot be told.
  */
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
 
-#include "k8s/base/log.h"
+#include "k8s/base/say.h"
 
 static void stderr_sink(int priority, const char *msg)
 {
@@ -19,25 +19,25 @@ static void stderr_sink(int priority, const char *msg)
 	fprintf(stderr, "arenafs: %s\n", msg);
 }
 
-static fs_log_sink_fn sink = stderr_sink;
+static say_sink_fn sink = stderr_sink;
 static int max_priority = LOG_INFO;
 
-void fs_log_set_sink(fs_log_sink_fn fn)
+void say_set_sink(say_sink_fn fn)
 {
 	sink = fn ? fn : stderr_sink;
 }
 
-void fs_log_set_level(int priority)
+void say_set_level(int priority)
 {
 	max_priority = priority;
 }
 
-bool fs_log_enabled(int priority)
+bool say_enabled(int priority)
 {
 	return priority <= max_priority;
 }
 
-void fs_vlog(int priority, const char *fmt, va_list ap)
+void vsay(int priority, const char *fmt, va_list ap)
 {
 	char msg[2048];
 	size_t len;
@@ -55,11 +55,11 @@ void fs_vlog(int priority, const char *fmt, va_list ap)
 	sink(priority, msg);
 }
 
-void fs_log(int priority, const char *fmt, ...)
+void say(int priority, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fs_vlog(priority, fmt, ap);
+	vsay(priority, fmt, ap);
 	va_end(ap);
 }

@@ -1,0 +1,26 @@
+/*
+ * data/list (data.c): a namespace's PersistentVolumeClaims as a table, in the columns
+ * of `arena data list` and more, with the jobs that mount each. Pure: `now` comes in
+ * the view. Callers: fs/ (the places table's row). Test: tests/unit/test_render_data.c.
+ */
+#ifndef ARENAFS_RENDER_DATA_H
+#define ARENAFS_RENDER_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "k8s/base/strbuf.h"
+#include "k8s/objects/objects.h"
+
+/* A namespace's claims, by name, and its jobs (any order), which mount them. */
+struct data_view {
+	const struct pvc *const *pvcs;
+	size_t n_pvcs;
+	const struct job *const *jobs;
+	size_t n_jobs;
+	int64_t now;
+};
+
+void render_data_list(struct strbuf *sb, const struct data_view *v);
+
+#endif

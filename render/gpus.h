@@ -1,0 +1,38 @@
+/*
+ * render/gpus.c's face: GPU accounting, a job's and a node's gpus, node info,
+ * cluster/top and gpus (gpus.c).
+ * Pure: no I/O, no locks, no clock.
+ */
+#ifndef ARENAFS_RENDER_GPUS_H
+#define ARENAFS_RENDER_GPUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "k8s/base/strbuf.h"
+#include "render/render.h"
+
+void render_job_gpus(struct strbuf *sb, const struct job_view *v);
+
+/* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
+ * pods' nvidia.com/gpu limits; allocated = limits of started, uncompleted pods. */
+int render_job_gpus_requested(const struct job_view *v);
+
+int render_job_gpus_allocated(const struct job_view *v);
+
+void render_node_gpus(struct strbuf *sb, const struct node_view *v);    /* "3/8\n" */
+
+/* Σ nvidia.com/gpu limits of the node's pods that are not Succeeded, Failed or being deleted. */
+int render_node_gpus_allocated(const struct node_view *v);
+
+void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
+
+void render_cluster_top(struct strbuf *sb, const struct node_view *nodes, size_t n);
+
+void render_cluster_gpus(struct strbuf *sb, const struct node_view *nodes, size_t n);
+
+/* Arena's IsCompletedPod: Succeeded, Failed or being deleted. */
+bool render_pod_is_completed(const struct pod *pod);
+
+#endif
