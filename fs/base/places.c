@@ -2,7 +2,7 @@
  * The table of the tree's places (places.h): one row per place, each
  * directory's fixed names in listing order (by name, strcmp: README before
  * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/,
- * submit/ and namespaces/NS/submit/): its rows then differ only in their
+ * submit/ and namespaces/NS/submit/, check/ likewise): its rows then differ only in their
  * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
 #include "fs/base/places.h"
@@ -40,6 +40,9 @@ static const struct place PLACES[] = {
 	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 
 	{FS_README, FS_ROOT, "README", SRC_NONE, 0, 0, {.text = render_readme}, 0},
+	/* submit/'s twin that makes nothing: its files are submit.c's too */
+	{FS_CHECK_DIR, FS_ROOT, "check", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, 0},
 	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0},
@@ -112,6 +115,8 @@ static const struct place PLACES[] = {
 
 	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0},
 
+	{FS_CHECK_DIR, FS_NS_DIR, "check", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, 0},
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
 	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,

@@ -26,11 +26,13 @@
 #include <time.h>
 
 #include "fs/submit/staging.h"
+#include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 
 struct pending {
 	struct pending *next;
 	char *ns; /* where it is made */
+	bool check; /* check/'s: dry-run with its code, nothing made */
 	struct staging_submission sub;
 };
 
@@ -55,14 +57,20 @@ static void pending_free(struct pending *p)
 }
 
 /* Takes the code and makes the job of p, recording the outcome in its entry. */
+static struct staging *pending_area(struct fs *fs, const struct pending *p)
+{
+	return areas_get(p->check ? fs->check_areas : fs->areas, p->ns, false);
+}
+
 static void make_one(struct fs *fs, struct pending *p)
 {
-	struct staging *st = areas_get(fs->areas, p->ns, false);
+	struct staging *st = pending_area(fs, p);
 	struct staging_code code;
 	struct k8s_error err;
 	struct submit_made made = {"", 0, "", ""};
-	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, false,
-	                            &code, &made};
+	struct strbuf objects = STRBUF_INIT;
+	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, p->check,
+	                            p->check ? &objects : NULL, &code, &made};
 	char where[320];
 	int ret;
 
@@ -81,11 +89,15 @@ static void make_one(struct fs *fs, struct pending *p)
 		ret = submit_run(fs, &rq, &err);
 		staging_code_clear(&code);
 	}
-	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
-	                    err.message);
+	if (!ret && p->check)
+		submit_record_checked(st, p->sub.entry, &objects);
+	else
+		staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
+		                    err.message);
+	strbuf_free(&objects);
 	if (ret)
 		fs_log(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
-	else
+	else if (!p->check)
 		submit_note_made(fs, st, p->sub.entry, &made);
 }
 
@@ -96,7 +108,7 @@ static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 	*wait_ms = STAGING_QUIET_MS;
 	for (struct pending **pp = &d->queue; *pp; pp = &(*pp)->next) {
 		struct pending *p = *pp;
-		struct staging *st = areas_get(d->fs->areas, p->ns, false);
+		struct staging *st = pending_area(d->fs, p);
 		int64_t quiet = 0;
 
 		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
@@ -154,7 +166,8 @@ int submit_defer_new(struct fs *fs, struct submit_defer **out)
 	return 0;
 }
 
-int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_submission *sub)
+int submit_defer_add(struct submit_defer *d, const char *ns, bool check,
+                     struct staging_submission *sub)
 {
 	struct pending *p = calloc(1, sizeof(*p)), **pp;
 	int ret = 0;
@@ -163,6 +176,7 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 		free(p);
 		return -ENOMEM;
 	}
+	p->check = check;
 	p->sub = *sub; /* taken over */
 	memset(sub, 0, sizeof(*sub));
 	pthread_mutex_lock(&d->lock);
@@ -173,7 +187,8 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 	if (ret == 0) {
 		/* A spec written again before its copy was over replaces the first. */
 		for (pp = &d->queue; *pp; pp = &(*pp)->next)
-			if (strcmp((*pp)->sub.entry, p->sub.entry) == 0) {
+			if (strcmp((*pp)->sub.entry, p->sub.entry) == 0 &&
+			    strcmp((*pp)->ns, p->ns) == 0 && (*pp)->check == p->check) {
 				struct pending *old = *pp;
 
 				*pp = old->next;
@@ -193,7 +208,8 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 
 static bool is_waiting(const struct pending *p, const char *ns, const char *name)
 {
-	return p && strcmp(p->sub.entry, name) == 0 && strcmp(ns, p->ns) == 0;
+	/* a check makes no job: nothing to wait for */
+	return p && !p->check && strcmp(p->sub.entry, name) == 0 && strcmp(ns, p->ns) == 0;
 }
 
 bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name, int timeout_ms)
