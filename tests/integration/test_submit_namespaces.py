@@ -9,6 +9,7 @@ import errno
 import os
 
 import pytest
+import yaml
 
 from helpers import TFJOB_MANIFEST, wait_until, write_as_cp
 
@@ -40,7 +41,7 @@ def test_a_spec_in_namespaces_ns_submit_is_launched_in_ns(other, arenafs):
     m = arenafs(c)
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
                message="namespaces/%s/jobs/resident" % ns)
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "jobs", "submit"]
     assert os.listdir(m.path("namespaces", ns, "submit")) == []
 
     assert write_as_cp(m.path("namespaces", ns, "submit", "elsewhere.yaml"), SPEC) == 0
@@ -97,3 +98,24 @@ def test_reader_may_not_launch_and_submit_error_says_why(other, arenafs):
     # asked once, then kept: one line in the daemon's log for both refusals
     assert len([line for line in m.log().splitlines() if "submit/ refused:" in line]) == 1, \
         m.log()
+
+
+def test_a_spec_in_namespaces_ns_check_is_dry_run_in_ns(other, arenafs):
+    """namespaces/NS/check/ (docs/submit.md, "Checking a spec"): the dry run's
+    objects are NS's, and nothing is made in NS or in the mount's namespace."""
+    c, ns = other
+    m = arenafs(c)
+    wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
+               message="namespaces/%s/jobs/resident" % ns)
+    kinds = "tfjobs,deployments,services,configmaps,pods"
+    before = [c.kubectl("get", kinds, "-n", n, "-o", "name").stdout for n in (ns, c.namespace)]
+    assert write_as_cp(m.path("namespaces", ns, "check", "elsewhere.yaml"), SPEC) == 0
+    assert m.read("namespaces", ns, "check", "elsewhere", "status") == "checked\n"
+    docs = list(yaml.safe_load_all(m.read("namespaces", ns, "check", "elsewhere",
+                                          "objects.yaml")))
+    assert [(d["kind"], d["metadata"]["namespace"]) for d in docs] == [("TFJob", ns)], docs
+    assert "elsewhere" not in os.listdir(m.path("check"))
+    after = [c.kubectl("get", kinds, "-n", n, "-o", "name").stdout for n in (ns, c.namespace)]
+    # the resident job's pods may come meanwhile: compare what is not theirs
+    strip = lambda outs: [[o for o in out.split() if "resident" not in o] for out in outs]
+    assert strip(after) == strip(before)
