@@ -26,6 +26,11 @@
  * namespaces/NS/submit/ itself first asks whether these credentials may create jobs
  * in NS (access.c): where not, it is EACCES, and submit/'s own `error` says why.
  *
+ * check/ and namespaces/NS/check/ (docs/submit.md, "Checking a spec") are the same
+ * operations over trees of their own (fs->check_areas): the root's type is
+ * FS_CHECK_DIR, the inodes below it carry the identity prefix "check:", and a
+ * submission there stops after the dry runs, its answers in ENTRY/objects.yaml.
+ *
  * rmdir of jobs/NAME runs its DELETE through deletes.c, which bounds how long the
  * rmdir (and so the kernel's lock of jobs/) waits for the cluster.
  *
