@@ -64,7 +64,10 @@ def test_check_shows_the_objects_with_server_defaults_and_makes_nothing(env):
         assert d["metadata"]["namespace"] == c.namespace, d["metadata"]
         assert d["metadata"].get("uid"), "the server's answer has a uid: %s" % d["metadata"]
         assert "managedFields" not in d["metadata"], d["metadata"]
-    # The spec names none of these: the API server's defaults for a Deployment.
+    # The spec names none of these (arenafs' manifests neither): the CRD schema's
+    # default, applied by the API server to the job ...
+    assert docs[0]["spec"]["runPolicy"]["suspend"] is False, docs[0]["spec"]["runPolicy"]
+    # ... and the API server's defaults for a Deployment.
     dep = docs[1]
     container = dep["spec"]["template"]["spec"]["containers"][0]
     assert container["terminationMessagePath"] == "/dev/termination-log", container
