@@ -99,12 +99,14 @@ static bool checked_root(struct fs *fs, const struct fs_inode *in)
 	return is_root(in) && strcmp(area_ns(fs, in), fs->namespace) != 0;
 }
 
-void submit_area_path(struct fs *fs, const char *ns, char *buf, size_t size)
+void submit_area_path(struct fs *fs, const char *ns, bool check, char *buf, size_t size)
 {
+	const char *area = check ? "check" : "submit";
+
 	if (strcmp(ns, fs->namespace) == 0)
-		snprintf(buf, size, "submit/");
+		snprintf(buf, size, "%s/", area);
 	else
-		snprintf(buf, size, "namespaces/%s/submit/", ns);
+		snprintf(buf, size, "namespaces/%s/%s/", ns, area);
 }
 
 /* Does the cache hold the job of this uid (1), none of that name (0), or another (-1)? */
@@ -636,14 +638,14 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns, 
 	if (ret == -EACCES)
 		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
 	if (ret) {
-		submit_area_path(fs, ns, where, sizeof(where));
+		submit_area_path(fs, ns, check, where, sizeof(where));
 		fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, err.message);
 	}
 	return ret;
 }
 
 /* A spec a write failed on: nothing is submitted, and the entry's error says why. */
-static int record_lost(struct fs *fs, struct staging *st, const char *ns,
+static int record_lost(struct fs *fs, struct staging *st, const char *ns, bool check,
                        const struct staging_submission *sub, int ret)
 {
 	char why[256], where[320];
@@ -662,7 +664,7 @@ static int record_lost(struct fs *fs, struct staging *st, const char *ns,
 		snprintf(why, sizeof(why), "a write failed (%s): nothing was submitted",
 		         strerror(-ret));
 	staging_set_outcome(st, sub->entry, STAGING_FAILED, why);
-	submit_area_path(fs, ns, where, sizeof(where));
+	submit_area_path(fs, ns, check, where, sizeof(where));
 	fs_log(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
 	return ret;
 }
@@ -683,7 +685,7 @@ void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 	if (ret > 0)
 		ret = submit_and_record(fs, st, area_ns(fs, in), is_check(in), &sub);
 	else if (ret < 0 && sub.entry)
-		ret = record_lost(fs, st, area_ns(fs, in), &sub, ret);
+		ret = record_lost(fs, st, area_ns(fs, in), is_check(in), &sub, ret);
 	staging_submission_clear(&sub);
 	fuse_reply_err(req, -ret);
 }
@@ -758,7 +760,7 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 	if (ret > 0)
 		ret = submit_and_record(fs, st, area_ns(fs, parent), is_check(parent), &sub);
 	else if (ret < 0 && sub.entry)
-		ret = record_lost(fs, st, area_ns(fs, parent), &sub, ret);
+		ret = record_lost(fs, st, area_ns(fs, parent), is_check(parent), &sub, ret);
 	staging_submission_clear(&sub);
 	if (!ret)
 		ret = staging_rename(st, from, name, to, newname, flags);

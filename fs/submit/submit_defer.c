@@ -75,7 +75,7 @@ static void make_one(struct fs *fs, struct pending *p)
 	int ret;
 
 	k8s_error_clear(&err);
-	submit_area_path(fs, p->ns, where, sizeof(where));
+	submit_area_path(fs, p->ns, p->check, where, sizeof(where));
 	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
 		fs_log(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
@@ -252,7 +252,7 @@ void submit_defer_stop(struct submit_defer *d)
 		struct pending *p = d->queue;
 		char where[320];
 
-		submit_area_path(d->fs, p->ns, where, sizeof(where));
+		submit_area_path(d->fs, p->ns, p->check, where, sizeof(where));
 		fs_log(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
 		       where, p->sub.entry);
 		d->queue = p->next;
