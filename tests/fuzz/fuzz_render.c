@@ -2,7 +2,9 @@
  * libFuzzer target: objects → text (render/). The input is JSON
  * {"job": {...}, "pods": [...], "nodes": [...], "events": [...]}; what decodes
  * becomes a job view and a node view, and every job and node file is rendered
- * from it (and the tables of jobs), as the tree would show them.
+ * from it (and the tables of jobs), as the tree would show them; and the whole
+ * input as YAML (render/yaml_emit.c: spec.yaml of a foreign job, and each
+ * document of check/NAME/objects.yaml).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +12,7 @@
 
 #include "k8s/objects/objects.h"
 #include "render/render.h"
+#include "render/yaml_emit.h"
 #include "k8s/base/strbuf.h"
 
 #define MAX_ITEMS 64
@@ -64,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < nn; i++)
 			render_node_info(&sb, &nv[i]);
 	}
+	strbuf_reset(&sb);
+	render_yaml_emit(&sb, root);
 	strbuf_free(&sb);
 	if (job)
 		job_free(job);
