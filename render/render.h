@@ -48,6 +48,9 @@ struct job_view {
 	size_t n_kept_pods;
 	/* NULL, or keeping logs fails (err set): why a job's logs may be gone */
 	const struct logs_kept_state *keep;
+	/* The end of the log of the instance why names as failed (render_job_why_failure),
+	 * when it is at hand without a request (arenafs kept it: keep_logs); else NULL. */
+	const char *failed_log_tail;
 	int64_t now;
 };
 
@@ -68,6 +71,13 @@ bool render_job_ended(const struct job_view *v);
 void render_job_status(struct strbuf *sb, const struct job_view *v);    /* "RUNNING\n" */
 void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjob\n" */
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
+/* The one reason the job is where it is, one line (why.c); it also heads info. A
+ * failed job's line is followed by the end of its log, when v->failed_log_tail has it. */
+void render_job_why(struct strbuf *sb, const struct job_view *v);
+/* The container instance a failed job's why names: the first to fail, in the pod's
+ * current instance (*previous false) or the one before a restart (true). */
+bool render_job_why_failure(const struct job_view *v, const struct pod **pod,
+                            const struct container **c, bool *previous);
 void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
 /* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the

@@ -85,6 +85,9 @@ static const struct place PLACES[] = {
 	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
 	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD},
 	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0},
+	{FS_JOB_WHY, FS_JOB_DIR, "why", SRC_JOB, VIEW_PODS | VIEW_EVENTS | VIEW_LOG_TAIL,
+	 PLACE_AGES,
+	 {.job = render_job_why}, 0},
 
 	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0},
 

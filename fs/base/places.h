@@ -68,7 +68,8 @@ enum {
 	VIEW_NODES = 4,
 	VIEW_EVENTS = 8,
 	VIEW_KEPT = 16,     /* the pods gone whose logs are kept (v.kept_pods) */
-	VIEW_ALL = 31
+	VIEW_LOG_TAIL = 32, /* the end of the failed instance's kept log (v.failed_log_tail) */
+	VIEW_ALL = 63
 };
 
 /* When a place that comes and goes exists (PLACE_COMES_AND_GOES): the path model

@@ -93,6 +93,9 @@ void cache_read_unlock(struct k8s_cache *c);
  */
 /* Namespaces with jobs visible to these credentials, the configured one always first. */
 size_t cache_namespaces(struct k8s_cache *c, const char ***out);
+/* The namespace object called name, jobs or none, or NULL: not there, or these
+ * credentials may not list namespaces (the cache then has none). */
+const struct k8s_namespace *cache_find_namespace(struct k8s_cache *c, const char *name);
 size_t cache_jobs(struct k8s_cache *c, const char *ns, const struct job ***out);
 const struct job *cache_find_job(struct k8s_cache *c, const char *ns, enum job_kind kind,
 				 const char *name);

@@ -196,6 +196,13 @@ size_t cache_events_for(struct k8s_cache *st, const char *ns, const char *name,
 	                      NULL, cmp_event, (const void ***)out);
 }
 
+const struct k8s_namespace *cache_find_namespace(struct k8s_cache *st, const char *name)
+{
+	struct entry *e = store_entry_get(&st->tables[CACHE_NAMESPACE], -1, "", name);
+
+	return e ? e->obj : NULL;
+}
+
 size_t store_namespace_names(struct k8s_cache *st, const char ***out)
 {
 	const struct k8s_namespace **objs;

@@ -1,6 +1,7 @@
 /*
  * libFuzzer target: objects → text (render/). The input is JSON
- * {"job": {...}, "pods": [...], "nodes": [...], "events": [...]}; what decodes
+ * {"job": {...}, "pods": [...], "nodes": [...], "events": [...], "log": "..."};
+ * "log" stands for a failed instance's kept log, whose end why quotes; what decodes
  * becomes a job view and a node view, and every job and node file is rendered
  * from it (and the tables of jobs), as the tree would show them; and the whole
  * input as YAML (render/yaml_emit.c: spec.yaml of a foreign job, and each
@@ -48,9 +49,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (job) {
 		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
 		                      .n_nodes = nn, .events = events, .n_events = ne,
+		                      .failed_log_tail = json_string_value(json_object_get(root, "log")),
 		                      .now = 1764669600};
 		render_job_status(&sb, &v);
 		render_job_info(&sb, &v);
+		render_job_why(&sb, &v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
 		/* the tables of jobs, with the job twice (ties in every order key) */

@@ -55,7 +55,7 @@ def test_ls_jobs_lists_every_job_of_any_kind_newest_first(env):
 def test_job_directories_hold_their_files(env):
     c, m = env
     base = {"events", "gpus", "info", "instances", "job.json", "logs", "spec.yaml",
-            "status", "type"}
+            "status", "type", "why"}
 
     def agree():
         services = c.kubectl_json("get", "services")["items"]
@@ -370,9 +370,13 @@ def test_two_kinds_with_one_name_are_name_dot_type_and_namespaces_come_and_go(an
         wait_until(lambda: other not in listdir(m.path("namespaces")) and
                    listdir(m.path("namespaces")) == other_namespaces_with_jobs(c),
                    message="namespaces/%s gone again" % other)
-        assert not os.path.exists(m.path("namespaces", other))
+        # no longer listed, but the namespace exists: found by name, empty
+        assert listdir(m.path("namespaces", other, "jobs")) == []
     finally:
         c.kubectl("delete", "namespace", other, "--wait=false", check=False)
+    # and gone once the namespace is
+    wait_until(lambda: not os.path.exists(m.path("namespaces", other)), timeout=120,
+               message="namespaces/%s gone with its namespace" % other)
 
 
 def test_what_rbac_forbids_is_absent_not_an_error(kubesim, arenafs):

@@ -55,7 +55,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 		     "context gpus health list list-all top top-job");
 	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
 		     "code events gpus info instances job.json logs spec.yaml status tensorboard_url "
-		     "type");
+		     "type why");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");

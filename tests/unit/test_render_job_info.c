@@ -11,9 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* info below its first paragraph, which must be the why line (test_render_why.c)
+ * and a blank line: Arena's report. */
 static char *info_of(const struct job_view *v)
 {
-	return FX_RENDER(render_job_info(sb, v));
+	char *info = FX_RENDER(render_job_info(sb, v));
+	char *why = FX_RENDER(render_job_why(sb, v));
+	size_t n = strlen(why);
+	char *arena;
+
+	CHECK(strncmp(info, why, n) == 0 && info[n] == '\n');
+	arena = strdup(strncmp(info, why, n) == 0 && info[n] == '\n' ? info + n + 1 : info);
+	free(info);
+	free(why);
+	return arena;
 }
 
 TEST(info_of_a_job_without_instances)

@@ -180,6 +180,7 @@ class Admission:
                                "Required value"))
         if causes:
             raise invalid(res, obj["metadata"]["name"], causes)
+        simutil.admit_priority_class(self.store, obj)
         obj["status"] = {}
         simutil.default_pod(obj)
 
