@@ -258,6 +258,25 @@ static void info_pending(struct strbuf *sb, const struct job_view *v, const stru
 	render_table_free(&t);
 }
 
+/* The claims the job's templates mount, one a line: where its data is (data/list
+ * says each one's state). Nothing for a job that mounts none. */
+static void info_data(struct strbuf *sb, const struct job_view *v)
+{
+	const char *p = v->job->claims;
+
+	if (!*p)
+		return;
+	strbuf_puts(sb, "\nData:\n");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		strbuf_puts(sb, "  ");
+		strbuf_append(sb, p, len);
+		strbuf_putc(sb, '\n');
+		p += len + (p[len] == ',');
+	}
+}
+
 static void info_tensorboard(struct strbuf *sb, const struct job_view *v)
 {
 	struct strbuf url = STRBUF_INIT;
@@ -291,6 +310,7 @@ void render_job_info(struct strbuf *sb, const struct job_view *v)
 	info_header(sb, v);
 	info_instances(sb, v, pods, main_pod >= 0 ? v->pods[main_pod] : NULL);
 	info_pending(sb, v, pods);
+	info_data(sb, v);
 	info_tensorboard(sb, v);
 	free(pods);
 }

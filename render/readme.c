@@ -18,6 +18,7 @@ static const char README[] =
     "  cluster/list-all         arena list -A: the jobs of every namespace\n"
     "  cluster/top-job          arena top job: the namespace's jobs, most GPUs first\n"
     "  cluster/gpus             allocated/total GPUs of the cluster\n"
+    "  data/list                arena data list: the namespace's volume claims, their jobs\n"
     "  jobs/NAME/status         PENDING, QUEUING, RUNNING, SUCCEEDED or FAILED\n"
     "  jobs/NAME/why            one line: why it waits, failed, restarts, or runs since when\n"
     "  jobs/NAME/info           arena get: status, duration, instances, TensorBoard\n"

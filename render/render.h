@@ -141,6 +141,19 @@ void render_stale_note(struct strbuf *sb, const struct cache_health *h);
 void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s);
 void render_readme(struct strbuf *sb);
 
+/* ---- data/ ---- */
+
+/* A namespace's claims, by name, and its jobs (any order), which mount them. */
+struct data_view {
+	const struct pvc *const *pvcs;
+	size_t n_pvcs;
+	const struct job *const *jobs;
+	size_t n_jobs;
+	int64_t now;
+};
+/* data/list: the claims as a table (`arena data list`'s columns and more). */
+void render_data_list(struct strbuf *sb, const struct data_view *v);
+
 /* An rmdir's delete that outlived the rmdir (fs/submit/deletes.h): under way, or failed. */
 struct delete_note {
 	int64_t asked;      /* when rmdir asked (seconds, UTC) */

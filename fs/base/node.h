@@ -59,6 +59,8 @@ enum fs_type {
 	FS_SUBMIT_FILE,       /* a file below submit/ or check/, likewise */
 	FS_CHECK_DIR,         /* check/: submit/'s twin that only dry-runs (submit.h) */
 	FS_NAMESPACES_DIR,
+	FS_DATA_DIR,          /* data/ or namespaces/NS/data/: ns set */
+	FS_DATA_LIST,         /* data/list: ns set */
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
 	FS_CODE_DIR,          /* jobs/NAME/code/: the job's, path "" */
 	FS_CODE_SUBDIR,       /* a directory below code/: + path */

@@ -44,6 +44,7 @@ static const struct place PLACES[] = {
 	{FS_CHECK_DIR, FS_ROOT, "check", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
 	 {0}, 0},
 	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
+	{FS_DATA_DIR, FS_ROOT, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0},
 	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0},
@@ -64,6 +65,9 @@ static const struct place PLACES[] = {
 	 {.cluster = render_cluster_top}, 0},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
 	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0},
+
+	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.data = render_data_list}, 0},
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0},
 
@@ -120,6 +124,7 @@ static const struct place PLACES[] = {
 
 	{FS_CHECK_DIR, FS_NS_DIR, "check", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
 	 {0}, 0},
+	{FS_DATA_DIR, FS_NS_DIR, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
 	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
@@ -253,6 +258,9 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 		break;
 	case SRC_ALL_JOBS:
 		snprintf(buf, size, "jobtable");
+		break;
+	case SRC_DATA:
+		snprintf(buf, size, "data/%s", ns);
 		break;
 	default:
 		buf[0] = '\0';

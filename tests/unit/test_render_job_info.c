@@ -303,3 +303,20 @@ TEST(info_of_a_finished_job_whose_pods_are_gone_says_whether_their_logs_were_kep
 	fx_pod_free(p);
 	fx_job_free(j);
 }
+
+TEST(info_lists_the_claims_the_job_mounts)
+{
+	struct job *j = fx_job(JOB_PYTORCHJOB, "bert", FX_T0 - 30);
+	struct job_view v = fx_view(j, NULL, 0);
+	char *s;
+
+	fx_set(&j->claims, "imagenet,scratch");
+	s = info_of(&v);
+	CHECK(strstr(s, "  ----  ------  ---  --------  --------------  ----\n"
+	                "\n"
+	                "Data:\n"
+	                "  imagenet\n"
+	                "  scratch\n") != NULL);
+	free(s);
+	fx_job_free(j);
+}

@@ -368,6 +368,10 @@ class Admission:
         obj["status"] = {"phase": "Active"}
 
     def _create_persistentvolumeclaims(self, res, obj):
+        # StorageObjectInUseProtection: the pvc-protection controller (gc.py) removes it
+        fins = obj["metadata"].setdefault("finalizers", [])
+        if "kubernetes.io/pvc-protection" not in fins:
+            fins.append("kubernetes.io/pvc-protection")
         spec = obj.setdefault("spec", {})
         spec.setdefault("volumeMode", "Filesystem")
         obj["status"] = {"phase": "Pending"}
