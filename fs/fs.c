@@ -85,7 +85,8 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	fs->opts = *opts;
 	fs->up = UPCALLS;
 	fs->inodes = inode_table_new(on_inode_free);
-	if (!fs->inodes || areas_new(&fs->areas) < 0 || access_new(&fs->access) < 0 ||
+	if (!fs->inodes || areas_new(&fs->areas) < 0 ||
+	    areas_new(&fs->check_areas) < 0 || access_new(&fs->access) < 0 ||
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
 	    deletes_new(fs, &fs->deletes) < 0 ||
@@ -99,6 +100,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
 		access_free(fs->access);
+		areas_free(fs->check_areas);
 		areas_free(fs->areas);
 		inode_table_free(fs->inodes);
 		free(fs);
@@ -189,6 +191,7 @@ void fs_free(struct fs *fs)
 		fs_handle_free(fs, fs->handles);   /* their inodes go with the table */
 	inode_table_free(fs->inodes);
 	areas_free(fs->areas);
+	areas_free(fs->check_areas);
 	access_free(fs->access);
 	logfile_memo_free(fs->log_memo);
 	logstream_registry_free(fs->streams);

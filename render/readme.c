@@ -21,6 +21,7 @@ static const char SUBMIT[] =
     "\n"
     "  cp mnist.yaml submit/          # the job is named after name:, else the file\n"
     "  cp -r mnist/ submit/           # a directory holding spec.yaml\n"
+    "  cp mnist.yaml check/           # nothing made: check/mnist/objects.yaml shows what\n"
     "\n"
     "A spec mirrors arena submit's flags:\n"
     "\n"

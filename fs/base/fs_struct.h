@@ -71,6 +71,7 @@ struct fs {
 	bool served[JOB_KIND_COUNT];
 	const char *namespace;       /* the configured one: jobs/, submit/ */
 	struct submit_areas *areas;  /* the contents of submit/ and namespaces/NS/submit/ */
+	struct submit_areas *check_areas; /* check/ and namespaces/NS/check/: dry runs only */
 	struct access_cache *access; /* who may create jobs where (access.c) */
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */

@@ -55,8 +55,9 @@ enum fs_type {
 	FS_NODE_IP,
 	FS_NODE_ROLE,
 	FS_SUBMIT_DIR,        /* submit/: its subtree is submit.c's (submit.h) */
-	FS_SUBMIT_SUBDIR,     /* a directory below submit/, described by submit.c */
-	FS_SUBMIT_FILE,       /* a file below submit/, likewise */
+	FS_SUBMIT_SUBDIR,     /* a directory below submit/ or check/, described by submit.c */
+	FS_SUBMIT_FILE,       /* a file below submit/ or check/, likewise */
+	FS_CHECK_DIR,         /* check/: submit/'s twin that only dry-runs (submit.h) */
 	FS_NAMESPACES_DIR,
 	FS_DATA_DIR,          /* data/ or namespaces/NS/data/: ns set */
 	FS_DATA_LIST,         /* data/list: ns set */

@@ -2,7 +2,7 @@
  * The table of the tree's places (places.h): one row per place, each
  * directory's fixed names in listing order (by name, strcmp: README before
  * cluster/). A type may stand in two places (jobs/ and namespaces/NS/jobs/,
- * submit/ and namespaces/NS/submit/): its rows then differ only in their
+ * submit/ and namespaces/NS/submit/, check/ likewise): its rows then differ only in their
  * parent. tests/unit/test_fs_places.c holds the table to these rules.
  */
 #include "fs/base/places.h"
@@ -55,6 +55,9 @@ static const struct place PLACES[] = {
 	{FS_ROOT, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
 
 	{FS_README, FS_ROOT, "README", SRC_PLACES, 0, 0, {.readme = render_readme}, 0, NULL},
+	/* submit/'s twin that makes nothing: its files are submit.c's too */
+	{FS_CHECK_DIR, FS_ROOT, "check", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, 0, "as submit/, but only the API server's dry run: check/NAME/objects.yaml"},
 	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
 	{FS_DATA_DIR, FS_ROOT, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
 	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0, NULL},
@@ -146,6 +149,8 @@ static const struct place PLACES[] = {
 
 	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0, NULL},
 
+	{FS_CHECK_DIR, FS_NS_DIR, "check", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
+	 {0}, 0, NULL},
 	{FS_DATA_DIR, FS_NS_DIR, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0,
 	 "the jobs of other namespaces you may list"},

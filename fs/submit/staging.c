@@ -62,6 +62,7 @@ static const char *const OUTCOME_TEXT[] = {
     [STAGING_SUBMITTED] = "submitted\n",
     [STAGING_FAILED] = "failed\n",
     [STAGING_DELETED] = "deleted\n",
+    [STAGING_CHECKED] = "checked\n",
 };
 
 static struct timespec now(void)
@@ -933,9 +934,24 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 		                    outcome == STAGING_NONE ? NULL : OUTCOME_TEXT[outcome]);
 		if (!err && outcome != STAGING_SUBMITTING)
 			err = set_generated(st, d, STAGING_ERROR, error);
+		if (!err && outcome != STAGING_CHECKED)
+			err = set_generated(st, d, STAGING_OBJECTS, NULL);
 	}
 	pthread_mutex_unlock(&st->lock);
 	free(error);
+	return err;
+}
+
+int staging_set_objects(struct staging *st, const char *entry, const char *text)
+{
+	struct snode *d;
+	int err = 0;
+
+	pthread_mutex_lock(&st->lock);
+	d = child(st->root, entry);
+	if (d && d->dir && d->outcome == STAGING_CHECKED)
+		err = set_generated(st, d, STAGING_OBJECTS, text);
+	pthread_mutex_unlock(&st->lock);
 	return err;
 }
 
@@ -1008,6 +1024,7 @@ static int code_check_growth(struct staging *st, struct snode *n, size_t size)
 	e->outcome = STAGING_FAILED;
 	set_generated(st, e, STAGING_STATUS, OUTCOME_TEXT[STAGING_FAILED]);
 	set_generated(st, e, STAGING_ERROR, why);
+	set_generated(st, e, STAGING_OBJECTS, NULL);
 	return -EFBIG;
 }
 

@@ -42,6 +42,7 @@
                                * change after such a pause starts another copy) */
 #define STAGING_STATUS    "status"
 #define STAGING_ERROR     "error"
+#define STAGING_OBJECTS   "objects.yaml" /* check/'s: what the dry run answered */
 
 /* The outcome of an entry's last submission, as its `status` file says it. */
 enum staging_outcome {
@@ -49,7 +50,8 @@ enum staging_outcome {
 	STAGING_SUBMITTING, /* "submitting": the requests are under way */
 	STAGING_SUBMITTED,  /* "submitted" */
 	STAGING_FAILED,     /* "failed", and `error` says why */
-	STAGING_DELETED     /* "deleted": the job the submission made is gone */
+	STAGING_DELETED,    /* "deleted": the job the submission made is gone */
+	STAGING_CHECKED     /* "checked" (check/): dry-run only, objects.yaml says what */
 };
 
 /* The job an entry's last submission made (staging_followed_job's copy). */
@@ -160,6 +162,11 @@ void staging_submission_clear(struct staging_submission *sub);
  */
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
                         const char *message);
+/*
+ * After a CHECKED outcome (check/): the generated file ENTRY/objects.yaml holds
+ * text; any later outcome removes it. A user's own file of that name is left alone.
+ */
+int staging_set_objects(struct staging *st, const char *entry, const char *text);
 /*
  * After a SUBMITTED outcome: the job it made, for status to follow, and whether the
  * cache already shows it. Any later outcome forgets it. Nothing is recorded when

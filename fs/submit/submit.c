@@ -26,6 +26,11 @@
  * namespaces/NS/submit/ itself first asks whether these credentials may create jobs
  * in NS (access.c): where not, it is EACCES, and submit/'s own `error` says why.
  *
+ * check/ and namespaces/NS/check/ (docs/submit.md, "Checking a spec") are the same
+ * operations over trees of their own (fs->check_areas): the root's type is
+ * FS_CHECK_DIR, the inodes below it carry the identity prefix "check:", and a
+ * submission there stops after the dry runs, its answers in ENTRY/objects.yaml.
+ *
  * rmdir of jobs/NAME runs its DELETE through deletes.c, which bounds how long the
  * rmdir (and so the kernel's lock of jobs/) waits for the cluster.
  *
@@ -52,9 +57,11 @@
 #include "fs/submit/staging.h"
 #include "fs/submit/submit.h"
 #include "k8s/api/api.h"
+#include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 
 #define SUBMIT_IDENTITY     "staging:"
+#define CHECK_IDENTITY      "check:"
 #define SUBMIT_NAME_MAX     255
 
 /* The namespace a place of submit/ launches into. */
@@ -63,11 +70,25 @@ static const char *area_ns(struct fs *fs, const struct fs_inode *in)
 	return in->node.ns ? in->node.ns : fs->namespace;
 }
 
-/* The staging tree of in's submit/, made when create; NULL when it has none yet
- * (or on ENOMEM with create). */
+/* Is in check/ or below it (a dry run's place), rather than submit/? Below the
+ * root, the identity says which: its inodes share submit/'s types. */
+static bool is_check(const struct fs_inode *in)
+{
+	return in->node.type == FS_CHECK_DIR ||
+	       (in->node.identity &&
+	        strncmp(in->node.identity, CHECK_IDENTITY, strlen(CHECK_IDENTITY)) == 0);
+}
+
+static bool is_root(const struct fs_inode *in)
+{
+	return in->node.type == FS_SUBMIT_DIR || in->node.type == FS_CHECK_DIR;
+}
+
+/* The staging tree of in's submit/ (or check/), made when create; NULL when it has
+ * none yet (or on ENOMEM with create). */
 static struct staging *area(struct fs *fs, const struct fs_inode *in, bool create)
 {
-	return areas_get(fs->areas, area_ns(fs, in), create);
+	return areas_get(is_check(in) ? fs->check_areas : fs->areas, area_ns(fs, in), create);
 }
 
 /* Is creating in in checked against RBAC first: namespaces/NS/submit/ itself, for
@@ -75,15 +96,17 @@ static struct staging *area(struct fs *fs, const struct fs_inode *in, bool creat
  * there the submission's own 403 answers). */
 static bool checked_root(struct fs *fs, const struct fs_inode *in)
 {
-	return in->node.type == FS_SUBMIT_DIR && strcmp(area_ns(fs, in), fs->namespace) != 0;
+	return is_root(in) && strcmp(area_ns(fs, in), fs->namespace) != 0;
 }
 
-void submit_area_path(struct fs *fs, const char *ns, char *buf, size_t size)
+void submit_area_path(struct fs *fs, const char *ns, bool check, char *buf, size_t size)
 {
+	const char *area = check ? "check" : "submit";
+
 	if (strcmp(ns, fs->namespace) == 0)
-		snprintf(buf, size, "submit/");
+		snprintf(buf, size, "%s/", area);
 	else
-		snprintf(buf, size, "namespaces/%s/submit/", ns);
+		snprintf(buf, size, "namespaces/%s/%s/", ns, area);
 }
 
 /* Does the cache hold the job of this uid (1), none of that name (0), or another (-1)? */
@@ -131,9 +154,9 @@ void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
 /* The staging node an inode of submit/ stands for. */
 static uint64_t staging_id(const struct fs_inode *in)
 {
-	if (in->node.type == FS_SUBMIT_DIR)
+	if (is_root(in))
 		return STAGING_ROOT;
-	return strtoull(in->node.identity + strlen(SUBMIT_IDENTITY), NULL, 10);
+	return strtoull(strchr(in->node.identity, ':') + 1, NULL, 10);
 }
 
 /* The inode of parent/name for a staging node, pinned; NULL on ENOMEM. */
@@ -144,7 +167,8 @@ static struct fs_inode *staging_inode(struct fs *fs, struct fs_inode *parent, co
 	struct fs_inode *in;
 	char identity[48];
 
-	snprintf(identity, sizeof(identity), SUBMIT_IDENTITY "%" PRIu64, a->id);
+	snprintf(identity, sizeof(identity), "%s%" PRIu64,
+	         is_check(parent) ? CHECK_IDENTITY : SUBMIT_IDENTITY, a->id);
 	node.type = a->dir ? FS_SUBMIT_SUBDIR : FS_SUBMIT_FILE;
 	node.identity = strdup(identity);
 	node.ns = strdup(area_ns(fs, parent));
@@ -266,7 +290,7 @@ void submit_getattr(struct fs *fs, fuse_req_t req, struct fs_inode *in)
 	if (st) {
 		follow_job(fs, st, staging_id(in));
 		ret = staging_getattr(st, staging_id(in), &a);
-	} else if (in->node.type == FS_SUBMIT_DIR) {
+	} else if (is_root(in)) {
 		empty_root(fs, &a);
 	} else {
 		ret = -ENOENT;
@@ -317,7 +341,7 @@ int submit_list(struct fs *fs, struct fs_inode *dir, struct fs_entry **out, size
 	*out = NULL;
 	*n = 0;
 	if (!st)
-		return dir->node.type == FS_SUBMIT_DIR ? 0 : -ENOENT; /* empty until written to */
+		return is_root(dir) ? 0 : -ENOENT; /* empty until written to */
 	ret = staging_list(st, staging_id(dir), &se, &count);
 	if (ret)
 		return ret;
@@ -562,18 +586,32 @@ void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char
 		fuse_reply_write(req, (size_t)n);
 }
 
+void submit_record_checked(struct staging *st, const char *entry, struct strbuf *objects)
+{
+	if (!strbuf_ok(objects)) {
+		staging_set_outcome(st, entry, STAGING_FAILED,
+		                    "out of memory writing the objects the dry run answered");
+		return;
+	}
+	staging_set_outcome(st, entry, STAGING_CHECKED, NULL);
+	staging_set_objects(st, entry, strbuf_str(objects));
+}
+
 /*
  * Submits sub, taken from st (namespace ns' submit/), and records the outcome; 0 or
  * -errno for the reply. A folder's spec (submit/NAME/spec.yaml) is only checked
  * here: its job is made with the folder's code once the copy is over
- * (submit_defer.c), and sub is taken over for that.
+ * (submit_defer.c), and sub is taken over for that. In check/ (check), nothing is
+ * made: the dry run's answers become the entry's objects.yaml; a folder's, with its
+ * code's ConfigMap, once its copy is over (submit_defer.c again).
  */
-static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
+static int submit_and_record(struct fs *fs, struct staging *st, const char *ns, bool check,
                              struct staging_submission *sub)
 {
 	struct submit_made made = {"", 0, "", ""};
-	struct submit_request rq = {ns, sub->text, sub->len, sub->default_name, sub->in_dir,
-	                            NULL, &made};
+	struct strbuf objects = STRBUF_INIT;
+	struct submit_request rq = {ns, sub->text, sub->len, sub->default_name,
+	                            sub->in_dir || check, check ? &objects : NULL, NULL, &made};
 	struct k8s_error err;
 	char where[320];
 	int ret;
@@ -582,26 +620,32 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns,
 	staging_set_outcome(st, sub->entry, STAGING_SUBMITTING, NULL);
 	ret = submit_run(fs, &rq, &err);
 	if (ret == 0 && sub->in_dir) {
-		ret = submit_defer_add(fs->defer, ns, sub);
+		strbuf_free(&objects);
+		ret = submit_defer_add(fs->defer, ns, check, sub);
 		if (ret == 0)
 			return 0;
 		k8s_error_set(&err, -ret, "the submission could not be queued: %s",
 		              strerror(-ret));
 	}
-	staging_set_outcome(st, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED, err.message);
-	if (!ret)
+	if (ret == 0 && check)
+		submit_record_checked(st, sub->entry, &objects);
+	else
+		staging_set_outcome(st, sub->entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
+		                    err.message);
+	strbuf_free(&objects);
+	if (!ret && !check)
 		submit_note_made(fs, st, sub->entry, &made);
 	if (ret == -EACCES)
 		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
 	if (ret) {
-		submit_area_path(fs, ns, where, sizeof(where));
+		submit_area_path(fs, ns, check, where, sizeof(where));
 		say(LOG_INFO, "%s%s refused: %s", where, sub->entry, err.message);
 	}
 	return ret;
 }
 
 /* A spec a write failed on: nothing is submitted, and the entry's error says why. */
-static int record_lost(struct fs *fs, struct staging *st, const char *ns,
+static int record_lost(struct fs *fs, struct staging *st, const char *ns, bool check,
                        const struct staging_submission *sub, int ret)
 {
 	char why[256], where[320];
@@ -620,7 +664,7 @@ static int record_lost(struct fs *fs, struct staging *st, const char *ns,
 		snprintf(why, sizeof(why), "a write failed (%s): nothing was submitted",
 		         strerror(-ret));
 	staging_set_outcome(st, sub->entry, STAGING_FAILED, why);
-	submit_area_path(fs, ns, where, sizeof(where));
+	submit_area_path(fs, ns, check, where, sizeof(where));
 	say(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
 	return ret;
 }
@@ -639,9 +683,9 @@ void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 	}
 	ret = staging_take_flushed(st, staging_id(in), &sub);
 	if (ret > 0)
-		ret = submit_and_record(fs, st, area_ns(fs, in), &sub);
+		ret = submit_and_record(fs, st, area_ns(fs, in), is_check(in), &sub);
 	else if (ret < 0 && sub.entry)
-		ret = record_lost(fs, st, area_ns(fs, in), &sub, ret);
+		ret = record_lost(fs, st, area_ns(fs, in), is_check(in), &sub, ret);
 	staging_submission_clear(&sub);
 	fuse_reply_err(req, -ret);
 }
@@ -698,8 +742,10 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
-	/* Two namespaces' submit/ are two trees: mv copies, and the copy submits there. */
-	if (strcmp(area_ns(fs, parent), area_ns(fs, newparent)) != 0) {
+	/* Two namespaces' submit/ are two trees, as are submit/ and check/: mv copies,
+	 * and the copy submits (or checks) there. */
+	if (strcmp(area_ns(fs, parent), area_ns(fs, newparent)) != 0 ||
+	    is_check(parent) != is_check(newparent)) {
 		fuse_reply_err(req, EXDEV);
 		return;
 	}
@@ -712,9 +758,9 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 	if (!ret)
 		ret = staging_take_renamed(st, from, name, to, newname, &sub);
 	if (ret > 0)
-		ret = submit_and_record(fs, st, area_ns(fs, parent), &sub);
+		ret = submit_and_record(fs, st, area_ns(fs, parent), is_check(parent), &sub);
 	else if (ret < 0 && sub.entry)
-		ret = record_lost(fs, st, area_ns(fs, parent), &sub, ret);
+		ret = record_lost(fs, st, area_ns(fs, parent), is_check(parent), &sub, ret);
 	staging_submission_clear(&sub);
 	if (!ret)
 		ret = staging_rename(st, from, name, to, newname, flags);

@@ -17,6 +17,7 @@
 #ifndef ARENAFS_FS_SUBMIT_H
 #define ARENAFS_FS_SUBMIT_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "fs/base/fs_struct.h"
@@ -58,9 +59,14 @@ void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
 		      struct fs_inode *job);
 
 struct submit_made;
+struct strbuf;
 
-/* "submit/" or "namespaces/NS/submit/": where namespace ns' submissions go, for the log. */
-void submit_area_path(struct fs *fs, const char *ns, char *buf, size_t size);
+/* "submit/" or "namespaces/NS/submit/" (check/ with check): where namespace ns'
+ * submissions go, for the log. */
+void submit_area_path(struct fs *fs, const char *ns, bool check, char *buf, size_t size);
+/* check/ENTRY's outcome "checked", with objects (the dry run's answers as YAML) in
+ * ENTRY/objects.yaml (submit.c; submit_defer.c for a folder). */
+void submit_record_checked(struct staging *st, const char *entry, struct strbuf *objects);
 /* Lets submit/ENTRY/status of st follow the job a submission made (submit.c). */
 void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
 		      const struct submit_made *made);

@@ -27,11 +27,13 @@
 #include <time.h>
 
 #include "fs/submit/staging.h"
+#include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 
 struct pending {
 	struct pending *next;
 	char *ns; /* where it is made */
+	bool check; /* check/'s: dry-run with its code, nothing made */
 	struct staging_submission sub;
 };
 
@@ -54,19 +56,25 @@ static void pending_free(struct pending *p)
 }
 
 /* Takes the code and makes the job of p, recording the outcome in its entry. */
+static struct staging *pending_area(struct fs *fs, const struct pending *p)
+{
+	return areas_get(p->check ? fs->check_areas : fs->areas, p->ns, false);
+}
+
 static void make_one(struct fs *fs, struct pending *p)
 {
-	struct staging *st = areas_get(fs->areas, p->ns, false);
+	struct staging *st = pending_area(fs, p);
 	struct staging_code code;
 	struct k8s_error err;
 	struct submit_made made = {"", 0, "", ""};
-	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, false,
-	                            &code, &made};
+	struct strbuf objects = STRBUF_INIT;
+	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, p->check,
+	                            p->check ? &objects : NULL, &code, &made};
 	char where[320];
 	int ret;
 
 	k8s_error_clear(&err);
-	submit_area_path(fs, p->ns, where, sizeof(where));
+	submit_area_path(fs, p->ns, p->check, where, sizeof(where));
 	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
 		say(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
@@ -80,11 +88,15 @@ static void make_one(struct fs *fs, struct pending *p)
 		ret = submit_run(fs, &rq, &err);
 		staging_code_clear(&code);
 	}
-	staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
-	                    err.message);
+	if (!ret && p->check)
+		submit_record_checked(st, p->sub.entry, &objects);
+	else
+		staging_set_outcome(st, p->sub.entry, ret ? STAGING_FAILED : STAGING_SUBMITTED,
+		                    err.message);
+	strbuf_free(&objects);
 	if (ret)
 		say(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
-	else
+	else if (!p->check)
 		submit_note_made(fs, st, p->sub.entry, &made);
 }
 
@@ -95,7 +107,7 @@ static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 	*wait_ms = STAGING_QUIET_MS;
 	for (struct pending **pp = &d->queue; *pp; pp = &(*pp)->next) {
 		struct pending *p = *pp;
-		struct staging *st = areas_get(d->fs->areas, p->ns, false);
+		struct staging *st = pending_area(d->fs, p);
 		int64_t quiet = 0;
 
 		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
@@ -150,7 +162,8 @@ int submit_defer_new(struct fs *fs, struct submit_defer **out)
 	return 0;
 }
 
-int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_submission *sub)
+int submit_defer_add(struct submit_defer *d, const char *ns, bool check,
+                     struct staging_submission *sub)
 {
 	struct pending *p = calloc(1, sizeof(*p)), **pp;
 	int ret = 0;
@@ -159,6 +172,7 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 		free(p);
 		return -ENOMEM;
 	}
+	p->check = check;
 	p->sub = *sub; /* taken over */
 	memset(sub, 0, sizeof(*sub));
 	/* once stopped (unmounting), what is added waits in the queue, and
@@ -170,7 +184,8 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 	if (ret == 0) {
 		/* A spec written again before its copy was over replaces the first. */
 		for (pp = &d->queue; *pp; pp = &(*pp)->next)
-			if (strcmp((*pp)->sub.entry, p->sub.entry) == 0) {
+			if (strcmp((*pp)->sub.entry, p->sub.entry) == 0 &&
+			    strcmp((*pp)->ns, p->ns) == 0 && (*pp)->check == p->check) {
 				struct pending *old = *pp;
 
 				*pp = old->next;
@@ -190,7 +205,8 @@ int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_subm
 
 static bool is_waiting(const struct pending *p, const char *ns, const char *name)
 {
-	return p && strcmp(p->sub.entry, name) == 0 && strcmp(ns, p->ns) == 0;
+	/* a check makes no job: nothing to wait for */
+	return p && !p->check && strcmp(p->sub.entry, name) == 0 && strcmp(ns, p->ns) == 0;
 }
 
 bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name, int timeout_ms)
@@ -224,7 +240,7 @@ void submit_defer_stop(struct submit_defer *d)
 		struct pending *p = d->queue;
 		char where[320];
 
-		submit_area_path(d->fs, p->ns, where, sizeof(where));
+		submit_area_path(d->fs, p->ns, p->check, where, sizeof(where));
 		say(LOG_WARNING, "unmounted before the copy into %s%s was over: not submitted",
 		    where, p->sub.entry);
 		d->queue = p->next;

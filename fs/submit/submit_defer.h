@@ -13,8 +13,10 @@ struct staging_submission;
 
 int submit_defer_new(struct fs *fs, struct submit_defer **out);
 /* Queues a checked submission of a directory entry (sub is taken over and cleared),
- * to be made in namespace ns (NULL: the mount's) once the entry is quiet. */
-int submit_defer_add(struct submit_defer *d, const char *ns, struct staging_submission *sub);
+ * to be made in namespace ns (NULL: the mount's) once the entry is quiet; with
+ * check (check/'s entry), dry-run with its code instead, its answers recorded. */
+int submit_defer_add(struct submit_defer *d, const char *ns, bool check,
+                     struct staging_submission *sub);
 #define SUBMIT_DEFER_WAIT_MS 10000 /* a lookup of jobs/NAME waiting for NAME's copy to end */
 
 /* Waits, at most timeout_ms, while the job NAME of namespace ns waits to be made;

@@ -6,7 +6,9 @@
  * local code's ConfigMap and its TensorBoard (owned by the job), and delete what
  * was made when a later object fails, so that a failure leaves nothing behind.
  * A check stops after the dry runs (a directory entry's close: its code is still
- * being copied, fs/submit/submit_defer.c makes it once the copy is over).
+ * being copied, fs/submit/submit_defer.c makes it once the copy is over; and
+ * check/'s dry run, which keeps the server's answers as YAML: docs/submit.md,
+ * "Checking a spec").
  *
  * It blocks on the network (each request has the client's deadline) on the FUSE
  * worker thread of the close(2) or rename(2) that submits; FUSE runs others
@@ -29,6 +31,7 @@
 #include "k8s/api/api.h"
 #include "fs/submit/staging.h"
 #include "render/spec/spec.h"
+#include "render/yaml_emit.h"
 #include "k8s/base/timefmt.h"
 
 #define SUBMIT_CACHE_POLL_MS 20
@@ -72,6 +75,33 @@ static int create(struct fs *fs, const char *ns, json_t *obj, bool dry_run, cons
 
 	if (rc)
 		k8s_error_prefix(err, "%s %s: ", dry_run ? "checking" : "creating", what);
+	return rc;
+}
+
+/*
+ * Dry-runs obj and, for check/, appends what the API server answered (its defaults
+ * and its admission webhooks' changes applied) as one YAML document. managedFields
+ * go, as `kubectl get -o yaml` hides them: bookkeeping of who set which field,
+ * not part of the object a user wrote. *answer (when not NULL) keeps the answer.
+ */
+static int check(struct fs *fs, const char *ns, json_t *obj, const char *what,
+                 struct strbuf *objects, json_t **answer, struct k8s_error *err)
+{
+	json_t *got = NULL;
+	int rc = create(fs, ns, obj, true, what, &got, err);
+
+	if (rc == 0 && objects && got) {
+		json_t *meta = json_object_get(got, "metadata");
+
+		if (json_is_object(meta))
+			json_object_del(meta, "managedFields");
+		strbuf_puts(objects, "---\n");
+		render_yaml_emit(objects, got);
+	}
+	if (answer)
+		*answer = got;
+	else
+		json_decref(got);
 	return rc;
 }
 
@@ -245,6 +275,7 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 	json_t *job = NULL, *checked = NULL, *dep = NULL, *svc = NULL, *cm = NULL;
 	struct spec_code_file *files = NULL;
 	struct made m = {{NULL}, {NULL}, 0};
+	struct strbuf *objs = rq->check_only ? rq->objects : NULL;
 	char what[128], cm_what[160], dep_what[160], svc_what[160];
 	size_t nfiles = 0;
 	int rc;
@@ -270,11 +301,11 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 
 	/* Everything is checked by the API server before anything is made. */
 	if ((rc = check_priority_classes(fs, job, err)) ||
-	    (rc = create(fs, ns, job, true, what, &checked, err)) ||
-	    (cm && (rc = create(fs, ns, cm, true, cm_what, NULL, err))) ||
+	    (rc = check(fs, ns, job, what, objs, &checked, err)) ||
+	    (cm && (rc = check(fs, ns, cm, cm_what, objs, NULL, err))) ||
 	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||
-	    (dep && (rc = create(fs, ns, dep, true, dep_what, NULL, err))) ||
-	    (svc && (rc = create(fs, ns, svc, true, svc_what, NULL, err))))
+	    (dep && (rc = check(fs, ns, dep, dep_what, objs, NULL, err))) ||
+	    (svc && (rc = check(fs, ns, svc, svc_what, objs, NULL, err))))
 		goto out;
 	json_decref(cm);
 	json_decref(dep);

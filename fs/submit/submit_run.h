@@ -14,6 +14,7 @@
 #define SUBMIT_CACHE_WAIT_MS 3000    /* a made or deleted job shows in the tree before the reply */
 
 struct staging_code;
+struct strbuf;
 
 /* The job a submission made, for submit/NAME/status to follow it. */
 struct submit_made {
@@ -29,6 +30,8 @@ struct submit_request {
 	size_t len;
 	const char *default_name;         /* the staging entry's name */
 	bool check_only;                  /* parse, validate and dry-run: nothing is made */
+	struct strbuf *objects;           /* with check_only, when not NULL: the API server's
+	                                   * dry-run answers as YAML documents (check/) */
 	const struct staging_code *code;  /* local code to ship with it, or NULL */
 	struct submit_made *made;         /* when not NULL: which job was made */
 };

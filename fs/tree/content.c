@@ -319,7 +319,7 @@ void content_stat_static(struct fs *fs, enum fs_type type, struct stat *st)
 		return;
 	}
 	st->st_mode = S_IFDIR | 0555;
-	if (type == FS_SUBMIT_DIR && !fs->opts.readonly)
+	if ((type == FS_SUBMIT_DIR || type == FS_CHECK_DIR) && !fs->opts.readonly)
 		st->st_mode = S_IFDIR | 0755;
 	st->st_nlink = place_nlink(type);
 	st->st_size = 4096;

@@ -3,7 +3,9 @@
  * {"job": {...}, "pods": [...], "nodes": [...], "events": [...], "pvcs": [...], "log": "..."};
  * "log" stands for a failed instance's kept log, whose end why quotes; what decodes
  * becomes a job view, a node view and a data view, and every job, node and data/
- * file is rendered from it (and the tables of jobs), as the tree would show them.
+ * file is rendered from it (and the tables of jobs), as the tree would show them;
+ * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
+ * and each document of check/NAME/objects.yaml).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,7 @@
 #include "render/job_info.h"
 #include "render/job_tables.h"
 #include "render/status.h"
+#include "render/yaml_emit.h"
 #include "k8s/base/strbuf.h"
 
 #define MAX_ITEMS 64
@@ -82,6 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < nn; i++)
 			render_node_info(&sb, &nv[i]);
 	}
+	strbuf_reset(&sb);
+	render_yaml_emit(&sb, root);
 	strbuf_free(&sb);
 	if (job)
 		job_free(job);

@@ -61,7 +61,8 @@ def run_arenafs(args, tmpdir, timeout=120):
 # What the daemon says of its own accord (docs/arenafs.1 DIAGNOSTICS): one line
 # per submit, refusal and delete; never a test's surprise.
 ACTIVITY = [r"^arenafs: submitted \S+ \S+ in namespace ", r"^arenafs: deleted \S+ \S+ in namespace ",
-            r"^arenafs: submit/.* refused: ", r"^arenafs: namespaces/\S+/submit/.* refused: "]
+            r"^arenafs: (submit|check)/.* refused: ",
+            r"^arenafs: namespaces/\S+/(submit|check)/.* refused: "]
 
 
 class Mount:

@@ -12,6 +12,7 @@ import os
 import time
 
 import pytest
+import yaml
 
 from helpers import TFJOB_MANIFEST, wait_until, write_as_cp
 
@@ -43,7 +44,7 @@ def test_a_spec_in_namespaces_ns_submit_is_launched_in_ns(other, arenafs):
     m = arenafs(c)
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
                message="namespaces/%s/jobs/resident" % ns)
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["data", "jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "data", "jobs", "submit"]
     assert os.listdir(m.path("namespaces", ns, "submit")) == []
 
     assert write_as_cp(m.path("namespaces", ns, "submit", "elsewhere.yaml"), SPEC) == 0
@@ -102,6 +103,27 @@ def test_reader_may_not_launch_and_submit_error_says_why(other, arenafs):
         m.log()
 
 
+def test_a_spec_in_namespaces_ns_check_is_dry_run_in_ns(other, arenafs):
+    """namespaces/NS/check/ (docs/submit.md, "Checking a spec"): the dry run's
+    objects are NS's, and nothing is made in NS or in the mount's namespace."""
+    c, ns = other
+    m = arenafs(c)
+    wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
+               message="namespaces/%s/jobs/resident" % ns)
+    kinds = "tfjobs,deployments,services,configmaps,pods"
+    before = [c.kubectl("get", kinds, "-n", n, "-o", "name").stdout for n in (ns, c.namespace)]
+    assert write_as_cp(m.path("namespaces", ns, "check", "elsewhere.yaml"), SPEC) == 0
+    assert m.read("namespaces", ns, "check", "elsewhere", "status") == "checked\n"
+    docs = list(yaml.safe_load_all(m.read("namespaces", ns, "check", "elsewhere",
+                                          "objects.yaml")))
+    assert [(d["kind"], d["metadata"]["namespace"]) for d in docs] == [("TFJob", ns)], docs
+    assert "elsewhere" not in os.listdir(m.path("check"))
+    after = [c.kubectl("get", kinds, "-n", n, "-o", "name").stdout for n in (ns, c.namespace)]
+    # the resident job's pods may come meanwhile: compare what is not theirs
+    strip = lambda outs: [[o for o in out.split() if "resident" not in o] for out in outs]
+    assert strip(after) == strip(before)
+
+
 def empty_namespace(c, request, name):
     """A namespace with no job: a fresh one on the real cluster, name on kubesim."""
     if c.kind == "real":
@@ -128,7 +150,7 @@ def test_a_namespace_without_jobs_is_found_by_name_and_takes_its_first_job(any_c
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns)),
                message="namespaces/%s/ by name" % ns)
     assert ns not in os.listdir(m.path("namespaces"))
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["data", "jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "data", "jobs", "submit"]
     assert os.listdir(m.path("namespaces", ns, "jobs")) == []
     # kube-system too (it exists), never listed; a name that is no namespace is not there
     assert os.path.isdir(m.path("namespaces", "kube-system", "submit"))

@@ -50,7 +50,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 	char buf[512];
 
 	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
-		     "README cluster data jobs namespaces nodes submit");
+		     "README check cluster data jobs namespaces nodes submit");
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all top top-job");
 	/* a job's files come from their rows alone: a few that must stay, in order */
@@ -59,7 +59,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
-	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "data jobs submit");
+	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "check data jobs submit");
 	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
 	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
 		const struct place *const *c;
@@ -97,12 +97,13 @@ TEST(fs_places_derive_what_the_tree_shows)
 	char key[128];
 	struct fs_node n = FS_NODE_INIT;
 
-	CHECK_INT_EQ(place_nlink(FS_ROOT), 8);       /* ., .. and six directories */
+	CHECK_INT_EQ(place_nlink(FS_ROOT), 9);       /* ., .. and seven directories */
 	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
-	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 5);     /* data/, jobs/, submit/ */
+	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 6);     /* check/, data/, jobs/, submit/ */
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
+	CHECK_INT_EQ(place_nlink(FS_CHECK_DIR), 2);
 	/* bit i of the mask: the i-th child comes and goes (code, tensorboard_url, ...) */
 	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
 		const struct place *const *c;
@@ -198,5 +199,5 @@ TEST(fs_places_readme_lists_every_file_of_a_job)
 	CHECK_STR_EQ(path, "jobs/NAME/instances/POD/");
 	place_path(place_child(FS_NS_DIR, "submit"), path, sizeof(path));
 	CHECK_STR_EQ(path, "namespaces/NS/submit/");
-	CHECK_STR_EQ(lines[0].path, "cluster/context");
+	CHECK_STR_EQ(lines[0].path, "check/");
 }

@@ -918,6 +918,47 @@ TEST(fs_staging_failed_outcome_writes_error_and_a_later_success_removes_it)
 	staging_free(st);
 }
 
+/* check/: "checked" with objects.yaml read-only; a later failure takes objects.yaml
+ * away (no stale answer beside an error); a user's own objects.yaml is never
+ * overwritten. */
+TEST(fs_staging_checked_outcome_keeps_objects_until_the_next_outcome)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t entry, objects;
+	char buf[128];
+
+	put_file(st, STAGING_ROOT, "mnist.yaml", "a: 1\n");
+	CHECK_INT_EQ(staging_set_objects(st, "mnist", "kind: PyTorchJob\n"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, "mnist", &a), -ENOENT);
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_CHECKED, NULL), 0);
+	CHECK_INT_EQ(staging_set_objects(st, "mnist", "---\nkind: PyTorchJob\n"), 0);
+	entry = id_of(st, STAGING_ROOT, "mnist");
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, STAGING_STATUS), buf, sizeof(buf)), 8);
+	CHECK_STR_EQ(buf, "checked\n");
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_ERROR, &a), -ENOENT);
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_OBJECTS, &a), 0);
+	objects = a.id;
+	CHECK(a.generated);
+	CHECK_INT_EQ(a.mode, 0444);
+	CHECK_INT_EQ(a.size, strlen("---\nkind: PyTorchJob\n"));
+	CHECK_INT_EQ(read_text(st, objects, buf, sizeof(buf)), 21);
+	CHECK_STR_EQ(buf, "---\nkind: PyTorchJob\n");
+	CHECK_INT_EQ(staging_open(st, objects, O_WRONLY), -EACCES);
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED, "bad image"), 0);
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_OBJECTS, &a), -ENOENT);
+	CHECK_INT_EQ(staging_set_objects(st, "mnist", "kind: X\n"), 0); /* not CHECKED */
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_OBJECTS, &a), -ENOENT);
+
+	put_file(st, entry, STAGING_OBJECTS, "mine\n");
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_CHECKED, NULL), 0);
+	CHECK_INT_EQ(staging_set_objects(st, "mnist", "kind: X\n"), 0);
+	CHECK_INT_EQ(read_text(st, id_of(st, entry, STAGING_OBJECTS), buf, sizeof(buf)), 5);
+	CHECK_STR_EQ(buf, "mine\n");
+	staging_free(st);
+}
+
 TEST(fs_staging_status_and_error_are_read_only_but_removable)
 {
 	struct staging *st = new_staging();
