@@ -67,6 +67,10 @@ const char *render_job_status_word(const struct job_view *v);
 bool render_job_ended(const struct job_view *v);
 void render_job_status(struct strbuf *sb, const struct job_view *v);    /* "RUNNING\n" */
 void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjob\n" */
+/* jobs/NAME/suspend: "1\n" when the job's spec asks its operator to suspend it, else
+ * "0\n" (also for a kind that cannot be suspended): what was asked, not what was done,
+ * which status says (SUSPENDED). */
+void render_job_suspend(struct strbuf *sb, const struct job *job);
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
 void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);

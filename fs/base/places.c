@@ -23,6 +23,11 @@ static void job_json(struct strbuf *sb, const struct job_view *v)
 	render_job_json(sb, v->job);
 }
 
+static void job_suspend(struct strbuf *sb, const struct job_view *v)
+{
+	render_job_suspend(sb, v->job);
+}
+
 static void job_spec_yaml(struct strbuf *sb, const struct job_view *v)
 {
 	render_job_spec_yaml(sb, v->job);
@@ -78,6 +83,7 @@ static const struct place PLACES[] = {
 	 0},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
 	 0},
+	{FS_JOB_SUSPEND, FS_JOB_DIR, "suspend", SRC_JOB, VIEW_MTIME, 0, {.job = job_suspend}, 0},
 	{FS_JOB_TENSORBOARD, FS_JOB_DIR, "tensorboard_url", SRC_JOB,
 	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
 	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD},

@@ -18,6 +18,7 @@
  */
 #include "fs/tree/content.h"
 #include "fs/tree/model.h"
+#include "fs/submit/suspend.h"
 #include "fs/tree/view.h"
 #include "fs/tree/listing.h"
 #include "fs/code/codetree.h"
@@ -361,6 +362,9 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 
 	content_stat_static(fs, type, st);
 	st->st_ino = in->ino;
+	/* the control file is writable where a write can do something (suspend.h) */
+	if (type == FS_JOB_SUSPEND && !fs->opts.readonly && suspend_supported(&in->node))
+		st->st_mode = S_IFREG | 0644;
 	if (fs_type_is_dir(type)) {
 		cache_read_lock(fs->cache);
 		ret = dir_mtime(fs, &in->node, &mtime);

@@ -54,7 +54,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all top top-job");
 	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
-		     "code events gpus info instances job.json logs spec.yaml status tensorboard_url "
+		     "code events gpus info instances job.json logs spec.yaml status suspend tensorboard_url "
 		     "type");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
@@ -103,8 +103,8 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
-	/* code (the first) and tensorboard_url (the ninth) come and go */
-	CHECK_INT_EQ(place_optional_mask(FS_JOB_DIR), (1u << 0) | (1u << 9));
+	/* code (the first) and tensorboard_url (the eleventh) come and go */
+	CHECK_INT_EQ(place_optional_mask(FS_JOB_DIR), (1u << 0) | (1u << 10));
 	CHECK_INT_EQ(place_optional_mask(FS_POD_DIR), 1u << 3);    /* logs.previous */
 	CHECK_INT_EQ(place_optional_mask(FS_NODE_DIR), 0);
 	p = place_child(FS_JOB_DIR, "code");

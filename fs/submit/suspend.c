@@ -1,0 +1,110 @@
+/*
+ * jobs/NAME/suspend (suspend.h): a write of 1 or 0 becomes one PATCH of the job,
+ * application/merge-patch+json, setting the field its kind names (kinds.h
+ * suspend_field: runPolicy.suspend for the training-operator's and mpi-operator's
+ * kinds, spec.suspend for TrainJob). The kernel holds only this file's lock
+ * during a write, not its directory's, so the PATCH runs on the FUSE worker of the
+ * write, no arenafs lock held, bounded by the client's request_timeout. The
+ * status word is not guessed from the write: it follows the operator's Suspended
+ * condition through the watch (render/status.c).
+ */
+#include "fs/submit/suspend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <jansson.h>
+
+#include "fs/base/fs_struct.h"
+#include "fs/base/node.h"
+#include "k8s/api/api.h"
+#include "k8s/base/log.h"
+#include "k8s/objects/kinds.h"
+
+bool suspend_supported(const struct fs_node *node)
+{
+	const struct job_kind_info *ki = kinds_info((enum job_kind)node->kind);
+
+	return ki && ki->suspend_field;
+}
+
+int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err)
+{
+	if (size >= 1 && size <= 2 && (buf[0] == '0' || buf[0] == '1') &&
+	    (size == 1 || buf[1] == '\n')) {
+		*on = buf[0] == '1';
+		return 0;
+	}
+	return k8s_error_set(err, EINVAL, "write 1 to suspend the job, 0 to resume it");
+}
+
+char *suspend_patch(const char *suspend_field, const char *uid, bool on)
+{
+	json_t *root = json_object(), *at = json_object(), *md = NULL;
+	char *field = strdup(suspend_field), *save = NULL, *part, *next, *text = NULL;
+
+	if (!root || !at || !field || json_object_set(root, "spec", at))
+		goto out;
+	/* "runPolicy.suspend" → {"spec":{"runPolicy":{"suspend":true}}} */
+	for (part = strtok_r(field, ".", &save); part; part = next) {
+		next = strtok_r(NULL, ".", &save);
+		if (!next) {
+			if (json_object_set_new(at, part, json_boolean(on)))
+				goto out;
+			break;
+		}
+		json_t *child = json_object();
+
+		if (!child || json_object_set_new(at, part, child))
+			goto out;
+		at = child;
+	}
+	if (uid && *uid) {
+		md = json_pack("{s:s}", "uid", uid);
+		if (!md || json_object_set_new(root, "metadata", md))
+			goto out;
+	}
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	free(field);
+	json_decref(root);
+	return text;
+}
+
+int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size)
+{
+	const struct job_kind_info *ki = kinds_info((enum job_kind)node->kind);
+	struct k8s_error err = {0};
+	struct k8s_resource res;
+	char *patch = NULL;
+	bool on = false;
+	int rc;
+
+	if (!ki || !ki->suspend_field) {
+		rc = k8s_error_set(&err, EOPNOTSUPP, "a %s cannot be suspended",
+		                   ki ? ki->kind_name : "job of this kind");
+		goto out;
+	}
+	rc = suspend_parse(buf, size, &on, &err);
+	if (rc)
+		goto out;
+	patch = suspend_patch(ki->suspend_field, node->uid, on);
+	if (!patch) {
+		rc = k8s_error_set(&err, ENOMEM, "out of memory");
+		goto out;
+	}
+	k8s_job_resource((enum job_kind)node->kind, &res);
+	rc = k8s_merge_patch(fs->client, &res, node->ns, node->job, patch, &err);
+out:
+	free(patch);
+	if (rc) {
+		fs_log(LOG_WARNING, "%s/%s: cannot %s: %s", node->ns, node->job,
+		        on ? "suspend" : "resume", err.message);
+		return rc;
+	}
+	fs_log(LOG_INFO, "%s/%s: %s asked", node->ns, node->job, on ? "suspend" : "resume");
+	return (int)size;
+}

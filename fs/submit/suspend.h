@@ -1,0 +1,39 @@
+/*
+ * jobs/NAME/suspend, the control file (suspend.c): writing 1 asks the job's
+ * operator to stop it and keep it (runPolicy.suspend, TrainJob's spec.suspend),
+ * writing 0 to bring it back. The write PATCHes the job (a JSON merge patch) on
+ * the FUSE worker of the write, no lock held; what the operator did shows in
+ * jobs/NAME/status (SUSPENDED) when the watch brings it.
+ *
+ * Called by fs/ops.c (open, setattr, write) and fs/tree/content.c (the mode).
+ * Tested by tests/unit/test_fs_suspend.c and tests/integration/test_suspend.py.
+ */
+#ifndef ARENAFS_FS_SUBMIT_SUSPEND_H
+#define ARENAFS_FS_SUBMIT_SUSPEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "k8s/error.h"
+
+struct fs;
+struct fs_node;
+
+/* Whether the job node's kind has a suspend its operator honours (kinds.h). */
+bool suspend_supported(const struct fs_node *node);
+
+/* What a write says: "1" or "0", then at most a newline (echo's). 0 with *on set, or
+ * -EINVAL with err filled. Pure. */
+int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err);
+
+/* The merge patch that sets the kind's suspend field to on, with the job's uid as a
+ * precondition (a job made again under the same name is not touched): NULL when out
+ * of memory; free() it. Pure. */
+char *suspend_patch(const char *suspend_field, const char *uid, bool on);
+
+/* The write of buf to the suspend file of node (FS_JOB_SUSPEND): size, or -errno
+ * (EINVAL for other text, EOPNOTSUPP for a kind without suspend, the PATCH's errno:
+ * EACCES when the credentials may not patch the job). The reason is logged. */
+int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size);
+
+#endif
