@@ -101,10 +101,9 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 out:
 	free(patch);
 	if (rc) {
-		fs_log(LOG_WARNING, "%s/%s: cannot %s: %s", node->ns, node->job,
-		        on ? "suspend" : "resume", err.message);
+		fs_log(LOG_WARNING, "jobs/%s/suspend of namespace %s refused: %s", node->job,
+		       node->ns, err.message);
 		return rc;
 	}
-	fs_log(LOG_INFO, "%s/%s: %s asked", node->ns, node->job, on ? "suspend" : "resume");
 	return (int)size;
 }

@@ -33,7 +33,8 @@ char *suspend_patch(const char *suspend_field, const char *uid, bool on);
 
 /* The write of buf to the suspend file of node (FS_JOB_SUSPEND): size, or -errno
  * (EINVAL for other text, EOPNOTSUPP for a kind without suspend, the PATCH's errno:
- * EACCES when the credentials may not patch the job). The reason is logged. */
+ * EACCES when the credentials may not patch the job). The reason goes to the
+ * daemon's log. */
 int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size);
 
 #endif

@@ -1,0 +1,101 @@
+"""jobs/NAME/suspend (issue 26, item 2): `echo 1 > jobs/NAME/suspend` asks the
+job's operator to stop it and keep it (runPolicy.suspend, one merge patch);
+status says SUSPENDED when the operator says so, the pods go, their GPUs are
+freed; `echo 0` brings it back. On kubesim (its operator suspends as the
+training-operator does) and the real cluster (training-operator v1.9). The
+reader context may read and not patch: its write fails with EACCES and the job
+is untouched (docs/tree.md, "Suspend and resume")."""
+
+import errno
+import os
+
+from helpers import wait_until, write_as_cp
+
+SPEC = ("type: tfjob\n"
+        "image: tensorflow/tensorflow:2.15.0-gpu\n"
+        "command: python train.py\n"
+        "gpus: 1\n"
+        'env: {SIM_RUN_SECONDS: "600", KWOK_RUN: "600s"}\n')
+
+
+def write(path, text):
+    """One write(2) of text, as `echo` makes it: 0 or the errno."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, text.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def gpus_allocated(m):
+    total = 0
+    for node in os.listdir(m.path("nodes")):
+        total += int(m.read("nodes", node, "gpus").split("/")[0])
+    return total
+
+
+def suspended_in_spec(c, name):
+    job = c.kubectl_json("get", "tfjob", name)
+    return job["spec"].get("runPolicy", {}).get("suspend", False)
+
+
+def test_suspend_stops_the_job_frees_its_gpus_and_resume_brings_it_back(any_cluster, arenafs):
+    c = any_cluster
+    m = arenafs(c, allow=[r"jobs/pausable/suspend of namespace \S+ refused: write 1 to suspend"])
+    idle = gpus_allocated(m)
+    assert write_as_cp(m.path("submit", "pausable.yaml"), SPEC) == 0, \
+        m.read("submit", "pausable", "error")
+    wait_until(lambda: m.read("jobs", "pausable", "status") == "RUNNING\n", timeout=120,
+               message="pausable RUNNING")
+    wait_until(lambda: gpus_allocated(m) == idle + 1, timeout=60, message="its GPU taken")
+    path = m.path("jobs", "pausable", "suspend")
+    assert m.read("jobs", "pausable", "suspend") == "0\n"
+    st = os.stat(path)
+    assert st.st_mode & 0o777 == 0o644 and st.st_size == 2
+    assert "suspend" in os.listdir(m.path("jobs", "pausable"))
+
+    # other words are refused, and change nothing
+    assert write(path, "yes\n") == errno.EINVAL
+    assert suspended_in_spec(c, "pausable") is False
+
+    assert write(path, "1\n") == 0
+    assert suspended_in_spec(c, "pausable") is True
+    wait_until(lambda: m.read("jobs", "pausable", "suspend") == "1\n", timeout=30,
+               message="suspend reads 1")
+    wait_until(lambda: m.read("jobs", "pausable", "status") == "SUSPENDED\n", timeout=120,
+               message="pausable SUSPENDED")
+    wait_until(lambda: os.listdir(m.path("jobs", "pausable", "instances")) == [], timeout=120,
+               message="its pods gone")
+    wait_until(lambda: gpus_allocated(m) == idle, timeout=60, message="its GPU freed")
+    assert c.kubectl_json("get", "tfjob", "pausable")["metadata"]["name"] == "pausable"
+
+    assert write(path, "0") == 0
+    assert suspended_in_spec(c, "pausable") is False
+    wait_until(lambda: m.read("jobs", "pausable", "status") == "RUNNING\n", timeout=180,
+               message="pausable RUNNING again")
+    assert os.listdir(m.path("jobs", "pausable", "instances")) != []
+    wait_until(lambda: gpus_allocated(m) == idle + 1, timeout=60, message="its GPU taken again")
+    assert m.read("jobs", "pausable", "suspend") == "0\n"
+
+
+def test_reader_may_not_suspend(any_cluster, arenafs):
+    c = any_cluster
+    owner = arenafs(c)
+    assert write_as_cp(owner.path("submit", "kept.yaml"), SPEC) == 0, \
+        owner.read("submit", "kept", "error")
+    m = arenafs(c, "context=reader", allow=[r"jobs/kept/suspend of namespace \S+ refused: "])
+    # the reader's context names default: the job is in jobs/ there, else in
+    # namespaces/NS/jobs/ (the real cluster's test has a namespace of its own)
+    places = [("jobs", "kept"), ("namespaces", c.namespace, "jobs", "kept")]
+    where = wait_until(lambda: [p for p in places if os.path.isdir(m.path(*p))], timeout=60,
+                       message="the reader to see the job")[0]
+    assert write(m.path(*where, "suspend"), "1\n") == errno.EACCES
+    assert suspended_in_spec(c, "kept") is False
+    assert m.read(*where, "suspend") == "0\n"
+    assert "jobs/kept/suspend of namespace %s refused: " % c.namespace in m.log(), m.log()
