@@ -144,4 +144,13 @@ struct delete_note {
 /* The paragraph jobs/NAME/info ends with for such a delete. */
 void render_delete_note(struct strbuf *sb, const struct delete_note *n);
 
+/* The last write of jobs/NAME/suspend that was refused (fs/submit/suspend.h). */
+struct suspend_note {
+	int64_t at;         /* when (seconds, UTC) */
+	bool on;            /* it asked to suspend (else to resume) */
+	const char *reason; /* why (an API server's message: made single-line) */
+};
+/* The paragraph jobs/NAME/info ends with after such a refusal. */
+void render_suspend_note(struct strbuf *sb, const struct suspend_note *n);
+
 #endif

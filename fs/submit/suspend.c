@@ -6,11 +6,14 @@
  * during a write, not its directory's, so the PATCH runs on the FUSE worker of the
  * write, no arenafs lock held, bounded by the client's request_timeout. The
  * status word is not guessed from the write: it follows the operator's Suspended
- * condition through the watch (render/status.c).
+ * condition through the watch (render/status.c). A refused write is told where
+ * the job is: jobs/NAME/info ends with its note (render_suspend_note) until a
+ * write succeeds; the table of those is a leaf lock, never held across the PATCH.
  */
 #include "fs/submit/suspend.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +25,99 @@
 #include "fs/base/node.h"
 #include "k8s/api/api.h"
 #include "k8s/base/log.h"
+#include "k8s/base/timefmt.h"
 #include "k8s/objects/kinds.h"
+
+#define SUSPENDS_MAX 64 /* jobs whose refusal is told; the oldest goes first */
+#define SUSPENDS_UID_MAX 64
+
+struct suspend_refusal {
+	char uid[SUSPENDS_UID_MAX];
+	int64_t at;
+	bool on;
+	char reason[K8S_ERROR_MESSAGE_MAX];
+};
+
+struct fs_suspends {
+	pthread_mutex_t lock;
+	struct suspend_refusal r[SUSPENDS_MAX]; /* guarded by lock, oldest first */
+	size_t n;
+};
+
+int suspends_new(struct fs_suspends **out)
+{
+	struct fs_suspends *t = calloc(1, sizeof(*t));
+
+	*out = t;
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	return 0;
+}
+
+void suspends_free(struct fs_suspends *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* Under t->lock: drops the entry of uid, if any. */
+static void forget_locked(struct fs_suspends *t, const char *uid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->r[i].uid, uid) == 0) {
+			memmove(&t->r[i], &t->r[i + 1], (t->n - i - 1) * sizeof(t->r[0]));
+			t->n--;
+			return;
+		}
+}
+
+/* A write's outcome: a refusal is kept (the newest of each job), a success forgets. */
+static void remember(struct fs_suspends *t, const char *uid, int rc, bool on,
+		     const struct k8s_error *err)
+{
+	struct suspend_refusal *e;
+
+	if (!uid || !*uid || strlen(uid) >= SUSPENDS_UID_MAX)
+		return;
+	pthread_mutex_lock(&t->lock);
+	forget_locked(t, uid);
+	if (rc) {
+		if (t->n == SUSPENDS_MAX) {
+			memmove(&t->r[0], &t->r[1], (t->n - 1) * sizeof(t->r[0]));
+			t->n--;
+		}
+		e = &t->r[t->n++];
+		snprintf(e->uid, sizeof(e->uid), "%s", uid);
+		e->at = time_now();
+		e->on = on;
+		snprintf(e->reason, sizeof(e->reason), "%s", err->message);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+int suspends_note(struct fs_suspends *t, const char *uid, struct suspend_note *note, char *buf,
+		  size_t size)
+{
+	int ret = 0;
+
+	if (!uid || !size)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->r[i].uid, uid) == 0) {
+			note->at = t->r[i].at;
+			note->on = t->r[i].on;
+			snprintf(buf, size, "%s", t->r[i].reason);
+			note->reason = buf;
+			ret = 1;
+			break;
+		}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
 
 bool suspend_supported(const struct fs_node *node)
 {
@@ -89,8 +184,11 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 		goto out;
 	}
 	rc = suspend_parse(buf, size, &on, &err);
-	if (rc)
+	if (rc) {
+		/* "yes" is no resume: say Suspend */
+		on = true;
 		goto out;
+	}
 	patch = suspend_patch(ki->suspend_field, node->uid, on);
 	if (!patch) {
 		rc = k8s_error_set(&err, ENOMEM, "out of memory");
@@ -100,6 +198,7 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 	rc = k8s_merge_patch(fs->client, &res, node->ns, node->job, patch, &err);
 out:
 	free(patch);
+	remember(fs->suspends, node->uid, rc, on, &err);
 	if (rc) {
 		fs_log(LOG_WARNING, "jobs/%s/suspend of namespace %s refused: %s", node->job,
 		       node->ns, err.message);

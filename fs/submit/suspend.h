@@ -15,9 +15,21 @@
 #include <stddef.h>
 
 #include "k8s/error.h"
+#include "render/render.h"
 
 struct fs;
 struct fs_node;
+struct fs_suspends;
+
+/* The table of the last refused write of each job's suspend (by uid, the newest
+ * SUSPENDS_MAX), for jobs/NAME/info's note. Its mutex is a leaf, never held across a
+ * request. */
+int suspends_new(struct fs_suspends **out);
+void suspends_free(struct fs_suspends *t);
+/* 1 with note filled (its reason copied into buf) when the job of uid had a write
+ * refused and none succeeded since, else 0. */
+int suspends_note(struct fs_suspends *t, const char *uid, struct suspend_note *note, char *buf,
+		  size_t size);
 
 /* Whether the job node's kind has a suspend its operator honours (kinds.h). */
 bool suspend_supported(const struct fs_node *node);
@@ -34,7 +46,7 @@ char *suspend_patch(const char *suspend_field, const char *uid, bool on);
 /* The write of buf to the suspend file of node (FS_JOB_SUSPEND): size, or -errno
  * (EINVAL for other text, EOPNOTSUPP for a kind without suspend, the PATCH's errno:
  * EACCES when the credentials may not patch the job). The reason goes to the
- * daemon's log. */
+ * daemon's log and to jobs/NAME/info (suspends_note) until a write succeeds. */
 int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size);
 
 #endif

@@ -66,17 +66,23 @@ static void stale_note(struct fs *fs, const struct place *p, struct strbuf *sb)
 	render_stale_note(sb, &h);
 }
 
-/* The note a PLACE_DELETE_NOTE file ends with while an rmdir's delete of its job
- * goes on after the rmdir returned, or failed then (deletes.h). */
+/* The notes a PLACE_DELETE_NOTE file ends with while an rmdir's delete of its job
+ * goes on after the rmdir returned, or failed then (deletes.h); and after a write
+ * of its suspend was refused (suspend.h). */
 static void delete_note(struct fs *fs, const struct place *p, const struct fs_node *node,
 			struct strbuf *sb)
 {
 	struct delete_note note;
 	char reason[K8S_ERROR_MESSAGE_MAX];
 
+	struct suspend_note snote;
+
 	if ((p->flags & PLACE_DELETE_NOTE) &&
 	    deletes_note(fs->deletes, node->uid, &note, reason, sizeof(reason)) > 0)
 		render_delete_note(sb, &note);
+	if ((p->flags & PLACE_DELETE_NOTE) &&
+	    suspends_note(fs->suspends, node->uid, &snote, reason, sizeof(reason)) > 0)
+		render_suspend_note(sb, &snote);
 }
 
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,

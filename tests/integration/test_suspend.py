@@ -3,8 +3,8 @@ job's operator to stop it and keep it (runPolicy.suspend, one merge patch);
 status says SUSPENDED when the operator says so, the pods go, their GPUs are
 freed; `echo 0` brings it back. On kubesim (its operator suspends as the
 training-operator does) and the real cluster (training-operator v1.9). The
-reader context may read and not patch: its write fails with EACCES and the job
-is untouched (docs/tree.md, "Suspend and resume")."""
+reader context may read and not patch: its write fails with EACCES, the job is
+untouched and its info ends with the reason (docs/tree.md, "jobs/NAME/suspend")."""
 
 import errno
 import os
@@ -63,9 +63,13 @@ def test_suspend_stops_the_job_frees_its_gpus_and_resume_brings_it_back(any_clus
     # other words are refused, and change nothing
     assert write(path, "yes\n") == errno.EINVAL
     assert suspended_in_spec(c, "pausable") is False
+    info = m.read("jobs", "pausable", "info")
+    assert "\nSuspend: refused at " in info and info.endswith(
+        " (jobs/NAME/suspend): write 1 to suspend the job, 0 to resume it\n"), info
 
     assert write(path, "1\n") == 0
     assert suspended_in_spec(c, "pausable") is True
+    assert "refused" not in m.read("jobs", "pausable", "info")   # a success forgets it
     wait_until(lambda: m.read("jobs", "pausable", "suspend") == "1\n", timeout=30,
                message="suspend reads 1")
     wait_until(lambda: m.read("jobs", "pausable", "status") == "SUSPENDED\n", timeout=120,
@@ -98,4 +102,8 @@ def test_reader_may_not_suspend(any_cluster, arenafs):
     assert write(m.path(*where, "suspend"), "1\n") == errno.EACCES
     assert suspended_in_spec(c, "kept") is False
     assert m.read(*where, "suspend") == "0\n"
+    # the reason where the job is, as submit/'s error file has a submission's
+    info = m.read(*where, "info")
+    assert "\nSuspend: refused at " in info and "forbidden" in info, info
+    assert 'cannot patch resource "tfjobs"' in info, info
     assert "jobs/kept/suspend of namespace %s refused: " % c.namespace in m.log(), m.log()
