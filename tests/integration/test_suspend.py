@@ -3,13 +3,15 @@ job's operator to stop it and keep it (runPolicy.suspend, one merge patch);
 status says SUSPENDED when the operator says so, the pods go, their GPUs are
 freed; `echo 0` brings it back. On kubesim (its operator suspends as the
 training-operator does) and the real cluster (training-operator v1.9). The
-reader context may read and not patch: its write fails with EACCES, the job is
+reader and viewer contexts may read and not patch: its write fails with EACCES, the job is
 untouched and its info ends with the reason (docs/tree.md, "jobs/NAME/suspend")."""
 
 import errno
 import os
 
-from helpers import wait_until, write_as_cp
+import pytest
+
+from helpers import let_viewer_read, wait_until, write_as_cp
 
 SPEC = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
@@ -88,14 +90,17 @@ def test_suspend_stops_the_job_frees_its_gpus_and_resume_brings_it_back(any_clus
     assert m.read("jobs", "pausable", "suspend") == "0\n"
 
 
-def test_reader_may_not_suspend(any_cluster, arenafs):
+@pytest.mark.parametrize("context", ["reader", "viewer"])
+def test_who_may_only_read_may_not_suspend(any_cluster, arenafs, context):
     c = any_cluster
+    if context == "viewer":
+        let_viewer_read(c)
     owner = arenafs(c)
     assert write_as_cp(owner.path("submit", "kept.yaml"), SPEC) == 0, \
         owner.read("submit", "kept", "error")
-    m = arenafs(c, "context=reader", allow=[r"jobs/kept/suspend of namespace \S+ refused: "])
-    # the reader's context names default: the job is in jobs/ there, else in
-    # namespaces/NS/jobs/ (the real cluster's test has a namespace of its own)
+    m = arenafs(c, "context=" + context, allow=[r"jobs/kept/suspend of namespace \S+ refused: "])
+    # the job is in jobs/ where the context names its namespace, else in
+    # namespaces/NS/jobs/ (the real cluster's reader names default)
     places = [("jobs", "kept"), ("namespaces", c.namespace, "jobs", "kept")]
     where = wait_until(lambda: [p for p in places if os.path.isdir(m.path(*p))], timeout=60,
                        message="the reader to see the job")[0]
