@@ -8,6 +8,7 @@ untouched and its info ends with the reason (docs/tree.md, "jobs/NAME/suspend").
 
 import errno
 import os
+import threading
 
 import pytest
 
@@ -112,3 +113,34 @@ def test_who_may_only_read_may_not_suspend(any_cluster, arenafs, context):
     assert "\nSuspend: refused at " in info and "forbidden" in info, info
     assert 'cannot patch resource "tfjobs"' in info, info
     assert "jobs/kept/suspend of namespace %s refused: " % c.namespace in m.log(), m.log()
+
+
+def patches(c, name):
+    """kubesim's log of the PATCHes of the job name: [status] (None: no answer yet)."""
+    return [e["status"] for e in c._control("GET", "/_sim/requests?since=0")["requests"]
+            if e["request"].startswith("PATCH ") and ("/tfjobs/" + name) in e["request"]]
+
+
+def test_a_write_the_server_does_not_answer_holds_only_its_file(kubesim, arenafs):
+    c = kubesim("--nodes", "1", "--gpus", "4")
+    m = arenafs(c, "request_timeout=4",
+                allow=[r"jobs/slow/suspend of namespace default refused: "])
+    assert write_as_cp(m.path("submit", "slow.yaml"), SPEC) == 0, m.read("submit", "slow", "error")
+    c.fault(delay_ms=60000, match=r"^PATCH ")
+    result = {}
+    writer = threading.Thread(
+        target=lambda: result.update(rc=write(m.path("jobs", "slow", "suspend"), "1\n")))
+    try:
+        writer.start()
+        wait_until(lambda: patches(c, "slow"), timeout=30, message="the PATCH sent")
+        # the job's directory and its other files answer while the PATCH waits
+        listed = sorted(os.listdir(m.path("jobs", "slow")))
+        status = m.read("jobs", "slow", "status")
+        unanswered = patches(c, "slow") == [None]
+        writer.join(timeout=120)
+    finally:
+        c.fault(delay_ms=0)
+    assert unanswered, "the tree waited for the PATCH's answer"
+    assert "suspend" in listed and status in ("PENDING\n", "RUNNING\n"), (listed, status)
+    assert not writer.is_alive() and result["rc"] == errno.ETIMEDOUT, result
+    assert "\nSuspend: refused at " in m.read("jobs", "slow", "info")
