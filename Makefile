@@ -9,6 +9,10 @@
 #   make bench      arenafs vs kubectl on a 10,000-job kubesim (tests/bench/), and against
 #                   the limit: tmpfs, curl, and build/ceiling (FUSE serving the tree from
 #                   memory); CLUSTER=real: 1,000 jobs (5,000 pods) on the real cluster
+#   make soak       the daemon's memory under SOAK_MINUTES (20, at most 120) of job churn
+#                   on kubesim with Events expiring after 2 minutes; it fails unless RSS is
+#                   flat after warm-up (tests/bench/soak.py; SOAK_ARGS for more options);
+#                   CLUSTER=real: on the real cluster, started with --event-ttl=2m (2 jobs/s)
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
@@ -64,7 +68,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
 CEILING  := $(BUILD)/ceiling
 
-.PHONY: all unit test test-unit test-integration bench demo screenshot asan test-asan install uninstall \
+.PHONY: all unit test test-unit test-integration bench soak demo screenshot asan test-asan install uninstall \
 	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
@@ -159,6 +163,12 @@ bench: deps-check
 	@$(MAKE) --no-print-directory all $(CEILING) $(if $(filter real,$(CLUSTER)),cluster,)
 	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_CEILING=$(abspath $(CEILING)) \
 	  $(PYTHON) tests/bench/bench.py $(BENCH_REAL) $(BENCH_ARGS)
+
+SOAK_MINUTES ?= 20
+soak: deps-check
+	@$(MAKE) --no-print-directory all $(if $(filter real,$(CLUSTER)),cluster,)
+	ARENAFS_BIN=$(abspath $(BIN)) $(PYTHON) tests/bench/soak.py --minutes $(SOAK_MINUTES) \
+	  $(if $(filter real,$(CLUSTER)),--cluster real --rate 2,) $(SOAK_ARGS)
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=arenafs-asan SANITIZE=1 all unit \

@@ -1,6 +1,6 @@
 /*
- * jobs/NAME/info: `arena get NAME` (pkg/training/get.go printSingleJobHelper),
- * laid out as Arena prints it — the aligned header, the Instances table, the
+ * jobs/NAME/info: the job's why line (why.c) and a blank line, then
+ * `arena get NAME` (pkg/training/get.go printSingleJobHelper), laid out as Arena prints it — the aligned header, the Instances table, the
  * Tensorboard block — plus one block Arena lacks, in its style: "Pending
  * Instances:", why each Pending pod waits (the scheduler's message, the waiting
  * container's reason), in info because a pending pod's log is empty.
@@ -258,6 +258,25 @@ static void info_pending(struct strbuf *sb, const struct job_view *v, const stru
 	render_table_free(&t);
 }
 
+/* The claims the job's templates mount, one a line: where its data is (data/list
+ * says each one's state). Nothing for a job that mounts none. */
+static void info_data(struct strbuf *sb, const struct job_view *v)
+{
+	const char *p = v->job->claims;
+
+	if (!*p)
+		return;
+	strbuf_puts(sb, "\nData:\n");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		strbuf_puts(sb, "  ");
+		strbuf_append(sb, p, len);
+		strbuf_putc(sb, '\n');
+		p += len + (p[len] == ',');
+	}
+}
+
 static void info_tensorboard(struct strbuf *sb, const struct job_view *v)
 {
 	struct strbuf url = STRBUF_INIT;
@@ -285,9 +304,13 @@ void render_job_info(struct strbuf *sb, const struct job_view *v)
 		memcpy(pods, v->pods, v->n_pods * sizeof(*pods));
 		qsort(pods, v->n_pods, sizeof(*pods), pod_cmp_name);
 	}
+	/* the answer to "why is it where it is" first, then Arena's report */
+	render_job_why(sb, v);
+	strbuf_putc(sb, '\n');
 	info_header(sb, v);
 	info_instances(sb, v, pods, main_pod >= 0 ? v->pods[main_pod] : NULL);
 	info_pending(sb, v, pods);
+	info_data(sb, v);
 	info_tensorboard(sb, v);
 	free(pods);
 }

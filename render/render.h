@@ -48,6 +48,9 @@ struct job_view {
 	size_t n_kept_pods;
 	/* NULL, or keeping logs fails (err set): why a job's logs may be gone */
 	const struct logs_kept_state *keep;
+	/* The end of the log of the instance why names as failed (render_job_why_failure),
+	 * when it is at hand without a request (arenafs kept it: keep_logs); else NULL. */
+	const char *failed_log_tail;
 	int64_t now;
 };
 
@@ -72,6 +75,13 @@ void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjo
  * which status says (SUSPENDED). */
 void render_job_suspend(struct strbuf *sb, const struct job *job);
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
+/* The one reason the job is where it is, one line (why.c); it also heads info. A
+ * failed job's line is followed by the end of its log, when v->failed_log_tail has it. */
+void render_job_why(struct strbuf *sb, const struct job_view *v);
+/* The container instance a failed job's why names: the first to fail, in the pod's
+ * current instance (*previous false) or the one before a restart (true). */
+bool render_job_why_failure(const struct job_view *v, const struct pod **pod,
+                            const struct container **c, bool *previous);
 void render_job_events(struct strbuf *sb, const struct job_view *v);    /* oldest first */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
 /* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
@@ -134,6 +144,19 @@ void render_stale_note(struct strbuf *sb, const struct cache_health *h);
  * asked, else whether they are being kept, why not, and the budget the disk left. */
 void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s);
 void render_readme(struct strbuf *sb);
+
+/* ---- data/ ---- */
+
+/* A namespace's claims, by name, and its jobs (any order), which mount them. */
+struct data_view {
+	const struct pvc *const *pvcs;
+	size_t n_pvcs;
+	const struct job *const *jobs;
+	size_t n_jobs;
+	int64_t now;
+};
+/* data/list: the claims as a table (`arena data list`'s columns and more). */
+void render_data_list(struct strbuf *sb, const struct data_view *v);
 
 /* An rmdir's delete that outlived the rmdir (fs/submit/deletes.h): under way, or failed. */
 struct delete_note {

@@ -7,6 +7,7 @@
  *   text.c         safe single-line text, durations, times, labels, URL hosts
  *   status.c       job and pod status words (the one mapping every file uses)
  *   job_info.c     jobs/NAME/info (arena get)
+ *   why.c          jobs/NAME/why: the one reason the job is where it is
  *   job_tables.c   cluster/list, list-all, top-job (arena list, list -A, top job)
  *   events.c       jobs/NAME/events
  *   gpus.c         GPU accounting, job/node gpus, node info, cluster top and gpus

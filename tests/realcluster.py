@@ -28,9 +28,12 @@ class RealCluster(kubesimcluster.Cluster):
 
     kind = "real"
 
-    def __init__(self, directory, nodes=4, gpus=8):  # noqa: super().__init__ starts kubesim
+    def __init__(self, directory, nodes=4, gpus=8, event_ttl=None):  # noqa: no kubesim
+        """event_ttl: kube-apiserver's --event-ttl ("2m"); None: its default, 1h."""
         self.dir = str(directory)
         self.args = ["--nodes", str(nodes), "--gpus", str(gpus)]
+        if event_ttl:
+            self.args += ["--event-ttl", event_ttl]
         os.makedirs(self.dir, exist_ok=True)
         self.log_path = os.path.join(self.dir, "up.log")
         with open(self.log_path, "wb") as log:

@@ -39,6 +39,7 @@ enum fs_type {
 	FS_JOB_SPEC,
 	FS_JOB_JSON,
 	FS_JOB_SUSPEND,       /* the control file: 1 suspended, 0 not (fs/submit/suspend.h) */
+	FS_JOB_WHY,           /* the one reason the job is where it is */
 	FS_INSTANCES_DIR,
 	FS_POD_DIR,           /* ns, kind, job, pod */
 	FS_POD_STATUS,
@@ -58,6 +59,8 @@ enum fs_type {
 	FS_SUBMIT_SUBDIR,     /* a directory below submit/, described by submit.c */
 	FS_SUBMIT_FILE,       /* a file below submit/, likewise */
 	FS_NAMESPACES_DIR,
+	FS_DATA_DIR,          /* data/ or namespaces/NS/data/: ns set */
+	FS_DATA_LIST,         /* data/list: ns set */
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
 	FS_CODE_DIR,          /* jobs/NAME/code/: the job's, path "" */
 	FS_CODE_SUBDIR,       /* a directory below code/: + path */

@@ -46,6 +46,7 @@ static const struct place PLACES[] = {
 
 	{FS_README, FS_ROOT, "README", SRC_NONE, 0, 0, {.text = render_readme}, 0},
 	{FS_CLUSTER_DIR, FS_ROOT, "cluster", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
+	{FS_DATA_DIR, FS_ROOT, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0},
 	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0},
@@ -66,6 +67,9 @@ static const struct place PLACES[] = {
 	 {.cluster = render_cluster_top}, 0},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
 	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0},
+
+	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.data = render_data_list}, 0},
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0},
 
@@ -88,6 +92,9 @@ static const struct place PLACES[] = {
 	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
 	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD},
 	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0},
+	{FS_JOB_WHY, FS_JOB_DIR, "why", SRC_JOB, VIEW_PODS | VIEW_EVENTS | VIEW_LOG_TAIL,
+	 PLACE_AGES,
+	 {.job = render_job_why}, 0},
 
 	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0},
 
@@ -118,6 +125,7 @@ static const struct place PLACES[] = {
 
 	{FS_NS_DIR, FS_NAMESPACES_DIR, NULL, SRC_NAMESPACE, 0, PLACE_DIR, {0}, 0},
 
+	{FS_DATA_DIR, FS_NS_DIR, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0},
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0},
 	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
 	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
@@ -251,6 +259,9 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 		break;
 	case SRC_ALL_JOBS:
 		snprintf(buf, size, "jobtable");
+		break;
+	case SRC_DATA:
+		snprintf(buf, size, "data/%s", ns);
 		break;
 	default:
 		buf[0] = '\0';

@@ -44,6 +44,7 @@ enum place_source {
 	SRC_NAMESPACE,    /* one other namespace: namespaces/NS/ */
 	SRC_NS_JOBS,      /* the mount's namespace's jobs with their pods: cluster/list, top-job */
 	SRC_ALL_JOBS,     /* every namespace's jobs with their pods: cluster/list-all */
+	SRC_DATA,         /* a namespace's claims and the jobs that mount them: data/ */
 };
 
 enum {
@@ -70,7 +71,8 @@ enum {
 	VIEW_NODES = 4,
 	VIEW_EVENTS = 8,
 	VIEW_KEPT = 16,     /* the pods gone whose logs are kept (v.kept_pods) */
-	VIEW_ALL = 31
+	VIEW_LOG_TAIL = 32, /* the end of the failed instance's kept log (v.failed_log_tail) */
+	VIEW_ALL = 63
 };
 
 /* When a place that comes and goes exists (PLACE_COMES_AND_GOES): the path model
@@ -94,6 +96,7 @@ union place_render {
 	void (*node_pods)(struct strbuf *sb, const struct node_view *v);   /* SRC_NODE_PODS */
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
+	void (*data)(struct strbuf *sb, const struct data_view *v);        /* SRC_DATA */
 };
 
 struct place {
@@ -123,7 +126,8 @@ unsigned place_optional_mask(enum fs_type parent);
 
 /* The key the inodes showing an object are filed under (inode.h): "job/NS/KIND/NAME",
  * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces",
- * "jobtable/NS" (the tables of a namespace's jobs), "jobtable" (of every namespace's);
+ * "jobtable/NS" (the tables of a namespace's jobs), "jobtable" (of every namespace's),
+ * "data/NS" (a namespace's claims);
  * "" for sources that have none. ns, kind and name as the source uses them. */
 void place_key(char *buf, size_t size, enum place_source source, const char *ns, int kind,
 	       const char *name);

@@ -145,6 +145,32 @@ static int render_jobs_file(struct fs *fs, const struct fs_node *node, const str
 	return 0;
 }
 
+/* data/list: the namespace's claims and its jobs. Its time is when a claim last
+ * changed or came (a claim's resourceVersion has no time: its creation, or the mount's). */
+static int render_data_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			    struct strbuf *sb, int64_t *mtime)
+{
+	struct data_view v = {0};
+	const struct pvc **pvcs = NULL;
+	const struct job **jobs = NULL;
+
+	if (!node->ns)
+		return -EINVAL;
+	v.n_pvcs = cache_pvcs(fs->cache, node->ns, &pvcs);
+	v.n_jobs = cache_jobs(fs->cache, node->ns, &jobs);
+	v.pvcs = pvcs;
+	v.jobs = jobs;
+	v.now = time_now();
+	p->render.data(sb, &v);
+	*mtime = fs->started;
+	for (size_t i = 0; i < v.n_pvcs; i++)
+		*mtime = later(*mtime, pvcs[i]->meta.created);
+	free(pvcs);
+	free(jobs);
+	stale_note(fs, p, sb);
+	return 0;
+}
+
 /* The text of a regular (non-log) file and its object's time, made by its place's
  * renderer from what its source names. Under the read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
@@ -184,6 +210,8 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	case SRC_NS_JOBS:
 	case SRC_ALL_JOBS:
 		return render_jobs_file(fs, node, p, sb, mtime);
+	case SRC_DATA:
+		return render_data_file(fs, node, p, sb, mtime);
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;

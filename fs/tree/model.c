@@ -361,6 +361,10 @@ static const struct job *find_job(void *arg, int kind, const char *name)
 	return a->fs->served[kind] ? cache_find_job(a->fs->cache, a->ns, kind, name) : NULL;
 }
 
+/* namespaces/ lists the other namespaces with jobs (not kube-system and the
+ * like); by name it finds any other namespace that exists and these credentials
+ * can see, with or without jobs, so that namespaces/NS/submit/ takes a first
+ * job there (docs/tree.md, "namespaces/NS/jobs/ and what RBAC hides"). */
 static bool is_other_namespace(struct fs *fs, const char *name)
 {
 	const char **names = NULL;
@@ -369,6 +373,8 @@ static bool is_other_namespace(struct fs *fs, const char *name)
 
 	if (strcmp(name, fs->namespace) == 0)
 		return false;
+	if (cache_find_namespace(fs->cache, name))
+		return true;
 	n = cache_namespaces(fs->cache, &names);
 	for (size_t i = 0; i < n && !found; i++)
 		found = strcmp(names[i], name) == 0;
@@ -444,8 +450,9 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 		return log_node(parent, p->type, job ? pod : model_pod(fs, parent), out);
 	}
 	ret = child_of(parent, p->type, out);
-	/* jobs/ of the root, cluster/list and top-job are the mount's namespace */
-	if (!ret && (p->source == SRC_JOBS || p->source == SRC_NS_JOBS) && !out->ns &&
+	/* jobs/ and data/ of the root, cluster/list and top-job are the mount's namespace */
+	if (!ret && (p->source == SRC_JOBS || p->source == SRC_NS_JOBS || p->source == SRC_DATA) &&
+	    !out->ns &&
 	    set_str(&out->ns, fs->namespace)) {
 		fs_node_clear(out);
 		ret = -ENOMEM;

@@ -309,6 +309,7 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		/* a job coming or going can rename its namesakes of other kinds (NAME.TYPE) */
 		add_job_keys(b, it->ns, listing ? -1 : it->job_kind, it->name);
 		add_table_keys(b, it->ns);
+		add_key(b, SRC_DATA, it->ns, 0, NULL);   /* data/list's JOBS column */
 		if (listing) {
 			add_key(b, SRC_JOBS, it->ns, 0, NULL);
 			add_key(b, SRC_NAMESPACES, NULL, 0, NULL);
@@ -343,6 +344,9 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		if (pod && pod->job_name)
 			add_job_keys(b, it->ns, pod->job_kind, pod->job_name);
 		cache_read_unlock(fs->cache);
+		break;
+	case CACHE_PVC:
+		add_key(b, SRC_DATA, it->ns, 0, NULL);
 		break;
 	case CACHE_NAMESPACE:
 		add_key(b, SRC_NAMESPACES, NULL, 0, NULL);

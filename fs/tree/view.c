@@ -7,6 +7,9 @@
  * Called under the cache's read lock by model.c and content.c; the pointers stay
  * valid until it is released. Only the parts asked for are gathered, so that
  * reading every status file costs one pod lookup per job, not a scan of the events.
+ * One part touches the disk: a failed instance's kept log, whose last 4 KiB `why`
+ * quotes (VIEW_LOG_TAIL: an open and one pread, under the read lock, of a file the
+ * keeper wrote; never a request).
  */
 #include "fs/tree/view.h"
 #include "k8s/cache/cache.h"
@@ -14,8 +17,13 @@
 #include "fs/logs/logkeep.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The most of a failed instance's kept log read for why's last lines. */
+#define VIEW_LOG_TAIL_BYTES 4096
 
 static bool add_event(const struct event ***arr, size_t *n, size_t *cap, const struct event *e)
 {
@@ -98,6 +106,48 @@ static int gather_kept(struct fs *fs, struct fs_job_view *out)
 	return 0;
 }
 
+/* The end of the failed instance's log (why.c names it), when arenafs kept it: read
+ * from the kept copy on disk, never from the cluster (a file's text is made from
+ * what is at hand). Only the current instance of a container is kept (logkeeper.c).
+ * No copy, or one that cannot be read: no tail, and why says where the log is. */
+static int gather_log_tail(struct fs *fs, struct fs_job_view *out)
+{
+	const struct pod *pod;
+	const struct container *c;
+	bool previous;
+	char identity[512];
+	struct logkeep_ref ref;
+	uint64_t size;
+	off_t from;
+	ssize_t n;
+	int fd;
+
+	if (!fs->keep || !render_job_why_failure(&out->v, &pod, &c, &previous) || previous)
+		return 0;
+	snprintf(identity, sizeof(identity), "%s/%s/%d", pod->meta.uid, c->name,
+		 c->restart_count);
+	ref = (struct logkeep_ref){out->v.job->meta.namespace, out->v.job->meta.name,
+				   pod->meta.name, c->name, identity};
+	if (logkeep_open_log(fs->keep, &ref, &fd, &size) < 0)
+		return 0;
+	out->log_tail = malloc(VIEW_LOG_TAIL_BYTES + 1);
+	if (!out->log_tail) {
+		close(fd);
+		return -ENOMEM;
+	}
+	from = size > VIEW_LOG_TAIL_BYTES ? (off_t)(size - VIEW_LOG_TAIL_BYTES) : 0;
+	n = pread(fd, out->log_tail, VIEW_LOG_TAIL_BYTES, from);
+	close(fd);
+	if (n <= 0) {
+		free(out->log_tail);
+		out->log_tail = NULL;
+		return 0;
+	}
+	out->log_tail[n] = '\0';
+	out->v.failed_log_tail = out->log_tail;
+	return 0;
+}
+
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out)
 {
 	struct job_view *v = &out->v;
@@ -134,6 +184,8 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 	}
 	if (!ret && (want & VIEW_KEPT))
 		ret = gather_kept(fs, out);
+	if (!ret && (want & VIEW_LOG_TAIL))
+		ret = gather_log_tail(fs, out);
 	if (ret)
 		view_job_free(out);
 	return ret;
@@ -143,6 +195,7 @@ void view_job_free(struct fs_job_view *jv)
 {
 	logkeep_entries_free(jv->kept, jv->n_kept);
 	free(jv->kept_names);
+	free(jv->log_tail);
 	free(jv->pods);
 	free(jv->services);
 	free(jv->nodes);

@@ -24,6 +24,7 @@ struct fs_job_view {
 	size_t n_kept;
 	const char **kept_names;
 	struct logs_kept_state keep;     /* what v.keep points to, when keeping fails */
+	char *log_tail;                  /* VIEW_LOG_TAIL: what v.failed_log_tail points to */
 };
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out);
 void view_job_free(struct fs_job_view *jv);

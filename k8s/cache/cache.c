@@ -5,7 +5,7 @@
  * lookups are the store's own (store_query.c).
  *
  * Start-up order: namespaces first (their list decides where per-namespace
- * watches go when cluster-wide listing is forbidden), then nodes, pods, services,
+ * watches go when cluster-wide listing is forbidden), then nodes, pods, services, claims,
  * events and every served job kind, whose first lists run in parallel threads.
  * Used by mount/ (start, stop) and fs/ (health).
  */
@@ -197,7 +197,7 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
                 struct k8s_error *err)
 {
 	static const enum cache_object_type CORE[] = {CACHE_NODE, CACHE_POD, CACHE_SERVICE,
-	                                              CACHE_EVENT};
+	                                              CACHE_EVENT, CACHE_PVC};
 	struct cache_feed *f = calloc(1, sizeof(*f));
 	int64_t deadline = opts->first_lists_timeout_ms > 0
 	                       ? time_monotonic_ms() + opts->first_lists_timeout_ms

@@ -11,7 +11,7 @@
  * Pods are indexed by job and by node, services by their `release` label, events
  * by involved object, so the tree's lookups cost what they return, not a scan.
  *
- * Namespaces: jobs, pods, services and events are watched cluster-wide when the
+ * Namespaces: jobs, pods, services, events and claims are watched cluster-wide when the
  * credentials may; on 403 the cache lists namespaces and watches each one it may
  * list (a namespace answering 403 is left out); when even that is forbidden, only
  * the configured namespace. Nodes are cluster-scoped; a 403 on nodes leaves
@@ -36,7 +36,10 @@
 struct k8s_cache;
 struct k8s_client;
 
-enum cache_object_type { CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_NAMESPACE };
+/* CACHE_NAMESPACE stays last: loops run to it. */
+enum cache_object_type {
+	CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_PVC, CACHE_NAMESPACE
+};
 enum cache_change_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
 
 /* What changed, for the tree to invalidate exactly that. Strings valid during the callback. */
@@ -93,6 +96,9 @@ void cache_read_unlock(struct k8s_cache *c);
  */
 /* Namespaces with jobs visible to these credentials, the configured one always first. */
 size_t cache_namespaces(struct k8s_cache *c, const char ***out);
+/* The namespace object called name, jobs or none, or NULL: not there, or these
+ * credentials may not list namespaces (the cache then has none). */
+const struct k8s_namespace *cache_find_namespace(struct k8s_cache *c, const char *name);
 size_t cache_jobs(struct k8s_cache *c, const char *ns, const struct job ***out);
 const struct job *cache_find_job(struct k8s_cache *c, const char *ns, enum job_kind kind,
 				 const char *name);
@@ -110,7 +116,10 @@ size_t cache_services_of_job(struct k8s_cache *c, const char *ns, const char *jo
 size_t cache_events_for(struct k8s_cache *c, const char *ns, const char *name,
 			const struct event ***out);
 
-/* Every object of a type (struct job/pod/node/service/event/k8s_namespace, by type),
+/* The PersistentVolumeClaims of ns, by name (data/). */
+size_t cache_pvcs(struct k8s_cache *c, const char *ns, const struct pvc ***out);
+
+/* Every object of a type (struct job/pod/node/service/event/pvc/k8s_namespace, by type),
  * sorted by namespace and name: for dumps, tools and whole-cluster files. */
 size_t cache_objects(struct k8s_cache *c, enum cache_object_type type, const void ***out);
 

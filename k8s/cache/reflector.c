@@ -76,6 +76,8 @@ static const char *type_plural(const struct reflector *r)
 		return "services";
 	case CACHE_EVENT:
 		return "events";
+	case CACHE_PVC:
+		return "persistentvolumeclaims";
 	case CACHE_NAMESPACE:
 		return "namespaces";
 	}
@@ -97,6 +99,8 @@ static const char *type_kind(const struct reflector *r)
 		return "Service";
 	case CACHE_EVENT:
 		return "Event";
+	case CACHE_PVC:
+		return "PersistentVolumeClaim";
 	case CACHE_NAMESPACE:
 		return "Namespace";
 	}
@@ -216,6 +220,8 @@ static void *decode(struct reflector *r, json_t *obj, bool watched)
 		return service_decode(obj);
 	case CACHE_EVENT:
 		return event_decode(obj);
+	case CACHE_PVC:
+		return pvc_decode(obj);
 	case CACHE_NAMESPACE:
 		return namespace_decode(obj);
 	}

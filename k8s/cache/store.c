@@ -320,6 +320,9 @@ void store_object_free(enum cache_object_type type, void *obj)
 	case CACHE_EVENT:
 		event_free(obj);
 		break;
+	case CACHE_PVC:
+		pvc_free(obj);
+		break;
 	case CACHE_NAMESPACE:
 		namespace_free(obj);
 		break;

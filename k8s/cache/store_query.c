@@ -196,6 +196,13 @@ size_t cache_events_for(struct k8s_cache *st, const char *ns, const char *name,
 	                      NULL, cmp_event, (const void ***)out);
 }
 
+const struct k8s_namespace *cache_find_namespace(struct k8s_cache *st, const char *name)
+{
+	struct entry *e = store_entry_get(&st->tables[CACHE_NAMESPACE], -1, "", name);
+
+	return e ? e->obj : NULL;
+}
+
 size_t store_namespace_names(struct k8s_cache *st, const char ***out)
 {
 	const struct k8s_namespace **objs;
@@ -211,6 +218,28 @@ size_t store_namespace_names(struct k8s_cache *st, const char ***out)
 		names[i] = objs[i]->meta.name;
 	*out = names;
 	return n;
+}
+
+static bool in_namespace(const void *obj, const void *ns)
+{
+	return strcmp(meta_of(obj)->namespace, ns) == 0;
+}
+
+size_t cache_pvcs(struct k8s_cache *st, const char *ns, const struct pvc ***out)
+{
+	const void **all;
+	size_t n = collect_table(&st->tables[CACHE_PVC], cmp_meta, &all), k = 0;
+
+	/* claims are few beside pods: a scan costs less than an index's links */
+	for (size_t i = 0; i < n; i++)
+		if (in_namespace(all[i], ns))
+			all[k++] = all[i];
+	if (!k) {
+		free(all);
+		all = NULL;
+	}
+	*out = (const struct pvc **)all;
+	return k;
 }
 
 size_t cache_objects(struct k8s_cache *st, enum cache_object_type type, const void ***out)

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "k8s/base/strbuf.h"
 #include "k8s/objects/objects.h"
 #include "k8s/objects/objpack.h"
 
@@ -21,6 +22,9 @@
 /* obj[key] as a string, "" when absent or not a string. Cast: the temporary
  * structs hold it in char * fields until pack_str() copies it. */
 char *dec_str(const json_t *obj, const char *key);
+/* sb's text copied onto s (NULL, and s->oom, when either ran out of memory); sb
+ * freed. For the fields a decoder joins (a claim's access modes, a job's claims). */
+char *dec_take(struct scratch *s, struct strbuf *sb);
 /* obj[key] as a string, NULL when absent. */
 char *dec_str_or_null(const json_t *obj, const char *key);
 int64_t dec_time(const json_t *obj, const char *key);

@@ -12,6 +12,8 @@
  */
 #include "k8s/objects/decode.h"
 
+#include "k8s/base/strbuf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,6 +311,48 @@ out:
 	return out;
 }
 
+/* Depth enough for every kind's pod templates (spec.pytorchReplicaSpecs.Worker.
+ * template.spec.volumes[i].persistentVolumeClaim is 7 deep; JobSet's 9). */
+#define CLAIM_DEPTH_MAX 16
+
+/* Appends to sb, once each, the claimName of every persistentVolumeClaim volume
+ * source found under v: whatever the kind, its pod templates hold them there. */
+static void find_claims(const json_t *v, int depth, struct strbuf *sb)
+{
+	const char *key, *name;
+	const json_t *x;
+	size_t i;
+
+	if (depth > CLAIM_DEPTH_MAX)
+		return;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			find_claims(x, depth + 1, sb);
+		return;
+	}
+	json_object_foreach((json_t *)v, key, x) {
+		name = strcmp(key, "persistentVolumeClaim") == 0
+		           ? json_string_value(json_object_get(x, "claimName"))
+		           : NULL;
+		if (!name) {
+			find_claims(x, depth + 1, sb);
+		} else if (*name && !list_has(strbuf_str(sb), name)) {
+			if (sb->len)
+				strbuf_putc(sb, ',');
+			strbuf_puts(sb, name);
+		}
+	}
+}
+
+/* The job's claims, comma-joined (struct job's claims), on s. */
+static char *dec_claims(struct scratch *s, const json_t *spec)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	find_claims(spec, 0, &sb);
+	return dec_take(s, &sb);
+}
+
 static void job_layout(void *obj, struct packer *pk)
 {
 	struct job *j = obj;
@@ -319,6 +363,7 @@ static void job_layout(void *obj, struct packer *pk)
 	pack_str(pk, &j->api_version, true);
 	pack_str(pk, &j->priority_class, true);
 	pack_str(pk, &j->state, true);
+	pack_str(pk, &j->claims, true);
 	pack_str(pk, &j->raw_json, false);
 	for (size_t i = 0; i < j->n_conditions; i++) {
 		pack_str(pk, &j->conditions[i].type, true);
@@ -369,6 +414,7 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 		rc = dec_replicas(&s, ki, spec, status, &tmp);
 	if (rc)
 		goto out;
+	tmp.claims = dec_claims(&s, spec);
 	tmp.raw_json = dump_without_managed_fields(&s, obj);
 	if (s.oom)
 		goto out;

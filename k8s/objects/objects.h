@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -37,6 +38,24 @@ struct kv_list {
 
 /* The value for key, or NULL. */
 const char *kv_get(const struct kv_list *l, const char *key);
+
+/* Is name one of the items of list, a comma-joined string ("a,b")? Inline: pure,
+ * for the decoders and render/ alike. */
+static inline bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	/* names of objects hold no comma, so a comma always separates */
+	for (const char *p = list; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == n && strncmp(p, name, n) == 0)
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
 
 /* Labels and annotations keep only what the tree reads, and owner references none
  * (the decoders read them all first: a pod's job, a node's roles): in a cluster of
@@ -96,6 +115,9 @@ struct job {
 	                                operator's Suspended condition says when it has) */
 	char *priority_class;        /* runPolicy.schedulingPolicy.priorityClass, else the
 	                                pod templates' priorityClassName, else "" */
+	char *claims;                /* the PersistentVolumeClaims its pod templates mount,
+	                                comma-joined in the order the spec names them
+	                                (list_has), or "" */
 	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */
 	char *code_annotation;       /* the arenafs.io/code annotation (the files the job
 	                                shipped, fs/code/codeindex.h), or NULL */
@@ -204,6 +226,21 @@ struct event {
 	int64_t last_seen;           /* lastTimestamp, else first_seen */
 };
 
+/* ---- persistent volume claims (data/) ---- */
+
+struct pvc {
+	struct obj_meta meta;
+	char *phase;                 /* status.phase: Pending, Bound, Lost ("" when absent) */
+	char *capacity;              /* status.capacity.storage once bound, else "" */
+	char *requested;             /* spec.resources.requests.storage, or "" */
+	char *access_modes;          /* spec.accessModes, comma-joined as the API lists
+	                                them ("ReadWriteOnce,ReadOnlyMany"), or "" */
+	char *storage_class;         /* spec.storageClassName, or "" */
+	char *volume;                /* spec.volumeName: the PersistentVolume, or "" */
+	char *description;           /* the `description` annotation (Arena's), or "" */
+	char *owner;                 /* the `owner` annotation (Arena's), or "" */
+};
+
 /* ---- namespaces (added for the cache's per-namespace watches) ---- */
 
 struct k8s_namespace {
@@ -222,6 +259,7 @@ struct node *node_decode(json_t *obj);
 struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
 struct k8s_namespace *namespace_decode(json_t *obj);
+struct pvc *pvc_decode(json_t *obj);
 
 void job_free(struct job *j);
 /* What the `type` file and Arena's Trainer column call j: its kind's, except for
@@ -233,5 +271,6 @@ void node_free(struct node *n);
 void service_free(struct service *s);
 void event_free(struct event *e);
 void namespace_free(struct k8s_namespace *n);
+void pvc_free(struct pvc *p);
 
 #endif

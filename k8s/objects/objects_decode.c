@@ -1,6 +1,6 @@
 /*
  * The API server's JSON → the compact objects of objects.h: the shared helpers
- * and metadata (decode.h), nodes, services, events, namespaces. Pods are in
+ * and metadata (decode.h), nodes, services, events, namespaces, claims. Pods are in
  * pod_decode.c, jobs in job_decode.c.
  *
  * Only the fields objects.h declares are kept; each object is one block with its
@@ -50,6 +50,18 @@ char *dec_str(const json_t *obj, const char *key)
 	const char *s = json_string_value(json_object_get(obj, key));
 
 	return (char *)(s ? s : "");
+}
+
+char *dec_take(struct scratch *s, struct strbuf *sb)
+{
+	char *out = NULL;
+
+	if (strbuf_ok(sb))
+		out = scratch_strdup(s, strbuf_str(sb));
+	else
+		s->oom = true;
+	strbuf_free(sb);
+	return out;
 }
 
 char *dec_str_or_null(const json_t *obj, const char *key)
@@ -496,4 +508,71 @@ out:
 void namespace_free(struct k8s_namespace *n)
 {
 	pack_free(n, namespace_layout);
+}
+
+/* ---- persistent volume claims ---- */
+
+static void pvc_layout(void *obj, struct packer *pk)
+{
+	struct pvc *p = obj;
+
+	meta_layout(&p->meta, pk);
+	pack_str(pk, &p->phase, true);
+	pack_str(pk, &p->capacity, true);
+	pack_str(pk, &p->requested, true);
+	pack_str(pk, &p->access_modes, true);
+	pack_str(pk, &p->storage_class, true);
+	pack_str(pk, &p->volume, false);
+	pack_str(pk, &p->description, false);
+	pack_str(pk, &p->owner, true);
+}
+
+/* spec.accessModes comma-joined on s; the strings that are no strings are left out. */
+static char *join_access_modes(struct scratch *s, const json_t *modes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(modes, i, m) {
+		if (!json_is_string(m))
+			continue;
+		if (sb.len)
+			strbuf_putc(&sb, ',');
+		strbuf_puts(&sb, json_string_value(m));
+	}
+	return dec_take(s, &sb);
+}
+
+struct pvc *pvc_decode(json_t *obj)
+{
+	struct scratch s = SCRATCH_INIT;
+	const json_t *spec = json_object_get(obj, "spec");
+	const json_t *status = json_object_get(obj, "status");
+	const json_t *ann = json_object_get(json_object_get(obj, "metadata"), "annotations");
+	struct pvc tmp;
+	struct pvc *p = NULL;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (dec_meta(&s, obj, &tmp.meta, NULL))
+		goto out;
+	tmp.phase = dec_str(status, "phase");
+	tmp.capacity = dec_str(json_object_get(status, "capacity"), "storage");
+	tmp.requested =
+	    dec_str(json_object_get(json_object_get(spec, "resources"), "requests"), "storage");
+	tmp.access_modes = join_access_modes(&s, json_object_get(spec, "accessModes"));
+	tmp.storage_class = dec_str(spec, "storageClassName");
+	tmp.volume = dec_str(spec, "volumeName");
+	tmp.description = dec_str(ann, "description");
+	tmp.owner = dec_str(ann, "owner");
+	if (!s.oom && tmp.access_modes)
+		p = pack_object(&tmp, sizeof(tmp), pvc_layout);
+out:
+	scratch_free(&s);
+	return p;
+}
+
+void pvc_free(struct pvc *p)
+{
+	pack_free(p, pvc_layout);
 }

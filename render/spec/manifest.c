@@ -159,9 +159,10 @@ int spec_build_manifest(const struct job_spec *s, const char *ns, json_t **out,
 	if (have && strcmp(have, ns) != 0) {
 		int rc = k8s_error_set(err, EINVAL,
 		                       "metadata.namespace: the manifest is for namespace \"%s\", "
-		                       "but this submit/ creates jobs in \"%s\"; remove the field, "
-		                       "or use a mount with -o namespace=%s",
-		                       have, ns, have);
+		                       "but this submit/ creates jobs in \"%s\"; copy it to "
+		                       "namespaces/%s/submit/ (submit/ itself when %s is the mount's "
+		                       "namespace), or remove the field",
+		                       have, ns, have, have);
 
 		json_decref(job);
 		return rc;

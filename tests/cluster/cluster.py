@@ -10,7 +10,10 @@ this module. What runs, each as a local process with its log in DIR/logs/:
 TLS everywhere with a CA made by openssl; RBAC on; anonymous auth left as
 kube-apiserver defaults it. The binaries are built once per version into a
 cache outside the repository (ARENAFS_CLUSTER_CACHE, default
-~/.cache/arenafs/cluster), keyed by component, version and go.sum.
+~/.cache/arenafs/cluster), keyed by component, version, go.sum and the build's
+recipe (its go build arguments). Kubernetes' binaries are stamped with their
+release as upstream's build stamps them, so /version and `kubectl version`
+say v1.36.3 (build_args).
 Python standard library only: it runs under any python3.
 """
 
@@ -100,10 +103,64 @@ def module_version(moddir):
 
 
 def component_dir(moddir):
-    """cache/<module>-<version>-<go.sum hash>: a change of any pin builds anew."""
+    """cache/<module>-<version>-<hash of go.sum and the recipe>: a change of any pin,
+    or of how the binaries are built, builds anew. The recipe is hashed with
+    placeholders for what it reads from the pinned module, so that naming a
+    cached binary needs no download (those facts follow from go.sum)."""
+    h = hashlib.sha256()
     with open(os.path.join(HERE, moddir, "go.sum"), "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:10]
-    return os.path.join(cache_root(), "%s-%s-%s" % (moddir, module_version(moddir), digest))
+        h.update(f.read())
+    recipe = [build_args(n, "OUT", RECIPE_FACTS) for n in sorted(BINARIES)
+              if BINARIES[n][0] == moddir]
+    h.update(json.dumps(recipe).encode())
+    return os.path.join(cache_root(), "%s-%s-%s" % (moddir, module_version(moddir),
+                                                     h.hexdigest()[:10]))
+
+
+# What the recipe's cache key puts where build_args reads the pinned module.
+RECIPE_FACTS = {"version": "VERSION", "time": "TIME", "commit": "COMMIT"}
+# Where Kubernetes keeps its version; upstream stamps both (hack/lib/version.sh).
+K8S_VERSION_PACKAGES = ("k8s.io/client-go/pkg/version", "k8s.io/component-base/version")
+
+
+def build_args(name, out, facts):
+    """go's arguments that build NAME into out. facts: the pinned module's
+    {"version", "time", "commit" (None when unknown)} (module_facts)."""
+    ldflags = ["-s", "-w"]
+    if BINARIES[name][0] == "k8s":
+        ldflags += k8s_version_ldflags(facts)
+    return ["build", "-trimpath", "-ldflags=" + " ".join(ldflags), "-o", out, BINARIES[name][1]]
+
+
+def k8s_version_ldflags(facts):
+    """-X flags as upstream's hack/lib/version.sh (kube::version::ldflags) writes
+    them for a release: gitVersion, gitMajor and gitMinor from the tag ("+" after
+    the minor of a pre-release), gitCommit and gitTreeState when the commit is
+    known, and buildDate, here the release's commit time (as a reproducible
+    build's SOURCE_DATE_EPOCH) so that the binaries do not change with the day.
+    Without them kube-apiserver reports v0.0.0-master+$Format:%H$, which kubectl
+    refuses to parse."""
+    m = re.match(r"^v(\d+)\.(\d+)(\.\d+)?([-].*)?([+].*)?$", facts["version"])
+    values = [("buildDate", facts["time"]), ("gitVersion", facts["version"])]
+    if facts.get("commit"):
+        values[1:1] = [("gitCommit", facts["commit"]), ("gitTreeState", "clean")]
+    if m:
+        values += [("gitMajor", m.group(1)), ("gitMinor", m.group(2) + ("+" if m.group(4) else ""))]
+    return ["-X=%s.%s=%s" % (pkg, key, val) for key, val in values for pkg in K8S_VERSION_PACKAGES]
+
+
+def module_facts(moddir):
+    """{"version", "time", "commit"} of the module's pinned main module, from the
+    module cache's .info (Time: the commit's time; Origin.Hash: its commit, which
+    a proxy gives for modules it fetched recently and not for older ones)."""
+    module = MAIN_MODULE[moddir]
+    info = module_download(moddir, "%s@%s" % (module, module_version(moddir)))
+    with open(info["Info"]) as f:
+        meta = json.load(f)
+    t = time.strptime(re.sub(r"\.\d+", "", meta["Time"]).replace("Z", "+0000"),
+                      "%Y-%m-%dT%H:%M:%S%z")
+    return {"version": meta["Version"], "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", t),
+            "commit": (meta.get("Origin") or {}).get("Hash")}
 
 
 def binary_path(name):
@@ -135,9 +192,9 @@ def build(names):
         log("building %s (%s %s): a few minutes the first time"
             % (", ".join(group), MAIN_MODULE[moddir], module_version(moddir)))
         started = time.monotonic()
+        facts = module_facts(moddir)
         for n in group:
-            cmd = [GO, "build", "-trimpath", "-ldflags=-s -w", "-o", os.path.join(tmp, n),
-                   BINARIES[n][1]]
+            cmd = [GO] + build_args(n, os.path.join(tmp, n), facts)
             r = subprocess.run(cmd, cwd=os.path.join(HERE, moddir), env=go_env(),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if r.returncode != 0:
@@ -156,11 +213,16 @@ def arena_charts():
 
 def module_source(moddir, module):
     """Where the Go module cache holds a module's source (downloaded if needed)."""
+    return module_download(moddir, module)["Dir"]
+
+
+def module_download(moddir, module):
+    """`go mod download -json` of module (path or path@version) in moddir."""
     r = subprocess.run([GO, "mod", "download", "-json", module], cwd=os.path.join(HERE, moddir),
                        env=go_env(), capture_output=True, text=True)
     if r.returncode != 0:
         raise ClusterError("go mod download %s: %s" % (module, r.stdout + r.stderr))
-    return json.loads(r.stdout)["Dir"]
+    return json.loads(r.stdout)
 
 
 # ---------------------------------------------------------------- certificates
@@ -333,8 +395,11 @@ class Plane:
         except (OSError, ValueError):
             return None
 
-    def stop_all(self, timeout=5):
-        """SIGTERM to every process group started here, SIGKILL to what stays."""
+    def stop_all(self, timeout=5, kill_timeout=60):
+        """SIGTERM to every process group started here, SIGKILL to what stays
+        after timeout; returns once no thread of any of them is left. A process
+        that outlives SIGKILL by kill_timeout (stuck in the kernel) is a
+        ClusterError naming it, and its pid file is kept for a later down."""
         if not os.path.isdir(self.pids):
             return
         pids = []
@@ -344,44 +409,71 @@ class Plane:
                     pids.append(int(f.read().strip()))
             except (OSError, ValueError):
                 continue
-        for pid in pids:
-            try:
-                os.killpg(pid, signal.SIGTERM)
-            except OSError:
-                pass
-        deadline = time.monotonic() + timeout
-        for pid in pids:
-            while _group_alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.1)
-            if _group_alive(pid):
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        for pid in pids:
-            deadline = time.monotonic() + 5
-            while _group_alive(pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
+        _signal_groups(pids, signal.SIGTERM)
+        _wait_groups(pids, timeout)
+        _signal_groups(_groups_alive(pids), signal.SIGKILL)
+        _wait_groups(pids, kill_timeout)
+        left = _groups_alive(pids)
+        if left:
+            raise ClusterError("still running %d s after SIGKILL: %s" % (kill_timeout, "; ".join(
+                "process group %d (%s)" % (g, _group_tasks(g)) for g in left)))
         shutil.rmtree(self.pids, ignore_errors=True)
 
 
+def _signal_groups(pgids, sig):
+    for pgid in pgids:
+        try:
+            os.killpg(pgid, sig)
+        except OSError:
+            pass
+
+
+def _wait_groups(pgids, seconds):
+    deadline = time.monotonic() + seconds
+    while _groups_alive(pgids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def _group_alive(pgid):
+    return bool(_group_tasks(pgid))
+
+
+def _groups_alive(pgids):
+    """The process groups of pgids that still have a thread."""
+    return [g for g in pgids if _group_alive(g)]
+
+
+def _group_tasks(pgid):
+    """"pid/tid state" of every thread of process group pgid that has not exited.
+    Threads, not processes: when a process's main thread has exited, /proc shows
+    the process as a zombie (Z) while its other threads still run (a Go program
+    exiting, a thread in the kernel flushing a file); it is gone only when every
+    thread is. A process whose threads have all exited is a zombie its parent
+    (up, long gone: init) reaps, and holds nothing."""
     try:
         os.killpg(pgid, 0)
     except OSError:
-        return False
-    # members that are zombies do not count: their parent (up) is gone, init reaps them
+        return []
+    left = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
+                if int(f.read().rsplit(")", 1)[1].split()[2]) != pgid:
+                    continue
+            tids = os.listdir("/proc/%s/task" % pid)
+        except (OSError, ValueError, IndexError):
             continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+        for tid in tids:
+            try:
+                with open("/proc/%s/task/%s/stat" % (pid, tid)) as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in ("Z", "X"):
+                left.append("%s/%s %s" % (pid, tid, state))
+    return left
 
 
 # ---------------------------------------------------------------- talking to it
@@ -486,7 +578,9 @@ def webhook_config(plane, operator_src, port, ca_file):
     return vwc
 
 
-def up(directory, nodes=4, gpus=8):
+def up(directory, nodes=4, gpus=8, event_ttl=None):
+    """event_ttl: kube-apiserver's --event-ttl (a Go duration, "2m"); None: its
+    default, 1h."""
     plane = Plane(directory)
     if os.path.exists(os.path.join(plane.dir, "ready")):
         raise ClusterError("%s already holds a running cluster: down it first" % plane.dir)
@@ -540,6 +634,7 @@ def up(directory, nodes=4, gpus=8):
         "--kubelet-preferred-address-types=InternalIP",
         "--endpoint-reconciler-type=none",
         "--allow-privileged=true",
+        *(["--event-ttl=" + event_ttl] if event_ttl else []),
         "--v=1"])
     wait_for("kube-apiserver /readyz",
              lambda: https_get(url + "/readyz", pki, "admin")[0] == 200,
@@ -632,6 +727,18 @@ def up(directory, nodes=4, gpus=8):
     os.makedirs(WEBHOOK_CERT_DIR, exist_ok=True)
     for src, dst in (("webhook.crt", "tls.crt"), ("webhook.key", "tls.key"),
                      ("webhook-ca.crt", "ca.crt")):
+        # Left alone when it holds the pair already: replacing a file the
+        # running operators of the machine's other clusters watch crashed
+        # them (a nil dereference in fsnotify 1.7.0's inotify backend, seen
+        # on 2026-12-05), and every cluster writes the same bytes.
+        with open(P(src), "rb") as f:
+            want = f.read()
+        try:
+            with open(os.path.join(WEBHOOK_CERT_DIR, dst), "rb") as f:
+                if f.read() == want:
+                    continue
+        except OSError:
+            pass
         tmp = os.path.join(WEBHOOK_CERT_DIR, ".%s.%d" % (dst, os.getpid()))
         shutil.copyfile(P(src), tmp)
         os.replace(tmp, os.path.join(WEBHOOK_CERT_DIR, dst))  # a running operator reads it

@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: objects → text (render/). The input is JSON
- * {"job": {...}, "pods": [...], "nodes": [...], "events": [...]}; what decodes
- * becomes a job view and a node view, and every job and node file is rendered
- * from it (and the tables of jobs), as the tree would show them.
+ * {"job": {...}, "pods": [...], "nodes": [...], "events": [...], "pvcs": [...], "log": "..."};
+ * "log" stands for a failed instance's kept log, whose end why quotes; what decodes
+ * becomes a job view, a node view and a data view, and every job, node and data/
+ * file is rendered from it (and the tables of jobs), as the tree would show them.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,11 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct pod *pods[MAX_ITEMS];
 	const struct node *nodes[MAX_ITEMS];
 	const struct event *events[MAX_ITEMS];
+	const struct pvc *pvcs[MAX_ITEMS];
 	struct job *job = NULL;
 	struct job_view v = {0};
 	struct node_view nv[MAX_ITEMS];
 	struct strbuf sb = STRBUF_INIT;
-	size_t np = 0, nn = 0, ne = 0, i;
+	size_t np = 0, nn = 0, ne = 0, nc = 0, i;
 	json_t *item;
 
 	if (!root)
@@ -40,14 +42,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_array_foreach(json_object_get(root, "events"), i, item)
 		if (ne < MAX_ITEMS && (events[ne] = event_decode(item)))
 			ne++;
+	json_array_foreach(json_object_get(root, "pvcs"), i, item)
+		if (nc < MAX_ITEMS && (pvcs[nc] = pvc_decode(item)))
+			nc++;
+	/* the claims with the job (mounting any of them) twice, as data/list shows them */
+	render_data_list(&sb, &(struct data_view){pvcs, nc, (const struct job *const[]){job, job},
+	                                          job ? 2 : 0, 1764669600});
+	strbuf_reset(&sb);
 	for (i = 0; i < nn; i++)
 		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
 	if (job) {
 		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
 		                      .n_nodes = nn, .events = events, .n_events = ne,
+		                      .failed_log_tail = json_string_value(json_object_get(root, "log")),
 		                      .now = 1764669600};
 		render_job_status(&sb, &v);
 		render_job_info(&sb, &v);
+		render_job_why(&sb, &v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
 		render_job_suspend(&sb, job);
@@ -78,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		node_free((struct node *)nodes[i]);
 	for (i = 0; i < ne; i++)
 		event_free((struct event *)events[i]);
+	for (i = 0; i < nc; i++)
+		pvc_free((struct pvc *)pvcs[i]);
 	json_decref(root);
 	return 0;
 }

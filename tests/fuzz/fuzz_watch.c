@@ -22,6 +22,7 @@ static void decode_all(json_t *object)
 	struct service *s;
 	struct event *e;
 	struct k8s_namespace *ns;
+	struct pvc *c;
 	struct k8s_configmap *cm;
 	struct k8s_error err;
 
@@ -38,6 +39,8 @@ static void decode_all(json_t *object)
 		event_free(e);
 	if ((ns = namespace_decode(object)))
 		namespace_free(ns);
+	if ((c = pvc_decode(object)))
+		pvc_free(c);
 	if (k8s_configmap_decode(object, &cm, &err) == 0)
 		k8s_configmap_free(cm);
 }

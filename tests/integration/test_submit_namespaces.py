@@ -3,10 +3,13 @@ a spec copied there makes its job in NS, which kubectl finds there and
 namespaces/NS/jobs/ shows; its outcome stays in that submit/, not in the
 mount's. Where the credentials may not create jobs in NS (the `reader`, who
 sees every namespace and may change nothing), creating anything there is
-EACCES and namespaces/NS/submit/error says why."""
+EACCES and namespaces/NS/submit/error says why. A namespace with no job yet is
+not listed but found by name, so its first job (or a manifest naming it, as the
+training operator's examples name kubeflow) goes there in one step."""
 
 import errno
 import os
+import time
 
 import pytest
 
@@ -40,7 +43,7 @@ def test_a_spec_in_namespaces_ns_submit_is_launched_in_ns(other, arenafs):
     m = arenafs(c)
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
                message="namespaces/%s/jobs/resident" % ns)
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["data", "jobs", "submit"]
     assert os.listdir(m.path("namespaces", ns, "submit")) == []
 
     assert write_as_cp(m.path("namespaces", ns, "submit", "elsewhere.yaml"), SPEC) == 0
@@ -97,3 +100,70 @@ def test_reader_may_not_launch_and_submit_error_says_why(other, arenafs):
     # asked once, then kept: one line in the daemon's log for both refusals
     assert len([line for line in m.log().splitlines() if "submit/ refused:" in line]) == 1, \
         m.log()
+
+
+def empty_namespace(c, request, name):
+    """A namespace with no job: a fresh one on the real cluster, name on kubesim."""
+    if c.kind == "real":
+        ns = c.fresh_namespace(name)
+        request.addfinalizer(lambda: c.kubectl("delete", "namespace", ns, "--wait=false",
+                                               check=False))
+        return ns
+    c.kubectl("create", "namespace", name)
+    return name
+
+
+def manifest_in(name, ns):
+    """TFJOB_MANIFEST naming its namespace, as the training operator's examples do."""
+    text = TFJOB_MANIFEST % (name, "            env: [{name: KWOK_RUN, value: 600s}]\n")
+    return text.replace("metadata:\n", "metadata:\n  namespace: %s\n" % ns, 1)
+
+
+def test_a_namespace_without_jobs_is_found_by_name_and_takes_its_first_job(any_cluster,
+                                                                          arenafs, request):
+    c = any_cluster
+    m = arenafs(c)
+    ns = empty_namespace(c, request, "first-job")
+    # not listed (no job there yet), but there by name once the cache has seen it
+    wait_until(lambda: os.path.isdir(m.path("namespaces", ns)),
+               message="namespaces/%s/ by name" % ns)
+    assert ns not in os.listdir(m.path("namespaces"))
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["data", "jobs", "submit"]
+    assert os.listdir(m.path("namespaces", ns, "jobs")) == []
+    # kube-system too (it exists), never listed; a name that is no namespace is not there
+    assert os.path.isdir(m.path("namespaces", "kube-system", "submit"))
+    assert "kube-system" not in os.listdir(m.path("namespaces"))
+    assert not os.path.exists(m.path("namespaces", "no-such-namespace"))
+    with pytest.raises(FileNotFoundError):
+        os.listdir(m.path("namespaces", "no-such-namespace"))
+    # the first job, in one step
+    assert write_as_cp(m.path("namespaces", ns, "submit", "first.yaml"), SPEC) == 0
+    assert c.kubectl_json("get", "tfjob", "first", "-n", ns)["metadata"]["namespace"] == ns
+    assert m.read("namespaces", ns, "jobs", "first", "type") == "tfjob\n"
+    wait_until(lambda: ns in os.listdir(m.path("namespaces")),
+               message="namespaces/ to list %s after its first job" % ns)
+
+
+def test_a_manifest_naming_kubeflow_is_refused_in_submit_and_made_in_its_namespace(
+        any_cluster, arenafs, request):
+    """The training operator's examples say `namespace: kubeflow`: copied to submit/
+    the error names the place, and there it is made in one step."""
+    c = any_cluster
+    m = arenafs(c)
+    if c.kind == "kubesim":
+        c.kubectl("create", "namespace", "kubeflow")   # the real cluster has it: the operator's
+    name = "example-%d" % (int(time.time() * 1000) % 100000)
+    request.addfinalizer(lambda: c.kubectl("delete", "tfjob", name, "-n", "kubeflow",
+                                           "--wait=false", check=False))
+    text = manifest_in(name, "kubeflow")
+    assert write_as_cp(m.path("submit", name + ".yaml"), text) == errno.EINVAL
+    error = m.read("submit", name, "error")
+    assert "copy it to namespaces/kubeflow/submit/" in error, error
+    assert c.kubectl("get", "tfjob", name, "-n", "kubeflow", check=False).returncode != 0
+    # kubeflow has no job of ours (on kubesim none at all): found by name all the same
+    assert write_as_cp(m.path("namespaces", "kubeflow", "submit", name + ".yaml"),
+                       text) == 0
+    assert m.read("namespaces", "kubeflow", "submit", name, "status") == "submitted\n"
+    job = c.kubectl_json("get", "tfjob", name, "-n", "kubeflow")
+    assert job["metadata"]["namespace"] == "kubeflow"
+    assert m.read("namespaces", "kubeflow", "jobs", name, "type") == "tfjob\n"

@@ -34,7 +34,7 @@ def listdir(path):
 
 def test_ls_root_shows_the_tree(env):
     c, m = env
-    assert listdir(m.mnt) == ["README", "cluster", "jobs", "namespaces", "nodes", "submit"]
+    assert listdir(m.mnt) == ["README", "cluster", "data", "jobs", "namespaces", "nodes", "submit"]
     assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all", "top",
                                           "top-job"]
     assert listdir(m.path("submit")) == []
@@ -54,7 +54,7 @@ def test_ls_jobs_lists_every_job_of_any_kind_newest_first(env):
 def test_job_directories_hold_their_files(env):
     c, m = env
     base = {"events", "gpus", "info", "instances", "job.json", "logs", "spec.yaml",
-            "status", "suspend", "type"}
+            "status", "suspend", "type", "why"}
 
     def agree():
         services = c.kubectl_json("get", "services")["items"]
@@ -259,7 +259,7 @@ def test_tensorboard_url_agrees_with_kubectl(env):
 def test_other_namespaces_are_under_namespaces(env):
     c, m = env
     assert listdir(m.path("namespaces")) == ["research"]
-    assert listdir(m.path("namespaces", "research")) == ["jobs", "submit"]
+    assert listdir(m.path("namespaces", "research")) == ["data", "jobs", "submit"]
     names = te.job_dir_names(te.all_jobs(c, "research"))
     assert listdir(m.path("namespaces", "research", "jobs")) == te.listing_order(names)
     job = c.kubectl_json("get", "tfjob", "gan", "-n", "research")
@@ -379,9 +379,13 @@ def test_two_kinds_with_one_name_are_name_dot_type_and_namespaces_come_and_go(an
         wait_until(lambda: other not in listdir(m.path("namespaces")) and
                    listdir(m.path("namespaces")) == other_namespaces_with_jobs(c),
                    message="namespaces/%s gone again" % other)
-        assert not os.path.exists(m.path("namespaces", other))
+        # no longer listed, but the namespace exists: found by name, empty
+        assert listdir(m.path("namespaces", other, "jobs")) == []
     finally:
         c.kubectl("delete", "namespace", other, "--wait=false", check=False)
+    # and gone once the namespace is
+    wait_until(lambda: not os.path.exists(m.path("namespaces", other)), timeout=120,
+               message="namespaces/%s gone with its namespace" % other)
 
 
 def test_what_rbac_forbids_is_absent_not_an_error(kubesim, arenafs):

@@ -88,11 +88,31 @@ def test_discovery_of_the_training_kinds(both):
 def test_discovery_of_the_core_resources_arenafs_reads(both):
     (rs, real), (ss, sim) = on_both(both, "GET", "/api/v1")
     assert rs == ss == 200
-    names = ["pods", "nodes", "events", "namespaces", "services"]
+    names = ["pods", "nodes", "events", "namespaces", "services", "persistentvolumeclaims"]
     keep = ("name", "kind", "namespaced", "verbs", "shortNames", "singularName", "categories",
             "storageVersionHash", "group", "version")
     pick = lambda b: [{k: r.get(k) for k in keep} for r in resources(b, names)]  # noqa: E731
     same(pick(real), pick(sim), "/api/v1")
+
+
+def test_a_claim_as_made_listed_and_watched(both):
+    """data/ reads claims: a claim nothing binds (no class, no volume) is created,
+    listed and watched alike: Pending, the same defaults and finalizer."""
+    pvcs = "/api/v1/namespaces/%s/persistentvolumeclaims" % NS
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": "conf-claim", "annotations": {"description": "d"}},
+             "spec": {"accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "storageClassName": "",
+                      "resources": {"requests": {"storage": "1Gi"}}}}
+    try:
+        (rs, real), (ss, sim) = on_both(both, "POST", pvcs, claim)
+        assert rs == ss == 201, (real, sim)
+        same(real, sim, "a created claim")
+        (rs, real), (ss, sim) = on_both(both, "GET", pvcs + "?fieldSelector=metadata.name%3Dconf-claim")
+        assert rs == ss == 200
+        same([real["kind"], real["items"]], [sim["kind"], sim["items"]], "the list of claims")
+    finally:
+        for c in both:
+            c.api("DELETE", pvcs + "/conf-claim")
 
 
 # ---- errors ----

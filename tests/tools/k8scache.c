@@ -40,7 +40,8 @@ static bool dump_events = true;
 static bool discover = true;
 static int watch_timeout_s;
 
-static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "namespace"};
+static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "pvc",
+                                              "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
 static const char *const PHASES[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 
@@ -255,6 +256,7 @@ static json_t *dump_all(struct k8s_cache *c)
 	json_object_set_new(d, "pods", dump_pods(c));
 	json_object_set_new(d, "jobs", dump_jobs(c));
 	json_object_set_new(d, "services", dump_simple(c, CACHE_SERVICE));
+	json_object_set_new(d, "pvcs", dump_simple(c, CACHE_PVC));
 	if (dump_events)
 		json_object_set_new(d, "events", dump_simple(c, CACHE_EVENT));
 	cache_read_unlock(c);

@@ -95,6 +95,7 @@ struct job *fx_job(enum job_kind kind, const char *name, int64_t created)
 	j->api_version = fx_strdup(api);
 	j->priority_class = fx_strdup("");
 	j->state = fx_strdup("");
+	j->claims = fx_strdup("");
 	j->raw_json = NULL;
 	j->spec_annotation = NULL;
 	j->code_annotation = NULL;
@@ -145,6 +146,7 @@ void fx_job_free(struct job *j)
 	free(j->replicas);
 	free(j->priority_class);
 	free(j->state);
+	free(j->claims);
 	free(j->spec_annotation);
 	free(j->code_annotation);
 	free(j->raw_json);

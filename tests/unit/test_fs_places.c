@@ -50,16 +50,16 @@ TEST(fs_places_list_each_directory_once_by_name)
 	char buf[512];
 
 	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
-		     "README cluster jobs namespaces nodes submit");
+		     "README cluster data jobs namespaces nodes submit");
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all top top-job");
 	CHECK_STR_EQ(children_of(FS_JOB_DIR, buf, sizeof(buf)),
 		     "code events gpus info instances job.json logs spec.yaml status suspend tensorboard_url "
-		     "type");
+		     "type why");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
-	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "jobs submit");
+	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "data jobs submit");
 	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
 	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
 		const struct place *const *c;
@@ -97,9 +97,9 @@ TEST(fs_places_derive_what_the_tree_shows)
 	char key[128];
 	struct fs_node n = FS_NODE_INIT;
 
-	CHECK_INT_EQ(place_nlink(FS_ROOT), 7);       /* ., .. and five directories */
+	CHECK_INT_EQ(place_nlink(FS_ROOT), 8);       /* ., .. and six directories */
 	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
-	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 4);     /* jobs/, submit/ */
+	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 5);     /* data/, jobs/, submit/ */
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
@@ -142,6 +142,10 @@ TEST(fs_places_derive_what_the_tree_shows)
 	n.type = FS_JOBS_DIR;
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "jobs/team");
+	n.type = FS_DATA_LIST;       /* a namespace's claims: one key for data/ and its list */
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "data/team");
+	CHECK(place_of(FS_DATA_DIR)->source == SRC_DATA && fs_type_is_volatile(FS_DATA_LIST));
 	n.type = FS_README;
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "");

@@ -11,9 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* info below its first paragraph, which must be the why line (test_render_why.c)
+ * and a blank line: Arena's report. */
 static char *info_of(const struct job_view *v)
 {
-	return FX_RENDER(render_job_info(sb, v));
+	char *info = FX_RENDER(render_job_info(sb, v));
+	char *why = FX_RENDER(render_job_why(sb, v));
+	size_t n = strlen(why);
+	char *arena;
+
+	CHECK(strncmp(info, why, n) == 0 && info[n] == '\n');
+	arena = strdup(strncmp(info, why, n) == 0 && info[n] == '\n' ? info + n + 1 : info);
+	free(info);
+	free(why);
+	return arena;
 }
 
 TEST(info_of_a_job_without_instances)
@@ -290,5 +301,22 @@ TEST(info_of_a_finished_job_whose_pods_are_gone_says_whether_their_logs_were_kep
 			      "mnist-worker-1)\n");
 	free(s);
 	fx_pod_free(p);
+	fx_job_free(j);
+}
+
+TEST(info_lists_the_claims_the_job_mounts)
+{
+	struct job *j = fx_job(JOB_PYTORCHJOB, "bert", FX_T0 - 30);
+	struct job_view v = fx_view(j, NULL, 0);
+	char *s;
+
+	fx_set(&j->claims, "imagenet,scratch");
+	s = info_of(&v);
+	CHECK(strstr(s, "  ----  ------  ---  --------  --------------  ----\n"
+	                "\n"
+	                "Data:\n"
+	                "  imagenet\n"
+	                "  scratch\n") != NULL);
+	free(s);
 	fx_job_free(j);
 }

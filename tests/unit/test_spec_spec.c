@@ -582,7 +582,9 @@ TEST(spec_manifest_namespace_and_name)
 	CHECK_INT_EQ(spec_build_job(s, "team-a", &job, &err), -EINVAL);
 	CHECK(job == NULL);
 	CHECK_STR_CONTAINS(err.message, "metadata.namespace: the manifest is for namespace "
-	                                "\"other\", but this submit/ creates jobs in \"team-a\"");
+	                                "\"other\", but this submit/ creates jobs in \"team-a\"; "
+	                                "copy it to namespaces/other/submit/ (submit/ itself when "
+	                                "other is the mount's namespace), or remove the field");
 	CHECK_INT_EQ(spec_build_job(s, "other", &job, &err), 0);
 	if (job)
 		CHECK_STR_EQ(jp_str(job, "metadata.name"), "from-file");

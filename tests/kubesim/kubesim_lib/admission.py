@@ -180,6 +180,7 @@ class Admission:
                                "Required value"))
         if causes:
             raise invalid(res, obj["metadata"]["name"], causes)
+        simutil.admit_priority_class(self.store, obj)
         obj["status"] = {}
         simutil.default_pod(obj)
 
@@ -367,6 +368,10 @@ class Admission:
         obj["status"] = {"phase": "Active"}
 
     def _create_persistentvolumeclaims(self, res, obj):
+        # StorageObjectInUseProtection: the pvc-protection controller (gc.py) removes it
+        fins = obj["metadata"].setdefault("finalizers", [])
+        if "kubernetes.io/pvc-protection" not in fins:
+            fins.append("kubernetes.io/pvc-protection")
         spec = obj.setdefault("spec", {})
         spec.setdefault("volumeMode", "Filesystem")
         obj["status"] = {"phase": "Pending"}

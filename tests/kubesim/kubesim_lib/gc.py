@@ -23,7 +23,9 @@ simulation). It indexes ownerReferences by owner uid, deletes dependents
 whose owners are all gone (dropping dangling references when some owners
 remain), runs the orphan and foregroundDeletion finalizers, completes
 deletions whose finalizers are gone, and deletes the contents of a
-terminating namespace before the namespace itself.
+terminating namespace before the namespace itself; and, as the pvc-protection
+controller, lets a claim being deleted go once no pod that has not finished
+mounts it.
 """
 
 import collections
@@ -38,6 +40,9 @@ from .store import ApiError, now_rfc3339
 from .sim.util import rfc3339
 
 RETURNS_OBJECT = ("pods", "services")
+# Added to every claim at creation (admission's StorageObjectInUseProtection),
+# removed by the pvc-protection controller once no running pod mounts it.
+PVC_PROTECTION = "kubernetes.io/pvc-protection"
 UNDELETABLE_NAMESPACES = ("default", "kube-system", "kube-public")
 POLICIES = ("Orphan", "Background", "Foreground")
 
@@ -350,6 +355,8 @@ class GarbageCollector:
         fins = m.get("finalizers") or []
         if resource == "namespaces":
             return self._namespace(obj)
+        if resource == "persistentvolumeclaims" and PVC_PROTECTION in fins:
+            return self._pvc_protection(ns, name, uid)
         if "orphan" in fins:
             for dep in list(self.dependents.get(uid, ())):
                 def unref(o):
@@ -397,6 +404,27 @@ class GarbageCollector:
             self.store.delete(resource, ns, name)
         except ApiError:
             pass
+
+    def _pvc_protection(self, ns, name, uid):
+        """The pvc-protection controller: a claim being deleted keeps its
+        finalizer while a pod of its namespace on a node, not finished, mounts it;
+        checked again each second until none does."""
+        for e in self.store.list("pods", ns)[0]:
+            p = e.obj
+            # as upstream's: a pod not yet on a node, or finished, holds no claim
+            if not p.get("spec", {}).get("nodeName") or \
+                    p.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            for v in p.get("spec", {}).get("volumes") or []:
+                if (v.get("persistentVolumeClaim") or {}).get("claimName") == name:
+                    self.after(1.0, self._pvc_recheck, ns, name, uid)
+                    return
+        self._remove_finalizer("persistentvolumeclaims", ns, name, uid, PVC_PROTECTION)
+
+    def _pvc_recheck(self, ns, name, uid):
+        e = self.store.get("persistentvolumeclaims", ns, name)
+        if e is not None and e.obj["metadata"].get("uid") == uid:
+            self._pvc_protection(ns, name, uid)
 
     def _remove_finalizer(self, resource, ns, name, uid, fin):
         def fn(o):

@@ -3,7 +3,9 @@
 One global resourceVersion counter for every write of every kind (as etcd's
 revision), objects kept as immutable dicts (a write stores a new dict, readers
 never copy), an event history for watches that resume from a resourceVersion,
-and compaction (older versions answer 410 Expired).
+and compaction (older versions answer 410 Expired). Objects of the resources
+given a TTL (Events: kube-apiserver's --event-ttl) are attached to leases and
+expire as etcd's do (leases.py).
 
 Everything that writes goes through Store: the HTTP handlers (server side) and
 the simulated controllers alike, so both see the same semantics.
@@ -22,6 +24,8 @@ import datetime
 import json
 import threading
 import uuid
+
+from .leases import Lessor
 
 
 class ApiError(Exception):
@@ -153,7 +157,8 @@ class Watcher:
 class Store:
     HISTORY_MAX = 200000   # events kept for watch resumption before older ones age out
 
-    def __init__(self):
+    def __init__(self, ttls=None):
+        """ttls: {resource: seconds} of the objects that expire (leases.py)."""
         self.lock = threading.RLock()
         self.rv = 0
         self.objects = {}        # resource -> {(namespace, name): Entry}
@@ -161,6 +166,7 @@ class Store:
         self.compacted = 0       # watches from an rv below this get 410
         self.watchers = set()
         self.subscribers = []
+        self.lessor = Lessor(self, ttls or {})
 
     # ---- reading ----
 
@@ -257,6 +263,7 @@ class Store:
                 meta.setdefault("generation", 1)
             entry = Entry(obj, rv)
             table[key] = entry
+            self.lessor.attach(resource, key[0], key[1])
             ev = self._publish(resource, "ADDED", entry)
         self._notify(ev)
         return obj
@@ -304,6 +311,7 @@ class Store:
             meta["resourceVersion"] = str(rv)
             entry = Entry(obj, rv)
             table[key] = entry
+            self.lessor.attach(resource, key[0], key[1])
             ev = self._publish(resource, "MODIFIED", entry, old)
         self._notify(ev)
         return obj
@@ -329,6 +337,7 @@ class Store:
             old = table.pop((namespace or "", name), None)
             if old is None:
                 raise ApiError(404, "NotFound", '%s "%s" not found' % (resource, name))
+            self.lessor.detach(resource, namespace or "", name)
             obj = copy.deepcopy(old.obj)
             rv = self._next_rv()
             obj["metadata"]["resourceVersion"] = str(rv)
@@ -336,6 +345,32 @@ class Store:
             ev = self._publish(resource, "DELETED", entry, old)
         self._notify(ev)
         return obj
+
+    def delete_many(self, keys, still=None):
+        """Removes the objects keys [(resource, namespace, name)] that exist (and
+        for which still(key) holds) in one write: one revision for all, as etcd
+        deletes the keys of a revoked lease in one transaction. Each watch gets
+        one DELETED event per object, all with that resourceVersion."""
+        evs = []
+        with self.lock:
+            gone = []
+            for key in keys:
+                resource, namespace, name = key
+                if still is not None and not still(key):
+                    continue
+                old = self.objects.get(resource, {}).pop((namespace, name), None)
+                if old is not None:
+                    self.lessor.detach(resource, namespace, name)
+                    gone.append((resource, old))
+            if gone:
+                rv = self._next_rv()
+                for resource, old in gone:
+                    obj = copy.deepcopy(old.obj)
+                    obj["metadata"]["resourceVersion"] = str(rv)
+                    evs.append(self._publish(resource, "DELETED", Entry(obj, rv), old))
+        for ev in evs:
+            self._notify(ev)
+        return len(evs)
 
     # ---- watching ----
 

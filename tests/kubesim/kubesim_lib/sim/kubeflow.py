@@ -20,6 +20,7 @@ import time
 
 from . import conditions as cond
 from . import util
+from ..store import ApiError
 from .kubeflow_kinds import (API, INDEX_LABEL, JOB_LABEL, OPERATOR_LABEL, ROLE_LABEL, TYPE_LABEL,
                              exit_code_of, gen_name, replica_index, run_policy)
 from .kubeflow_rules import KindRules
@@ -339,7 +340,13 @@ class Reconcile(KindRules):
         if tmeta.get("finalizers"):
             pod["metadata"]["finalizers"] = list(tmeta["finalizers"])
         util.default_pod(pod)
-        if self.rt.create("pods", pod) is not None:
+        try:
+            made = self.rt.create("pods", pod)
+        except ApiError as e:
+            # the training-operator's pod control: Warning FailedCreatePod, then retry
+            self.event("Warning", "FailedCreatePod", "Error creating: %s" % e.message)
+            return
+        if made is not None:
             self.event("Normal", "SuccessfulCreatePod", event_message or "Created pod: %s" % name)
 
     def ports(self, rtype):

@@ -158,8 +158,31 @@ class Kubelet(Controller):
             run.sandbox = True
             run.ip = self._alloc_ip(run.node)
         for c in containers:
+            if c.pull_fails:
+                self._pull_failed(run, c)
+                continue
             self._pulled(run, c, c.start_seconds)
             self._run_container(run, c)
+        self._write(run)
+
+    def _pull_failed(self, run, c):
+        """The registry has no such image: ErrImagePull with the runtime's error,
+        then ImagePullBackOff, as kubelet 1.32 says them (its events: Failed, BackOff)."""
+        ref = util.image_ref(c.image)[0]
+        err = ('rpc error: code = NotFound desc = failed to pull and unpack image "%s": '
+               'failed to resolve reference "%s": %s: not found' % (ref, ref, ref))
+        c.reason, c.message = "ErrImagePull", err
+        self._event(run, c, "Warning", "Failed", 'Failed to pull image "%s": %s' % (c.image, err))
+        self._event(run, c, "Warning", "Failed", "Error: ErrImagePull")
+        self.rt.after(1.0, self._pull_backoff, run, c)
+
+    def _pull_backoff(self, run, c):
+        if not self._current(run):
+            return
+        c.reason = "ImagePullBackOff"
+        c.message = 'Back-off pulling image "%s"' % c.image
+        self._event(run, c, "Normal", "BackOff", c.message)
+        self._event(run, c, "Warning", "Failed", "Error: ImagePullBackOff")
         self._write(run)
 
     def _run_container(self, run, c, restarted=False):

@@ -42,6 +42,14 @@ class Container:
             self.run_seconds = util.env_float(spec, "SIM_RUN_SECONDS",
                                               DEFAULT_INIT_RUN if is_init else DEFAULT_RUN)
         self.exit_code = util.env_int(spec, "SIM_EXIT_CODE", 0)
+        # SIM_OOM_KILLED: the process is killed for lack of memory when it ends, as
+        # the kernel's OOM killer does (exit code 137, reason OOMKilled)
+        self.oom = util.env_value(spec, "SIM_OOM_KILLED") not in (None, "", "0")
+        if self.oom:
+            self.exit_code = 137
+        # SIM_PULL_FAILS: the image cannot be pulled (not found): the container
+        # waits in ErrImagePull, then ImagePullBackOff, and never starts
+        self.pull_fails = util.env_value(spec, "SIM_PULL_FAILS") not in (None, "", "0")
         self.rate = util.env_float(spec, "SIM_LOG_LINES_PER_SECOND", DEFAULT_RATE)
         self.line_bytes = util.env_int(spec, "SIM_LOG_LINE_BYTES", 0)
         self.state = "waiting"
@@ -94,7 +102,8 @@ class Container:
         return st
 
     def terminated(self):
-        return {"exitCode": self.exit, "reason": "Completed" if self.exit == 0 else "Error",
+        reason = "Completed" if self.exit == 0 else "OOMKilled" if self.oom else "Error"
+        return {"exitCode": self.exit, "reason": reason,
                 "startedAt": self.started_at, "finishedAt": self.finished_at,
                 "containerID": self.cid}
 

@@ -32,8 +32,6 @@ WATCHED = (
     "trainjobs.trainer.kubeflow.org",
 )
 
-# Events live one hour in a real cluster (kube-apiserver --event-ttl=1h).
-EVENT_TTL_SECONDS = 3600
 # client-go's EventCorrelator keeps this many recent events for aggregation.
 EVENT_CACHE_MAX = 4096
 # The scheduler records through events.k8s.io's broadcaster instead (client-go's
@@ -71,7 +69,8 @@ class Controller:
 class Recorder:
     """core/v1 Events as client-go's recorder writes them: one object per
     distinct (object, reason, message, source), repeats bump count and
-    lastTimestamp; objects expire after the apiserver's event TTL."""
+    lastTimestamp. They expire as the API server makes them (the store's
+    lessor, --event-ttl): a repeat of an expired one makes a new Event."""
 
     def __init__(self, rt):
         self.rt = rt
@@ -130,7 +129,6 @@ class Recorder:
             self.recent[key] = (ns, name)
             if len(self.recent) > EVENT_CACHE_MAX:
                 self.recent.popitem(last=False)
-        self.rt.after(EVENT_TTL_SECONDS, self._expire, ns, name)
 
     def _sim_seconds(self, since, t):
         return (t - since) * self.rt.speed
@@ -164,12 +162,6 @@ class Recorder:
         for key in [k for k, s in self.series.items()
                     if self._sim_seconds(s[3], t) >= SERIES_FINISH_SECONDS]:
             del self.series[key]
-
-    def _expire(self, ns, name):
-        try:
-            self.rt.store.delete("events", ns, name)
-        except ApiError:
-            pass
 
 
 class Runtime:
@@ -355,6 +347,8 @@ class Runtime:
 
     def create(self, resource, obj):
         try:
+            if resource == "pods":
+                util.admit_priority_class(self.store, obj)
             return self.store.create(resource, obj)
         except ApiError as e:
             if e.code != 409:

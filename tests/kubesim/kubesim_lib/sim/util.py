@@ -13,6 +13,8 @@ import json
 import re
 import time
 
+from ..store import ApiError
+
 # Kubernetes' rand.SafeEncodeString alphabet: no vowels (no words), no 0/1/3
 # (confusable). generateName suffixes and pod-template-hash use it.
 SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -302,3 +304,14 @@ def default_pod(pod):
     status.setdefault("phase", "Pending")
     status.setdefault("qosClass", qos_class(spec))
     return pod
+
+
+def admit_priority_class(store, pod):
+    """The Priority admission plugin: a pod naming a PriorityClass that does not exist
+    is refused (an operator then says so in a FailedCreatePod event). Both the API's
+    creates (admission.py) and the simulated controllers' (runtime.py) pass here."""
+    pc = (pod.get("spec") or {}).get("priorityClassName")
+    if pc and store.get("priorityclasses.scheduling.k8s.io", "", pc) is None:
+        name = pod["metadata"]["name"]
+        raise ApiError(403, "Forbidden", 'pods "%s" is forbidden: no PriorityClass with '
+                       'name %s was found' % (name, pc), {"name": name, "kind": "pods"})

@@ -1,0 +1,157 @@
+"""data/ (issue 26 item 3, "where is my data"): the namespace's
+PersistentVolumeClaims in data/list, in `arena data list`'s columns with STATUS,
+CAPACITY, CLASS and the JOBS that mount each, on kubesim and the real cluster.
+A claim bound to a hostPath PersistentVolume made for it and a claim nothing
+can bind (no storage class, no provisioner: Pending on the real cluster too),
+so both states are read; rows are compared with what kubectl says of the same
+claims, retried until both agree (claims change while the test reads).
+docs/tree.md describes the files, docs/arena.md the columns."""
+
+import errno
+import json
+import os
+import re
+
+import pytest
+
+from helpers import wait_until
+import jobspecs
+
+HEAD = ["NAME", "STATUS", "CAPACITY", "ACCESSMODE", "CLASS", "JOBS", "DESCRIPTION", "OWNER",
+        "AGE"]
+
+
+def table(text):
+    """{name: {column: cell}} of data/list's text (cells are split on the column
+    starts of the header, so empty cells stay empty)."""
+    lines = text.splitlines()
+    head = lines[0]
+    starts = [head.index(h) for h in HEAD]
+    rows = {}
+    for line in lines[1:]:
+        cells = [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
+        rows[cells[0]] = dict(zip(HEAD, cells))
+    return rows
+
+
+def kubectl_rows(c):
+    """What data/list should say of each claim, from kubectl (AGE left out)."""
+    out = {}
+    for p in c.kubectl_json("get", "pvc", "-n", c.namespace)["items"]:
+        md, spec, st = p["metadata"], p["spec"], p.get("status", {})
+        ann = md.get("annotations", {})
+        out[md["name"]] = {
+            "NAME": md["name"], "STATUS": st.get("phase", "N/A"),
+            "CAPACITY": st.get("capacity", {}).get("storage")
+            or spec["resources"]["requests"]["storage"],
+            "ACCESSMODE": ",".join(spec.get("accessModes", [])),
+            "CLASS": spec.get("storageClassName") or "<none>",
+            "DESCRIPTION": ann.get("description", ""), "OWNER": ann.get("owner", "")}
+    return out
+
+
+def claim(name, storage, volume=None, annotations=None):
+    md = {"name": name, "annotations": annotations or {}}
+    spec = {"accessModes": ["ReadWriteOnce"], "storageClassName": "",
+            "resources": {"requests": {"storage": storage}}}
+    if volume:
+        spec["volumeName"] = volume
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": md, "spec": spec}
+
+
+def volume(name, ns, claim_name, storage):
+    """A hostPath volume reserved for ns/claim_name (claimRef): the real cluster's
+    volume binder binds the two, with no provisioner."""
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+            "spec": {"capacity": {"storage": storage}, "accessModes": ["ReadWriteOnce"],
+                     "storageClassName": "", "persistentVolumeReclaimPolicy": "Retain",
+                     "hostPath": {"path": "/tmp/" + name},
+                     "claimRef": {"namespace": ns, "name": claim_name}}}
+
+
+def bind(c, name, pv, storage):
+    """What the volume binder writes, for kubesim, which serves no PersistentVolumes
+    and runs no binder (docs/kubesim.md): the claim's volumeName, then its status."""
+    path = "/api/v1/namespaces/%s/persistentvolumeclaims/%s" % (c.namespace, name)
+    status, obj = c.api("GET", path)
+    assert status == 200, obj
+    obj["status"] = {"phase": "Bound", "accessModes": obj["spec"]["accessModes"],
+                     "capacity": {"storage": storage}}
+    status, out = c.api("PUT", path + "/status", obj)
+    assert status == 200, out
+
+
+def apply(c, manifest, namespace=True):
+    args = ["create", "-f", "-"] + (["-n", c.namespace] if namespace else [])
+    c.kubectl(*args, input=json.dumps(manifest))
+
+
+def mounting(name, claims):
+    job = jobspecs.pytorchjob(name, gpus=0)
+    spec = job["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]
+    spec["volumes"] = [{"name": "v%d" % i, "persistentVolumeClaim": {"claimName": n}}
+                       for i, n in enumerate(claims)]
+    spec["containers"][0]["volumeMounts"] = [{"name": "v%d" % i, "mountPath": "/data/%d" % i}
+                                             for i in range(len(claims))]
+    return job
+
+
+def test_data_list_shows_each_claim_its_state_and_the_jobs_that_mount_it(any_cluster, arenafs,
+                                                                         request):
+    c = any_cluster
+    real = c.kind == "real"
+    pv = "pv-" + c.namespace
+    if real:
+        apply(c, volume(pv, c.namespace, "imagenet", "2Gi"), namespace=False)
+        request.addfinalizer(lambda: c.kubectl("delete", "pv", pv, "--wait=false", check=False))
+    m = arenafs(c)
+    assert m.read("data", "list").startswith("NAME ")
+    apply(c, claim("imagenet", "1Gi", volume=pv,
+                   annotations={"description": "ImageNet 2012", "owner": "alice"}))
+    apply(c, claim("scratch", "500Mi"))
+    jobspecs.create(c, mounting("train", ["imagenet", "scratch"]))
+    jobspecs.create(c, mounting("eval", ["imagenet"]))
+    if not real:
+        bind(c, "imagenet", pv, "2Gi")
+
+    def agrees():
+        rows = table(m.read("data", "list"))
+        want = kubectl_rows(c)
+        got = {n: {k: v for k, v in r.items() if k not in ("AGE", "JOBS")}
+               for n, r in rows.items()}
+        return (rows, want) if got == want and set(want) == {"imagenet", "scratch"} else None
+
+    rows, want = wait_until(agrees, timeout=60, message="data/list agrees with kubectl")
+    assert sorted(rows["imagenet"]["JOBS"].split(",")) == ["eval", "train"]
+    assert rows["scratch"]["JOBS"] == "train"
+    # a job's info lists the claims it mounts
+    assert "\nData:\n  imagenet\n  scratch\n" in m.read("jobs", "train", "info")
+    assert "\nData:\n  imagenet\n" in m.read("jobs", "eval", "info")
+    assert re.fullmatch(r"\d+[smhd]", rows["imagenet"]["AGE"])
+    assert rows["scratch"]["STATUS"] == "Pending"       # nothing can bind it, anywhere
+    # real: the controller-manager's volume binder binds the reserved volume
+    rows, _ = wait_until(lambda: (lambda r: r if r and r[0]["imagenet"]["STATUS"] == "Bound"
+                                  else None)(agrees()),
+                         timeout=120, message="imagenet Bound")
+    assert rows["imagenet"]["CAPACITY"] == "2Gi"        # what it got, not the 1Gi asked
+    assert rows["imagenet"]["DESCRIPTION"] == "ImageNet 2012"
+    # another namespace's claims: in namespaces/NS/data/list, not in data/list
+    other = (c.namespace + "-other")[-50:].lstrip("-")
+    c.kubectl("create", "namespace", other)
+    request.addfinalizer(lambda: c.kubectl("delete", "namespace", other, "--wait=false",
+                                           check=False))
+    c.kubectl("create", "-n", other, "-f", "-", input=json.dumps(claim("shared", "1Gi")))
+    jobspecs.create(c, mounting("reader", ["shared"]), namespace=other)
+    theirs = wait_until(lambda: table(m.read("namespaces", other, "data", "list")).get("shared"),
+                        timeout=60, message="namespaces/%s/data/list has shared" % other)
+    assert theirs["JOBS"] == "reader" and theirs["STATUS"] == "Pending"
+    assert "shared" not in table(m.read("data", "list"))
+    # read-only, as every file of data/
+    assert sorted(os.listdir(m.path("data"))) == ["list"]
+    with pytest.raises(OSError) as e:
+        open(m.path("data", "list"), "w")
+    assert e.value.errno in (errno.EACCES, errno.EROFS, errno.EPERM)
+    # a claim deleted leaves the table
+    c.kubectl("delete", "pvc", "scratch", "-n", c.namespace, "--wait=false")
+    wait_until(lambda: "scratch" not in table(m.read("data", "list")), timeout=60,
+               message="scratch gone from data/list")
