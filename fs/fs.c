@@ -19,6 +19,7 @@
 #include "fs/submit/access.h"
 #include "fs/submit/areas.h"
 #include "fs/submit/deletes.h"
+#include "fs/submit/suspend.h"
 #include "fs/submit/submit_defer.h"
 #include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
@@ -89,13 +90,14 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	    areas_new(&fs->check_areas) < 0 || access_new(&fs->access) < 0 ||
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
-	    deletes_new(fs, &fs->deletes) < 0 ||
+	    deletes_new(fs, &fs->deletes) < 0 || suspends_new(&fs->suspends) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
 	    logkeeper_new(fs, &fs->keeper) < 0) {
 		codefetch_free(fs->code_store);
 		codetree_memo_free(fs->code_memo);
 		submit_defer_free(fs->defer);
 		deletes_free(fs->deletes);
+		suspends_free(fs->suspends);
 		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
@@ -184,6 +186,7 @@ void fs_free(struct fs *fs)
 		return;
 	submit_defer_free(fs->defer);
 	deletes_free(fs->deletes); /* DELETEs under way end by request_timeout */
+	suspends_free(fs->suspends);
 	logkeeper_free(fs->keeper);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);

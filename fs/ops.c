@@ -2,7 +2,7 @@
  * The FUSE low-level operations of the tree: lookup/forget, getattr, open/read/
  * release, statfs, access, and the writes (refused with EROFS, or passed to
  * submit.c for submit/ and rmdir of jobs/NAME, see submit.h; symlink, link and
- * mknod in submit/ are EPERM there).
+ * mknod in submit/ are EPERM there; a write of jobs/NAME/suspend to suspend.c).
  * Directory listing is in dirs.c.
  *
  * What the kernel is asked to cache, and for how long, is content.c's choice.
@@ -34,6 +34,7 @@
 #include "fs/code/codefetch.h"
 #include "fs/logs/logfile.h"
 #include "fs/submit/submit_defer.h"
+#include "fs/submit/suspend.h"
 #include "k8s/base/say.h"
 
 #include <errno.h>
@@ -210,6 +211,32 @@ out:
 	inode_table_put(fs->inodes, in);
 }
 
+/* `echo 1 > suspend` truncates before it writes (the kernel sends the O_TRUNC as
+ * a setattr of size 0): nothing to cut, the text is the cluster's; the attributes
+ * as they are. Any other change is refused. */
+static void suspend_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in,
+			    const struct stat *attr, int to_set)
+{
+	struct stat st;
+	int ret;
+
+	if (!suspend_supported(&in->node)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	if ((to_set & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW |
+	                FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_CTIME)) ||
+	    ((to_set & FUSE_SET_ATTR_SIZE) && attr->st_size != 0)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	ret = content_stat(fs, in, &st);
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_attr(req, &st, 0);
+}
+
 static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 			struct fuse_file_info *fi)
 {
@@ -223,6 +250,8 @@ static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int t
 	}
 	if (!err && fs_type_is_submit(in->node.type))
 		submit_setattr(fs, req, in, attr, to_set, fi);
+	else if (!err && in->node.type == FS_JOB_SUSPEND)
+		suspend_setattr(fs, req, in, attr, to_set);
 	else
 		fuse_reply_err(req, err ? err : EROFS);
 	inode_table_put(fs->inodes, in);
@@ -355,6 +384,17 @@ static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			submit_open(fs, req, in, fi);
 	} else if (fs_type_is_dir(in->node.type)) {
 		fuse_reply_err(req, EISDIR);
+	} else if (in->node.type == FS_JOB_SUSPEND && acc != O_RDONLY) {
+		int err = may_write(fs, req);
+
+		if (!err && !suspend_supported(&in->node))
+			err = EOPNOTSUPP;
+		if (err) {
+			fuse_reply_err(req, err);
+		} else {
+			fi->direct_io = 1; /* each write reaches suspend_write, whatever its offset */
+			open_regular(fs, req, in, fi);
+		}
 	} else if (acc != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
 	} else {
@@ -553,10 +593,21 @@ static void ops_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	int err = may_write(fs, req);
 
 	(void)ino;
-	if (!err && handle_is_submit(h))
+	if (!err && handle_is_submit(h)) {
 		submit_write(fs, req, h->in, buf, size, off, fi);
-	else
+	} else if (!err && h && h->in->node.type == FS_JOB_SUSPEND) {
+		/* no lock held: the PATCH waits at most request_timeout, and holds only
+		 * this file (the kernel's lock of the inode), never the job's directory */
+		int ret = suspend_write(fs, &h->in->node, buf, size);
+
+		(void)off;
+		if (ret < 0)
+			fuse_reply_err(req, -ret);
+		else
+			fuse_reply_write(req, (size_t)ret);
+	} else {
 		fuse_reply_err(req, err ? err : EBADF); /* the tree's files open read-only */
+	}
 }
 
 /*

@@ -1,5 +1,5 @@
 /*
- * The job files that are the object itself: type, job.json, spec.yaml; and the
+ * The job files that are the object itself: type, job.json, spec.yaml, suspend; and the
  * st_mtime the tree gives a job's files.
  *
  * - job.json is `kubectl get -o json`: the object as the API server sent it, keys
@@ -39,6 +39,11 @@ void render_job_type(struct strbuf *sb, const struct job *job)
 {
 	strbuf_puts(sb, job_type_name(job));
 	strbuf_putc(sb, '\n');
+}
+
+void render_job_suspend(struct strbuf *sb, const struct job *job)
+{
+	strbuf_puts(sb, job->suspend ? "1\n" : "0\n");
 }
 
 /* The object from raw_json, or NULL (no raw text, or not JSON: never from the decoder). */

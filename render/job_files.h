@@ -14,6 +14,10 @@
 #include "render/render.h"
 
 void render_job_type(struct strbuf *sb, const struct job *job);         /* "tfjob\n" */
+/* jobs/NAME/suspend: "1\n" when the job's spec asks its operator to suspend it, else
+ * "0\n" (also for a kind that cannot be suspended): what was asked, not what was done,
+ * which status says (SUSPENDED). */
+void render_job_suspend(struct strbuf *sb, const struct job *job);
 
 /* The arenafs.io/spec annotation, else the object as YAML. */
 void render_job_spec_yaml(struct strbuf *sb, const struct job *job);

@@ -13,9 +13,15 @@
  *   first (Succeeded/Failed conditions, where Arena read launcherStatus), then the
  *   launcher pod (the newest one: a v2beta1 launcher Job may retry): none or
  *   Pending → PENDING, Succeeded → SUCCEEDED, Failed → FAILED, else RUNNING.
- * - TrainJob (Arena has none): Complete → SUCCEEDED, Failed → FAILED; Suspended
- *   → PENDING (as Arena shows a suspended TFJob); else RUNNING once a pod runs or
- *   has finished, PENDING before.
+ * - TrainJob (Arena has none): Complete → SUCCEEDED, Failed → FAILED; else RUNNING
+ *   once a pod runs or has finished, PENDING before.
+ * - every kind that can be suspended (kinds.h suspend_field): SUSPENDED when its
+ *   condition Suspended is True and it has not ended (Succeeded, Complete, Failed
+ *   come first). Arena has no such word (it shows PENDING: it reads only
+ *   Succeeded, Failed, Running); arenafs says what the operator says, since a
+ *   user who wrote jobs/NAME/suspend waits for exactly this word. The word follows
+ *   the condition (the watch), not the spec: between the write and the
+ *   operator's answer the job keeps its old word.
  * - Volcano Job, SparkApplication, RayJob: one state string (state.phase,
  *   applicationState.state, jobStatus) through the kind's words (kinds.c); a value
  *   Arena does not name is shown as it is ("Aborted", "STOPPED").
@@ -76,6 +82,8 @@ static const char *mpi_status(const struct job_view *v)
 		return "SUCCEEDED";
 	if (job_condition_true(v->job, "Failed"))
 		return "FAILED";
+	if (job_condition_true(v->job, "Suspended"))
+		return "SUSPENDED";
 	launcher = mpi_launcher(v);
 	if (!launcher || launcher->phase == POD_PENDING)
 		return "PENDING";
@@ -93,7 +101,7 @@ static const char *trainjob_status(const struct job_view *v)
 	if (job_condition_true(v->job, "Failed"))
 		return "FAILED";
 	if (job_condition_true(v->job, "Suspended"))
-		return "PENDING";
+		return "SUSPENDED";
 	for (size_t i = 0; i < v->n_pods; i++)
 		if (v->pods[i]->phase == POD_RUNNING || v->pods[i]->phase == POD_SUCCEEDED)
 			return "RUNNING";
@@ -142,6 +150,8 @@ static const char *operator_status(const struct job_view *v)
 		return "SUCCEEDED";
 	if (job_condition_true(v->job, "Failed"))
 		return "FAILED";
+	if (job_condition_true(v->job, "Suspended"))
+		return "SUSPENDED";
 	if (job_condition_true(v->job, "Running"))
 		return "RUNNING";
 	if (job_condition_true(v->job, "Queuing"))

@@ -38,6 +38,7 @@ enum fs_type {
 	FS_JOB_GPUS,
 	FS_JOB_SPEC,
 	FS_JOB_JSON,
+	FS_JOB_SUSPEND,       /* the control file: 1 suspended, 0 not (fs/submit/suspend.h) */
 	FS_JOB_WHY,           /* the one reason the job is where it is */
 	FS_INSTANCES_DIR,
 	FS_POD_DIR,           /* ns, kind, job, pod */

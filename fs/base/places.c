@@ -38,6 +38,11 @@ static void job_json(struct strbuf *sb, const struct job_view *v)
 	render_job_json(sb, v->job);
 }
 
+static void job_suspend(struct strbuf *sb, const struct job_view *v)
+{
+	render_job_suspend(sb, v->job);
+}
+
 static void job_spec_yaml(struct strbuf *sb, const struct job_view *v)
 {
 	render_job_spec_yaml(sb, v->job);
@@ -108,6 +113,8 @@ static const struct place PLACES[] = {
 	 0, "the spec it was submitted with (or the object as YAML)"},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
 	 0, "PENDING, QUEUING, RUNNING, SUCCEEDED or FAILED"},
+	{FS_JOB_SUSPEND, FS_JOB_DIR, "suspend", SRC_JOB, VIEW_MTIME, 0, {.job = job_suspend}, 0,
+	 "1 while it is asked to be suspended, else 0; echo 1 or 0 into it"},
 	{FS_JOB_TENSORBOARD, FS_JOB_DIR, "tensorboard_url", SRC_JOB,
 	 VIEW_PODS | VIEW_SERVICES | VIEW_NODES, PLACE_COMES_AND_GOES,
 	 {.job = job_tensorboard_url}, PLACE_WHEN_TENSORBOARD,

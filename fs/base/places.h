@@ -57,7 +57,9 @@ enum {
 	                           named by its annotation, read from its ConfigMap
 	                           (codetree.c, codefetch.c), not rendered */
 	PLACE_DELETE_NOTE = 256, /* ends with render_delete_note while an rmdir's delete of
-	                            the job outlives the rmdir (deletes.h) */
+	                            the job outlives the rmdir (deletes.h), and with
+	                            render_suspend_note after a refused write of its
+	                            suspend (suspend.h) */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */

@@ -18,6 +18,7 @@
  */
 #include "fs/tree/content.h"
 #include "fs/tree/model.h"
+#include "fs/submit/suspend.h"
 #include "fs/tree/view.h"
 #include "fs/tree/listing.h"
 #include "fs/code/codetree.h"
@@ -70,17 +71,23 @@ static void stale_note(struct fs *fs, const struct place *p, struct strbuf *sb)
 	render_stale_note(sb, &h);
 }
 
-/* The note a PLACE_DELETE_NOTE file ends with while an rmdir's delete of its job
- * goes on after the rmdir returned, or failed then (deletes.h). */
+/* The notes a PLACE_DELETE_NOTE file ends with while an rmdir's delete of its job
+ * goes on after the rmdir returned, or failed then (deletes.h); and after a write
+ * of its suspend was refused (suspend.h). */
 static void delete_note(struct fs *fs, const struct place *p, const struct fs_node *node,
 			struct strbuf *sb)
 {
 	struct delete_note note;
 	char reason[K8S_ERROR_MESSAGE_MAX];
 
+	struct suspend_note snote;
+
 	if ((p->flags & PLACE_DELETE_NOTE) &&
 	    deletes_note(fs->deletes, node->uid, &note, reason, sizeof(reason)) > 0)
 		render_delete_note(sb, &note);
+	if ((p->flags & PLACE_DELETE_NOTE) &&
+	    suspends_note(fs->suspends, node->uid, &snote, reason, sizeof(reason)) > 0)
+		render_suspend_note(sb, &snote);
 }
 
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
@@ -402,6 +409,9 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 
 	content_stat_static(fs, type, st);
 	st->st_ino = in->ino;
+	/* the control file is writable where a write can do something (suspend.h) */
+	if (type == FS_JOB_SUSPEND && !fs->opts.readonly && suspend_supported(&in->node))
+		st->st_mode = S_IFREG | 0644;
 	if (fs_type_is_dir(type)) {
 		cache_read_lock(fs->cache);
 		ret = dir_mtime(fs, &in->node, &mtime);

@@ -186,6 +186,25 @@ int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
 	return k8s_delete(c, &res, ns, name, prop, err);
 }
 
+int k8s_merge_patch(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
+                    const char *name, const char *patch, struct k8s_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct k8s_response r = {0};
+	int rc;
+
+	rc = urlpath_resource(&path, res->api_path, res->namespaced ? ns : NULL, res->plural, name,
+	                      NULL, err);
+	if (!rc && !strbuf_ok(&path))
+		rc = k8s_error_set(err, ENOMEM, "out of memory");
+	if (!rc)
+		rc = k8s_request(c, "PATCH", strbuf_str(&path), "application/merge-patch+json", patch,
+		                 &r, err);
+	k8s_response_free(&r);
+	strbuf_free(&path);
+	return rc;
+}
+
 int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns, const char *name,
             json_t **out, struct k8s_error *err)
 {

@@ -4,7 +4,8 @@
  * SelfSubjectAccessReview). Paths are built here from validated, encoded parts,
  * never pasted from user input.
  *
- * Used by fs/submit/submit_run.c (a submission: create, get, undo), fs/submit/submit.c
+ * Used by fs/submit/submit_run.c (a submission: create, get, undo), fs/submit/suspend.c
+ * (a merge patch of a job's suspend), fs/submit/submit.c
  * (rmdir of a job) and fs/submit/access.c (may these credentials create jobs in a
  * namespace). All return 0 or -errno with err filled from the API server's
  * Status (k8s/error.h).
@@ -50,6 +51,11 @@ int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
 
 /* The resource of a job kind (kinds.h). */
 void k8s_job_resource(enum job_kind kind, struct k8s_resource *out);
+
+/* PATCH of one object with a JSON merge patch (application/merge-patch+json, the
+ * kind the CRDs take): how jobs/NAME/suspend sets runPolicy.suspend. */
+int k8s_merge_patch(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
+		    const char *name, const char *patch, struct k8s_error *err);
 
 int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
 	    const char *name, json_t **out, struct k8s_error *err);

@@ -408,6 +408,7 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 	if (ki->state_field && json_is_string(dec_path(status, ki->state_field)))
 		tmp.state = (char *)json_string_value(dec_path(status, ki->state_field));
 	tmp.priority_class = dec_priority(spec, ki);
+	tmp.suspend = ki->suspend_field && json_is_true(dec_path(spec, ki->suspend_field));
 	rc = dec_conditions(&s, status, &tmp);
 	if (!rc)
 		rc = dec_replicas(&s, ki, spec, status, &tmp);

@@ -30,7 +30,8 @@ static const struct job_state_word RAY_WORDS[] = {{"", "PENDING"}, {NULL, NULL}}
 	[k] = {.kind = k, .type = t, .kind_name = kn, .group = "kubeflow.org", .version = "v1",     \
 	 .plural = pl, .replica_field = rf, .container = ctr, .operator_name = op,                  \
 	 .trainer = tr, .shape = REPLICAS_MAP, .status_rule = STATUS_CONDITIONS,                    \
-	 .start_field = "startTime", .end_field = "completionTime"}
+	 .start_field = "startTime", .end_field = "completionTime",                    \
+	 .suspend_field = "runPolicy.suspend"}
 
 static const struct job_kind_info KINDS[JOB_KIND_COUNT] = {
     OPERATOR_KIND(JOB_TFJOB, "tfjob", "TFJob", "tfjobs", "tfReplicaSpecs", "tensorflow",
@@ -42,13 +43,15 @@ static const struct job_kind_info KINDS[JOB_KIND_COUNT] = {
                     .replica_field = "mpiReplicaSpecs", .container = "mpi",
                     .operator_name = "mpijob-controller", .trainer = "MPIJOB",
                     .shape = REPLICAS_MAP, .status_rule = STATUS_MPI_LAUNCHER,
-                    .start_field = "startTime", .end_field = "completionTime"},
+                    .start_field = "startTime", .end_field = "completionTime",
+                    .suspend_field = "runPolicy.suspend"},
     [JOB_MPIJOB_V2] = {.kind = JOB_MPIJOB_V2, .type = "mpijob", .kind_name = "MPIJob",
                        .group = "kubeflow.org", .version = "v2beta1", .plural = "mpijobs",
                        .replica_field = "mpiReplicaSpecs", .container = "mpi",
                        .operator_name = "mpi-operator", .trainer = "MPIJOB",
                        .shape = REPLICAS_MAP, .status_rule = STATUS_MPI_LAUNCHER,
-                       .start_field = "startTime", .end_field = "completionTime"},
+                       .start_field = "startTime", .end_field = "completionTime",
+                       .suspend_field = "runPolicy.suspend"},
     OPERATOR_KIND(JOB_XGBOOSTJOB, "xgboostjob", "XGBoostJob", "xgboostjobs", "xgbReplicaSpecs",
                   "xgboost", "xgboostjob-controller", "XGBOOSTJOB"),
     OPERATOR_KIND(JOB_PADDLEJOB, "paddlejob", "PaddleJob", "paddlejobs", "paddleReplicaSpecs",
@@ -59,7 +62,8 @@ static const struct job_kind_info KINDS[JOB_KIND_COUNT] = {
                       .group = "trainer.kubeflow.org", .version = "v1alpha1",
                       .plural = "trainjobs", .container = "node", .trainer = "TRAINJOB",
                       .shape = REPLICAS_TRAINER, .status_rule = STATUS_TRAINJOB,
-                      .start_field = "startTime", .end_field = "completionTime"},
+                      .start_field = "startTime", .end_field = "completionTime",
+                      .suspend_field = "suspend"},
     /* et-operator's TrainingJob: Arena's ETJob (app=etjob) and DeepSpeedJob
      * (app=deepspeedjob) are both this CRD, told apart by that label only. */
     [JOB_ETJOB] = {.kind = JOB_ETJOB, .type = "etjob", .kind_name = "TrainingJob",

@@ -75,6 +75,9 @@ struct job_kind_info {
 	const char *end_field;       /* under .status: "completionTime", or NULL */
 	const char *pod_label;       /* the operator's label naming the job on its pods, for
 	                                kinds whose pods no kubeflow label names; or NULL */
+	const char *suspend_field;   /* under .spec, the boolean its operator honours to stop
+	                                the job and keep it ("runPolicy.suspend", TrainJob's
+	                                "suspend"); NULL: the kind cannot be suspended here */
 };
 
 /* The row for a kind; never NULL for a valid enum value. */

@@ -111,6 +111,8 @@ struct job {
 	int64_t completion_time;     /* status.completionTime (the kind's end_field) */
 	char *state;                 /* the kind's state_field ("" when absent), for the
 	                                kinds whose status is one state string */
+	bool suspend;                /* the kind's suspend_field is true: asked to stop (the
+	                                operator's Suspended condition says when it has) */
 	char *priority_class;        /* runPolicy.schedulingPolicy.priorityClass, else the
 	                                pod templates' priorityClassName, else "" */
 	char *claims;                /* the PersistentVolumeClaims its pod templates mount,

@@ -71,6 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_job_why(&sb, &v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
+		render_job_suspend(&sb, job);
+		/* the job's conditions' reason as a refused suspend's (any bytes, one line) */
+		if (job->n_conditions)
+			render_suspend_note(&sb, &(struct suspend_note){job->start_time, true,
+			                                                job->conditions[0].message});
 		/* the tables of jobs, with the job twice (ties in every order key) */
 		render_jobs_list(&sb, (const struct job_view[]){v, v}, 2);
 		render_jobs_list_all(&sb, &v, 1);

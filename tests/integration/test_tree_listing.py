@@ -165,6 +165,9 @@ def regular_files(top):
             yield os.path.join(dirpath, f)
 
 
+SUSPENDABLE = {"tfjob", "pytorchjob", "mpijob", "xgboostjob", "paddlejob", "jaxjob", "trainjob"}
+
+
 def test_stat_sizes_are_what_read_returns(env):
     c, m = env
     checked = 0
@@ -178,7 +181,14 @@ def test_stat_sizes_are_what_read_returns(env):
             if st.st_size == len(data):
                 break           # else the object changed between stat and read: again
         assert st.st_size == len(data), path
-        assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o444, path
+        # a job's suspend is the one file that may be written, for the kinds that
+        # can be suspended (docs/tree.md)
+        mode = 0o444
+        if os.path.basename(path) == "suspend":
+            with open(os.path.join(os.path.dirname(path), "type")) as f:
+                if f.read().strip() in SUSPENDABLE:
+                    mode = 0o644
+        assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == mode, path
         assert st.st_blocks == (st.st_size + 511) // 512, path
         assert st.st_nlink == 1
         assert st.st_mtime > 0
@@ -201,7 +211,7 @@ def test_ls_l_lists_every_entry(env):
         name, size = fields[-1], int(fields[4])
         if name != "instances":
             assert size == os.stat(m.path("jobs", "mnist-v1", name)).st_size, line
-            assert fields[0] == "-r--r--r--", line
+            assert fields[0] == ("-rw-r--r--" if name == "suspend" else "-r--r--r--"), line
         else:
             assert fields[0].startswith("dr-x"), line
 

@@ -359,10 +359,12 @@ def test_readonly_refuses_every_write(kubesim, arenafs):
     for attempt in [lambda: os.mkdir(m.path("submit", "x")),
                     lambda: open(m.path("submit", "x.yaml"), "w"),
                     lambda: os.rmdir(m.path("jobs", "tfjob-00000")),
-                    lambda: open(m.path("jobs", "tfjob-00000", "status"), "w")]:
+                    lambda: open(m.path("jobs", "tfjob-00000", "status"), "w"),
+                    lambda: open(m.path("jobs", "tfjob-00000", "suspend"), "w")]:
         with pytest.raises(OSError) as e:
             attempt()
         assert e.value.errno == errno.EROFS
+    assert os.stat(m.path("jobs", "tfjob-00000", "suspend")).st_mode & 0o777 == 0o444
     assert m.read("jobs", "tfjob-00000", "type") == "tfjob\n"
 
 

@@ -87,6 +87,8 @@ def job_status(job, job_pods):
             s = "SUCCEEDED"
         elif cond.get("Failed"):
             s = "FAILED"
+        elif cond.get("Suspended"):
+            s = "SUSPENDED"
         else:
             launchers = sorted((p for p in job_pods if is_launcher(p)),
                                key=lambda p: (p["metadata"]["creationTimestamp"],
@@ -100,7 +102,7 @@ def job_status(job, job_pods):
         elif cond.get("Failed"):
             s = "FAILED"
         elif cond.get("Suspended"):
-            s = "PENDING"
+            s = "SUSPENDED"
         elif any(p["status"].get("phase") in ("Running", "Succeeded") for p in job_pods):
             s = "RUNNING"
         else:
@@ -108,7 +110,8 @@ def job_status(job, job_pods):
     else:
         s = "PENDING"
         for t, word in (("Succeeded", "SUCCEEDED"), ("Failed", "FAILED"),
-                        ("Running", "RUNNING"), ("Queuing", "QUEUING")):
+                        ("Suspended", "SUSPENDED"), ("Running", "RUNNING"),
+                        ("Queuing", "QUEUING")):
             if cond.get(t):
                 s = word
                 break

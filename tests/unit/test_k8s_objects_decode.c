@@ -673,3 +673,39 @@ TEST(objects_job_keeps_the_code_annotation)
 	CHECK_INT_EQ(job->meta.annotations.n, 1);
 	job_free(job);
 }
+
+/* The kind's suspend field: runPolicy.suspend for the operator's kinds, spec.suspend
+ * for TrainJob; a kind without one never reads as suspended. */
+TEST(objects_job_suspend_from_the_kinds_field)
+{
+	static const struct {
+		enum job_kind kind;
+		const char *api, *kind_name, *spec;
+		bool want;
+	} CASES[] = {
+		{JOB_TFJOB, "kubeflow.org/v1", "TFJob", "{\"runPolicy\":{\"suspend\":true}}", true},
+		{JOB_TFJOB, "kubeflow.org/v1", "TFJob", "{\"runPolicy\":{\"suspend\":false}}", false},
+		{JOB_TFJOB, "kubeflow.org/v1", "TFJob", "{\"suspend\":true}", false},
+		{JOB_TRAINJOB, "trainer.kubeflow.org/v1alpha1", "TrainJob", "{\"suspend\":true}", true},
+		{JOB_RAYJOB, "ray.io/v1", "RayJob", "{\"suspend\":true}", false},
+	};
+
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+		char text[512];
+		json_t *j;
+		struct job *job;
+
+		snprintf(text, sizeof(text),
+		         "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":{\"name\":\"s\","
+		         "\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":%s}",
+		         CASES[i].api, CASES[i].kind_name, CASES[i].spec);
+		j = json_loads(text, 0, NULL);
+		job = j ? job_decode(j, CASES[i].kind) : NULL;
+		json_decref(j);
+		CHECK(job != NULL);
+		if (!job)
+			continue;
+		CHECK_INT_EQ(job->suspend, CASES[i].want);
+		job_free(job);
+	}
+}

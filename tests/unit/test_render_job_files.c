@@ -39,6 +39,21 @@ TEST(job_type_file)
 	fx_job_free(j);
 }
 
+/* jobs/NAME/suspend: what the spec asks, one digit and a newline. */
+TEST(job_suspend_file)
+{
+	struct job *j = fx_job(JOB_TFJOB, "s", FX_T0);
+	char *s = FX_RENDER(render_job_suspend(sb, j));
+
+	CHECK_STR_EQ(s, "0\n");
+	free(s);
+	j->suspend = true;
+	s = FX_RENDER(render_job_suspend(sb, j));
+	CHECK_STR_EQ(s, "1\n");
+	free(s);
+	fx_job_free(j);
+}
+
 TEST(job_json_as_kubectl_get_o_json)
 {
 	struct job *j = fx_job(JOB_TFJOB, "mnist", FX_T0);

@@ -55,10 +55,44 @@ TEST(job_status_priority_is_not_list_order)
 	fx_job_condition(j, "Running", false, FX_T0 - 40);
 	fx_job_condition(j, "Restarting", true, FX_T0 - 30);
 	CHECK_STR_EQ(status_of(j, NULL, 0), "PENDING");
-	/* Arena maps a suspended job to PENDING too. */
+	/* The operator's Suspended condition is the word (Arena says PENDING). */
 	fx_job_condition(j, "Suspended", true, FX_T0 - 20);
-	CHECK_STR_EQ(status_of(j, NULL, 0), "PENDING");
+	CHECK_STR_EQ(status_of(j, NULL, 0), "SUSPENDED");
 	fx_job_free(j);
+}
+
+/* Every kind with a suspend: SUSPENDED while its operator's Suspended condition is
+ * True, whatever Running said before; an ended job keeps its end; a resumed one
+ * (Suspended False) is RUNNING again once Running is. */
+TEST(job_status_suspended_for_every_kind_that_can_be)
+{
+	for (int k = 0; k < JOB_KIND_COUNT; k++) {
+		struct job *j;
+		struct pod *pods[1];
+
+		if (!kinds_info((enum job_kind)k)->suspend_field)
+			continue;
+		j = fx_job((enum job_kind)k, "s", FX_T0 - 100);
+		pods[0] = fx_pod("s-worker-0", j, "launcher", 0, POD_RUNNING);
+		fx_job_condition(j, "Running", true, FX_T0 - 90);
+		CHECK_STR_EQ(status_of(j, pods, 1), "RUNNING");
+		j->conditions[0].status = false;
+		fx_job_condition(j, "Suspended", true, FX_T0 - 50);
+		CHECK_STR_EQ(status_of(j, NULL, 0), "SUSPENDED");
+		j->conditions[1].status = false; /* resumed */
+		j->conditions[0].status = true;
+		CHECK_STR_EQ(status_of(j, pods, 1), "RUNNING");
+		j->conditions[1].status = true;
+		fx_job_condition(j, k == JOB_TRAINJOB ? "Complete" : "Succeeded", true, FX_T0 - 5);
+		CHECK_STR_EQ(status_of(j, NULL, 0), "SUCCEEDED");
+		fx_pod_free(pods[0]);
+		fx_job_free(j);
+	}
+	/* the kinds without one: the read-only kinds */
+	CHECK(kinds_info(JOB_TFJOB)->suspend_field != NULL);
+	CHECK(kinds_info(JOB_TRAINJOB)->suspend_field != NULL);
+	CHECK(kinds_info(JOB_VOLCANOJOB)->suspend_field == NULL);
+	CHECK(kinds_info(JOB_RAYJOB)->suspend_field == NULL);
 }
 
 TEST(job_status_running_with_a_pending_pod_is_pending)
@@ -131,7 +165,7 @@ TEST(job_status_trainjob_by_its_conditions_and_pods)
 	CHECK_STR_EQ(status_of(j, pods + 1, 1), "RUNNING");
 	CHECK_STR_EQ(status_of(j, pods, 2), "PENDING"); /* one runs, one waits */
 	fx_job_condition(j, "Suspended", true, FX_T0 - 50);
-	CHECK_STR_EQ(status_of(j, pods + 1, 1), "PENDING");
+	CHECK_STR_EQ(status_of(j, pods + 1, 1), "SUSPENDED");
 	j->conditions[0].status = false;
 	fx_job_condition(j, "Failed", true, FX_T0 - 10);
 	CHECK_STR_EQ(status_of(j, pods, 2), "FAILED");

@@ -1,0 +1,208 @@
+/*
+ * jobs/NAME/suspend (suspend.h): a write of 1 or 0 becomes one PATCH of the job,
+ * application/merge-patch+json, setting the field its kind names (kinds.h
+ * suspend_field: runPolicy.suspend for the training-operator's and mpi-operator's
+ * kinds, spec.suspend for TrainJob). The kernel holds only this file's lock
+ * during a write, not its directory's, so the PATCH runs on the FUSE worker of the
+ * write, no arenafs lock held, bounded by the client's request_timeout. The
+ * status word is not guessed from the write: it follows the operator's Suspended
+ * condition through the watch (render/status.c). A refused write is told where
+ * the job is: jobs/NAME/info ends with its note (render_suspend_note) until a
+ * write succeeds; the table of those is a leaf lock, never held across the PATCH.
+ */
+#include "fs/submit/suspend.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <jansson.h>
+
+#include "fs/base/fs_struct.h"
+#include "fs/base/node.h"
+#include "k8s/api/api.h"
+#include "k8s/base/say.h"
+#include "k8s/base/timefmt.h"
+#include "k8s/objects/kinds.h"
+
+#define SUSPENDS_MAX 64 /* jobs whose refusal is told; the oldest goes first */
+#define SUSPENDS_UID_MAX 64
+
+struct suspend_refusal {
+	char uid[SUSPENDS_UID_MAX];
+	int64_t at;
+	bool on;
+	char reason[K8S_ERROR_MESSAGE_MAX];
+};
+
+struct fs_suspends {
+	pthread_mutex_t lock;
+	struct suspend_refusal r[SUSPENDS_MAX]; /* guarded by lock, oldest first */
+	size_t n;
+};
+
+int suspends_new(struct fs_suspends **out)
+{
+	struct fs_suspends *t = calloc(1, sizeof(*t));
+
+	*out = t;
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->lock, NULL);
+	return 0;
+}
+
+void suspends_free(struct fs_suspends *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* Under t->lock: drops the entry of uid, if any. */
+static void forget_locked(struct fs_suspends *t, const char *uid)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->r[i].uid, uid) == 0) {
+			memmove(&t->r[i], &t->r[i + 1], (t->n - i - 1) * sizeof(t->r[0]));
+			t->n--;
+			return;
+		}
+}
+
+/* A write's outcome: a refusal is kept (the newest of each job), a success forgets. */
+static void remember(struct fs_suspends *t, const char *uid, int rc, bool on,
+		     const struct k8s_error *err)
+{
+	struct suspend_refusal *e;
+
+	if (!uid || !*uid || strlen(uid) >= SUSPENDS_UID_MAX)
+		return;
+	pthread_mutex_lock(&t->lock);
+	forget_locked(t, uid);
+	if (rc) {
+		if (t->n == SUSPENDS_MAX) {
+			memmove(&t->r[0], &t->r[1], (t->n - 1) * sizeof(t->r[0]));
+			t->n--;
+		}
+		e = &t->r[t->n++];
+		snprintf(e->uid, sizeof(e->uid), "%s", uid);
+		e->at = time_now();
+		e->on = on;
+		snprintf(e->reason, sizeof(e->reason), "%s", err->message);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+int suspends_note(struct fs_suspends *t, const char *uid, struct suspend_note *note, char *buf,
+		  size_t size)
+{
+	int ret = 0;
+
+	if (!uid || !size)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->r[i].uid, uid) == 0) {
+			note->at = t->r[i].at;
+			note->on = t->r[i].on;
+			snprintf(buf, size, "%s", t->r[i].reason);
+			note->reason = buf;
+			ret = 1;
+			break;
+		}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+bool suspend_supported(const struct fs_node *node)
+{
+	const struct job_kind_info *ki = kinds_info((enum job_kind)node->kind);
+
+	return ki && ki->suspend_field;
+}
+
+int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err)
+{
+	if (size >= 1 && size <= 2 && (buf[0] == '0' || buf[0] == '1') &&
+	    (size == 1 || buf[1] == '\n')) {
+		*on = buf[0] == '1';
+		return 0;
+	}
+	return k8s_error_set(err, EINVAL, "write 1 to suspend the job, 0 to resume it");
+}
+
+char *suspend_patch(const char *suspend_field, const char *uid, bool on)
+{
+	json_t *root = json_object(), *at = json_object(), *md = NULL;
+	char *field = strdup(suspend_field), *save = NULL, *part, *next, *text = NULL;
+
+	if (!root || !at || !field || json_object_set(root, "spec", at))
+		goto out;
+	/* "runPolicy.suspend" → {"spec":{"runPolicy":{"suspend":true}}} */
+	for (part = strtok_r(field, ".", &save); part; part = next) {
+		next = strtok_r(NULL, ".", &save);
+		if (!next) {
+			if (json_object_set_new(at, part, json_boolean(on)))
+				goto out;
+			break;
+		}
+		json_t *child = json_object();
+
+		if (!child || json_object_set_new(at, part, child))
+			goto out;
+		at = child;
+	}
+	if (uid && *uid) {
+		md = json_pack("{s:s}", "uid", uid);
+		if (!md || json_object_set_new(root, "metadata", md))
+			goto out;
+	}
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	free(field);
+	json_decref(root);
+	return text;
+}
+
+int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size)
+{
+	const struct job_kind_info *ki = kinds_info((enum job_kind)node->kind);
+	struct k8s_error err = {0};
+	struct k8s_resource res;
+	char *patch = NULL;
+	bool on = false;
+	int rc;
+
+	if (!ki || !ki->suspend_field) {
+		rc = k8s_error_set(&err, EOPNOTSUPP, "a %s cannot be suspended",
+		                   ki ? ki->kind_name : "job of this kind");
+		goto out;
+	}
+	rc = suspend_parse(buf, size, &on, &err);
+	if (rc) {
+		/* "yes" is no resume: say Suspend */
+		on = true;
+		goto out;
+	}
+	patch = suspend_patch(ki->suspend_field, node->uid, on);
+	if (!patch) {
+		rc = k8s_error_set(&err, ENOMEM, "out of memory");
+		goto out;
+	}
+	k8s_job_resource((enum job_kind)node->kind, &res);
+	rc = k8s_merge_patch(fs->client, &res, node->ns, node->job, patch, &err);
+out:
+	free(patch);
+	remember(fs->suspends, node->uid, rc, on, &err);
+	if (rc) {
+		say(LOG_WARNING, "jobs/%s/suspend of namespace %s refused: %s", node->job,
+		       node->ns, err.message);
+		return rc;
+	}
+	return (int)size;
+}
