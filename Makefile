@@ -16,6 +16,8 @@
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
 #   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
+#   make deb        the Debian package build-deb/arenafs_VERSION_ARCH.deb (tests/deb.sh,
+#                   docs/packaging.md): make install's files, built with Debian's flags
 #   make deps       install the Debian packages the build and the tests need
 #   make cluster    build the real cluster's upstream binaries (tests/cluster/, cached
 #                   in ~/.cache/arenafs/cluster; ARENAFS_CLUSTER=kubesim skips it)
@@ -70,7 +72,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
 CEILING  := $(BUILD)/ceiling
 
-.PHONY: all unit test test-unit test-integration bench soak demo screenshot asan test-asan install uninstall \
+.PHONY: all unit test test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
 	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
@@ -133,7 +135,8 @@ deps-check:
 	  $(PYTHON) -c 'import pytest, kubernetes, yaml' 2>/dev/null && \
 	  command -v kubectl >/dev/null && command -v fusermount3 >/dev/null && \
 	  command -v openssl >/dev/null && command -v rsync >/dev/null && \
-	  command -v gio >/dev/null || $(MAKE) --no-print-directory deps
+	  command -v gio >/dev/null && command -v dpkg-shlibdeps >/dev/null && \
+	  command -v lintian >/dev/null || $(MAKE) --no-print-directory deps
 
 deps:
 	@sh .ci/deps.sh
@@ -191,29 +194,53 @@ screenshot: deps-check
 	@sh tests/screenshot.sh $(abspath $(BIN)) $(abspath docs/screenshot.png)
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/user
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/arenafs
 	sed 's#@BINDIR@#$(PREFIX)/bin#g' mount/mount.arenafs > $(DESTDIR)$(SBINDIR)/mount.arenafs
 	chmod 755 $(DESTDIR)$(SBINDIR)/mount.arenafs
 	ln -sf mount.arenafs $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs
 	install -d $(DESTDIR)$(PREFIX)/share/doc/arenafs
 	install -m 644 $(wildcard docs/*.md) $(DESTDIR)$(PREFIX)/share/doc/arenafs/
-	# the man page names the installed binary and docs, wherever PREFIX puts them
+	# the man page and the systemd unit name the installed binary and docs, wherever
+	# PREFIX puts them (systemd looks for user units in /usr/local/lib too)
 	sed -e 's#/usr/bin/arenafs#$(PREFIX)/bin/arenafs#g' \
+	    -e 's#/usr/lib/systemd/user/#$(PREFIX)/lib/systemd/user/#g' \
 	    -e 's#docs/\([a-z-]*\)\.md#$(PREFIX)/share/doc/arenafs/\1.md#g' \
 	    docs/arenafs.1 > $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
 	chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
+	# the helpers' page is arenafs(1), whose DESCRIPTION covers mount(8)
+	ln -sf ../man1/arenafs.1 $(DESTDIR)$(PREFIX)/share/man/man8/mount.arenafs.8
+	ln -sf ../man1/arenafs.1 $(DESTDIR)$(PREFIX)/share/man/man8/mount.fuse.arenafs.8
+	sed 's#/usr/bin/arenafs#$(PREFIX)/bin/arenafs#g' docs/arenafs.service \
+	  > $(DESTDIR)$(PREFIX)/lib/systemd/user/arenafs.service
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/user/arenafs.service
+
+# The package's binary is built apart, with the flags Debian builds its packages
+# with (dpkg-buildflags: hardening, fortify, relro), which the plain build leaves to
+# the user's CFLAGS; +all adds bindnow, which lintian asks for.
+DEB_BUILD := build-deb
+deb:
+	@command -v dpkg-shlibdeps >/dev/null || $(MAKE) --no-print-directory deps
+	@rm -f $(DEB_BUILD)/arenafs   # make does not see flags change: link anew (a second)
+	@export DEB_BUILD_MAINT_OPTIONS=hardening=+all; $(MAKE) --no-print-directory BUILD=$(DEB_BUILD) BIN=$(DEB_BUILD)/arenafs \
+	  CFLAGS="$$(dpkg-buildflags --get CFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" \
+	  LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)" $(DEB_BUILD)/arenafs
+	@sh tests/deb.sh $(DEB_BUILD)/arenafs $(DEB_BUILD)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/arenafs $(DESTDIR)$(SBINDIR)/mount.arenafs \
-	  $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1
+	  $(DESTDIR)$(SBINDIR)/mount.fuse.arenafs $(DESTDIR)$(PREFIX)/share/man/man1/arenafs.1 \
+	  $(DESTDIR)$(PREFIX)/lib/systemd/user/arenafs.service \
+	  $(DESTDIR)$(PREFIX)/share/man/man8/mount.arenafs.8 \
+	  $(DESTDIR)$(PREFIX)/share/man/man8/mount.fuse.arenafs.8
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/arenafs
 
 format:
 	clang-format -i $(LIB_SRC) $(MAIN_SRC) $(UNIT_SRC) $(wildcard */*.h */*/*.h tests/unit/*.h)
 
 clean:
-	rm -rf build build-asan build-fuzz arenafs arenafs-asan
+	rm -rf build build-asan build-fuzz build-deb arenafs arenafs-asan
 
 .SECONDARY:
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(TOOL_SRC:%.c=$(BUILD)/%.d) \

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "k8s/base/version.h"
+
 enum { KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS, KEY_FSNAME, KEY_SUBTYPE };
 
 /* Options fstab lines carry for mount(8) and systemd, which mount.fuse3 passes on:

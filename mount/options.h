@@ -15,10 +15,6 @@
 
 #include "fs/fs.h"
 
-#ifndef ARENAFS_VERSION
-#define ARENAFS_VERSION "0.1"
-#endif
-
 struct mount_options {
 	/* -o options of arenafs (fuse_opt fills them: int flags, char * strings) */
 	char *kubeconfig;

@@ -31,10 +31,7 @@
 #include "k8s/http/transport.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
-
-#ifndef ARENAFS_VERSION
-#define ARENAFS_VERSION "0.1"
-#endif
+#include "k8s/base/version.h"
 
 #define CLIENT_CONNECT_TIMEOUT_MS 5000
 #define CLIENT_REQUEST_TIMEOUT_MS K8S_REQUEST_TIMEOUT_MS_DEFAULT
