@@ -138,10 +138,15 @@ int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err)
 
 char *suspend_patch(const char *suspend_field, const char *uid, bool on)
 {
-	json_t *root = json_object(), *at = json_object(), *md = NULL;
+	json_t *root = json_object(), *spec = json_object(), *at = spec, *md = NULL;
 	char *field = strdup(suspend_field), *save = NULL, *part, *next, *text = NULL;
 
-	if (!root || !at || !field || json_object_set(root, "spec", at))
+	if (!root || !spec || !field) {
+		json_decref(spec);
+		goto out;
+	}
+	/* root owns spec from here (set_new takes it even when it fails) */
+	if (json_object_set_new(root, "spec", spec))
 		goto out;
 	/* "runPolicy.suspend" → {"spec":{"runPolicy":{"suspend":true}}} */
 	for (part = strtok_r(field, ".", &save); part; part = next) {

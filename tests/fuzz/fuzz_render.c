@@ -15,6 +15,8 @@
 #include "render/render.h"
 #include "render/data.h"
 #include "render/why.h"
+#include "render/job_files.h"
+#include "render/suspend_note.h"
 #include "render/events.h"
 #include "render/gpus.h"
 #include "render/job_info.h"
