@@ -9,7 +9,8 @@
 # asks of a package on top: a stripped binary, the gzipped man page, copyright and
 # changelog, control with the Depends that dpkg-shlibdeps reads off the binary, and
 # md5sums. The version is k8s/base/version.h's, the one `arenafs -V` prints.
-# Maintainer: $DEBFULLNAME <$DEBEMAIL> (Debian's convention), else git's user.
+# Maintainer: $DEBFULLNAME <$DEBEMAIL> (Debian's convention), else git's user, else
+# the last commit's author.
 # Its test: tests/integration/test_package.py (installs, mounts, removes).
 set -eu
 
@@ -25,6 +26,9 @@ arch=$(dpkg --print-architecture)
 
 name=${DEBFULLNAME:-$(git -C "$root" config user.name 2>/dev/null || true)}
 email=${DEBEMAIL:-$(git -C "$root" config user.email 2>/dev/null || true)}
+# a clone on a machine with no git identity still has its last commit's author
+[ -n "$name" ] || name=$(git -C "$root" log -1 --format=%an 2>/dev/null || true)
+[ -n "$email" ] || email=$(git -C "$root" log -1 --format=%ae 2>/dev/null || true)
 if [ -z "$name" ] || [ -z "$email" ]; then
 	echo "deb: who builds the package? set DEBFULLNAME and DEBEMAIL (the package's Maintainer)" >&2
 	exit 1
