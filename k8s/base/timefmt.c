@@ -61,24 +61,25 @@ int64_t time_parse_rfc3339(const char *s)
 	return t;
 }
 
-char *time_format_rfc3339(int64_t t, char *buf, size_t size)
+/* t in UTC by strftime's fmt; "" when it does not fit. */
+static char *format_utc(int64_t t, const char *fmt, char *buf, size_t size)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
 
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, fmt, &tm))
 		snprintf(buf, size, "%s", "");
 	return buf;
 }
 
+char *time_format_rfc3339(int64_t t, char *buf, size_t size)
+{
+	return format_utc(t, "%Y-%m-%dT%H:%M:%SZ", buf, size);
+}
+
 char *time_format_human(int64_t t, char *buf, size_t size)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
-		snprintf(buf, size, "%s", "");
-	return buf;
+	return format_utc(t, "%Y-%m-%d %H:%M:%S", buf, size);
 }
 
 int64_t time_monotonic_ms(void)
