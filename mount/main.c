@@ -314,6 +314,13 @@ static int start(struct daemon_state *d)
 	memset(&co, 0, sizeof(co));
 	co.namespace = d->cfg->namespace;
 	memcpy(co.served, d->served, sizeof(co.served));
+	/* Kueue is optional: a cluster without it, or one whose discovery of it fails,
+	 * mounts without queues (docs/tree.md, "Queues") */
+	if (kueue_discover(d->client, &co.kueue, &err) < 0) {
+		say(LOG_NOTICE, "no Kueue queues: %s", err.message);
+		memset(&co.kueue, 0, sizeof(co.kueue));
+		k8s_error_clear(&err);
+	}
 	fs_cache_hook(d->fs, &co);
 	if (fill_caches(d, &co, &err) < 0)
 		return fail(d, "%s", err.message);

@@ -134,7 +134,7 @@ static int64_t pod_age(const struct pod *p, int64_t now)
 static void info_header(struct strbuf *sb, const struct job_view *v)
 {
 	const struct job *job = v->job;
-	char duration[32], created[32], ended[32];
+	char duration[32], created[32], ended[32], queue[800];
 	int64_t end = render_job_end(v);
 	struct render_table t;
 
@@ -146,6 +146,17 @@ static void info_header(struct strbuf *sb, const struct job_view *v)
 	                 (const char *[]){"Priority:", job->priority_class[0] ? job->priority_class
 	                                                                      : RENDER_NA});
 	render_table_add(&t, (const char *[]){"Trainer:", job_trainer_name(job)});
+	/* added by arenafs: the Kueue queue it is in (docs/tree.md, "Queues") */
+	if (v->queue.workload) {
+		const struct workload *w = v->queue.workload;
+		const char *cq = *w->cluster_queue ? w->cluster_queue
+		                 : v->queue.lq    ? v->queue.lq->cluster_queue
+		                                  : "";
+
+		snprintf(queue, sizeof(queue), "%s (ClusterQueue %s), Workload %s",
+		         *w->queue ? w->queue : RENDER_NA, *cq ? cq : RENDER_NA, w->meta.name);
+		render_table_add(&t, (const char *[]){"Queue:", queue});
+	}
 	render_table_add(&t, (const char *[]){"Duration:",
 	                                      render_short_duration(render_job_duration(v), duration,
 	                                                            sizeof(duration))});

@@ -35,6 +35,18 @@ struct logs_kept_state {
 	char dir[512];               /* where they are kept */
 };
 
+/* Kueue's word on a job (docs/tree.md, "Queues"): its Workload, the queues it is in
+ * and its place in line. workload NULL: Kueue has none for it (no Kueue, no queue
+ * label, or not made yet). */
+struct job_queue {
+	const struct workload *workload;
+	const struct localqueue *lq;        /* its LocalQueue, NULL when not in the cache */
+	const struct clusterqueue *cq;      /* its ClusterQueue (the admission's, else its
+	                                       LocalQueue's), or NULL */
+	const struct queue_place *place;    /* its place in line, NULL when not known */
+	bool visibility;                    /* the visibility API is served (else no place) */
+};
+
 /* A job and everything its files are made from. */
 struct job_view {
 	const struct job *job;
@@ -55,6 +67,7 @@ struct job_view {
 	/* The end of the log of the instance why names as failed (render_job_why_failure),
 	 * when it is at hand without a request (arenafs kept it: keep_logs); else NULL. */
 	const char *failed_log_tail;
+	struct job_queue queue;                 /* always gathered (a lookup in an index) */
 	int64_t now;
 };
 

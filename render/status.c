@@ -36,6 +36,7 @@
  * Pure; no clock. Tested by tests/unit/test_render_status.c.
  */
 #include "render/status.h"
+#include "render/queues.h"
 #include "render/render.h"
 #include "render/text.h"
 
@@ -180,6 +181,11 @@ const char *render_job_status_word(const struct job_view *v)
 		word = operator_status(v);
 		break;
 	}
+	/* Kueue holds it: its word outranks the SUSPENDED or PENDING its suspend brings,
+	 * never an end */
+	if (strcmp(word, "SUCCEEDED") != 0 && strcmp(word, "FAILED") != 0 &&
+	    render_queue_word(&v->queue))
+		return render_queue_word(&v->queue);
 	if (strcmp(word, "RUNNING") == 0)
 		for (size_t i = 0; i < v->n_pods; i++)
 			if (v->pods[i]->phase == POD_PENDING)

@@ -10,10 +10,10 @@
  *    (OOMKilled said in words), where its log is, and its last lines below (indented)
  *    when fs/ had them without a request (v->failed_log_tail); else the job's own
  *    message;
- * 3. suspended (runPolicy.suspend, TrainJob's spec.suspend): said so, and that a
- *    queue (Kueue) may be what holds it; its Workload is not in the cache, so
- *    which queue and why is not said here (queue_reason, a hook that answers
- *    nothing yet);
+ * 3. held by Kueue (queued, preempted, evicted): its LocalQueue and ClusterQueue,
+ *    its place in line and Kueue's own message (render_queue_why, queues.c);
+ *    else suspended (runPolicy.suspend, TrainJob's spec.suspend): said so, and
+ *    that a queue may be what holds it;
  * 4. pods refused: the operator's FailedCreate* event (a PriorityClass that does
  *    not exist, a quota exceeded) while the job has fewer pods than replicas;
  * 5. an image that cannot be pulled (ErrImagePull, ImagePullBackOff, ...);
@@ -33,6 +33,7 @@
 #include "render/why.h"
 #include "render/job_info.h"
 #include "render/status.h"
+#include "render/queues.h"
 #include "render/text.h"
 
 #include <stdio.h>
@@ -227,32 +228,12 @@ static void why_failed(struct strbuf *sb, const struct job_view *v)
 	end_sentence(sb);
 }
 
-/*
- * A queue's word on the job (Kueue: its Workload's QuotaReserved / Admitted
- * conditions, the LocalQueue named by the job's kueue.x-k8s.io/queue-name label).
- * The cache watches no Workloads yet, so there is none to give: NULL. When it
- * does, this answers "waiting in queue Q: <the Workload's message>".
- */
-static const char *queue_reason(const struct job_view *v)
-{
-	(void)v;
-	return NULL;
-}
-
 static bool why_suspended(struct strbuf *sb, const struct job_view *v)
 {
 	const struct job_condition *cond = condition(v->job, "Suspended");
-	const char *queue;
 
 	if (!cond)
 		return false;
-	queue = queue_reason(v);
-	if (queue) {
-		strbuf_puts(sb, "Waiting in a queue: ");
-		put_msg(sb, queue);
-		end_sentence(sb);
-		return true;
-	}
 	strbuf_puts(sb, "Suspended since ");
 	put_time(sb, cond->last_transition);
 	strbuf_puts(sb, ": no instance runs until it is resumed (by its owner, or by a queue "
@@ -548,7 +529,7 @@ void render_job_why(struct strbuf *sb, const struct job_view *v)
 		why_failed(sb, v);
 		return;
 	}
-	if (why_suspended(sb, v) || why_refused(sb, v) || why_image(sb, v) ||
+	if (render_queue_why(sb, &v->queue, v->now) || why_suspended(sb, v) || why_refused(sb, v) || why_image(sb, v) ||
 	    why_unscheduled(sb, v) || why_crashing(sb, v) || why_starting(sb, v))
 		return;
 	if (v->n_pods == 0 && strcmp(word, "RUNNING") != 0) {

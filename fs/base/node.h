@@ -62,6 +62,9 @@ enum fs_type {
 	FS_NAMESPACES_DIR,
 	FS_DATA_DIR,          /* data/ or namespaces/NS/data/: ns set */
 	FS_DATA_LIST,         /* data/list: ns set */
+	FS_QUEUES_DIR,        /* queues/ or namespaces/NS/queues/: ns set */
+	FS_QUEUES_LIST,       /* queues/list: ns set */
+	FS_CLUSTER_QUEUES,    /* cluster/queues */
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
 	FS_CODE_DIR,          /* jobs/NAME/code/: the job's, path "" */
 	FS_CODE_SUBDIR,       /* a directory below code/: + path */

@@ -68,6 +68,8 @@ static const struct place PLACES[] = {
 	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0, NULL},
 	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0, NULL},
 	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0, NULL},
+	{FS_QUEUES_DIR, FS_ROOT, "queues", SRC_QUEUES, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0,
+	 NULL},
 	{FS_SUBMIT_DIR, FS_ROOT, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
 	 {0}, 0, NULL},
 
@@ -83,6 +85,9 @@ static const struct place PLACES[] = {
 	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
 	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, 0,
 	 "arena list -A: the jobs of every namespace"},
+	{FS_CLUSTER_QUEUES, FS_CLUSTER_DIR, "queues", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.queues = render_queues_cluster}, 0,
+	 "Kueue's ClusterQueues: GPU quota, use, jobs admitted and waiting in line"},
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
 	 {.cluster = render_cluster_top}, 0, "arena top node: every node's GPUs"},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
@@ -92,6 +97,10 @@ static const struct place PLACES[] = {
 	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.data = render_data_list}, 0,
 	 "arena data list: the namespace's volume claims, their jobs"},
+
+	{FS_QUEUES_LIST, FS_QUEUES_DIR, "list", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
+	 {.queues = render_queues_local}, 0,
+	 "the namespace's Kueue LocalQueues, their jobs admitted and waiting in line"},
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0, NULL},
 
@@ -112,7 +121,7 @@ static const struct place PLACES[] = {
 	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
 	 0, "the spec it was submitted with (or the object as YAML)"},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
-	 0, "PENDING, QUEUING, RUNNING, SUCCEEDED or FAILED"},
+	 0, "PENDING, QUEUED (in a Kueue queue), RUNNING, SUCCEEDED or FAILED"},
 	{FS_JOB_SUSPEND, FS_JOB_DIR, "suspend", SRC_JOB, VIEW_MTIME, 0, {.job = job_suspend}, 0,
 	 "1 while it is asked to be suspended, else 0; echo 1 or 0 into it"},
 	{FS_JOB_TENSORBOARD, FS_JOB_DIR, "tensorboard_url", SRC_JOB,
@@ -161,6 +170,8 @@ static const struct place PLACES[] = {
 	{FS_DATA_DIR, FS_NS_DIR, "data", SRC_DATA, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0, NULL},
 	{FS_JOBS_DIR, FS_NS_DIR, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0,
 	 "the jobs of other namespaces you may list"},
+	{FS_QUEUES_DIR, FS_NS_DIR, "queues", SRC_QUEUES, 0, PLACE_DIR | PLACE_FIXED_ATTR, {0}, 0,
+	 NULL},
 	/* namespace NS's own submit/ (a staging tree of its own: areas.c) */
 	{FS_SUBMIT_DIR, FS_NS_DIR, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
 	 {0}, 0, "submit/ of namespace NS (any you can see, by name), where you may create jobs"},
@@ -361,6 +372,9 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 		break;
 	case SRC_DATA:
 		snprintf(buf, size, "data/%s", ns);
+		break;
+	case SRC_QUEUES:
+		snprintf(buf, size, "queues");
 		break;
 	default:
 		buf[0] = '\0';

@@ -17,6 +17,7 @@
 #include "fs/base/node.h"
 #include "render/render.h"
 #include "render/data.h"
+#include "render/queues.h"
 #include "render/readme.h"
 #include "k8s/base/strbuf.h"
 
@@ -43,6 +44,8 @@ enum place_source {
 	SRC_NS_JOBS,      /* the mount's namespace's jobs with their pods: cluster/list, top-job */
 	SRC_ALL_JOBS,     /* every namespace's jobs with their pods: cluster/list-all */
 	SRC_DATA,         /* a namespace's claims and the jobs that mount them: data/ */
+	SRC_QUEUES,       /* Kueue's queues, Workloads and lines: cluster/queues (every
+	                     ClusterQueue), queues/ (a namespace's LocalQueues) */
 };
 
 enum {
@@ -97,6 +100,7 @@ union place_render {
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 	void (*data)(struct strbuf *sb, const struct data_view *v);        /* SRC_DATA */
+	void (*queues)(struct strbuf *sb, const struct queue_view *v);     /* SRC_QUEUES */
 };
 
 struct place {
@@ -135,7 +139,7 @@ void place_path(const struct place *p, char *buf, size_t size);
 /* The key the inodes showing an object are filed under (inode.h): "job/NS/KIND/NAME",
  * "pod/NS/NAME", "node/NAME", "jobs/NS", "cluster", "health", "nodes", "namespaces",
  * "jobtable/NS" (the tables of a namespace's jobs), "jobtable" (of every namespace's),
- * "data/NS" (a namespace's claims);
+ * "data/NS" (a namespace's claims), "queues" (Kueue's, every file of them);
  * "" for sources that have none. ns, kind and name as the source uses them. */
 void place_key(char *buf, size_t size, enum place_source source, const char *ns, int kind,
 	       const char *name);

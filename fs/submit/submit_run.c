@@ -2,7 +2,8 @@
  * One submission, from a spec's text to objects in the cluster (docs/submit.md):
  * parse and validate (render/spec/spec.h), dry-run every object so that the API
  * server's own validation (names, admission, a taken name) speaks before anything
- * exists, ask for the PriorityClasses its pods name, create the job, then its
+ * exists, ask for the PriorityClasses its pods name and the Kueue LocalQueue it
+ * names (its queue: label), create the job, then its
  * local code's ConfigMap and its TensorBoard (owned by the job), and delete what
  * was made when a later object fails, so that a failure leaves nothing behind.
  * A check stops after the dry runs (a directory entry's close: its code is still
@@ -20,6 +21,7 @@
 #include "fs/submit/submit.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
+#include "k8s/base/strbuf.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -180,6 +182,91 @@ static int check_priority_classes(struct fs *fs, const json_t *job, struct k8s_e
 	return 0;
 }
 
+/* The LocalQueues the cache has, "ns/name" (ns NULL) or "name", comma-joined into
+ * names; how many. Under no lock (takes the read lock). */
+static size_t queue_names(struct fs *fs, const char *ns, const char *want, bool *found,
+                          struct strbuf *names)
+{
+	const struct localqueue **lqs = NULL;
+	size_t n;
+
+	cache_read_lock(fs->cache);
+	n = cache_localqueues(fs->cache, ns, &lqs);
+	for (size_t i = 0; i < n; i++) {
+		if (want && strcmp(lqs[i]->meta.name, want) == 0)
+			*found = true;
+		if (names->len)
+			strbuf_puts(names, ", ");
+		if (!ns)
+			strbuf_printf(names, "%s/", lqs[i]->meta.namespace);
+		strbuf_puts(names, lqs[i]->meta.name);
+	}
+	cache_read_unlock(fs->cache);
+	free(lqs);
+	return n;
+}
+
+/*
+ * A job labelled for a Kueue LocalQueue (the spec's `queue:`, or a manifest's own
+ * label) that does not exist is admitted by the API server and then waits for
+ * ever, suspended: refuse it before anything is made, naming the queues there
+ * are. The cache answers; a queue it does not have is asked for once (one made a
+ * moment ago, or credentials that may not list queues): only "not found" refuses.
+ */
+static int check_queue(struct fs *fs, const char *ns, const json_t *job, struct k8s_error *err)
+{
+	const json_t *labels = json_object_get(json_object_get(job, "metadata"), "labels");
+	const char *queue = json_string_value(json_object_get(labels, KUEUE_QUEUE_LABEL));
+	struct strbuf names = STRBUF_INIT;
+	struct k8s_error get_err;
+	struct kueue_api api;
+	char path[96];
+	json_t *lq = NULL;
+	bool found = false;
+	size_t n;
+	int rc;
+
+	if (!queue)
+		return 0;
+	cache_kueue(fs->cache, &api);
+	if (!api.version[0])
+		return k8s_error_set(err, EINVAL,
+		                     "queue: \"%s\": this cluster has no Kueue (kueue.x-k8s.io is not "
+		                     "served), so no LocalQueue can admit the job; leave queue: out",
+		                     queue);
+	n = queue_names(fs, ns, queue, &found, &names);
+	if (found) {
+		strbuf_free(&names);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/apis/%s/%s", KUEUE_GROUP, api.version);
+	k8s_error_clear(&get_err);
+	rc = k8s_get(fs->client, &(struct k8s_resource){path, "localqueues", true}, ns, queue, &lq,
+	             &get_err);
+	json_decref(lq);
+	if (rc == 0 || get_err.code != 404) {
+		strbuf_free(&names);
+		return 0;
+	}
+	if (n)
+		rc = k8s_error_set(err, EINVAL,
+		                   "queue: no LocalQueue \"%s\" in namespace %s; its LocalQueues: %s "
+		                   "(queues/list)",
+		                   queue, ns, strbuf_ok(&names) ? strbuf_str(&names) : "?");
+	else if (queue_names(fs, NULL, NULL, &found, &names), names.len)
+		rc = k8s_error_set(err, EINVAL,
+		                   "queue: namespace %s has no LocalQueue, so Kueue cannot admit the "
+		                   "job (\"%s\"); LocalQueues exist in other namespaces: %s",
+		                   ns, queue, strbuf_ok(&names) ? strbuf_str(&names) : "?");
+	else
+		rc = k8s_error_set(err, EINVAL,
+		                   "queue: namespace %s has no LocalQueue, so Kueue cannot admit the "
+		                   "job (\"%s\"); this cluster has no LocalQueue at all",
+		                   ns, queue);
+	strbuf_free(&names);
+	return rc;
+}
+
 static void append(struct k8s_error *err, const char *text)
 {
 	size_t len = strlen(err->message);
@@ -300,7 +387,7 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 		goto out;
 
 	/* Everything is checked by the API server before anything is made. */
-	if ((rc = check_priority_classes(fs, job, err)) ||
+	if ((rc = check_priority_classes(fs, job, err)) || (rc = check_queue(fs, ns, job, err)) ||
 	    (rc = check(fs, ns, job, what, objs, &checked, err)) ||
 	    (cm && (rc = check(fs, ns, cm, cm_what, objs, NULL, err))) ||
 	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||

@@ -176,6 +176,54 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	return 0;
 }
 
+/* cluster/queues (every ClusterQueue) and queues/list (node->ns's LocalQueues):
+ * Kueue's objects as the cache holds them. Its time: the latest creation or
+ * condition transition of a queue or Workload shown, not earlier than the mount. */
+static int render_queues_file(struct fs *fs, const struct fs_node *node, const struct place *p,
+			      struct strbuf *sb, int64_t *mtime)
+{
+	const char *ns = node->type == FS_CLUSTER_QUEUES ? NULL : node->ns;
+	const struct clusterqueue **cqs = NULL;
+	const struct localqueue **lqs = NULL;
+	const struct workload **wls = NULL;
+	const struct queue_line **lines = NULL;
+	struct queue_view v = {0};
+	struct kueue_api api;
+	int64_t t = fs->started;
+
+	if (node->type != FS_CLUSTER_QUEUES && !ns)
+		return -EINVAL;
+	cache_kueue(fs->cache, &api);
+	v.kueue = api.version[0] != '\0';
+	v.visibility = api.visibility[0] != '\0';
+	v.n_cqs = cache_clusterqueues(fs->cache, &cqs);
+	v.n_lqs = cache_localqueues(fs->cache, ns, &lqs);
+	v.n_workloads = cache_workloads(fs->cache, ns, &wls);
+	v.n_lines = cache_objects(fs->cache, CACHE_QUEUE_LINE, (const void ***)&lines);
+	v.cqs = cqs;
+	v.lqs = lqs;
+	v.workloads = wls;
+	v.lines = lines;
+	v.now = time_now();
+	p->render.queues(sb, &v);
+	for (size_t i = 0; i < v.n_cqs; i++)
+		t = later(t, cqs[i]->meta.created);
+	for (size_t i = 0; i < v.n_lqs; i++)
+		t = later(t, lqs[i]->meta.created);
+	for (size_t i = 0; i < v.n_workloads; i++) {
+		t = later(t, wls[i]->meta.created);
+		for (size_t j = 0; j < wls[i]->n_conditions; j++)
+			t = later(t, wls[i]->conditions[j].last_transition);
+	}
+	*mtime = t < v.now ? t : v.now;
+	free(cqs);
+	free(lqs);
+	free(wls);
+	free(lines);
+	stale_note(fs, p, sb);
+	return 0;
+}
+
 /* The text of a regular (non-log) file and its object's time, made by its place's
  * renderer from what its source names. Under the read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
@@ -224,6 +272,8 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		return render_jobs_file(fs, node, p, sb, mtime);
 	case SRC_DATA:
 		return render_data_file(fs, node, p, sb, mtime);
+	case SRC_QUEUES:
+		return render_queues_file(fs, node, p, sb, mtime);
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;

@@ -452,8 +452,11 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 		return log_node(parent, p->type, job ? pod : model_pod(fs, parent), out);
 	}
 	ret = child_of(parent, p->type, out);
-	/* jobs/ and data/ of the root, cluster/list and top-job are the mount's namespace */
-	if (!ret && (p->source == SRC_JOBS || p->source == SRC_NS_JOBS || p->source == SRC_DATA) &&
+	/* jobs/, data/ and queues/ of the root, cluster/list and top-job are the mount's
+	 * namespace */
+	if (!ret &&
+	    (p->source == SRC_JOBS || p->source == SRC_NS_JOBS || p->source == SRC_DATA ||
+	     p->type == FS_QUEUES_DIR) &&
 	    !out->ns &&
 	    set_str(&out->ns, fs->namespace)) {
 		fs_node_clear(out);

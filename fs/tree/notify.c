@@ -281,6 +281,21 @@ static void add_table_keys(struct batch *b, const char *ns)
 	add_key(b, SRC_ALL_JOBS, NULL, 0, NULL);
 }
 
+/* The jobs of the Workloads waiting in LocalQueue lq of ns (their why says where). */
+static void add_line_keys(struct fs *fs, struct batch *b, const char *ns, const char *lq)
+{
+	const struct workload **w = NULL;
+	size_t n;
+
+	cache_read_lock(fs->cache);
+	n = cache_workloads(fs->cache, ns, &w);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(w[i]->queue, lq) == 0)
+			add_job_keys(b, ns, -1, w[i]->owner_name);
+	cache_read_unlock(fs->cache);
+	free(w);
+}
+
 /* The object keys a change touches. */
 static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it)
 {
@@ -330,6 +345,21 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		break;
 	case CACHE_PVC:
 		add_key(b, SRC_DATA, it->ns, 0, NULL);
+		break;
+	case CACHE_WORKLOAD:
+		/* its job's status, why and info, the tables' STATUS, the queue files */
+		add_key(b, SRC_QUEUES, NULL, 0, NULL);
+		add_job_keys(b, it->ns, -1, it->owner_job);
+		add_table_keys(b, it->ns);
+		break;
+	case CACHE_QUEUE_LINE:
+		/* the places of the jobs waiting in that LocalQueue moved */
+		add_key(b, SRC_QUEUES, NULL, 0, NULL);
+		add_line_keys(fs, b, it->ns, it->name);
+		break;
+	case CACHE_LOCALQUEUE:
+	case CACHE_CLUSTERQUEUE:
+		add_key(b, SRC_QUEUES, NULL, 0, NULL);
 		break;
 	case CACHE_NAMESPACE:
 		add_key(b, SRC_NAMESPACES, NULL, 0, NULL);

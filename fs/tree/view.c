@@ -153,6 +153,28 @@ static int gather_log_tail(struct fs *fs, struct fs_job_view *out)
 	return 0;
 }
 
+/* Kueue's word on the job: its Workload (by the owner index), its queues, its place. */
+static void gather_queue(struct fs *fs, const struct job *job, struct job_queue *q)
+{
+	const struct workload *w = cache_workload_of_job(fs->cache, job);
+	const struct queue_line *line;
+	struct kueue_api api;
+	const char *cq;
+
+	if (!w)
+		return;
+	cache_kueue(fs->cache, &api);
+	q->workload = w;
+	q->visibility = api.visibility[0] != '\0';
+	q->lq = *w->queue ? cache_find_localqueue(fs->cache, w->meta.namespace, w->queue) : NULL;
+	cq = *w->cluster_queue ? w->cluster_queue : q->lq ? q->lq->cluster_queue : "";
+	q->cq = *cq ? cache_find_clusterqueue(fs->cache, cq) : NULL;
+	line = *w->queue ? cache_queue_line(fs->cache, w->meta.namespace, w->queue) : NULL;
+	for (size_t i = 0; line && i < line->n_places && !q->place; i++)
+		if (strcmp(line->places[i].workload, w->meta.name) == 0)
+			q->place = &line->places[i];
+}
+
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out)
 {
 	struct job_view *v = &out->v;
@@ -163,6 +185,7 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 	memset(out, 0, sizeof(*out));
 	v->job = job;
 	v->now = time_now();
+	gather_queue(fs, job, &v->queue);
 	if (want & (VIEW_PODS | VIEW_EVENTS)) {
 		v->n_pods = cache_pods_of_job(fs->cache, job, &out->pods);
 		v->pods = (const struct pod *const *)out->pods;

@@ -11,6 +11,7 @@
 #include "k8s/api/discovery.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "k8s/http/client.h"
@@ -106,5 +107,67 @@ out:
 	json_decref(apis);
 	for (int k = 0; k < JOB_KIND_COUNT; k++)
 		json_decref(gv_doc[k]);
+	return rc;
+}
+
+/* The versions of Kueue's groups that arenafs reads, newest first. */
+static const char *const KUEUE_VERSIONS[] = {"v1beta2", "v1beta1"};
+
+/* Does /apis/group/version list every one of plurals? */
+static int serves_all(struct k8s_client *c, const char *group, const char *version,
+                      const char *const *plurals, bool *yes, struct k8s_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	json_t *doc = NULL;
+	int rc;
+
+	*yes = false;
+	strbuf_puts(&path, "/apis/");
+	urlpath_escape(&path, group);
+	strbuf_putc(&path, '/');
+	urlpath_escape(&path, version);
+	rc = strbuf_ok(&path) ? k8s_get_json(c, strbuf_str(&path), &doc, err)
+	                      : k8s_error_set(err, ENOMEM, "out of memory");
+	strbuf_free(&path);
+	/* vanished, forbidden, or an aggregated API whose server is down (503): not served */
+	if (rc == -ENOENT || rc == -EACCES || (rc && err->code >= 500)) {
+		k8s_error_clear(err);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	*yes = true;
+	for (const char *const *p = plurals; *p && *yes; p++)
+		*yes = lists_resource(doc, *p);
+	json_decref(doc);
+	return 0;
+}
+
+int kueue_discover(struct k8s_client *c, struct kueue_api *out, struct k8s_error *err)
+{
+	static const char *const QUEUES[] = {"workloads", "localqueues", "clusterqueues", NULL};
+	static const char *const VISIBLE[] = {"localqueues/pendingworkloads", NULL};
+	json_t *apis = NULL;
+	bool yes;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = k8s_get_json(c, "/apis", &apis, err);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc)
+		return rc;
+	for (size_t i = 0; rc == 0 && !out->version[0] && i < 2; i++)
+		if (group_has_version(apis, KUEUE_GROUP, KUEUE_VERSIONS[i]) &&
+		    (rc = serves_all(c, KUEUE_GROUP, KUEUE_VERSIONS[i], QUEUES, &yes, err)) == 0 &&
+		    yes)
+			snprintf(out->version, sizeof(out->version), "%s", KUEUE_VERSIONS[i]);
+	for (size_t i = 0; rc == 0 && out->version[0] && !out->visibility[0] && i < 2; i++)
+		if (group_has_version(apis, KUEUE_VISIBILITY_GROUP, KUEUE_VERSIONS[i]) &&
+		    (rc = serves_all(c, KUEUE_VISIBILITY_GROUP, KUEUE_VERSIONS[i], VISIBLE, &yes,
+		                     err)) == 0 &&
+		    yes)
+			snprintf(out->visibility, sizeof(out->visibility), "%s", KUEUE_VERSIONS[i]);
+	json_decref(apis);
 	return rc;
 }

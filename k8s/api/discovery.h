@@ -20,4 +20,12 @@ struct k8s_client;
  */
 int kinds_discover(struct k8s_client *c, bool served[JOB_KIND_COUNT], struct k8s_error *err);
 
+/*
+ * Does the cluster serve Kueue (kueue.x-k8s.io with workloads, localqueues and
+ * clusterqueues) and its visibility API? Fills out ("" where not). The newest
+ * version both know is taken: v1beta2, else v1beta1. A cluster without Kueue is
+ * no error; one whose /apis cannot be read is.
+ */
+int kueue_discover(struct k8s_client *c, struct kueue_api *out, struct k8s_error *err);
+
 #endif

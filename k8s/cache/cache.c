@@ -20,7 +20,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
+#include <syslog.h>
 
 /* ---- health ---- */
 
@@ -157,6 +159,9 @@ static void feed_stop(struct cache_feed *f)
 {
 	struct reflector *r, *next;
 
+	/* the poller puts into the store and reads it: it goes first */
+	queue_poll_stop(f->poll);
+	f->poll = NULL;
 	pthread_mutex_lock(&f->lock);
 	f->stopping = true;
 	for (r = f->reflectors; r; r = r->next)
@@ -211,6 +216,7 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	f->on_change = opts->on_change;
 	f->arg = opts->arg;
 	memcpy(f->served, opts->served, sizeof(f->served));
+	f->kueue = opts->kueue;
 	f->watch_timeout_s = opts->watch_timeout_s;
 	f->config_ns = strdup(opts->namespace && *opts->namespace ? opts->namespace : "default");
 	f->store = store_new(f->config_ns, f);
@@ -235,6 +241,10 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	for (int k = 0; rc == 0 && k < JOB_KIND_COUNT; k++)
 		if (f->served[k])
 			rc = spawn_or_fail(f, CACHE_JOB, k, err);
+	/* Kueue's objects, where it is served: absent, nothing is watched and its files
+	 * are empty (docs/tree.md, "Queues") */
+	for (int t = CACHE_WORKLOAD; rc == 0 && f->kueue.version[0] && t <= CACHE_CLUSTERQUEUE; t++)
+		rc = spawn_or_fail(f, (enum cache_object_type)t, -1, err);
 	/* on a failure, feed_stop cancels the lists still under way */
 	if (rc == 0)
 		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms, err);
@@ -249,12 +259,25 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	pthread_mutex_unlock(&f->lock);
 	if (rc)
 		goto fail;
+	if (f->kueue.version[0] && f->kueue.visibility[0] &&
+	    queue_poll_start(f, opts->queue_poll_ms, &f->poll) < 0)
+		say(LOG_WARNING, "no places in Kueue's queues: cannot start the poller's thread");
 	cache_trim_memory();
 	*out = f->store;
 	return 0;
 fail:
 	feed_stop(f);
 	return rc;
+}
+
+void cache_kueue(struct k8s_cache *c, struct kueue_api *out)
+{
+	struct cache_feed *f = store_feed(c);
+
+	if (f)
+		*out = f->kueue;
+	else
+		memset(out, 0, sizeof(*out));
 }
 
 void cache_stop(struct k8s_cache *c)

@@ -38,7 +38,10 @@ struct k8s_client;
 
 /* CACHE_NAMESPACE stays last: loops run to it. */
 enum cache_object_type {
-	CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_PVC, CACHE_NAMESPACE
+	CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_PVC,
+	CACHE_WORKLOAD, CACHE_LOCALQUEUE, CACHE_CLUSTERQUEUE, /* Kueue's, where it is served */
+	CACHE_QUEUE_LINE,  /* a LocalQueue's pending Workloads: polled (queuepoll.c), not watched */
+	CACHE_NAMESPACE
 };
 enum cache_change_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
 
@@ -72,6 +75,11 @@ struct cache_options {
 	/* WATCH timeoutSeconds; 0: client-go's random 5–10 min. Tests set a few seconds
 	 * to see watches end cleanly and resume (the API server ends them so). */
 	int watch_timeout_s;
+	/* Kueue's API versions (kueue_discover): its objects are watched where served,
+	 * and the lines of its LocalQueues polled where its visibility API is */
+	struct kueue_api kueue;
+	/* How often the lines are asked for, in ms; 0: QUEUE_POLL_MS (2 s) */
+	int queue_poll_ms;
 	/* How long the first lists may take in all, in ms; 0: no deadline (a list is a
 	 * stream: only its 120 s of silence would end it). Start-up's deadline. */
 	int first_lists_timeout_ms;
@@ -120,6 +128,24 @@ size_t cache_events_for(struct k8s_cache *c, const char *ns, const char *name,
 
 /* The PersistentVolumeClaims of ns, by name (data/). */
 size_t cache_pvcs(struct k8s_cache *c, const char *ns, const struct pvc ***out);
+
+/* Kueue (docs/tree.md, "Queues"). The Workload of a job: the one whose controller
+ * ownerReference is the job (its uid), or NULL. */
+const struct workload *cache_workload_of_job(struct k8s_cache *c, const struct job *job);
+/* The Workloads of ns (NULL: of every namespace), by namespace and name. */
+size_t cache_workloads(struct k8s_cache *c, const char *ns, const struct workload ***out);
+/* The LocalQueues of ns (NULL: of every namespace), by namespace and name. */
+size_t cache_localqueues(struct k8s_cache *c, const char *ns, const struct localqueue ***out);
+const struct localqueue *cache_find_localqueue(struct k8s_cache *c, const char *ns,
+					       const char *name);
+/* Every ClusterQueue, by name. */
+size_t cache_clusterqueues(struct k8s_cache *c, const struct clusterqueue ***out);
+const struct clusterqueue *cache_find_clusterqueue(struct k8s_cache *c, const char *name);
+/* The pending line of LocalQueue lq of ns, as last polled, or NULL (none pending, or
+ * no visibility API). */
+const struct queue_line *cache_queue_line(struct k8s_cache *c, const char *ns, const char *lq);
+/* The Kueue versions the cache was started with (all "" without Kueue). No lock. */
+void cache_kueue(struct k8s_cache *c, struct kueue_api *out);
 
 /* Every object of a type (struct job/pod/node/service/event/pvc/k8s_namespace, by type),
  * sorted by namespace and name: for dumps, tools and whole-cluster files. */

@@ -87,6 +87,8 @@ struct cache_feed {
 	cache_change_fn on_change;
 	void *arg;
 	bool served[JOB_KIND_COUNT];
+	struct kueue_api kueue;      /* cache_options.kueue */
+	struct queue_poll *poll;     /* the lines' poller (queuepoll.c), or NULL */
 	int watch_timeout_s;         /* cache_options.watch_timeout_s; 0: random */
 	atomic_uint epochs;          /* source of list epochs */
 
@@ -116,5 +118,11 @@ void cache_trim_memory(void);
 /* Hands a store change to the callback and releases it (no lock held). Namespace
  * changes also start or stop per-namespace reflectors. */
 void cache_deliver(struct cache_feed *f, struct store_change *ch);
+
+/* The poller of Kueue's lines (queuepoll.c): started once the first lists are done,
+ * when the visibility API is served; stopped before the reflectors. */
+struct queue_poll;
+int queue_poll_start(struct cache_feed *f, int interval_ms, struct queue_poll **out);
+void queue_poll_stop(struct queue_poll *p);
 
 #endif

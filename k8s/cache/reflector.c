@@ -78,6 +78,14 @@ static const char *type_plural(const struct reflector *r)
 		return "events";
 	case CACHE_PVC:
 		return "persistentvolumeclaims";
+	case CACHE_WORKLOAD:
+		return "workloads";
+	case CACHE_LOCALQUEUE:
+		return "localqueues";
+	case CACHE_CLUSTERQUEUE:
+		return "clusterqueues";
+	case CACHE_QUEUE_LINE:
+		return "pendingworkloads";
 	case CACHE_NAMESPACE:
 		return "namespaces";
 	}
@@ -101,6 +109,14 @@ static const char *type_kind(const struct reflector *r)
 		return "Event";
 	case CACHE_PVC:
 		return "PersistentVolumeClaim";
+	case CACHE_WORKLOAD:
+		return "Workload";
+	case CACHE_LOCALQUEUE:
+		return "LocalQueue";
+	case CACHE_CLUSTERQUEUE:
+		return "ClusterQueue";
+	case CACHE_QUEUE_LINE:
+		return "PendingWorkloadsSummary";
 	case CACHE_NAMESPACE:
 		return "Namespace";
 	}
@@ -109,7 +125,14 @@ static const char *type_kind(const struct reflector *r)
 
 static bool type_namespaced(enum cache_object_type t)
 {
-	return t != CACHE_NODE && t != CACHE_NAMESPACE;
+	return t != CACHE_NODE && t != CACHE_NAMESPACE && t != CACHE_CLUSTERQUEUE;
+}
+
+/* Kueue's kinds are CRDs that may be absent or go: a 404 is "not served", as a job's. */
+static bool type_is_crd(enum cache_object_type t)
+{
+	return t == CACHE_JOB || t == CACHE_WORKLOAD || t == CACHE_LOCALQUEUE ||
+	       t == CACHE_CLUSTERQUEUE;
 }
 
 static int collection_path(const struct reflector *r, struct strbuf *sb, struct k8s_error *err)
@@ -120,6 +143,8 @@ static int collection_path(const struct reflector *r, struct strbuf *sb, struct 
 		const struct job_kind_info *ki = kinds_info((enum job_kind)r->kind);
 
 		snprintf(api, sizeof(api), "/apis/%s/%s", ki->group, ki->version);
+	} else if (type_is_crd(r->type)) {
+		snprintf(api, sizeof(api), "/apis/%s/%s", KUEUE_GROUP, r->feed->kueue.version);
 	} else {
 		snprintf(api, sizeof(api), "/api/v1");
 	}
@@ -222,6 +247,14 @@ static void *decode(struct reflector *r, json_t *obj, bool watched)
 		return event_decode(obj);
 	case CACHE_PVC:
 		return pvc_decode(obj);
+	case CACHE_WORKLOAD:
+		return workload_decode(obj);
+	case CACHE_LOCALQUEUE:
+		return localqueue_decode(obj);
+	case CACHE_CLUSTERQUEUE:
+		return clusterqueue_decode(obj);
+	case CACHE_QUEUE_LINE:
+		return NULL; /* polled, never listed: queuepoll.c */
 	case CACHE_NAMESPACE:
 		return namespace_decode(obj);
 	}
@@ -726,7 +759,7 @@ static bool reflector_first_list(struct reflector *r)
 		first_list_done(r, NULL);
 		return false;
 	}
-	if (err.code == 403 || (err.code == 404 && r->type == CACHE_JOB)) {
+	if (err.code == 403 || (err.code == 404 && type_is_crd(r->type))) {
 		/* not ours to see (nodes/ stays empty), or the CRD went away */
 		set_state(r, REFLECTOR_GONE, NULL, NULL);
 		first_list_done(r, NULL);

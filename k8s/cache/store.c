@@ -185,6 +185,7 @@ int store_links(int type)
 	case CACHE_SERVICE:
 	case CACHE_EVENT:
 	case CACHE_JOB:
+	case CACHE_WORKLOAD:
 		return 1;
 	default:
 		return 0;
@@ -226,6 +227,13 @@ static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PE
 	case CACHE_JOB:
 		keys[0] = (struct index_key){IX_JOB_NS, m->namespace, ""};
 		break;
+	case CACHE_WORKLOAD: {
+		const struct workload *w = obj;
+
+		if (*w->owner_uid)
+			keys[0] = (struct index_key){IX_WORKLOAD_OWNER, m->namespace, w->owner_uid};
+		break;
+	}
 	default:
 		break;
 	}
@@ -323,6 +331,18 @@ void store_object_free(enum cache_object_type type, void *obj)
 		break;
 	case CACHE_PVC:
 		pvc_free(obj);
+		break;
+	case CACHE_WORKLOAD:
+		workload_free(obj);
+		break;
+	case CACHE_LOCALQUEUE:
+		localqueue_free(obj);
+		break;
+	case CACHE_CLUSTERQUEUE:
+		clusterqueue_free(obj);
+		break;
+	case CACHE_QUEUE_LINE:
+		queue_line_free(obj);
 		break;
 	case CACHE_NAMESPACE:
 		namespace_free(obj);
@@ -424,6 +444,10 @@ static void fill_change(struct store_change *ch, int type, enum cache_change_typ
 	}
 	case CACHE_SERVICE:
 		ch->change.owner_job = kv_get(&m->labels, "release");
+		break;
+	case CACHE_WORKLOAD:
+		/* the job it queues (any kind of that name: the tree refreshes each) */
+		ch->change.owner_job = ((const struct workload *)now)->owner_name;
 		break;
 	case CACHE_EVENT:
 		ch->change.involved_name = ((const struct event *)now)->involved_name;

@@ -18,6 +18,7 @@ enum index_id {
 	IX_SERVICE_RELEASE,
 	IX_EVENT_INVOLVED,
 	IX_JOB_NS,
+	IX_WORKLOAD_OWNER,  /* a Workload by its owner's uid: the job's Workload */
 	IX_COUNT
 };
 

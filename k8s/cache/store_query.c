@@ -242,6 +242,86 @@ size_t cache_pvcs(struct k8s_cache *st, const char *ns, const struct pvc ***out)
 	return k;
 }
 
+/* The objects of a table in ns (NULL: all), by namespace and name. */
+static size_t collect_in(struct k8s_cache *st, enum cache_object_type type, const char *ns,
+                         const void ***out)
+{
+	const void **all;
+	size_t n = collect_table(&st->tables[type], cmp_meta, &all), k = 0;
+
+	if (!ns) {
+		*out = all;
+		return n;
+	}
+	/* queues and Workloads are few beside pods: a scan costs less than an index */
+	for (size_t i = 0; i < n; i++)
+		if (in_namespace(all[i], ns))
+			all[k++] = all[i];
+	if (!k) {
+		free(all);
+		all = NULL;
+	}
+	*out = all;
+	return k;
+}
+
+size_t cache_workloads(struct k8s_cache *st, const char *ns, const struct workload ***out)
+{
+	return collect_in(st, CACHE_WORKLOAD, ns, (const void ***)out);
+}
+
+const struct workload *cache_workload_of_job(struct k8s_cache *st, const struct job *job)
+{
+	const struct bucket *b;
+	const struct entry *e;
+
+	if (!job->meta.uid[0])
+		return NULL;
+	b = store_bucket_find(&st->indexes[IX_WORKLOAD_OWNER], job->meta.namespace, job->meta.uid);
+	/* a job has one Workload; a second (Kueue replacing it) is the newer one */
+	const struct workload *found = NULL;
+
+	for (e = b ? b->head : NULL; e; e = e->links[0].next) {
+		const struct workload *w = e->obj;
+
+		if (!found || w->meta.created > found->meta.created)
+			found = w;
+	}
+	return found;
+}
+
+size_t cache_localqueues(struct k8s_cache *st, const char *ns, const struct localqueue ***out)
+{
+	return collect_in(st, CACHE_LOCALQUEUE, ns, (const void ***)out);
+}
+
+const struct localqueue *cache_find_localqueue(struct k8s_cache *st, const char *ns,
+                                               const char *name)
+{
+	struct entry *e = store_entry_get(&st->tables[CACHE_LOCALQUEUE], -1, ns, name);
+
+	return e ? e->obj : NULL;
+}
+
+size_t cache_clusterqueues(struct k8s_cache *st, const struct clusterqueue ***out)
+{
+	return collect_table(&st->tables[CACHE_CLUSTERQUEUE], cmp_meta, (const void ***)out);
+}
+
+const struct clusterqueue *cache_find_clusterqueue(struct k8s_cache *st, const char *name)
+{
+	struct entry *e = store_entry_get(&st->tables[CACHE_CLUSTERQUEUE], -1, "", name);
+
+	return e ? e->obj : NULL;
+}
+
+const struct queue_line *cache_queue_line(struct k8s_cache *st, const char *ns, const char *lq)
+{
+	struct entry *e = store_entry_get(&st->tables[CACHE_QUEUE_LINE], -1, ns, lq);
+
+	return e ? e->obj : NULL;
+}
+
 size_t cache_objects(struct k8s_cache *st, enum cache_object_type type, const void ***out)
 {
 	return collect_table(&st->tables[type], cmp_meta, out);

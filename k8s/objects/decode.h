@@ -36,6 +36,11 @@ int dec_count_quantity(const json_t *q);
 /* resources.limits["nvidia.com/gpu"] of a container. */
 int dec_container_gpus(const json_t *container);
 
+/* status.conditions of any object (type, status True, reason, message, transition),
+ * in the order listed, on s. -1 when out of memory. */
+int dec_condition_list(struct scratch *s, const json_t *status, struct job_condition **out,
+                       size_t *n);
+
 /* An entry of metadata.ownerReferences: read to find a pod's job, not kept. */
 struct owner_ref {
 	char *api_version;

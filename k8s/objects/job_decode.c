@@ -57,36 +57,6 @@ static int template_gpus(const json_t *template)
 	return sum;
 }
 
-static int dec_conditions(struct scratch *s, const json_t *status, struct job *j)
-{
-	const json_t *conds = json_object_get(status, "conditions");
-	const json_t *c;
-	size_t i, n = 0;
-
-	if (!json_is_array(conds) || json_array_size(conds) == 0)
-		return 0;
-	j->conditions = scratch_alloc(s, json_array_size(conds) * sizeof(struct job_condition));
-	if (!j->conditions)
-		return -1;
-	json_array_foreach(conds, i, c)
-	{
-		struct job_condition *jc = &j->conditions[n];
-
-		if (!json_is_object(c) || !*dec_str(c, "type"))
-			continue;
-		jc->type = dec_str(c, "type");
-		jc->status = strcmp(dec_str(c, "status"), "True") == 0;
-		jc->reason = dec_str(c, "reason");
-		jc->message = dec_str(c, "message");
-		jc->last_transition = dec_time(c, "lastTransitionTime");
-		if (!jc->last_transition)
-			jc->last_transition = dec_time(c, "lastUpdateTime");
-		n++;
-	}
-	j->n_conditions = n;
-	return 0;
-}
-
 /* One replica from a pod template; type borrows from the JSON. */
 static void fill_replica(struct job_replica *r, const char *type, int replicas,
                          const json_t *tpl)
@@ -409,7 +379,7 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 		tmp.state = (char *)json_string_value(dec_path(status, ki->state_field));
 	tmp.priority_class = dec_priority(spec, ki);
 	tmp.suspend = ki->suspend_field && json_is_true(dec_path(spec, ki->suspend_field));
-	rc = dec_conditions(&s, status, &tmp);
+	rc = dec_condition_list(&s, status, &tmp.conditions, &tmp.n_conditions);
 	if (!rc)
 		rc = dec_replicas(&s, ki, spec, status, &tmp);
 	if (rc)

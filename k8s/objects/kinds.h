@@ -80,6 +80,18 @@ struct job_kind_info {
 	                                "suspend"); NULL: the kind cannot be suspended here */
 };
 
+/* Kueue, where the cluster has it (kueue_discover, k8s/api/discovery.h): the
+ * version of kueue.x-k8s.io to read (v1beta2, else v1beta1; "" without Kueue) and
+ * of its visibility API (visibility.kueue.x-k8s.io: "" when not served). */
+#define KUEUE_GROUP "kueue.x-k8s.io"
+/* The label that puts a job in a LocalQueue (what Kueue reads; the spec's `queue:`). */
+#define KUEUE_QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define KUEUE_VISIBILITY_GROUP "visibility.kueue.x-k8s.io"
+struct kueue_api {
+	char version[16];
+	char visibility[16];
+};
+
 /* The row for a kind; never NULL for a valid enum value. */
 const struct job_kind_info *kinds_info(enum job_kind kind);
 /* The kind for a spec `type` ("tfjob", also "tf"), or -1. Both MPI kinds answer "mpijob":

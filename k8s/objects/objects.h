@@ -241,6 +241,71 @@ struct pvc {
 	char *owner;                 /* the `owner` annotation (Arena's), or "" */
 };
 
+/* ---- Kueue (kueue.x-k8s.io): queues of jobs, docs/tree.md "Queues" ---- */
+
+/* The resource whose quota and use the tree shows. */
+#define KUEUE_GPU "nvidia.com/gpu"
+
+/* A Workload: Kueue's record of one job in a queue (its owner), with its conditions
+ * (QuotaReserved, Admitted, Evicted, Preempted, Requeued, Finished, ...). */
+struct workload {
+	struct obj_meta meta;
+	char *queue;                 /* spec.queueName: its LocalQueue, or "" */
+	char *owner_kind;            /* its controller ownerReference: the job ("TFJob") */
+	char *owner_name;
+	char *owner_uid;             /* "" when it has none */
+	char *cluster_queue;         /* status.admission.clusterQueue: "" before quota is reserved */
+	struct job_condition *conditions;
+	size_t n_conditions;
+	int gpus;                    /* what it asks: podSets' count × their template's GPUs */
+	int admitted_gpus;           /* status.admission's nvidia.com/gpu resourceUsage */
+	int priority;                /* spec.priority, 0 when absent */
+	bool active;                 /* spec.active (absent: true) */
+};
+
+/* A LocalQueue: a namespace's door to a ClusterQueue. */
+struct localqueue {
+	struct obj_meta meta;
+	char *cluster_queue;         /* spec.clusterQueue */
+	char *stop_policy;           /* spec.stopPolicy: None, Hold, HoldAndDrain ("" absent) */
+	int pending;                 /* status.pendingWorkloads */
+	int reserving;               /* status.reservingWorkloads */
+	int admitted;                /* status.admittedWorkloads */
+	int gpus_used;               /* status.flavorsUsage (v1beta1: flavorUsage), GPUs summed */
+};
+
+/* A ClusterQueue: quotas per flavor, shared by its LocalQueues. */
+struct clusterqueue {
+	struct obj_meta meta;
+	char *cohort;                /* spec.cohortName (v1beta1: spec.cohort), or "" */
+	char *strategy;              /* spec.queueingStrategy: BestEffortFIFO, StrictFIFO */
+	char *stop_policy;           /* spec.stopPolicy, or "" */
+	bool active;                 /* the Active condition is True */
+	char *inactive_reason;       /* else its message (reason when none), "" when active */
+	int gpu_quota;               /* the nominalQuota of nvidia.com/gpu over its flavors */
+	int gpus_used;               /* status.flavorsUsage's GPUs, summed */
+	int pending;                 /* status.pendingWorkloads */
+	int reserving;               /* status.reservingWorkloads */
+	int admitted;                /* status.admittedWorkloads */
+};
+
+/* One pending Workload of a LocalQueue's line, as Kueue's visibility API gives it. */
+struct queue_place {
+	char *workload;              /* the Workload's name (namespace: the line's) */
+	int position_cq;             /* positionInClusterQueue, 0-based as Kueue gives it */
+	int position_lq;             /* positionInLocalQueue */
+	int priority;
+};
+
+/* A LocalQueue's pending Workloads in order (the cache's poller asks Kueue's
+ * visibility API: GET .../namespaces/NS/localqueues/LQ/pendingworkloads). meta's
+ * name is the LocalQueue's; its resourceVersion a hash of the places. */
+struct queue_line {
+	struct obj_meta meta;
+	struct queue_place *places;
+	size_t n_places;
+};
+
 /* ---- namespaces (added for the cache's per-namespace watches) ---- */
 
 struct k8s_namespace {
@@ -260,6 +325,12 @@ struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
 struct k8s_namespace *namespace_decode(json_t *obj);
 struct pvc *pvc_decode(json_t *obj);
+struct workload *workload_decode(json_t *obj);
+struct localqueue *localqueue_decode(json_t *obj);
+struct clusterqueue *clusterqueue_decode(json_t *obj);
+/* A pendingworkloads answer (visibility.kueue.x-k8s.io PendingWorkloadsSummary) for
+ * LocalQueue lq of ns. */
+struct queue_line *queue_line_decode(json_t *obj, const char *ns, const char *lq);
 
 void job_free(struct job *j);
 /* What the `type` file and Arena's Trainer column call j: its kind's, except for
@@ -272,5 +343,9 @@ void service_free(struct service *s);
 void event_free(struct event *e);
 void namespace_free(struct k8s_namespace *n);
 void pvc_free(struct pvc *p);
+void workload_free(struct workload *w);
+void localqueue_free(struct localqueue *q);
+void clusterqueue_free(struct clusterqueue *q);
+void queue_line_free(struct queue_line *l);
 
 #endif

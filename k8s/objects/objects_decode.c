@@ -33,6 +33,7 @@ static const char *const ANNOTATIONS_KEPT[] = {
 static const char *const LABELS_KEPT[] = {
     "release", /* the job a Service (a TensorBoard) belongs to: Arena's rule */
     "role",    /* role=tensorboard: the TensorBoard among a job's Services */
+    KUEUE_QUEUE_LABEL, /* the LocalQueue a job is put in (Kueue's) */
 };
 #define N_LABELS_KEPT (sizeof(LABELS_KEPT) / sizeof(LABELS_KEPT[0]))
 
@@ -111,6 +112,39 @@ int dec_container_gpus(const json_t *container)
 	const json_t *limits = json_object_get(json_object_get(container, "resources"), "limits");
 
 	return dec_count_quantity(json_object_get(limits, "nvidia.com/gpu"));
+}
+
+int dec_condition_list(struct scratch *s, const json_t *status, struct job_condition **out,
+                       size_t *n_out)
+{
+	const json_t *conds = json_object_get(status, "conditions");
+	const json_t *c;
+	size_t i, n = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!json_is_array(conds) || json_array_size(conds) == 0)
+		return 0;
+	*out = scratch_alloc(s, json_array_size(conds) * sizeof(struct job_condition));
+	if (!*out)
+		return -1;
+	json_array_foreach(conds, i, c)
+	{
+		struct job_condition *jc = &(*out)[n];
+
+		if (!json_is_object(c) || !*dec_str(c, "type"))
+			continue;
+		jc->type = dec_str(c, "type");
+		jc->status = strcmp(dec_str(c, "status"), "True") == 0;
+		jc->reason = dec_str(c, "reason");
+		jc->message = dec_str(c, "message");
+		jc->last_transition = dec_time(c, "lastTransitionTime");
+		if (!jc->last_transition)
+			jc->last_transition = dec_time(c, "lastUpdateTime");
+		n++;
+	}
+	*n_out = n;
+	return 0;
 }
 
 /* ---- metadata ---- */

@@ -52,6 +52,7 @@ void spec_free(struct job_spec *s)
 	free(s->memory);
 	free(s->share_memory);
 	free(s->priority);
+	free(s->queue);
 	free(s->pull_policy);
 	free(s->clean_pod_policy);
 	free(s->nproc_per_node);

@@ -40,6 +40,10 @@ struct job_spec;
 
 /* The annotation holding the small spec on the job, for spec.yaml and resubmission. */
 #define SPEC_ANNOTATION "arenafs.io/spec"
+/* The label that puts a job in a Kueue LocalQueue (the small spec's `queue:`; a
+ * manifest's own labels stand). */
+#define SPEC_QUEUE_LABEL KUEUE_QUEUE_LABEL
+
 /* The annotation listing the job's local code (render/spec/code.c), and the label of its
  * ConfigMap (value: the job's name). */
 #define SPEC_CODE_ANNOTATION "arenafs.io/code"

@@ -98,6 +98,7 @@ struct job_spec {
 	char *cpu, *memory;
 	char *share_memory; /* NULL: none */
 	char *priority;
+	char *queue;        /* Kueue's LocalQueue: the job's KUEUE_QUEUE_LABEL, or NULL */
 	char *pull_policy;
 	char *clean_pod_policy; /* NULL: the kind's default */
 	char *nproc_per_node;

@@ -196,6 +196,20 @@ static int h_priority(struct spec_ctx *c, const char *key, const json_t *v,
 	return rc;
 }
 
+static int h_queue(struct spec_ctx *c, const char *key, const json_t *v,
+                   const struct yaml_node_info *at)
+{
+	int rc = spec_get_string(c, key, v, at, &c->s->queue);
+
+	/* a label value, and a LocalQueue's name: a DNS-1123 label fits both */
+	if (rc == 0 && !k8s_is_dns1123_label(c->s->queue))
+		return spec_fail(c, at, false, key,
+		                 "\"%s\" is not a LocalQueue name (at most 63 lowercase letters, "
+		                 "digits and '-')",
+		                 c->s->queue);
+	return rc;
+}
+
 static int h_choice(struct spec_ctx *c, const char *key, const json_t *v,
                     const struct yaml_node_info *at)
 {
@@ -401,6 +415,7 @@ static const struct key_def KEYS[] = {
     {"selector", h_map, ALL, NULL},
     {"tolerations", spec_key_tolerations, ALL, NULL},
     {"priority", h_priority, ALL, NULL},
+    {"queue", h_queue, ALL, NULL},
     {"retry", h_count, ALL, NULL},
     {"labels", h_map, ALL, NULL},
     {"annotations", h_map, ALL, NULL},
@@ -420,7 +435,7 @@ static const struct key_def KEYS[] = {
  * about pods, volumes and the run policy have nowhere to go in the TrainJob. */
 static const char *const TRAINJOB_KEYS[] = {
     "type", "name", "runtime", "image", "command", "shell", "gpus", "nodes",
-    "cpu",  "memory", "env", "labels", "annotations", NULL,
+    "cpu",  "memory", "env", "labels", "annotations", "queue", NULL,
 };
 
 static bool trainjob_takes(const char *key)
@@ -679,7 +694,7 @@ int spec_validate_small(struct spec_ctx *c)
 		if (s->kind == JOB_TRAINJOB && !trainjob_takes(k->name)) {
 			rc = spec_fail(c, at, true, k->name,
 			               "a trainjob takes only type, name, runtime, image, command, "
-			               "shell, gpus, nodes, cpu, memory, env, labels and annotations: "
+			               "shell, gpus, nodes, cpu, memory, env, labels, annotations and queue: "
 			               "its runtime makes the pods (a manifest can say more)");
 			break;
 		}
