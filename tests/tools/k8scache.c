@@ -40,8 +40,10 @@ static bool dump_events = true;
 static bool discover = true;
 static int watch_timeout_s;
 
-static const char *const OBJECT_NAMES[] = {"job", "pod", "node", "service", "event", "pvc",
-                                              "namespace"};
+static const char *const OBJECT_NAMES[] = {"job",          "pod",          "node",
+                                              "service",      "event",        "pvc",
+                                              "workload",     "localqueue",   "clusterqueue",
+                                              "queueline",    "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
 static const char *const PHASES[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 
@@ -257,6 +259,9 @@ static json_t *dump_all(struct k8s_cache *c)
 	json_object_set_new(d, "jobs", dump_jobs(c));
 	json_object_set_new(d, "services", dump_simple(c, CACHE_SERVICE));
 	json_object_set_new(d, "pvcs", dump_simple(c, CACHE_PVC));
+	json_object_set_new(d, "workloads", dump_simple(c, CACHE_WORKLOAD));
+	json_object_set_new(d, "localqueues", dump_simple(c, CACHE_LOCALQUEUE));
+	json_object_set_new(d, "clusterqueues", dump_simple(c, CACHE_CLUSTERQUEUE));
 	if (dump_events)
 		json_object_set_new(d, "events", dump_simple(c, CACHE_EVENT));
 	cache_read_unlock(c);
@@ -327,7 +332,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = time_monotonic_ms();
-	if (discover && (rc = kinds_discover(client, opts.served, &err)) != 0) {
+	if (discover && ((rc = kinds_discover(client, opts.served, &err)) != 0 ||
+	                 (rc = kueue_discover(client, &opts.kueue, &err)) != 0)) {
 		status = fail(&err, rc);
 		goto out;
 	}

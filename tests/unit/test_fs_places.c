@@ -50,16 +50,16 @@ TEST(fs_places_list_each_directory_once_by_name)
 	char buf[512];
 
 	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
-		     "README check cluster data jobs namespaces nodes submit");
+		     "README check cluster data jobs namespaces nodes queues submit");
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
-		     "context gpus health list list-all top top-job");
+		     "context gpus health list list-all queues top top-job");
 	/* a job's files come from their rows alone: a few that must stay, in order */
 	CHECK_STR_CONTAINS(children_of(FS_JOB_DIR, buf, sizeof(buf)), "info instances");
 	CHECK_STR_CONTAINS(buf, "logs spec.yaml status");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
-	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "check data jobs submit");
+	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "check data jobs queues submit");
 	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
 	for (int d = FS_NONE; d < FS_TYPE_COUNT; d++) {
 		const struct place *const *c;
@@ -97,9 +97,9 @@ TEST(fs_places_derive_what_the_tree_shows)
 	char key[128];
 	struct fs_node n = FS_NODE_INIT;
 
-	CHECK_INT_EQ(place_nlink(FS_ROOT), 9);       /* ., .. and seven directories */
+	CHECK_INT_EQ(place_nlink(FS_ROOT), 10);      /* ., .. and eight directories */
 	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
-	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 6);     /* check/, data/, jobs/, submit/ */
+	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 7);     /* check/, data/, jobs/, queues/, submit/ */
 	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);

@@ -745,7 +745,7 @@ TEST(spec_trainjob_keys_and_rules)
 	snprintf(text, sizeof(text), "%sworkers: 2\n", TJ);
 	CHECK_STR_EQ(SPEC_ERROR(text),
 	             "line 5, column 1: workers: a trainjob takes only type, name, runtime, image, "
-	             "command, shell, gpus, nodes, cpu, memory, env, labels and annotations: its "
+	             "command, shell, gpus, nodes, cpu, memory, env, labels, annotations and queue: its "
 	             "runtime makes the pods (a manifest can say more)");
 	snprintf(text, sizeof(text), "%stensorboard: true\n", TJ);
 	CHECK_STR_CONTAINS(SPEC_ERROR(text), "tensorboard: a trainjob takes only");
