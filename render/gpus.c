@@ -69,6 +69,9 @@ int render_job_gpus_requested(const struct job_view *v)
 	}
 	for (size_t i = 0; i < v->n_pods; i++)
 		sum += v->pods[i]->gpus;
+	/* a job Kueue holds has no pods yet: what its Workload asks for */
+	if (!v->n_pods && v->queue.workload)
+		return v->queue.workload->gpus;
 	return sum;
 }
 

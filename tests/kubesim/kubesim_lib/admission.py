@@ -14,6 +14,7 @@ import re
 import threading
 
 from .sim import util as simutil
+from .sim import kueue
 from .sim.batch import job_spec_defaults
 from .store import ApiError
 
@@ -146,6 +147,8 @@ class Admission:
             rp = (obj.get("spec") or {}).get("runPolicy")
             if isinstance(rp, dict):
                 rp.setdefault("suspend", False)
+        if self.registry.get(kueue.WORKLOADS) is not None:
+            kueue.kueue_suspend(res.key, obj)     # Kueue's job webhook
         return obj
 
     def admit_update(self, res, old, obj):

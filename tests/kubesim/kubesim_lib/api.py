@@ -28,6 +28,7 @@ import time
 
 from . import selectors, tables
 from .reqlog import note_end, note_rv
+from .sim import kueue
 from .store import ApiError
 from .writes import Writes
 
@@ -230,6 +231,8 @@ class Api:
             fs = selectors.parse_fields(req.q("fieldSelector"), res)
             pin = selectors.single_name(fs)
         self.sim.authorize(req, verb, res, rt.namespace, rt.name or pin, rt.sub)
+        if res.group == kueue.VISIBILITY_GROUP:
+            return self.pending_workloads(req, rt, verb)
         if verb == "get":
             if rt.sub == "log":
                 return self.sim.podlogs.serve(req, rt)
@@ -239,6 +242,26 @@ class Api:
         if verb == "watch":
             return self.watch(req, rt)
         return self.writes.handle(req, rt, verb)
+
+    # ---- Kueue's visibility API ----
+
+    def pending_workloads(self, req, rt, verb):
+        """GET .../localqueues/LQ/pendingworkloads (or clusterqueues/CQ/...): the line,
+        as Kueue's visibility server answers through the aggregation layer."""
+        if verb != "get" or rt.sub != "pendingworkloads":
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method on "
+                           "the requested resource")
+        if rt.res.namespaced:
+            doc = kueue.pending_summary(self.store, rt.res.version, ns=rt.namespace, lq=rt.name)
+        else:
+            doc = kueue.pending_summary(self.store, rt.res.version, cq_name=rt.name)
+        if doc is None:
+            kind = "localqueues" if rt.res.namespaced else "clusterqueues"
+            raise ApiError(404, "NotFound", '%s.kueue.x-k8s.io "%s" not found' % (kind, rt.name),
+                           {"name": rt.name, "group": "kueue.x-k8s.io", "kind": kind})
+        offset, limit = int(req.q("offset") or 0), int(req.q("limit") or 1000)
+        doc["items"] = doc["items"][offset:offset + limit]
+        req.h.send_json(200, doc)
 
     # ---- get ----
 

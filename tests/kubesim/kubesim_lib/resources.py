@@ -185,6 +185,7 @@ SUBRESOURCE_KINDS = {
     "ephemeralcontainers": ("Pod", STATUS_VERBS, None),
     "resize": ("Pod", STATUS_VERBS, None),
     "finalize": ("Namespace", ["update"], None),
+    "pendingworkloads": ("PendingWorkloadsSummary", ["get"], None),
 }
 
 CRD_VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
@@ -211,7 +212,32 @@ ARENA_KINDS = (
 )
 
 
-def build(mpi_v2beta1=False, no_kinds=(), arena_kinds=False):
+# Kueue (--kueue): its CRDs at v1beta2 (v0.17 serves v1beta1 too, and stores
+# v1beta2) and its visibility API, which kube-apiserver proxies to Kueue's own
+# server (an APIService): only the pendingworkloads subresources are served.
+KUEUE_GROUP = "kueue.x-k8s.io"
+KUEUE_VERSION = "v1beta2"
+VISIBILITY_GROUP = "visibility.kueue.x-k8s.io"
+
+
+def kueue_resources():
+    R = Resource
+    return [
+        R(KUEUE_GROUP, KUEUE_VERSION, "clusterqueues", "ClusterQueue", namespaced=False,
+          short=["cq"], crd=True),
+        R(KUEUE_GROUP, KUEUE_VERSION, "localqueues", "LocalQueue", short=["queue", "queues", "lq"],
+          crd=True),
+        R(KUEUE_GROUP, KUEUE_VERSION, "resourceflavors", "ResourceFlavor", namespaced=False,
+          short=["flavor", "flavors", "rf"], crd=True, subresources=()),
+        R(KUEUE_GROUP, KUEUE_VERSION, "workloads", "Workload", short=["wl"], crd=True),
+        R(VISIBILITY_GROUP, KUEUE_VERSION, "clusterqueues", "ClusterQueue", namespaced=False,
+          verbs=[], subresources=("pendingworkloads",)),
+        R(VISIBILITY_GROUP, KUEUE_VERSION, "localqueues", "LocalQueue", verbs=[],
+          subresources=("pendingworkloads",)),
+    ]
+
+
+def build(mpi_v2beta1=False, no_kinds=(), arena_kinds=False, kueue=False):
     """The served resources, in discovery order."""
     R = Resource
     res = [
@@ -262,6 +288,8 @@ def build(mpi_v2beta1=False, no_kinds=(), arena_kinds=False):
     if arena_kinds:
         for group, version, plural, kind in ARENA_KINDS:
             res.append(R(group, version, plural, kind, crd=True))
+    if kueue:
+        res.extend(kueue_resources())
     drop = set(no_kinds)
     return [r for r in res if r.plural not in drop and r.key not in drop]
 

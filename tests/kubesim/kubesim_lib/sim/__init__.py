@@ -5,8 +5,8 @@
                                   whose stop() ends them
 
 opts is the CLI's argparse Namespace; the fields read (all optional, read
-with getattr) are nodes, gpus, cpu_nodes, jobs, speed, seed, demo and
-mpi_v2beta1. See docs/kubesim.md, section Simulation.
+with getattr) are nodes, gpus, cpu_nodes, jobs, speed, seed, demo,
+mpi_v2beta1, kueue and kueue_gpus. See docs/kubesim.md, section Simulation.
 """
 
 from .batch import JobController
@@ -18,6 +18,7 @@ from .populate import populate
 from .runtime import Runtime
 from .scheduler import Scheduler
 from .trainjob import TrainJobController
+from .kueue import KueueController
 
 __all__ = ["populate", "start"]
 
@@ -31,5 +32,7 @@ def start(store, logs, opts):
     rt.add(TrainJobController(rt))
     rt.add(DeploymentController(rt))
     rt.add(ReplicaSetController(rt))
+    if getattr(opts, "kueue", False):
+        rt.add(KueueController(rt))
     rt.start()
     return rt

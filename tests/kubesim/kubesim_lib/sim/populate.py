@@ -44,6 +44,9 @@ def populate(store, logs, opts):
     jobs = int(opt(opts, "jobs", 0) or 0)
     if jobs:
         Fleet(opts, nodes).build(jobs).store_into(store, logs)
+    if opt(opts, "kueue", False):
+        from .kueue import populate as populate_kueue
+        populate_kueue(store, opts)
     if demo:
         from .demo import populate_demo
         populate_demo(store, logs, opts, nodes)

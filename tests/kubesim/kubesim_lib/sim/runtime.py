@@ -30,6 +30,7 @@ WATCHED = (
     "tfjobs.kubeflow.org", "pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org",
     "xgboostjobs.kubeflow.org", "paddlejobs.kubeflow.org", "jaxjobs.kubeflow.org",
     "trainjobs.trainer.kubeflow.org",
+    "workloads.kueue.x-k8s.io", "localqueues.kueue.x-k8s.io", "clusterqueues.kueue.x-k8s.io",
 )
 
 # client-go's EventCorrelator keeps this many recent events for aggregation.
