@@ -148,7 +148,7 @@ class Admission:
             if isinstance(rp, dict):
                 rp.setdefault("suspend", False)
         if self.registry.get(kueue.WORKLOADS) is not None:
-            kueue.kueue_suspend(res.key, obj)     # Kueue's job webhook
+            kueue.kueue_suspend(res, obj)     # Kueue's job webhook
         return obj
 
     def admit_update(self, res, old, obj):

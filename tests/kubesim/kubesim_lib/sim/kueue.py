@@ -48,11 +48,20 @@ LOCALQUEUES = "localqueues." + GROUP
 CLUSTERQUEUES = "clusterqueues." + GROUP
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 TRAINJOBS = "trainjobs.trainer.kubeflow.org"
-MPI_V2 = "mpijobs.kubeflow.org"
+MPI_V2 = "mpijobs.kubeflow.org"   # the store's key of either MPIJob version
 
-# The kinds whose jobs Kueue manages here: resource -> (apiVersion, Kind).
-MANAGED = {r: ("kubeflow.org/v1", k.kind) for r, k in KINDS.items()}
+# The kinds whose jobs Kueue manages: resource -> (apiVersion, Kind). Kueue's
+# kubeflow.org/mpijob integration is the mpi-operator's v2beta1 MPIJob: a
+# training-operator v1 MPIJob is not queued (managed_kinds).
+MANAGED = {r: ("kubeflow.org/v1", k.kind) for r, k in KINDS.items() if r != MPI_V2}
 MANAGED[TRAINJOBS] = ("trainer.kubeflow.org/v1alpha1", "TrainJob")
+
+
+def managed_kinds(mpi_v2beta1):
+    kinds = dict(MANAGED)
+    if mpi_v2beta1:
+        kinds[MPI_V2] = ("kubeflow.org/v2beta1", "MPIJob")
+    return kinds
 
 
 def job_suspend_path(resource):
@@ -60,9 +69,10 @@ def job_suspend_path(resource):
     return ("suspend",) if resource == TRAINJOBS else ("runPolicy", "suspend")
 
 
-def kueue_suspend(res_key, obj):
+def kueue_suspend(res, obj):
     """The webhook: a managed job with a queue label is created suspended."""
-    if res_key not in MANAGED:
+    res_key = res.key
+    if res_key not in MANAGED and not (res_key == MPI_V2 and res.version == "v2beta1"):
         return
     labels = (obj.get("metadata") or {}).get("labels") or {}
     if not labels.get(QUEUE_LABEL):
@@ -198,7 +208,8 @@ class KueueController(Controller):
 
     def __init__(self, rt):
         super().__init__(rt)
-        self.resources = tuple(MANAGED) + (WORKLOADS, LOCALQUEUES, CLUSTERQUEUES)
+        self.managed = managed_kinds(bool(getattr(rt.opts, "mpi_v2beta1", False)))
+        self.resources = tuple(self.managed) + (WORKLOADS, LOCALQUEUES, CLUSTERQUEUES)
 
     def observe(self, ev):
         self.enqueue("all")
@@ -222,7 +233,7 @@ class KueueController(Controller):
         for e in store.list(WORKLOADS)[0]:
             ref = util.controller_ref(e.obj) or {}
             owned[ref.get("uid")] = e.obj
-        for resource, (api, kind) in MANAGED.items():
+        for resource, (api, kind) in self.managed.items():
             for e in store.list(resource)[0]:
                 job = e.obj
                 m = util.meta(job)
@@ -284,7 +295,7 @@ class KueueController(Controller):
 
     def _job_of(self, wl):
         ref = util.controller_ref(wl) or {}
-        for resource, (api, kind) in MANAGED.items():
+        for resource, (api, kind) in self.managed.items():
             if ref.get("kind") == kind and ref.get("apiVersion", "").split("/")[0] == \
                     api.split("/")[0]:
                 job = self.rt.get(resource, util.meta(wl).get("namespace", ""), ref.get("name"))

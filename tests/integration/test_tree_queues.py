@@ -1,0 +1,238 @@
+"""Kueue's queues in the tree (issue 25, "Queues"; docs/tree.md, "Queues"): the
+small spec's `queue: NAME` labels the job for a LocalQueue; while Kueue holds
+it its status is QUEUED, and why (and the head of info) says in which
+LocalQueue and ClusterQueue it waits, its place in line (Kueue's visibility
+API) and Kueue's own message; cluster/list and top-job say QUEUED;
+cluster/queues and queues/list show each queue's GPU quota, use, and the jobs
+admitted and waiting in line. A job Kueue evicts (its LocalQueue drained) reads
+EVICTED, one it preempts for a job of higher priority PREEMPTED. A LocalQueue
+that does not exist is refused at submit, and by check/'s dry run, naming
+those that do.
+
+On kubesim (--kueue: its Kueue model, docs/kubesim.md) and on the real cluster
+(Kueue v0.17.0, tests/cluster/): each module makes its own LocalQueues in its
+namespace, to the ClusterQueue cluster-queue (nvidia.com/gpu quota 8) the
+clusters have, and one ClusterQueue of its own that preempts by priority."""
+
+import errno
+import json
+import os
+
+import pytest
+
+import realcluster
+from helpers import wait_until, write_as_cp
+
+LQ = "lq"
+PRIO_CQ = "prio-queue"
+PRIO_LQ = "lq-prio"
+KUEUE = "kueue.x-k8s.io/v1beta2"
+RUN = 'env: {SIM_RUN_SECONDS: "100000", KWOK_RUN: "forever"}\n'
+
+
+def spec(kind, gpus, queue=LQ, extra=""):
+    """A small spec of kind asking gpus GPUs in all, that runs until deleted."""
+    body = {"tfjob": "type: tfjob\nimage: tensorflow/tensorflow:2.15.0-gpu\n"
+                     "command: python train.py\ngpus: %d\n" % gpus,
+            "pytorchjob": "type: pytorchjob\nimage: pytorch/pytorch:2.2.0\n"
+                          "command: python train.py\ngpus: %d\n" % gpus,
+            "mpijob": "type: mpijob\nimage: horovod/horovod:0.28.1\n"
+                      "command: horovodrun python train.py\nworkers: 1\ngpus: %d\n" % gpus,
+            "trainjob": "type: trainjob\nruntime: torch-distributed\n"
+                        "image: pytorch/pytorch:2.2.0\ncommand: torchrun train.py\n"
+                        "nodes: 1\ngpus: %d\n" % gpus}[kind]
+    return body + "queue: %s\n" % queue + RUN + extra
+
+
+def apply(c, obj):
+    c.kubectl("apply", "-f", "-", input=json.dumps(obj))
+
+
+def namespace_of(c):
+    return getattr(c, "namespace", None) or "default"
+
+
+@pytest.fixture(scope="module", params=realcluster.cluster_params())
+def cluster(request, kubesim_module):
+    if request.param == "real":
+        c = realcluster.module_view(request)
+    else:
+        c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "20", "--kueue",
+                           "--mpi-v2beta1")
+    ns = namespace_of(c)
+    apply(c, {"apiVersion": KUEUE, "kind": "LocalQueue",
+              "metadata": {"name": LQ, "namespace": ns},
+              "spec": {"clusterQueue": "cluster-queue"}})
+    apply(c, {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": PRIO_CQ},
+              "spec": {"namespaceSelector": {},
+                       "preemption": {"withinClusterQueue": "LowerPriority"},
+                       "resourceGroups": [{"coveredResources": ["cpu", "memory",
+                                                                "nvidia.com/gpu"],
+                                           "flavors": [{"name": "default-flavor", "resources": [
+                                               {"name": "cpu", "nominalQuota": "1000"},
+                                               {"name": "memory", "nominalQuota": "4000Gi"},
+                                               {"name": "nvidia.com/gpu",
+                                                "nominalQuota": "4"}]}]}]}})
+    request.addfinalizer(lambda: c.kubectl("delete", "clusterqueue", PRIO_CQ, "--wait=false",
+                                           check=False))
+    apply(c, {"apiVersion": KUEUE, "kind": "LocalQueue",
+              "metadata": {"name": PRIO_LQ, "namespace": ns},
+              "spec": {"clusterQueue": PRIO_CQ}})
+    return c
+
+
+@pytest.fixture(scope="module")
+def mnt(cluster, arenafs_module):
+    m = arenafs_module(cluster)
+    wait_until(lambda: "\n%s " % LQ in "\n" + m.read("queues", "list"), timeout=60,
+               message="queues/list shows LocalQueue " + LQ)
+    return m
+
+
+def submit(m, name, text):
+    rc = write_as_cp(m.path("submit", name + ".yaml"), text)
+    assert rc == 0, m.read("submit", name, "error")
+
+
+def status(m, name):
+    return m.read("jobs", name, "status").strip()
+
+
+def rmjob(m, name):
+    os.rmdir(m.path("jobs", name))
+
+
+def test_queued_jobs_wait_in_line_and_say_where_and_why(cluster, mnt):
+    m, c = mnt, cluster
+    ns = namespace_of(c)
+    submit(m, "q-first", spec("tfjob", 4))
+    submit(m, "q-second", spec("tfjob", 4))
+    for name in ("q-first", "q-second"):
+        wait_until(lambda: status(m, name) == "RUNNING", timeout=180, message=name + " RUNNING")
+    # the queue's label is on the job, not a guess of the tree
+    labels = c.kubectl_json("get", "tfjob", "q-first")["metadata"]["labels"]
+    assert labels["kueue.x-k8s.io/queue-name"] == LQ
+    submit(m, "q-third", spec("tfjob", 4))
+    wait_until(lambda: status(m, "q-third") == "QUEUED", timeout=120, message="q-third QUEUED")
+    why = wait_until(lambda: (lambda w: "place 1 in line" in w and w)(
+        m.read("jobs", "q-third", "why")), timeout=60, message="q-third's place in line")
+    assert why.startswith("Queued in LocalQueue %s (ClusterQueue cluster-queue), place 1 in "
+                          "line (1 in its LocalQueue), waiting " % LQ), why
+    assert ": Kueue says: couldn't assign flavors to pod set " in why, why
+    assert "insufficient unused quota for nvidia.com/gpu in flavor default-flavor, " \
+           "4 more needed" in why, why
+    info = m.read("jobs", "q-third", "info")
+    assert info.startswith(why + "\n"), info
+    assert "\nStatus:      QUEUED\n" in info and "\nQueue:       %s (ClusterQueue " \
+           "cluster-queue), Workload tfjob-q-third-" % LQ in info, info
+    assert m.read("jobs", "q-third", "gpus") == "0/4\n"
+    rows = {l.split()[0]: l.split() for l in m.read("cluster", "list").splitlines()[1:] if l}
+    assert rows["q-third"][1] == "QUEUED" and rows["q-first"][1] == "RUNNING", rows
+    assert any(l.split()[:2] == ["q-third", "QUEUED"]
+               for l in m.read("cluster", "top-job").splitlines()), m.read("cluster", "top-job")
+    all_rows = [l.split() for l in m.read("cluster", "list-all").splitlines()]
+    assert [ns, "q-third", "QUEUED"] in [r[:3] for r in all_rows], all_rows
+
+    # the queue files: the LocalQueue and the ClusterQueue, each with its jobs
+    lqs = m.read("queues", "list")
+    row = next(l.split() for l in lqs.splitlines() if l.startswith(LQ + " "))
+    assert row[:6] == [LQ, "cluster-queue", "8", "8", "1", "2"], lqs
+    block = lqs.split("\nLocalQueue %s (ClusterQueue cluster-queue): 8 GPUs used\n" % LQ)[1]
+    admitted, waiting = block.split("  Waiting, in line:\n")
+    assert [l.split()[1] for l in admitted.splitlines()[3:5]] == ["q-first", "q-second"], lqs
+    first = waiting.splitlines()[2].split()
+    assert first[:7] == ["1", ns, "q-third", "TFJOB", LQ, "4", "QUEUED"], lqs
+    cqs = m.read("cluster", "queues")
+    assert "\nClusterQueue cluster-queue: 8/8 GPUs used\n" in cqs, cqs
+    assert "q-third" in cqs.split("Waiting, in line:")[1], cqs
+
+    # a job of each other kind Kueue manages waits behind it, in order
+    kinds = ["pytorchjob", "trainjob"]
+    if c.kubectl("get", "--raw", "/apis/kubeflow.org/v2beta1", check=False).returncode == 0:
+        kinds.append("mpijob")
+    for i, kind in enumerate(kinds):
+        submit(m, "q-" + kind, spec(kind, 4))
+        wait_until(lambda: status(m, "q-" + kind) == "QUEUED", timeout=120,
+                   message="q-%s QUEUED" % kind)
+        wait_until(lambda: "place %d in line" % (i + 2) in m.read("jobs", "q-" + kind, "why"),
+                   timeout=60, message="q-%s place %d" % (kind, i + 2))
+
+    # a running job goes: the first in line is admitted and runs
+    rmjob(m, "q-first")
+    wait_until(lambda: status(m, "q-third") == "RUNNING", timeout=180,
+               message="q-third admitted and RUNNING")
+    wait_until(lambda: "place 1 in line" in m.read("jobs", "q-pytorchjob", "why"), timeout=60,
+               message="q-pytorchjob first in line now")
+    for name in ["q-second", "q-third"] + ["q-" + k for k in kinds]:
+        rmjob(m, name)
+
+
+def test_a_drained_localqueue_evicts_its_jobs_and_they_come_back(cluster, mnt):
+    m, c = mnt, cluster
+    submit(m, "ev-one", spec("pytorchjob", 2))
+    wait_until(lambda: status(m, "ev-one") == "RUNNING", timeout=180, message="ev-one RUNNING")
+    c.kubectl("patch", "localqueue", LQ, "--type=merge", "-p",
+              json.dumps({"spec": {"stopPolicy": "HoldAndDrain"}}))
+    try:
+        wait_until(lambda: status(m, "ev-one") == "EVICTED", timeout=120,
+                   message="ev-one EVICTED")
+        why = m.read("jobs", "ev-one", "why")
+        assert why.startswith("Evicted by Kueue ") and " ago (LocalQueueStopped), back in " \
+            "LocalQueue %s (ClusterQueue cluster-queue)" % LQ in why, why
+        assert why.rstrip("\n").endswith("Kueue says: The LocalQueue is stopped."), why
+        wait_until(lambda: os.listdir(m.path("jobs", "ev-one", "instances")) == [],
+                   timeout=120, message="ev-one's pods gone")
+    finally:
+        c.kubectl("patch", "localqueue", LQ, "--type=merge", "-p",
+                  json.dumps({"spec": {"stopPolicy": "None"}}))
+    wait_until(lambda: status(m, "ev-one") == "RUNNING", timeout=180,
+               message="ev-one admitted again, RUNNING")
+    rmjob(m, "ev-one")
+
+
+def test_a_job_of_higher_priority_preempts_one_of_lower(cluster, mnt):
+    m = mnt
+    submit(m, "pr-low", spec("tfjob", 4, queue=PRIO_LQ, extra="priority: low\n"))
+    wait_until(lambda: status(m, "pr-low") == "RUNNING", timeout=180, message="pr-low RUNNING")
+    submit(m, "pr-high", spec("tfjob", 4, queue=PRIO_LQ, extra="priority: high\n"))
+    wait_until(lambda: status(m, "pr-low") in ("PREEMPTED", "QUEUED") and
+               status(m, "pr-high") == "RUNNING", timeout=180,
+               message="pr-high RUNNING, pr-low preempted")
+    why = m.read("jobs", "pr-low", "why")
+    assert "Preempted to accommodate a workload" in why or why.startswith("Queued in"), why
+    if status(m, "pr-low") == "PREEMPTED":
+        assert why.startswith("Preempted by Kueue "), why
+    for name in ("pr-high", "pr-low"):
+        rmjob(m, name)
+
+
+def test_a_queue_that_does_not_exist_is_refused_naming_those_that_do(cluster, mnt):
+    m, c = mnt, cluster
+    ns = namespace_of(c)
+    assert write_as_cp(m.path("submit", "nowhere.yaml"), spec("tfjob", 1, queue="nope")) == \
+        errno.EINVAL
+    err = m.read("submit", "nowhere", "error")
+    assert err.startswith('queue: no LocalQueue "nope" in namespace %s; its LocalQueues: ' % ns)
+    assert LQ in err and PRIO_LQ in err, err
+    assert c.kubectl("get", "tfjob", "nowhere", check=False).returncode != 0
+    # check/'s dry run says the same, and makes nothing
+    assert write_as_cp(m.path("check", "nowhere.yaml"), spec("tfjob", 1, queue="nope")) == \
+        errno.EINVAL
+    assert m.read("check", "nowhere", "error") == err
+    # a namespace without any LocalQueue: the queues of the others are named
+    other = "qless-" + ns[:40]
+    c.kubectl("create", "namespace", other)
+    try:
+        wait_until(lambda: os.path.isdir(m.path("namespaces", other, "submit")), timeout=60,
+                   message="namespaces/%s/submit" % other)
+        assert write_as_cp(m.path("namespaces", other, "submit", "lost.yaml"),
+                           spec("tfjob", 1, queue=LQ)) == errno.EINVAL
+        err = m.read("namespaces", other, "submit", "lost", "error")
+        assert err.startswith("queue: namespace %s has no LocalQueue, so Kueue cannot admit "
+                              'the job ("%s"); LocalQueues exist in other namespaces: ' %
+                              (other, LQ)), err
+        assert "%s/%s" % (ns, LQ) in err, err
+        assert m.read("namespaces", other, "queues", "list").endswith(
+            "No LocalQueues in this namespace.\n")
+    finally:
+        c.kubectl("delete", "namespace", other, "--wait=false", check=False)
