@@ -195,13 +195,20 @@ def test_a_job_of_higher_priority_preempts_one_of_lower(cluster, mnt):
     submit(m, "pr-low", spec("tfjob", 4, queue=PRIO_LQ, extra="priority: low\n"))
     wait_until(lambda: status(m, "pr-low") == "RUNNING", timeout=180, message="pr-low RUNNING")
     submit(m, "pr-high", spec("tfjob", 4, queue=PRIO_LQ, extra="priority: high\n"))
-    wait_until(lambda: status(m, "pr-low") in ("PREEMPTED", "QUEUED") and
+    wait_until(lambda: status(m, "pr-low") == "PREEMPTED" and
                status(m, "pr-high") == "RUNNING", timeout=180,
-               message="pr-high RUNNING, pr-low preempted")
-    why = m.read("jobs", "pr-low", "why")
-    assert "Preempted to accommodate a workload" in why or why.startswith("Queued in"), why
-    if status(m, "pr-low") == "PREEMPTED":
-        assert why.startswith("Preempted by Kueue "), why
+               message="pr-high RUNNING, pr-low PREEMPTED")
+    # Kueue keeps Preempted=True until it reserves quota for the job again
+    back = ", back in LocalQueue %s (ClusterQueue %s), place 1 in line" % (PRIO_LQ, PRIO_CQ)
+    why = wait_until(lambda: (lambda w: back in w and w)(m.read("jobs", "pr-low", "why")),
+                     timeout=60, message="pr-low's place in line")
+    assert why.startswith("Preempted by Kueue "), why
+    assert "Kueue says: Preempted to accommodate a workload (UID: " in why, why
+    rows = {l.split()[0]: l.split() for l in m.read("cluster", "list").splitlines()[1:] if l}
+    assert rows["pr-low"][1] == "PREEMPTED", rows
+    waiting = m.read("cluster", "queues").split("ClusterQueue %s: 4/4 GPUs used" % PRIO_CQ)[1]
+    assert "pr-high" in waiting.split("Waiting, in line:")[0], waiting
+    assert "PREEMPTED" in waiting.split("Waiting, in line:")[1], waiting
     for name in ("pr-high", "pr-low"):
         rmjob(m, name)
 
