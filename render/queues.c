@@ -127,6 +127,20 @@ static const char *wait_message(const struct workload *w)
 	return "it has not been looked at yet";
 }
 
+/* The WHY column: an evicted or preempted Workload's own condition's message, else
+ * why it waits. */
+static const char *state_message(const struct workload *w)
+{
+	const char *s = render_workload_state(w);
+	const struct job_condition *c = NULL;
+
+	if (strcmp(s, "PREEMPTED") == 0)
+		c = wl_true(w, "Preempted") ? wl_cond(w, "Preempted") : wl_cond(w, "Evicted");
+	else if (strcmp(s, "EVICTED") == 0)
+		c = wl_cond(w, "Evicted");
+	return c && *c->message ? c->message : wait_message(w);
+}
+
 bool render_queue_why(struct strbuf *sb, const struct job_queue *q, int64_t now)
 {
 	const char *word = render_queue_word(q);
@@ -331,7 +345,7 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 			render_table_add(&t, (const char *[]){pos, w->meta.namespace, job,
 			                                      trainer_of(w, tr, sizeof(tr)), w->queue,
 			                                      gpus, render_workload_state(w),
-			                                      wait_message(w)});
+			                                      state_message(w)});
 		}
 		render_table_render(sb, &t, "    ");
 		render_table_free(&t);

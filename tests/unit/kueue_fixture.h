@@ -1,0 +1,141 @@
+/*
+ * Kueue's objects as the API server sends them, for the unit tests of their decoders
+ * (test_k8s_kueue_decode.c) and of the queue renderers (test_render_queues.c,
+ * test_render_status.c): a queued, an admitted, a preempted, an evicted and a finished
+ * Workload, LocalQueues and ClusterQueues of both versions, a visibility line. Times:
+ * around 2025-12-05T11:00:00Z (KUEUE_T0).
+ */
+#ifndef ARENAFS_TESTS_KUEUE_FIXTURE_H
+#define ARENAFS_TESTS_KUEUE_FIXTURE_H
+
+#include <jansson.h>
+
+#include "k8s/objects/objects.h"
+
+#define KUEUE_T0 1764932400 /* 2025-12-05T11:00:00Z */
+
+#define WL_OWNER(kind, name) \
+	"\"ownerReferences\":[{\"apiVersion\":\"kubeflow.org/v1\",\"kind\":\"" kind "\"," \
+	"\"name\":\"" name "\",\"uid\":\"j-" name "\",\"controller\":true}]"
+#define WL_PODSET(gpus) \
+	"\"podSets\":[{\"name\":\"worker\",\"count\":2,\"template\":{\"spec\":{\"containers\":" \
+	"[{\"name\":\"tensorflow\",\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"" gpus "\"}}}]}}}]"
+
+#define WL_QUEUED \
+	"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Workload\",\"metadata\":{\"name\":" \
+	"\"tfjob-big-1a2b3\",\"namespace\":\"default\",\"uid\":\"w1\",\"creationTimestamp\":" \
+	"\"2025-12-05T10:55:00Z\"," WL_OWNER("TFJob", "big") "},\"spec\":{\"queueName\":" \
+	"\"user-queue\",\"priority\":5," WL_PODSET("2") "},\"status\":{\"conditions\":[{\"type\":" \
+	"\"QuotaReserved\",\"status\":\"False\",\"reason\":\"Pending\",\"message\":\"couldn't " \
+	"assign flavors to pod set worker: insufficient unused quota for nvidia.com/gpu in flavor " \
+	"default-flavor, 4 more needed\",\"lastTransitionTime\":\"2025-12-05T10:57:00Z\"}]}}"
+
+#define WL_ADMITTED \
+	"{\"metadata\":{\"name\":\"tfjob-a-aaaaa\",\"namespace\":\"default\",\"uid\":\"w2\"," \
+	"\"creationTimestamp\":\"2025-12-05T10:40:00Z\"," WL_OWNER("TFJob", "a") "},\"spec\":" \
+	"{\"queueName\":\"user-queue\"," WL_PODSET("1") "},\"status\":{\"admission\":" \
+	"{\"clusterQueue\":\"cluster-queue\",\"podSetAssignments\":[{\"name\":\"worker\"," \
+	"\"resourceUsage\":{\"nvidia.com/gpu\":\"4\",\"cpu\":\"2\"}}]},\"conditions\":[{\"type\":" \
+	"\"QuotaReserved\",\"status\":\"True\",\"reason\":\"QuotaReserved\",\"message\":\"Quota " \
+	"reserved in ClusterQueue cluster-queue\",\"lastTransitionTime\":\"2025-12-05T10:41:00Z\"}," \
+	"{\"type\":\"Admitted\",\"status\":\"True\",\"reason\":\"Admitted\",\"message\":\"The " \
+	"workload is admitted\",\"lastTransitionTime\":\"2025-12-05T10:41:00Z\"}]}}"
+
+#define WL_PREEMPTED \
+	"{\"metadata\":{\"name\":\"pytorchjob-low-ppppp\",\"namespace\":\"team-a\",\"uid\":\"w3\"," \
+	"\"creationTimestamp\":\"2025-12-05T10:30:00Z\"," WL_OWNER("PyTorchJob", "low") "}," \
+	"\"spec\":{\"queueName\":\"user-queue\"," WL_PODSET("2") "},\"status\":{\"conditions\":[" \
+	"{\"type\":\"Evicted\",\"status\":\"True\",\"reason\":\"Preempted\",\"message\":" \
+	"\"Preempted to accommodate a workload (UID: w9, JobUID: j9) due to prioritization in the " \
+	"ClusterQueue\",\"lastTransitionTime\":\"2025-12-05T10:58:00Z\"},{\"type\":\"Preempted\"," \
+	"\"status\":\"True\",\"reason\":\"InClusterQueue\",\"message\":\"Preempted to accommodate " \
+	"a workload (UID: w9, JobUID: j9) due to prioritization in the ClusterQueue\"," \
+	"\"lastTransitionTime\":\"2025-12-05T10:58:00Z\"},{\"type\":\"QuotaReserved\",\"status\":" \
+	"\"False\",\"reason\":\"Preempted\",\"message\":\"Preempted\"}]}}"
+
+#define WL_EVICTED \
+	"{\"metadata\":{\"name\":\"tfjob-ev-eeeee\",\"namespace\":\"default\",\"uid\":\"w4\"," \
+	"\"creationTimestamp\":\"2025-12-05T10:20:00Z\"," WL_OWNER("TFJob", "ev") "},\"spec\":" \
+	"{\"queueName\":\"user-queue\"," WL_PODSET("1") "},\"status\":{\"conditions\":[{\"type\":" \
+	"\"Evicted\",\"status\":\"True\",\"reason\":\"LocalQueueStopped\",\"message\":\"The " \
+	"LocalQueue is stopped\",\"lastTransitionTime\":\"2025-12-05T10:59:00Z\"}]}}"
+
+#define WL_FINISHED \
+	"{\"metadata\":{\"name\":\"tfjob-done-fffff\",\"namespace\":\"default\",\"uid\":\"w5\"}," \
+	"\"spec\":{\"queueName\":\"user-queue\"},\"status\":{\"conditions\":[{\"type\":" \
+	"\"Finished\",\"status\":\"True\",\"reason\":\"Succeeded\"},{\"type\":\"Admitted\"," \
+	"\"status\":\"True\"}]}}"
+
+#define LQ_V1BETA2 \
+	"{\"metadata\":{\"name\":\"user-queue\",\"namespace\":\"default\",\"creationTimestamp\":" \
+	"\"2025-12-05T10:00:00Z\"},\"spec\":{\"clusterQueue\":\"cluster-queue\"},\"status\":" \
+	"{\"pendingWorkloads\":1,\"reservingWorkloads\":1,\"admittedWorkloads\":1,\"flavorsUsage\":" \
+	"[{\"name\":\"default-flavor\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"total\":\"4\"}," \
+	"{\"name\":\"cpu\",\"total\":\"3\"}]}]}}"
+
+#define LQ_V1BETA1 \
+	"{\"metadata\":{\"name\":\"old-queue\",\"namespace\":\"default\",\"creationTimestamp\":" \
+	"\"2025-12-05T09:00:00Z\"},\"spec\":{\"clusterQueue\":\"gone-queue\"},\"status\":" \
+	"{\"flavorUsage\":[{\"name\":\"f\",\"resources\":[{\"name\":\"nvidia.com/gpu\",\"total\":3}]}]}}"
+
+#define CQ_V1BETA2 \
+	"{\"metadata\":{\"name\":\"cluster-queue\",\"creationTimestamp\":\"2025-12-05T10:00:00Z\"}," \
+	"\"spec\":{\"cohortName\":\"all\",\"queueingStrategy\":\"BestEffortFIFO\",\"resourceGroups\":" \
+	"[{\"coveredResources\":[\"cpu\",\"nvidia.com/gpu\"],\"flavors\":[{\"name\":\"default-flavor\"," \
+	"\"resources\":[{\"name\":\"cpu\",\"nominalQuota\":\"100\"},{\"name\":\"nvidia.com/gpu\"," \
+	"\"nominalQuota\":\"6\"}]},{\"name\":\"spare\",\"resources\":[{\"name\":\"nvidia.com/gpu\"," \
+	"\"nominalQuota\":2}]}]}]},\"status\":{\"pendingWorkloads\":1,\"reservingWorkloads\":2," \
+	"\"admittedWorkloads\":2,\"flavorsUsage\":[{\"name\":\"default-flavor\",\"resources\":[{" \
+	"\"name\":\"nvidia.com/gpu\",\"total\":\"8\",\"borrowed\":\"0\"}]}],\"conditions\":[{\"type\":" \
+	"\"Active\",\"status\":\"True\",\"reason\":\"Ready\",\"message\":\"Can admit new workloads\"}]}}"
+
+#define CQ_V1BETA1 \
+	"{\"metadata\":{\"name\":\"gone-queue\",\"creationTimestamp\":\"2025-12-05T09:00:00Z\"}," \
+	"\"spec\":{\"cohort\":\"old\",\"queueingStrategy\":\"StrictFIFO\"},\"status\":{" \
+	"\"conditions\":[{\"type\":\"Active\",\"status\":\"False\",\"reason\":\"FlavorNotFound\"," \
+	"\"message\":\"Can't admit new workloads: references missing ResourceFlavor(s): [gone]\"}]}}"
+
+#define LINE_TWO \
+	"{\"kind\":\"PendingWorkloadsSummary\",\"items\":[{\"metadata\":{\"name\":" \
+	"\"tfjob-big-1a2b3\",\"namespace\":\"default\"},\"priority\":5,\"localQueueName\":" \
+	"\"user-queue\",\"positionInClusterQueue\":1,\"positionInLocalQueue\":0},{\"metadata\":{}}," \
+	"{\"metadata\":{\"name\":\"tfjob-later-9z9z9\"},\"positionInClusterQueue\":2," \
+	"\"positionInLocalQueue\":1}]}"
+
+static inline struct workload *fx_workload(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	struct workload *w = o ? workload_decode(o) : NULL;
+
+	json_decref(o);
+	return w;
+}
+
+static inline struct localqueue *fx_localqueue(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	struct localqueue *q = o ? localqueue_decode(o) : NULL;
+
+	json_decref(o);
+	return q;
+}
+
+static inline struct clusterqueue *fx_clusterqueue(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	struct clusterqueue *q = o ? clusterqueue_decode(o) : NULL;
+
+	json_decref(o);
+	return q;
+}
+
+static inline struct queue_line *fx_line(const char *ns, const char *lq, const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	struct queue_line *l = o ? queue_line_decode(o, ns, lq) : NULL;
+
+	json_decref(o);
+	return l;
+}
+
+#endif

@@ -1,0 +1,102 @@
+/* Tests k8s/objects/kueue_decode.c: Kueue's Workloads, LocalQueues and ClusterQueues
+ * in both versions arenafs reads (v1beta2, v1beta1), and a LocalQueue's line from the
+ * visibility API. Fixtures shared with test_render_queues.c (tests/unit/kueue_fixture.h). */
+#include "tests/unit/harness.h"
+#include "tests/unit/kueue_fixture.h"
+
+#include <string.h>
+
+TEST(kueue_workload_decodes_its_queue_owner_gpus_and_conditions)
+{
+	struct workload *q = fx_workload(WL_QUEUED), *a = fx_workload(WL_ADMITTED);
+	struct workload *odd = fx_workload("{\"metadata\":{\"name\":\"w\",\"namespace\":\"d\","
+	                                   "\"ownerReferences\":[{\"kind\":\"Pod\",\"name\":\"p\","
+	                                   "\"uid\":\"u\"}]},\"spec\":{\"active\":false,"
+	                                   "\"podSets\":[{\"count\":-3}]}}");
+
+	CHECK(q && a && odd);
+	if (q && a && odd) {
+		CHECK_STR_EQ(q->queue, "user-queue");
+		CHECK_STR_EQ(q->owner_kind, "TFJob");
+		CHECK_STR_EQ(q->owner_name, "big");
+		CHECK_STR_EQ(q->owner_uid, "j-big");
+		CHECK_STR_EQ(q->cluster_queue, "");
+		CHECK_INT_EQ(q->gpus, 4);            /* 2 workers × 2 GPUs */
+		CHECK_INT_EQ(q->admitted_gpus, 0);
+		CHECK_INT_EQ(q->priority, 5);
+		CHECK(q->active);
+		CHECK_INT_EQ(q->n_conditions, 1);
+		CHECK_STR_EQ(q->conditions[0].type, "QuotaReserved");
+		CHECK(!q->conditions[0].status);
+		CHECK_STR_EQ(a->cluster_queue, "cluster-queue");
+		CHECK_INT_EQ(a->admitted_gpus, 4);
+		CHECK_INT_EQ(a->n_conditions, 2);
+		/* no controller reference: the last owner; a negative count asks nothing */
+		CHECK_STR_EQ(odd->owner_kind, "Pod");
+		CHECK_INT_EQ(odd->gpus, 0);
+		CHECK(!odd->active);
+		CHECK_STR_EQ(odd->queue, "");
+	}
+	workload_free(q);
+	workload_free(a);
+	workload_free(odd);
+}
+
+TEST(kueue_queues_decode_in_both_versions)
+{
+	struct localqueue *l2 = fx_localqueue(LQ_V1BETA2), *l1 = fx_localqueue(LQ_V1BETA1);
+	struct clusterqueue *c2 = fx_clusterqueue(CQ_V1BETA2), *c1 = fx_clusterqueue(CQ_V1BETA1);
+
+	CHECK(l2 && l1 && c2 && c1);
+	if (l2 && l1 && c2 && c1) {
+		CHECK_STR_EQ(l2->cluster_queue, "cluster-queue");
+		CHECK_INT_EQ(l2->pending, 1);
+		CHECK_INT_EQ(l2->admitted, 1);
+		CHECK_INT_EQ(l2->gpus_used, 4);      /* the GPUs of flavorsUsage, not its cpu */
+		CHECK_INT_EQ(l1->gpus_used, 3);      /* v1beta1: flavorUsage */
+		CHECK_STR_EQ(c2->cohort, "all");
+		CHECK_STR_EQ(c1->cohort, "old");     /* v1beta1: cohort */
+		CHECK_STR_EQ(c2->strategy, "BestEffortFIFO");
+		CHECK_INT_EQ(c2->gpu_quota, 8);      /* two flavors: 6 + 2 */
+		CHECK_INT_EQ(c2->gpus_used, 8);
+		CHECK_INT_EQ(c2->pending, 1);
+		CHECK_INT_EQ(c2->admitted, 2);
+		CHECK(c2->active);
+		CHECK_STR_EQ(c2->inactive_reason, "");
+		CHECK(!c1->active);
+		CHECK_STR_EQ(c1->inactive_reason, "Can't admit new workloads: references missing "
+		                                  "ResourceFlavor(s): [gone]");
+	}
+	localqueue_free(l2);
+	localqueue_free(l1);
+	clusterqueue_free(c2);
+	clusterqueue_free(c1);
+}
+
+TEST(kueue_line_decodes_places_and_versions_by_content)
+{
+	struct queue_line *a = fx_line("default", "user-queue", LINE_TWO);
+	struct queue_line *b = fx_line("default", "user-queue", LINE_TWO);
+	struct queue_line *c = fx_line("default", "user-queue", "{\"items\":[]}");
+	json_t *none = json_loads("{\"kind\":\"Status\"}", 0, NULL);
+
+	CHECK(a && b && c);
+	if (a && b && c) {
+		CHECK_STR_EQ(a->meta.name, "user-queue");
+		CHECK_STR_EQ(a->meta.namespace, "default");
+		CHECK_INT_EQ(a->n_places, 2);     /* the item without a name is left out */
+		CHECK_STR_EQ(a->places[0].workload, "tfjob-big-1a2b3");
+		CHECK_INT_EQ(a->places[0].position_cq, 1);
+		CHECK_INT_EQ(a->places[0].position_lq, 0);
+		CHECK_STR_EQ(a->places[1].workload, "tfjob-later-9z9z9");
+		CHECK_STR_EQ(a->meta.resource_version, b->meta.resource_version);
+		CHECK(strcmp(a->meta.resource_version, c->meta.resource_version) != 0);
+		CHECK_INT_EQ(c->n_places, 0);
+	}
+	CHECK(none && queue_line_decode(none, "default", "q") == NULL);   /* no items */
+	CHECK(queue_line_decode(none, "", "q") == NULL);
+	json_decref(none);
+	queue_line_free(a);
+	queue_line_free(b);
+	queue_line_free(c);
+}
