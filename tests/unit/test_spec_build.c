@@ -582,3 +582,34 @@ TEST(spec_build_trainjob)
 	CHECK_STR_EQ(jp_str(job, "metadata.annotations.requestGPUsOfJobOwner"), "0");
 	json_decref(job);
 }
+
+/* queue: labels the job (what Kueue reads), not its pods, whose templates share the
+ * job's other labels; a TrainJob too; a name that is no LocalQueue name is refused. */
+TEST(spec_build_queue_labels_the_job_only)
+{
+	json_t *tf = JOB("type: tfjob\nimage: x\ncommand: y\ngpus: 1\nworkers: 2\nqueue: user-queue\n"
+	                 "labels: {team: ml}\n");
+	json_t *tj = JOB("type: trainjob\nruntime: torch-distributed\nimage: x\ncommand: y\n"
+	                 "queue: user-queue\n");
+	json_t *none = JOB("type: tfjob\nimage: x\ncommand: y\n");
+	const json_t *l;
+
+	CHECK(tf && tj && none);
+	if (tf && tj && none) {
+		l = jp(tf, "metadata.labels");
+		CHECK_STR_EQ(json_string_value(json_object_get(l, SPEC_QUEUE_LABEL)), "user-queue");
+		CHECK_STR_EQ(json_string_value(json_object_get(l, "team")), "ml");
+		l = jp(tf, "spec.tfReplicaSpecs.Worker.template.metadata.labels");
+		CHECK(l && !json_object_get(l, SPEC_QUEUE_LABEL));
+		CHECK_STR_EQ(json_string_value(json_object_get(l, "team")), "ml");
+		CHECK_STR_EQ(json_string_value(json_object_get(jp(tj, "metadata.labels"),
+		                                               SPEC_QUEUE_LABEL)), "user-queue");
+		CHECK(!json_object_get(jp(none, "metadata.labels"), SPEC_QUEUE_LABEL));
+	}
+	CHECK_STR_EQ(SPEC_ERROR("type: tfjob\nimage: x\ncommand: y\nqueue: User_Queue\n"),
+	             "line 4, column 8: queue: \"User_Queue\" is not a LocalQueue name (at most 63 "
+	             "lowercase letters, digits and '-')");
+	json_decref(tf);
+	json_decref(tj);
+	json_decref(none);
+}
