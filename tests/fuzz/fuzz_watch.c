@@ -23,6 +23,10 @@ static void decode_all(json_t *object)
 	struct event *e;
 	struct k8s_namespace *ns;
 	struct pvc *c;
+	struct workload *w;
+	struct localqueue *lq;
+	struct clusterqueue *cq;
+	struct queue_line *line;
 	struct k8s_configmap *cm;
 	struct k8s_error err;
 
@@ -41,6 +45,14 @@ static void decode_all(json_t *object)
 		namespace_free(ns);
 	if ((c = pvc_decode(object)))
 		pvc_free(c);
+	if ((w = workload_decode(object)))
+		workload_free(w);
+	if ((lq = localqueue_decode(object)))
+		localqueue_free(lq);
+	if ((cq = clusterqueue_decode(object)))
+		clusterqueue_free(cq);
+	if ((line = queue_line_decode(object, "default", "user-queue")))
+		queue_line_free(line);
 	if (k8s_configmap_decode(object, &cm, &err) == 0)
 		k8s_configmap_free(cm);
 }
