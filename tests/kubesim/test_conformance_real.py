@@ -5,12 +5,14 @@ the server's address) is taken out. Where they differ on purpose, the
 difference is written in docs/kubesim.md and named in KNOWN below; any other
 difference fails the test with both answers.
 
-The requests: discovery; list with limit and continue; watch with bookmarks
+The requests: discovery (Kueue's groups too); list with limit and continue; watch with bookmarks
 from a resourceVersion, from one that is too old (410) and from one that is
 no version (500; a list 400); get; create with
 dryRun=All; delete with propagationPolicy; a SelfSubjectAccessReview; pod logs (previous, container,
-tailLines, follow of a finished container); and the errors 401, 403, 404,
-409, 410 and 422 with the webhook's denial."""
+tailLines, follow of a finished container); Kueue's: a labelled job made
+suspended, its Workload, the LocalQueue's line from the visibility API and the
+admission when quota frees; and the errors 401, 403, 404, 409, 410 and 422 with
+the webhook's denial."""
 
 import json
 import re
@@ -56,7 +58,7 @@ def same(real, sim, what):
 
 @pytest.fixture(scope="module")
 def both(real_cluster, kubesim_module):
-    sim = kubesim_module("--tls", "--nodes", "2", "--gpus", "8", "--speed", "10")
+    sim = kubesim_module("--tls", "--nodes", "2", "--gpus", "8", "--speed", "10", "--kueue")
     return real_cluster, sim
 
 
@@ -375,3 +377,111 @@ def test_log_errors(both):
             assert all(line[:4].isdigit() and "Z " in line for line in body.splitlines())
     finally:
         cleanup(both, "logged")
+
+
+# ---- Kueue (the real cluster's queues.yaml; kubesim --kueue makes the same) ----
+
+KUEUE = "/apis/kueue.x-k8s.io/v1beta2"
+VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta2"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def test_discovery_of_kueue(both):
+    for path, names in ((KUEUE, ["workloads", "localqueues", "clusterqueues", "resourceflavors"]),
+                        (VISIBILITY, ["localqueues", "clusterqueues"])):
+        (rs, real), (ss, sim) = on_both(both, "GET", path)
+        assert rs == ss == 200, (path, real, sim)
+        same(resources(real, names), resources(sim, names), path)
+
+
+def queued_tfjob(name, gpus):
+    job = tfjob(name, run="100000")
+    job["metadata"]["labels"] = {QUEUE_LABEL: "user-queue"}
+    c = job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    c["resources"] = {"limits": {"nvidia.com/gpu": str(gpus)}}
+    return job
+
+
+def workload_of(c, job):
+    """The Workload whose controller is job (its name is Kueue's hash: not compared)."""
+    _, body = c.api("GET", "%s/namespaces/%s/workloads" % (KUEUE, NS))
+    for w in body.get("items", []):
+        for ref in w["metadata"].get("ownerReferences", []):
+            if ref.get("controller") and ref["name"] == job:
+                return w
+    return None
+
+
+def workload_facts(w):
+    """What arenafs reads of a Workload, names of Kueue's own making left out."""
+    st = w.get("status", {})
+    conds = {c["type"]: (c["status"], c.get("reason"), c.get("message"))
+             for c in st.get("conditions", [])}
+    adm = st.get("admission") or {}
+    return {"queueName": w["spec"].get("queueName"),
+            "podSets": [(p.get("name"), p.get("count")) for p in w["spec"]["podSets"]],
+            "owner": [(r["kind"], r["name"], r.get("controller")) for r in
+                      w["metadata"].get("ownerReferences", [])],
+            "QuotaReserved": conds.get("QuotaReserved"),
+            "Admitted": conds.get("Admitted", (None,))[0] == "True" and conds["Admitted"],
+            "clusterQueue": adm.get("clusterQueue"),
+            "usage": [(a.get("name"), (a.get("resourceUsage") or {}).get("nvidia.com/gpu"))
+                      for a in adm.get("podSetAssignments", [])]}
+
+
+def line(c):
+    _, body = c.api("GET", "%s/namespaces/%s/localqueues/user-queue/pendingworkloads"
+                    % (VISIBILITY, NS))
+    return [(i["localQueueName"], i["positionInClusterQueue"], i["positionInLocalQueue"],
+             i["priority"], [(r["kind"], r["name"], sorted(r)) for r in
+                             i["metadata"].get("ownerReferences", [])])
+            for i in body.get("items", [])]
+
+
+def test_kueue_holds_a_labelled_job_in_line_and_admits_it_when_quota_frees(both):
+    names = ["conf-q1", "conf-q2", "conf-q3"]
+    try:
+        for n in names:
+            (rs, real), (ss, sim) = on_both(both, "POST", TFJOBS, queued_tfjob(n, 4))
+            assert rs == ss == 201, (real, sim)
+            # Kueue's webhook: created suspended
+            assert real["spec"]["runPolicy"]["suspend"] is True, real
+            assert sim["spec"]["runPolicy"]["suspend"] is True, sim
+            time.sleep(1)   # created in this order: the line is by creation
+        for c in both:
+            wait_until(lambda: (lambda w: w and workload_facts(w)["QuotaReserved"] and
+                                workload_facts(w)["QuotaReserved"][0] == "False")(
+                workload_of(c, "conf-q3")), timeout=120, message="conf-q3 waits in line")
+            wait_until(lambda: all(workload_of(c, n) and workload_facts(workload_of(c, n))[
+                "Admitted"] for n in names[:2]), timeout=120, message="two admitted")
+        real, sim = both
+        for n in names:
+            same(workload_facts(workload_of(real, n)), workload_facts(workload_of(sim, n)),
+                 "the Workload of " + n)
+        same(line(real), line(sim), "the line of user-queue")
+        for n in names:
+            (rs, rj), (ss, sj) = on_both(both, "GET", "%s/%s" % (TFJOBS, n))
+            assert rj["spec"]["runPolicy"]["suspend"] == sj["spec"]["runPolicy"]["suspend"], n
+        (rs, real_lq), (ss, sim_lq) = on_both(
+            both, "GET", "%s/namespaces/%s/localqueues/user-queue" % (KUEUE, NS))
+        pick = lambda q: {k: q["status"].get(k) for k in (  # noqa: E731
+            "pendingWorkloads", "reservingWorkloads", "admittedWorkloads", "flavorsUsage")}
+        same(pick(real_lq), pick(sim_lq), "user-queue's status")
+        # one admitted job goes: the one in line is admitted, and resumed
+        for c in both:
+            c.api("DELETE", "%s/%s" % (TFJOBS, names[0]))
+        for c in both:
+            wait_until(lambda: workload_of(c, "conf-q3") and workload_facts(
+                workload_of(c, "conf-q3"))["Admitted"], timeout=120,
+                message="conf-q3 admitted")
+            wait_until(lambda: c.api("GET", "%s/conf-q3" % TFJOBS)[1]["spec"]["runPolicy"][
+                "suspend"] is False, timeout=60, message="conf-q3 resumed")
+        same(workload_facts(workload_of(real, "conf-q3")),
+             workload_facts(workload_of(sim, "conf-q3")), "the admitted Workload")
+        same(line(real), line(sim), "the empty line")
+        (rs, real), (ss, sim) = on_both(
+            both, "GET", "%s/namespaces/%s/localqueues/nope/pendingworkloads" % (VISIBILITY, NS))
+        assert rs == ss == 404
+        same(real, sim, "the line of a LocalQueue that does not exist")
+    finally:
+        cleanup(both, *names)

@@ -256,9 +256,11 @@ class Api:
         else:
             doc = kueue.pending_summary(self.store, rt.res.version, cq_name=rt.name)
         if doc is None:
-            kind = "localqueues" if rt.res.namespaced else "clusterqueues"
-            raise ApiError(404, "NotFound", '%s.kueue.x-k8s.io "%s" not found' % (kind, rt.name),
-                           {"name": rt.name, "group": "kueue.x-k8s.io", "kind": kind})
+            # errors.NewNotFound(visibility.Resource("localqueue"), name)
+            kind = "localqueue" if rt.res.namespaced else "clusterqueue"
+            raise ApiError(404, "NotFound", '%s.%s "%s" not found' % (
+                kind, kueue.VISIBILITY_GROUP, rt.name),
+                {"name": rt.name, "group": kueue.VISIBILITY_GROUP, "kind": kind})
         offset, limit = int(req.q("offset") or 0), int(req.q("limit") or 1000)
         doc["items"] = doc["items"][offset:offset + limit]
         req.h.send_json(200, doc)

@@ -99,7 +99,7 @@ FIELD_GETTERS = {
 class Resource:
     def __init__(self, group, version, plural, kind, namespaced=True, short=(),
                  verbs=ALL_VERBS, subresources=("status",), categories=(), singular=None,
-                 names="subdomain", crd=False, printer=None, advertised=()):
+                 names="subdomain", crd=False, printer=None, advertised=(), hashed=True):
         self.group = group
         self.version = version
         self.plural = plural
@@ -117,6 +117,7 @@ class Resource:
         self.names = names          # subdomain | label1123 | label1035
         self.crd = crd              # a custom resource: list items carry kind/apiVersion
         self.printer = printer      # name of the Table printer (tables.py)
+        self.hashed = hashed        # discovery gives a storageVersionHash (not an aggregated API's)
         self.key = plural + "." + group if group else plural
         self.api_version = group + "/" + version if group else version
         self.fields = FIELD_GETTERS.get(self.key, {})
@@ -158,7 +159,8 @@ class Resource:
             e["shortNames"] = self.short
         if self.categories:
             e["categories"] = self.categories
-        e["storageVersionHash"] = self.storage_version_hash()
+        if self.hashed:
+            e["storageVersionHash"] = self.storage_version_hash()
         out = [e]
         for sub in self.advertised:
             kind, verbs, gv = SUBRESOURCE_KINDS.get(sub, (None, STATUS_VERBS, None))
@@ -229,11 +231,15 @@ def kueue_resources():
           crd=True),
         R(KUEUE_GROUP, KUEUE_VERSION, "resourceflavors", "ResourceFlavor", namespaced=False,
           short=["flavor", "flavors", "rf"], crd=True, subresources=()),
-        R(KUEUE_GROUP, KUEUE_VERSION, "workloads", "Workload", short=["wl"], crd=True),
-        R(VISIBILITY_GROUP, KUEUE_VERSION, "clusterqueues", "ClusterQueue", namespaced=False,
-          verbs=[], subresources=("pendingworkloads",)),
-        R(VISIBILITY_GROUP, KUEUE_VERSION, "localqueues", "LocalQueue", verbs=[],
-          subresources=("pendingworkloads",)),
+        R(KUEUE_GROUP, KUEUE_VERSION, "workloads", "Workload",
+          short=["kwl", "kueueworkload", "kueueworkloads"], crd=True),
+        # Kueue's visibility server (pkg/visibility/storage): storage with no verbs of
+        # its own, whose New() is a PendingWorkloadsSummary, and their subresource
+        R(VISIBILITY_GROUP, KUEUE_VERSION, "clusterqueues", "PendingWorkloadsSummary",
+          namespaced=False, singular="clusterqueue", verbs=[], subresources=("pendingworkloads",),
+          hashed=False),
+        R(VISIBILITY_GROUP, KUEUE_VERSION, "localqueues", "PendingWorkloadsSummary",
+          singular="localqueue", verbs=[], subresources=("pendingworkloads",), hashed=False),
     ]
 
 

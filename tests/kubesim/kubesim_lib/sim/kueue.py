@@ -192,9 +192,12 @@ def pending_summary(store, version, cq_name=None, ns=None, lq=None):
     items = []
     for wl, pos_cq, pos_lq in line:
         m = util.meta(wl)
+        # the visibility server copies four fields of each ownerReference
+        owners = [{k: r[k] for k in ("apiVersion", "kind", "name", "uid") if k in r}
+                  for r in m.get("ownerReferences") or []]
         items.append({"metadata": {"name": m["name"], "namespace": m.get("namespace", ""),
                                    "creationTimestamp": m.get("creationTimestamp"),
-                                   "ownerReferences": m.get("ownerReferences") or []},
+                                   "ownerReferences": owners},
                       "priority": int((wl.get("spec") or {}).get("priority") or 0),
                       "localQueueName": (wl.get("spec") or {}).get("queueName"),
                       "positionInClusterQueue": pos_cq, "positionInLocalQueue": pos_lq})
