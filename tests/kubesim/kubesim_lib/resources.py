@@ -234,12 +234,14 @@ def kueue_resources():
         R(KUEUE_GROUP, KUEUE_VERSION, "workloads", "Workload",
           short=["kwl", "kueueworkload", "kueueworkloads"], crd=True),
         # Kueue's visibility server (pkg/visibility/storage): storage with no verbs of
-        # its own, whose New() is a PendingWorkloadsSummary, and their subresource
+        # its own, whose New() is a PendingWorkloadsSummary, and their subresource;
+        # crd: named in OpenAPI as a custom group's kinds are
         R(VISIBILITY_GROUP, KUEUE_VERSION, "clusterqueues", "PendingWorkloadsSummary",
           namespaced=False, singular="clusterqueue", verbs=[], subresources=("pendingworkloads",),
-          hashed=False),
+          hashed=False, crd=True),
         R(VISIBILITY_GROUP, KUEUE_VERSION, "localqueues", "PendingWorkloadsSummary",
-          singular="localqueue", verbs=[], subresources=("pendingworkloads",), hashed=False),
+          singular="localqueue", verbs=[], subresources=("pendingworkloads",), hashed=False,
+          crd=True),
     ]
 
 
