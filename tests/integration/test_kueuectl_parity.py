@@ -1,0 +1,113 @@
+"""kueuectl, Kueue's own CLI (v0.17.0, `cmd/kueuectl` of its module, built by
+tests/cluster/: `tests/cluster/bin kueuectl`), is the peer for queues as Arena
+is for jobs (docs/kueuectl.md): on the real cluster, with jobs admitted and
+waiting in a LocalQueue of the module's namespace, `kueuectl list workloads`,
+`list localqueue` and `list clusterqueue` and the tree's queue files
+(queues/list, cluster/queues, jobs/NAME/status and why) are compared fact by
+fact. Real cluster only: kubesim's Kueue is our own reading of it."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import realcluster
+from helpers import wait_until, write_as_cp
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cluster"))
+import cluster as upstream  # noqa: E402
+
+LQ = "kq"
+KUEUE = "kueue.x-k8s.io/v1beta2"
+SPEC = ("type: tfjob\nimage: tensorflow/tensorflow:2.15.0-gpu\ncommand: python train.py\n"
+        "gpus: 4\nqueue: %s\nenv: {KWOK_RUN: forever}\n" % LQ)
+
+
+def table(text, first="NAME"):
+    """[{header: cell}] of the table (aligned with spaces, as kubectl's printer and
+    arenafs lay them out) whose header line starts with first, cut at the header's
+    column starts: an empty cell (kueuectl's COHORT) stays a cell."""
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith(first))
+    header = lines[start]
+    starts = [m.start() for m in re.finditer(r"(?:^|(?<=\s\s))\S", header)]
+    bounds = list(zip(starts, starts[1:] + [None]))
+    head = [header[a:b].strip() for a, b in bounds]
+    rows = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        rows.append(dict(zip(head, (line[a:b].strip() for a, b in bounds))))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def scene(request, arenafs_module):
+    view = realcluster.module_view(request)     # skips, saying why, on kubesim alone
+    try:
+        upstream.build(["kueuectl"])
+    except upstream.ClusterError as e:
+        pytest.fail("kueuectl could not be built: %s" % e, pytrace=False)
+    ns = view.namespace
+    view.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": LQ, "namespace": ns},
+        "spec": {"clusterQueue": "cluster-queue"}}))
+    m = arenafs_module(view, "namespace=" + ns)
+    for name in ("kq-a", "kq-b", "kq-c"):
+        assert write_as_cp(m.path("submit", name + ".yaml"), SPEC) == 0, \
+            m.read("submit", name, "error")
+    wait_until(lambda: [m.read("jobs", n, "status").strip() for n in ("kq-a", "kq-b", "kq-c")]
+               == ["RUNNING", "RUNNING", "QUEUED"], timeout=180, interval=1,
+               message="two jobs admitted and running, the third QUEUED")
+    wait_until(lambda: "place 1 in line" in m.read("jobs", "kq-c", "why"), timeout=60,
+               message="kq-c's place in line")
+    binary = upstream.binary_path("kueuectl")
+
+    def kueuectl(*args):
+        r = subprocess.run([binary, "--kubeconfig", view.kubeconfig] + list(args),
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, "kueuectl %s: %s" % (" ".join(args), r.stdout + r.stderr)
+        return r.stdout
+    return m, view, ns, kueuectl
+
+
+def test_workloads_status_and_place_as_kueuectl_lists_them(scene):
+    m, view, ns, kueuectl = scene
+    rows = {r["JOB NAME"]: r for r in table(kueuectl("list", "workloads", "-n", ns))}
+    assert set(rows) >= {"kq-a", "kq-b", "kq-c"}, rows
+    for name in ("kq-a", "kq-b"):
+        assert rows[name]["STATUS"] == "ADMITTED" and m.read("jobs", name, "status") == \
+            "RUNNING\n", rows[name]
+    c = rows["kq-c"]
+    assert c["STATUS"] == "PENDING" and m.read("jobs", "kq-c", "status") == "QUEUED\n", c
+    # kueuectl's POSITION IN QUEUE is Kueue's 0-based positionInLocalQueue; why counts from 1
+    why = m.read("jobs", "kq-c", "why")
+    assert "(%d in its LocalQueue)" % (int(c["POSITION IN QUEUE"]) + 1) in why, (c, why)
+    assert c["LOCALQUEUE"] == LQ and c["CLUSTERQUEUE"] == "cluster-queue", c
+    assert why.startswith("Queued in LocalQueue %s (ClusterQueue cluster-queue)" % LQ), why
+    # the Workload's name, which kueuectl lists first, is in info
+    assert "Workload %s\n" % c["NAME"] in m.read("jobs", "kq-c", "info")
+
+
+def test_localqueue_counts_as_kueuectl_lists_them(scene):
+    m, view, ns, kueuectl = scene
+    theirs = {r["NAME"]: r for r in table(kueuectl("list", "localqueue", "-n", ns))}[LQ]
+    ours = {r["NAME"]: r for r in table(m.read("queues", "list"))}[LQ]
+    assert theirs["CLUSTERQUEUE"] == ours["CLUSTERQUEUE"] == "cluster-queue"
+    assert theirs["PENDING WORKLOADS"] == ours["PENDING"] == "1", (theirs, ours)
+    assert theirs["ADMITTED WORKLOADS"] == ours["ADMITTED"] == "2", (theirs, ours)
+    assert ours["GPU(Used)"] == "8" and ours["GPU(Quota)"] == "8", ours
+
+
+def test_clusterqueue_counts_as_kueuectl_lists_them(scene):
+    m, view, ns, kueuectl = scene
+    theirs = {r["NAME"]: r for r in table(kueuectl("list", "clusterqueue"))}["cluster-queue"]
+    ours = {r["NAME"]: r for r in table(m.read("cluster", "queues"))}["cluster-queue"]
+    # the whole cluster's: other modules' jobs may be in it too, so read both now
+    assert theirs["PENDING WORKLOADS"] == ours["PENDING"], (theirs, ours)
+    assert theirs["ADMITTED WORKLOADS"] == ours["ADMITTED"], (theirs, ours)
+    assert theirs["ACTIVE"].lower() == ours["ACTIVE"].lower() == "true", (theirs, ours)
+    assert (theirs["COHORT"] or "<none>") == ours["COHORT"], (theirs, ours)
