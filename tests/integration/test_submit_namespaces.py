@@ -44,7 +44,8 @@ def test_a_spec_in_namespaces_ns_submit_is_launched_in_ns(other, arenafs):
     m = arenafs(c)
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns, "jobs", "resident")),
                message="namespaces/%s/jobs/resident" % ns)
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "data", "jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "data", "jobs", "queues",
+                                                         "submit"]
     assert os.listdir(m.path("namespaces", ns, "submit")) == []
 
     assert write_as_cp(m.path("namespaces", ns, "submit", "elsewhere.yaml"), SPEC) == 0
@@ -150,7 +151,8 @@ def test_a_namespace_without_jobs_is_found_by_name_and_takes_its_first_job(any_c
     wait_until(lambda: os.path.isdir(m.path("namespaces", ns)),
                message="namespaces/%s/ by name" % ns)
     assert ns not in os.listdir(m.path("namespaces"))
-    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "data", "jobs", "submit"]
+    assert sorted(os.listdir(m.path("namespaces", ns))) == ["check", "data", "jobs", "queues",
+                                                         "submit"]
     assert os.listdir(m.path("namespaces", ns, "jobs")) == []
     # kube-system too (it exists), never listed; a name that is no namespace is not there
     assert os.path.isdir(m.path("namespaces", "kube-system", "submit"))

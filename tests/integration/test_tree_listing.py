@@ -60,9 +60,9 @@ def listdir(path):
 def test_ls_root_shows_the_tree(env):
     c, m = env
     assert listdir(m.mnt) == ["README", "check", "cluster", "data", "jobs", "namespaces",
-                             "nodes", "submit"]
-    assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all", "top",
-                                          "top-job"]
+                             "nodes", "queues", "submit"]
+    assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all",
+                                          "queues", "top", "top-job"]
     assert listdir(m.path("submit")) == []
     assert m.read("README").startswith("arenafs: ")
 
@@ -296,7 +296,8 @@ def test_tensorboard_url_agrees_with_kubectl(env):
 def test_other_namespaces_are_under_namespaces(env):
     c, m = env
     assert listdir(m.path("namespaces")) == ["research"]
-    assert listdir(m.path("namespaces", "research")) == ["check", "data", "jobs", "submit"]
+    assert listdir(m.path("namespaces", "research")) == ["check", "data", "jobs", "queues",
+                                                         "submit"]
     names = te.job_dir_names(te.all_jobs(c, "research"))
     assert listdir(m.path("namespaces", "research", "jobs")) == te.listing_order(names)
     job = c.kubectl_json("get", "tfjob", "gan", "-n", "research")
