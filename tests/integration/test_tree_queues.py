@@ -243,3 +243,25 @@ def test_a_queue_that_does_not_exist_is_refused_naming_those_that_do(cluster, mn
             "No LocalQueues in this namespace.\n")
     finally:
         c.kubectl("delete", "namespace", other, "--wait=false", check=False)
+
+
+def test_a_cluster_without_kueue_has_empty_queue_files_and_refuses_a_queue(kubesim, arenafs):
+    """No Kueue (kubesim without --kueue; a real cluster without it would be the same):
+    the queue files are there, say so, and nothing is asked of the cluster for them."""
+    c = kubesim("--nodes", "1", "--gpus", "8")
+    m = arenafs(c)
+    assert m.read("cluster", "queues").endswith(
+        "No ClusterQueues: this cluster has no Kueue (kueue.x-k8s.io is not served).\n")
+    assert m.read("queues", "list").endswith(
+        "No LocalQueues in this namespace: this cluster has no Kueue (kueue.x-k8s.io is not "
+        "served).\n")
+    assert write_as_cp(m.path("submit", "q.yaml"), spec("tfjob", 1)) == errno.EINVAL
+    assert m.read("submit", "q", "error") == (
+        'queue: "%s": this cluster has no Kueue (kueue.x-k8s.io is not served), so no '
+        "LocalQueue can admit the job; leave queue: out\n" % LQ)
+    # without queue: the same spec runs, its status its own
+    assert write_as_cp(m.path("submit", "plain.yaml"), spec("tfjob", 1).replace(
+        "queue: %s\n" % LQ, "")) == 0
+    wait_until(lambda: status(m, "plain") == "RUNNING", timeout=120, message="plain RUNNING")
+    asked = c.stats()["requests"]
+    assert asked and not [k for k in asked if "kueue" in k], asked
