@@ -50,10 +50,13 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 TRAINJOBS = "trainjobs.trainer.kubeflow.org"
 MPI_V2 = "mpijobs.kubeflow.org"   # the store's key of either MPIJob version
 
-# The kinds whose jobs Kueue manages: resource -> (apiVersion, Kind). Kueue's
-# kubeflow.org/mpijob integration is the mpi-operator's v2beta1 MPIJob: a
+# The kinds whose jobs Kueue manages: resource -> (apiVersion, Kind), the
+# integrations the real test cluster enables (tests/cluster/kubeflow.py:
+# kubeflow.org/tfjob, pytorchjob, mpijob, trainer.kubeflow.org/trainjob).
+# Kueue's kubeflow.org/mpijob is the mpi-operator's v2beta1 MPIJob: a
 # training-operator v1 MPIJob is not queued (managed_kinds).
-MANAGED = {r: ("kubeflow.org/v1", k.kind) for r, k in KINDS.items() if r != MPI_V2}
+MANAGED = {r: ("kubeflow.org/v1", KINDS[r].kind)
+           for r in ("tfjobs.kubeflow.org", "pytorchjobs.kubeflow.org")}
 MANAGED[TRAINJOBS] = ("trainer.kubeflow.org/v1alpha1", "TrainJob")
 
 
