@@ -113,9 +113,10 @@ out:
 /* The versions of Kueue's groups that arenafs reads, newest first. */
 static const char *const KUEUE_VERSIONS[] = {"v1beta2", "v1beta1"};
 
-/* Does /apis/group/version list every one of plurals? */
+/* Does /apis/group/version list every one of plurals? down: what a 5xx answer means
+ * (an aggregated API whose server is down for a moment answers 503). */
 static int serves_all(struct k8s_client *c, const char *group, const char *version,
-                      const char *const *plurals, bool *yes, struct k8s_error *err)
+                      const char *const *plurals, bool down, bool *yes, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	json_t *doc = NULL;
@@ -129,8 +130,9 @@ static int serves_all(struct k8s_client *c, const char *group, const char *versi
 	rc = strbuf_ok(&path) ? k8s_get_json(c, strbuf_str(&path), &doc, err)
 	                      : k8s_error_set(err, ENOMEM, "out of memory");
 	strbuf_free(&path);
-	/* vanished, forbidden, or an aggregated API whose server is down (503): not served */
+	/* vanished or forbidden: not served; a server down: as the caller says */
 	if (rc == -ENOENT || rc == -EACCES || (rc && err->code >= 500)) {
+		*yes = rc != -ENOENT && rc != -EACCES && down;
 		k8s_error_clear(err);
 		return 0;
 	}
@@ -159,12 +161,13 @@ int kueue_discover(struct k8s_client *c, struct kueue_api *out, struct k8s_error
 		return rc;
 	for (size_t i = 0; rc == 0 && !out->version[0] && i < 2; i++)
 		if (group_has_version(apis, KUEUE_GROUP, KUEUE_VERSIONS[i]) &&
-		    (rc = serves_all(c, KUEUE_GROUP, KUEUE_VERSIONS[i], QUEUES, &yes, err)) == 0 &&
+		    (rc = serves_all(c, KUEUE_GROUP, KUEUE_VERSIONS[i], QUEUES, false, &yes, err)) == 0 &&
 		    yes)
 			snprintf(out->version, sizeof(out->version), "%s", KUEUE_VERSIONS[i]);
 	for (size_t i = 0; rc == 0 && out->version[0] && !out->visibility[0] && i < 2; i++)
 		if (group_has_version(apis, KUEUE_VISIBILITY_GROUP, KUEUE_VERSIONS[i]) &&
-		    (rc = serves_all(c, KUEUE_VISIBILITY_GROUP, KUEUE_VERSIONS[i], VISIBLE, &yes,
+		    /* listed in /apis but its server down at mount: the poller retries */
+		    (rc = serves_all(c, KUEUE_VISIBILITY_GROUP, KUEUE_VERSIONS[i], VISIBLE, true, &yes,
 		                     err)) == 0 &&
 		    yes)
 			snprintf(out->visibility, sizeof(out->visibility), "%s", KUEUE_VERSIONS[i]);
