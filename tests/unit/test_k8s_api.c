@@ -267,3 +267,58 @@ TEST(discovery_mpi_operator_only_and_forbidden_group)
 	CHECK_INT_EQ(kinds_by_type("mpi", served), JOB_MPIJOB_V2);
 	api_stop(&f);
 }
+
+TEST(discovery_of_kueue_takes_v1beta2_and_its_visibility_api)
+{
+	struct api_fixture f;
+	struct kueue_api api;
+	struct k8s_error err;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f,
+	       {200, NULL,
+	        "{\"groups\":[{\"name\":\"kueue.x-k8s.io\",\"versions\":[{\"version\":\"v1beta2\"},"
+	        "{\"version\":\"v1beta1\"}]},{\"name\":\"visibility.kueue.x-k8s.io\",\"versions\":"
+	        "[{\"version\":\"v1beta2\"},{\"version\":\"v1beta1\"}]}]}"},
+	       {200, NULL,
+	        "{\"resources\":[{\"name\":\"workloads\"},{\"name\":\"localqueues\"},"
+	        "{\"name\":\"clusterqueues\"},{\"name\":\"clusterqueues/status\"}]}"},
+	       {200, NULL,
+	        "{\"resources\":[{\"name\":\"localqueues\"},{\"name\":\"localqueues/"
+	        "pendingworkloads\"}]}"});
+	CHECK_INT_EQ(kueue_discover(f.client, &api, &err), 0);
+	CHECK_STR_EQ(api.version, "v1beta2");
+	CHECK_STR_EQ(api.visibility, "v1beta2");
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 3);
+	CHECK_STR_CONTAINS(f.srv.seen[1], "GET /apis/kueue.x-k8s.io/v1beta2 HTTP/1.1");
+	CHECK_STR_CONTAINS(f.srv.seen[2], "GET /apis/visibility.kueue.x-k8s.io/v1beta2 HTTP/1.1");
+	api_stop(&f);
+}
+
+TEST(discovery_of_kueue_without_it_or_with_an_old_one)
+{
+	struct api_fixture f;
+	struct kueue_api api;
+	struct k8s_error err;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f,
+	       {200, NULL, "{\"groups\":[{\"name\":\"apps\",\"versions\":[{\"version\":\"v1\"}]}]}"},
+	       /* Kueue before v1beta2, whose visibility API these credentials may not read */
+	       {200, NULL,
+	        "{\"groups\":[{\"name\":\"kueue.x-k8s.io\",\"versions\":[{\"version\":"
+	        "\"v1beta1\"}]},{\"name\":\"visibility.kueue.x-k8s.io\",\"versions\":[{"
+	        "\"version\":\"v1beta1\"}]}]}"},
+	       {200, NULL,
+	        "{\"resources\":[{\"name\":\"workloads\"},{\"name\":\"localqueues\"},"
+	        "{\"name\":\"clusterqueues\"}]}"},
+	       {403, NULL, "{\"kind\":\"Status\",\"code\":403,\"reason\":\"Forbidden\"}"});
+	CHECK_INT_EQ(kueue_discover(f.client, &api, &err), 0);
+	CHECK_STR_EQ(api.version, "");       /* no Kueue: nothing more is asked */
+	CHECK_STR_EQ(api.visibility, "");
+	CHECK_INT_EQ(atomic_load(&f.srv.requests), 1);
+	CHECK_INT_EQ(kueue_discover(f.client, &api, &err), 0);
+	CHECK_STR_EQ(api.version, "v1beta1");
+	CHECK_STR_EQ(api.visibility, "");
+	api_stop(&f);
+}
