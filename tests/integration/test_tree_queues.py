@@ -163,8 +163,23 @@ def test_queued_jobs_wait_in_line_and_say_where_and_why(cluster, mnt):
                message="q-third admitted and RUNNING")
     wait_until(lambda: "place 1 in line" in m.read("jobs", "q-pytorchjob", "why"), timeout=60,
                message="q-pytorchjob first in line now")
-    for name in ["q-second", "q-third"] + ["q-" + k for k in kinds]:
-        rmjob(m, name)
+    # each kind is admitted in its turn, and runs
+    rmjob(m, "q-second")
+    rmjob(m, "q-third")
+    waiting = ["q-" + k for k in kinds]
+    while waiting:
+        turn, waiting = waiting[:2], waiting[2:]
+        for name in turn:
+            wait_until(lambda: status(m, name) == "RUNNING", timeout=180,
+                       message=name + " admitted and RUNNING")
+            assert m.read("jobs", name, "why").startswith("Running since "), \
+                m.read("jobs", name, "why")
+            assert "Queue:       %s (ClusterQueue cluster-queue)" % LQ in \
+                m.read("jobs", name, "info")
+        for name in waiting:
+            assert status(m, name) == "QUEUED"
+        for name in turn:
+            rmjob(m, name)
 
 
 def test_a_drained_localqueue_evicts_its_jobs_and_they_come_back(cluster, mnt):

@@ -138,6 +138,10 @@ class JobController(Controller):
             self._ttl(job, status)
             return
         if spec.get("suspend"):
+            # the Job controller deletes the pods of a suspended Job
+            for p in pods:
+                if not util.is_terminal(p) and not util.meta(p).get("deletionTimestamp"):
+                    self.rt.delete_pod(*util.key_of(p))
             return
         status.setdefault("startTime", now)
         active = [p for p in pods if not util.is_terminal(p) and not util.meta(p).get("deletionTimestamp")]

@@ -92,8 +92,19 @@ class MPIv2:
             self._configmap(job, specs)
             if not suspended:
                 workers = self._workers(job, specs, workers_all)
+            else:
+                # the operator deletes the workers of a suspended MPIJob
+                for p in workers_all:
+                    if not util.meta(p).get("deletionTimestamp"):
+                        self.rt.delete_pod(ns, util.meta(p)["name"], util.meta(p).get("uid"))
             if launcher is None:
                 launcher = self.rt.create("jobs.batch", self._launcher_job(job, specs, rp))
+            elif bool((launcher.get("spec") or {}).get("suspend")) != suspended:
+                # and passes suspend on to the launcher Job (a resume, Kueue's admission)
+                def flip(cur):
+                    cur.setdefault("spec", {})["suspend"] = suspended
+                launcher = self.rt.store.mutate("jobs.batch", ns, name + "-launcher",
+                                                flip) or launcher
         self._status(job, status, launcher, workers, suspended)
 
     def _service(self, job):

@@ -80,6 +80,12 @@ class TrainJobController(Controller):
             job = None
         if job is None and not terminal:
             job = self.rt.create("jobs.batch", self._job(tj, jname, suspended))
+        elif job is not None and bool((job.get("spec") or {}).get("suspend")) != suspended \
+                and not batch.is_finished(job):
+            # JobSet passes suspend on to its Jobs (Kueue admitting or evicting the TrainJob)
+            def flip(cur):
+                cur.setdefault("spec", {})["suspend"] = suspended
+            job = self.rt.store.mutate("jobs.batch", ns, jname, flip) or job
         if job is not None:
             jst = job.get("status") or {}
             done = batch.is_finished(job)
