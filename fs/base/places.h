@@ -18,6 +18,7 @@
 #include "render/render.h"
 #include "render/data.h"
 #include "render/readme.h"
+#include "render/runtimes.h"
 #include "k8s/base/strbuf.h"
 
 /*
@@ -43,6 +44,7 @@ enum place_source {
 	SRC_NS_JOBS,      /* the mount's namespace's jobs with their pods: cluster/list, top-job */
 	SRC_ALL_JOBS,     /* every namespace's jobs with their pods: cluster/list-all */
 	SRC_DATA,         /* a namespace's claims and the jobs that mount them: data/ */
+	SRC_RUNTIMES,     /* Trainer's training runtimes, polled (fs/tree/runtimes.h): runtimes */
 };
 
 enum {
@@ -97,6 +99,8 @@ union place_render {
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 	void (*data)(struct strbuf *sb, const struct data_view *v);        /* SRC_DATA */
+	/* SRC_RUNTIMES */
+	void (*runtimes)(struct strbuf *sb, const struct runtimes *r, int64_t now);
 };
 
 struct place {
