@@ -220,10 +220,10 @@ static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struc
 		                   "runtimes, trainer.kubeflow.org): a trainjob cannot run here");
 	else
 		rc = k8s_error_set(err, EINVAL,
-		                   "runtime: no %s \"%s\"%s%s in this cluster: its TrainJob would "
-		                   "never run; the runtimes there are: %s (cat runtimes)",
+		                   "runtime: no %s \"%s\" in %s%s: its TrainJob would never run; "
+		                   "the runtimes there are: %s (cat runtimes)",
 		                   namespaced ? "TrainingRuntime" : "ClusterTrainingRuntime", name,
-		                   namespaced ? " in namespace " : "", namespaced ? ns : "",
+		                   namespaced ? "namespace " : "this cluster", namespaced ? ns : "",
 		                   strbuf_ok(&names) ? strbuf_str(&names) : "(out of memory)");
 	strbuf_free(&names);
 	runtimes_clear(&there);
