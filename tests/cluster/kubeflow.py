@@ -134,9 +134,14 @@ def kustomized(plane, directory):
     """The objects `kubectl kustomize DIRECTORY` renders (upstream's patches
     applied), as JSON."""
     text = kubectl(plane, "kustomize", directory).stdout
-    doc = json.loads(kubectl(plane, "create", "--dry-run=client", "-o", "json", "-f", "-",
-                             input=text).stdout)
-    return doc["items"] if doc.get("kind") == "List" else [doc]
+    out = kubectl(plane, "create", "--dry-run=client", "-o", "json", "-f", "-", input=text).stdout
+    # one JSON document per object, one after the other
+    objs, at, dec = [], 0, json.JSONDecoder()
+    while out[at:].strip():
+        obj, end = dec.raw_decode(out, at + len(out[at:]) - len(out[at:].lstrip()))
+        objs += obj["items"] if obj.get("kind") == "List" else [obj]
+        at = end
+    return objs
 
 
 def webhook_configs(plane, directory, prefix, port, ca, keep=None):
