@@ -146,9 +146,9 @@ test: deps-check
 	@$(MAKE) --no-print-directory test-unit cluster test-integration
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
-# arena: the peer the parity test compares with.
+# arena and kueuectl: the peers the parity tests compare with.
 CLUSTER_BINS := etcd kube-apiserver kube-controller-manager kube-scheduler kwok training-operator \
-                arena
+                trainer-controller-manager jobset-controller kueue mpi-operator arena kueuectl
 cluster:
 ifneq ($(ARENAFS_CLUSTER),kubesim)
 	@for b in $(CLUSTER_BINS); do tests/cluster/bin $$b >/dev/null || exit 1; done

@@ -19,6 +19,7 @@
 #include "render/data.h"
 #include "render/queues.h"
 #include "render/readme.h"
+#include "render/runtimes.h"
 #include "k8s/base/strbuf.h"
 
 /*
@@ -46,6 +47,7 @@ enum place_source {
 	SRC_DATA,         /* a namespace's claims and the jobs that mount them: data/ */
 	SRC_QUEUES,       /* Kueue's queues, Workloads and lines: cluster/queues (every
 	                     ClusterQueue), queues/ (a namespace's LocalQueues) */
+	SRC_RUNTIMES,     /* Trainer's training runtimes, polled (fs/tree/runtimes.h): runtimes */
 };
 
 enum {
@@ -101,6 +103,8 @@ union place_render {
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 	void (*data)(struct strbuf *sb, const struct data_view *v);        /* SRC_DATA */
 	void (*queues)(struct strbuf *sb, const struct queue_view *v);     /* SRC_QUEUES */
+	/* SRC_RUNTIMES */
+	void (*runtimes)(struct strbuf *sb, const struct runtimes *r, int64_t now);
 };
 
 struct place {
