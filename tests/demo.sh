@@ -110,7 +110,7 @@ spec:
             resources: {limits: {nvidia.com/gpu: 1}}
 EOF
 else
-	"$root/tests/kubesim/kubesim" --dir "$dir/cluster" --demo >"$dir/kubesim.log" 2>&1 &
+	"$root/tests/kubesim/kubesim" --dir "$dir/cluster" --demo --kueue >"$dir/kubesim.log" 2>&1 &
 	sim_pid=$!
 	i=0
 	while [ ! -f "$dir/cluster/ready" ]; do
@@ -123,6 +123,30 @@ else
 		i=$((i + 1))
 	done
 fi
+
+# Kueue's queue (ClusterQueue cluster-queue: 8 GPUs; LocalQueue user-queue): two
+# jobs of 4 GPUs take its quota, the third waits in line (jobs/waiting/why)
+for name in first second waiting; do
+	KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null <<EOF
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: $name, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: tensorflow/tensorflow:2.15.0-gpu
+            command: [python, train.py]
+            env: [{name: KWOK_RUN, value: forever}, {name: SIM_RUN_SECONDS, value: "100000"}]
+            resources: {limits: {nvidia.com/gpu: 2}}
+EOF
+	sleep 1
+done
 
 cat <<EOF
 arenafs demo: the test cluster's jobs are mounted at
@@ -141,6 +165,8 @@ Try, in another shell:
     rmdir jobs/tf-mnist
     ls $root/docs/examples/       # more jobs to copy, one of each kind
     cat runtimes                  # Kubeflow Trainer's runtimes: what a trainjob can name
+    cat jobs/waiting/why          # a job waiting in a Kueue queue: its place in line, why
+    cat cluster/queues            # the queue: GPU quota, use, jobs admitted and waiting
     KUBECONFIG=$dir/cluster/kubeconfig kubectl get tfjobs,pods
 
 Ctrl-C here unmounts and stops the cluster.

@@ -25,6 +25,12 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
         jobs = os.listdir(os.path.join(mnt, "jobs"))
         assert len(jobs) >= 5, jobs
         assert open(os.path.join(mnt, "cluster", "health")).read() == "ok\n"
+        # a job waiting in a Kueue queue, with its place in line and the reason
+        why = os.path.join(mnt, "jobs", "waiting", "why")
+        wait_until(lambda: open(why).read().startswith(
+            "Queued in LocalQueue user-queue (ClusterQueue cluster-queue), place 1 in line"),
+            timeout=60, message="jobs/waiting/why: queued, first in line")
+        assert "insufficient unused quota for nvidia.com/gpu" in open(why).read()
         # the commands the demo prints: the job of docs/examples/tf-mnist
         r = subprocess.run("cp -r %s/docs/examples/tf-mnist submit/ && cat jobs/tf-mnist/status"
                            % ROOT,
