@@ -64,6 +64,9 @@ def scene(request, arenafs_module):
                message="two jobs admitted and running, the third QUEUED")
     wait_until(lambda: "place 1 in line" in m.read("jobs", "kq-c", "why"), timeout=60,
                message="kq-c's place in line")
+    # Kueue writes the queue's counts a moment after the Workloads' conditions
+    wait_until(lambda: {r["NAME"]: r for r in table(m.read("queues", "list"))}[LQ]["ADMITTED"]
+               == "2", timeout=60, message="queues/list: 2 admitted")
     binary = upstream.binary_path("kueuectl")
 
     def kueuectl(*args):

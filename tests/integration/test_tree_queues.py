@@ -134,9 +134,12 @@ def test_queued_jobs_wait_in_line_and_say_where_and_why(cluster, mnt):
     assert [ns, "q-third", "QUEUED"] in [r[:3] for r in all_rows], all_rows
 
     # the queue files: the LocalQueue and the ClusterQueue, each with its jobs
+    # Kueue writes the queue's counts a moment after the Workloads' conditions
+    wait_until(lambda: next(l.split() for l in m.read("queues", "list").splitlines()
+                            if l.startswith(LQ + " "))[:6] ==
+               [LQ, "cluster-queue", "8", "8", "1", "2"], timeout=60,
+               message="queues/list: %s 8/8 GPUs, 1 pending, 2 admitted" % LQ)
     lqs = m.read("queues", "list")
-    row = next(l.split() for l in lqs.splitlines() if l.startswith(LQ + " "))
-    assert row[:6] == [LQ, "cluster-queue", "8", "8", "1", "2"], lqs
     block = lqs.split("\nLocalQueue %s (ClusterQueue cluster-queue): 8 GPUs used\n" % LQ)[1]
     admitted, waiting = block.split("  Waiting, in line:\n")
     assert [l.split()[1] for l in admitted.splitlines()[3:5]] == ["q-first", "q-second"], lqs
