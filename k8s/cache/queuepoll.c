@@ -14,7 +14,8 @@
  *
  * A failed request (403: these credentials may not see the line; 503: Kueue's
  * visibility server is down) keeps that line as it was, and says so once in
- * the daemon's log; a queue's position is a help, not the cluster's health,
+ * the daemon's log; a LocalQueue that is gone (404) has no line, and nothing is
+ * said; a queue's position is a help, not the cluster's health,
  * which this poller never touches. Started and stopped by cache.c; its thread is
  * the one in docs/architecture.md's table ("queue poller").
  */
@@ -89,7 +90,9 @@ static size_t targets(struct cache_feed *f, struct target *out, size_t max)
 	return k;
 }
 
-/* One LocalQueue's line, asked and stored; false when the request failed. */
+/* One LocalQueue's line, asked and stored; false when the request failed (and the
+ * line is kept as it was). A LocalQueue that is gone (404, its namespace deleted)
+ * has no line: true, and the sweep takes the one held. */
 static bool poll_one(struct queue_poll *p, const struct target *t, uint32_t epoch)
 {
 	struct cache_feed *f = p->f;
@@ -107,6 +110,8 @@ static bool poll_one(struct queue_poll *p, const struct target *t, uint32_t epoc
 	if (rc == 0)
 		rc = k8s_get_json(f->client, strbuf_str(&path), &doc, &err);
 	strbuf_free(&path);
+	if (rc == -ENOENT)
+		return true;     /* the LocalQueue is gone (404): its line goes with it, unsaid */
 	if (rc) {
 		if (p->last_err != -rc)
 			say(LOG_NOTICE, "the line of queue %s/%s cannot be read (kept as it was): %s",
