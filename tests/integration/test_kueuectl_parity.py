@@ -31,7 +31,8 @@ def table(text, first="NAME"):
     arenafs lay them out) whose header line starts with first, cut at the header's
     column starts: an empty cell (kueuectl's COHORT) stays a cell."""
     lines = text.splitlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith(first))
+    start = next((i for i, l in enumerate(lines) if l.startswith(first)), None)
+    assert start is not None, "no table whose header starts with %s in:\n%s" % (first, text)
     header = lines[start]
     starts = [m.start() for m in re.finditer(r"(?:^|(?<=\s\s))\S", header)]
     bounds = list(zip(starts, starts[1:] + [None]))

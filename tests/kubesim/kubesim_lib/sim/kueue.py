@@ -443,6 +443,24 @@ class KueueController(Controller):
 
     # ---- queue status ----
 
+    @staticmethod
+    def _usage(cq, flavor, gpus, borrowed):
+        """flavorsUsage as Kueue writes it: every resource the flavor has a quota of,
+        by name, its total used ("0" for what kubesim does not count: only GPUs)."""
+        names = set()
+        for g in (cq.get("spec") or {}).get("resourceGroups") or []:
+            for f in g.get("flavors") or []:
+                if f.get("name") == flavor:
+                    names.update(r.get("name") for r in f.get("resources") or [])
+        names.add(util.GPU)
+        out = []
+        for n in sorted(names):
+            r = {"name": n, "total": str(gpus) if n == util.GPU else "0"}
+            if borrowed:
+                r["borrowed"] = "0"
+            out.append(r)
+        return [{"name": flavor, "resources": out}]
+
     def _queue_status(self, cqs, lqs):
         wls = [e.obj for e in self.rt.store.list(WORKLOADS)[0]]
         for name, cq in cqs.items():
@@ -451,10 +469,8 @@ class KueueController(Controller):
             status = util.clone(cq.get("status") or {})
             status.update(pendingWorkloads=st[0], reservingWorkloads=st[1],
                           admittedWorkloads=st[2],
-                          flavorsReservation=[{"name": flavor, "resources": [
-                              {"name": util.GPU, "total": str(st[3]), "borrowed": "0"}]}],
-                          flavorsUsage=[{"name": flavor, "resources": [
-                              {"name": util.GPU, "total": str(st[3]), "borrowed": "0"}]}])
+                          flavorsReservation=self._usage(cq, flavor, st[3], True),
+                          flavorsUsage=self._usage(cq, flavor, st[3], True))
             _set(status, "Active", "True", "Ready", "Can admit new workloads",
                  (_cond(cq, "Active") or {}).get("lastTransitionTime") or util.rfc3339())
             self.rt.set_status(CLUSTERQUEUES, cq, status)
@@ -466,10 +482,9 @@ class KueueController(Controller):
             status = util.clone(lq.get("status") or {})
             status.update(pendingWorkloads=st[0], reservingWorkloads=st[1],
                           admittedWorkloads=st[2],
-                          flavorsReservation=[{"name": flavor, "resources": [
-                              {"name": util.GPU, "total": str(st[3])}]}],
-                          flavorsUsage=[{"name": flavor, "resources": [
-                              {"name": util.GPU, "total": str(st[3])}]}])
+                          flavorsReservation=self._usage(cqs.get(cqn) or {}, flavor, st[3],
+                                                         False),
+                          flavorsUsage=self._usage(cqs.get(cqn) or {}, flavor, st[3], False))
             ok = cqn in cqs
             _set(status, "Active", "True" if ok else "False",
                  "Ready" if ok else "ClusterQueueDoesNotExist",
@@ -520,10 +535,14 @@ def populate(store, opts):
                      "whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"},
                  "preemption": {"borrowWithinCohort": {"policy": "Never"},
                                 "reclaimWithinCohort": "Never", "withinClusterQueue": "Never"},
-                 "resourceGroups": [{"coveredResources": ["cpu", "memory", util.GPU],
+                 # tests/cluster/queues.yaml's
+                 "resourceGroups": [{"coveredResources": ["cpu", "memory", "ephemeral-storage",
+                                                          util.GPU],
                                      "flavors": [{"name": "default-flavor", "resources": [
-                                         {"name": "cpu", "nominalQuota": "1000"},
-                                         {"name": "memory", "nominalQuota": "4000Gi"},
+                                         {"name": "cpu", "nominalQuota": "128"},
+                                         {"name": "memory", "nominalQuota": "1Ti"},
+                                         {"name": "ephemeral-storage",
+                                          "nominalQuota": "2000Gi"},
                                          {"name": util.GPU, "nominalQuota": str(gpus)}]}]}]},
         "status": {}})
     for ns in ("default", "team-a"):
