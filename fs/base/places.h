@@ -16,6 +16,7 @@
 
 #include "fs/base/node.h"
 #include "render/render.h"
+#include "render/attempt.h"
 #include "render/data.h"
 #include "render/readme.h"
 #include "k8s/base/strbuf.h"
@@ -43,6 +44,8 @@ enum place_source {
 	SRC_NS_JOBS,      /* the mount's namespace's jobs with their pods: cluster/list, top-job */
 	SRC_ALL_JOBS,     /* every namespace's jobs with their pods: cluster/list-all */
 	SRC_DATA,         /* a namespace's claims and the jobs that mount them: data/ */
+	SRC_ATTEMPT,      /* one attempt of a pod's main container (fs/tree/attempts.h); its
+	                     key is its pod's */
 };
 
 enum {
@@ -97,6 +100,7 @@ union place_render {
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 	void (*data)(struct strbuf *sb, const struct data_view *v);        /* SRC_DATA */
+	void (*attempt)(struct strbuf *sb, const struct attempt_view *v);  /* SRC_ATTEMPT */
 };
 
 struct place {
@@ -173,7 +177,8 @@ static inline bool fs_type_is_per_object(enum fs_type t)
 {
 	enum place_source s = place_of(t)->source;
 
-	return s == SRC_JOB || s == SRC_POD || s == SRC_NODE || s == SRC_NODE_PODS;
+	return s == SRC_JOB || s == SRC_POD || s == SRC_NODE || s == SRC_NODE_PODS ||
+	       s == SRC_ATTEMPT;
 }
 
 static inline bool fs_type_is_code(enum fs_type t)
@@ -186,7 +191,8 @@ static inline bool fs_type_in_job(enum fs_type t)
 {
 	const struct place *p = place_of(t);
 
-	return (p->flags & PLACE_DIR) && (p->source == SRC_JOB || p->source == SRC_POD);
+	return (p->flags & PLACE_DIR) &&
+	       (p->source == SRC_JOB || p->source == SRC_POD || p->source == SRC_ATTEMPT);
 }
 
 #endif

@@ -20,6 +20,7 @@
 #include "fs/tree/model.h"
 #include "fs/submit/suspend.h"
 #include "fs/tree/view.h"
+#include "fs/tree/attempts.h"
 #include "fs/tree/listing.h"
 #include "fs/code/codetree.h"
 #include "fs/logs/logfile.h"
@@ -176,6 +177,26 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	return 0;
 }
 
+/* An attempt's info (p, sb; both NULL: only its time) and its time: when it ended, else
+ * when it started. Under the read lock. */
+static int attempt_text(struct fs *fs, const struct fs_node *node, const struct place *p,
+			struct strbuf *sb, int64_t *mtime)
+{
+	struct attempts a;
+	const struct attempt_view *v = NULL;
+	int ret = attempts_of(fs, node, &a);
+
+	if (!ret && !(v = attempts_find(&a, node->restarts + 1)))
+		ret = -ENOENT;
+	if (!ret) {
+		*mtime = v->finished > 0 ? v->finished : v->started > 0 ? v->started : fs->started;
+		if (p)
+			p->render.attempt(sb, v);
+	}
+	attempts_free(&a);
+	return ret;
+}
+
 /* The text of a regular (non-log) file and its object's time, made by its place's
  * renderer from what its source names. Under the read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
@@ -224,6 +245,8 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		return render_jobs_file(fs, node, p, sb, mtime);
 	case SRC_DATA:
 		return render_data_file(fs, node, p, sb, mtime);
+	case SRC_ATTEMPT:
+		return attempt_text(fs, node, p, sb, mtime);
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;
@@ -364,6 +387,8 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 		else if (!model_pod_kept(fs, node, mtime))   /* gone, its log kept: when it ended */
 			return -ENOENT;
 		return 0;
+	case SRC_ATTEMPT:
+		return attempt_text(fs, node, NULL, NULL, mtime);
 	case SRC_NODE:
 		if (!(kn = model_node(fs, node)))
 			return -ENOENT;
