@@ -29,6 +29,46 @@ def attempts(m, job, pod):
     return sorted(os.listdir(d), key=int) if os.path.isdir(d) else []
 
 
+def test_a_restarted_containers_first_attempt_is_kept_with_how_it_ended(any_cluster, arenafs):
+    """On both clusters: the real one's kwok crashes the container once 2 s after it
+    starts and restarts it at once (restartCount 1, lastState terminated with exit
+    code 1), so the keeper never sees it terminated: attempt 1 is fetched as the
+    previous log. kubesim's exits 1 after 10 s, each time."""
+    c = any_cluster
+    m = arenafs(c)
+    manifest = jobspecs.tfjob("again", restart_policy="OnFailure", backoff=20, gpus=0, start=1,
+                              run=10, exit_code=1)
+    env = manifest["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"]
+    env[:] = [e for e in env if not e["name"].startswith("KWOK_")] + [
+        {"name": "KWOK_CRASH_ONCE", "value": "1"}, {"name": "KWOK_RUN", "value": "forever"}]
+    jobspecs.create(c, manifest)
+    pod = "again-worker-0"
+    previous = {}
+
+    def restarted_once():
+        if restarts(c, pod) != 1:
+            return False
+        r = c.kubectl("logs", pod, "--previous", check=False)
+        if r.returncode == 0 and restarts(c, pod) == 1:
+            previous["text"] = r.stdout
+        return "text" in previous
+    wait_until(restarted_once, timeout=120, message="the container to restart once")
+    base = m.path("jobs", "again", "instances", pod, "attempts")
+    wait_until(lambda: "Log:        kept" in m.read("jobs", "again", "instances", pod,
+                                                   "attempts", "1", "info"),
+               timeout=30, message="attempt 1's log kept")
+    assert attempts(m, "again", pod)[:2] == ["1", "2"]
+    info = m.read("jobs", "again", "instances", pod, "attempts", "1", "info")
+    assert "Terminated, exit code 1 (Error)" in info, info
+    assert "Started:    20" in info and "Ended:      20" in info, info
+    assert os.stat(os.path.join(base, "1", "log")).st_size == len(previous["text"].encode())
+    with open(os.path.join(base, "1", "log")) as f:
+        assert f.read() == previous["text"]
+    two = m.read("jobs", "again", "instances", pod, "attempts", "2", "info")
+    if restarts(c, pod) == 1:
+        assert "State:      Running" in two and "Ended:      -" in two, two
+
+
 def test_every_attempt_of_a_restarting_container_keeps_its_log(kubesim, arenafs):
     c = kubesim("--nodes", "1")
     m = arenafs(c)
