@@ -434,8 +434,9 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 
 	content_stat_static(fs, type, st);
 	st->st_ino = in->ino;
-	/* the control file is writable where a write can do something (suspend.h) */
-	if (type == FS_JOB_SUSPEND && !fs->opts.readonly && suspend_supported(&in->node))
+	/* the control file is writable where a write can do something (suspend.h): a kind
+	 * with a suspend, credentials that may patch it */
+	if (type == FS_JOB_SUSPEND && !fs->opts.readonly && suspend_writable(fs, &in->node))
 		st->st_mode = S_IFREG | 0644;
 	if (fs_type_is_dir(type)) {
 		cache_read_lock(fs->cache);
