@@ -159,9 +159,13 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	struct data_view v = {0};
 	const struct pvc **pvcs = NULL;
 	const struct job **jobs = NULL;
+	char why[512];
 
 	if (!node->ns)
 		return -EINVAL;
+	v.ns = node->ns;
+	if (cache_forbidden(fs->cache, CACHE_PVC, node->ns, why, sizeof(why)))
+		v.forbidden = why;
 	v.n_pvcs = cache_pvcs(fs->cache, node->ns, &pvcs);
 	v.n_jobs = cache_jobs(fs->cache, node->ns, &jobs);
 	v.pvcs = pvcs;

@@ -61,7 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nc++;
 	/* the claims with the job (mounting any of them) twice, as data/list shows them */
 	render_data_list(&sb, &(struct data_view){pvcs, nc, (const struct job *const[]){job, job},
-	                                          job ? 2 : 0, 1764669600});
+	                                          job ? 2 : 0, 1764669600, NULL, "default"});
+	/* and as when they may not be listed, the reason any bytes (a job's message) */
+	render_data_list(&sb, &(struct data_view){pvcs, nc, NULL, 0, 1764669600,
+	                                          job && job->n_conditions
+	                                                  ? job->conditions[0].message : "",
+	                                          job ? job->meta.namespace : NULL});
 	strbuf_reset(&sb);
 	for (i = 0; i < nn; i++)
 		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
