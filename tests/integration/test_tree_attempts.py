@@ -166,3 +166,28 @@ def test_a_gone_pod_keeps_its_attempts(kubesim, arenafs):
         with open(os.path.join(m.path("jobs", "phoenix", "instances", pod, "attempts", n),
                                "log")) as f:
             assert f.read() == logs[n]
+
+
+def test_without_keep_logs_only_what_the_node_serves_is_read(kubesim, arenafs):
+    c = kubesim("--nodes", "1")
+    m = arenafs(c, "keep_logs=0")
+    pod = "bare-master-0"
+    jobspecs.create(c, jobspecs.pytorchjob("bare", restart_policy="OnFailure", backoff=6,
+                                           start=1, run=3, exit_code=1, lines=5))
+    wait_until(lambda: restarts(c, pod) >= 2, timeout=120,
+               message="the container to restart twice")
+    base = m.path("jobs", "bare", "instances", pod, "attempts")
+    info = m.read("jobs", "bare", "instances", pod, "attempts", "1", "info")
+    assert "not kept (keep_logs=0)" in info, info
+    with pytest.raises(OSError) as e:
+        with open(os.path.join(base, "1", "log")) as f:
+            f.read()
+    assert e.value.errno == errno.ENODATA
+
+    def last_is_served():
+        n = restarts(c, pod)
+        with open(os.path.join(base, str(n), "log")) as f:
+            text = f.read()
+        prev = c.kubectl("logs", pod, "--previous", check=False).stdout
+        return restarts(c, pod) == n and text == prev and text
+    wait_until(last_is_served, timeout=30, message="the last attempt's log, as --previous")
