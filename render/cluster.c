@@ -122,17 +122,6 @@ void render_stale_note(struct strbuf *sb, const struct cache_health *h)
 	strbuf_puts(sb, ")\n");
 }
 
-/* "1.8 MiB", "512 KiB", "300 bytes": the sizes keep_logs takes. */
-static void put_size(struct strbuf *sb, uint64_t n)
-{
-	if (n >= (1ull << 20))
-		strbuf_printf(sb, "%.1f MiB", (double)n / (1ull << 20));
-	else if (n >= (1ull << 10))
-		strbuf_printf(sb, "%llu KiB", (unsigned long long)(n >> 10));
-	else
-		strbuf_printf(sb, "%llu bytes", (unsigned long long)n);
-}
-
 void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s)
 {
 	char when[32];
@@ -152,9 +141,9 @@ void render_logs_kept_line(struct strbuf *sb, const struct logs_kept_state *s)
 	}
 	if (shrunk) {
 		strbuf_puts(sb, "; at most ");
-		put_size(sb, s->budget);
+		render_put_size(sb, s->budget);
 		strbuf_puts(sb, ", what the disk holds, not keep_logs=");
-		put_size(sb, s->asked);
+		render_put_size(sb, s->asked);
 	}
 	strbuf_putc(sb, '\n');
 }

@@ -29,6 +29,20 @@ static void jobs_of_claim(struct strbuf *sb, const struct data_view *v, const ch
 	}
 }
 
+/* The claims cannot be listed: the reason, never an empty table (docs/tree.md,
+ * "data/list"). */
+static void forbidden(struct strbuf *sb, const struct data_view *v)
+{
+	strbuf_puts(sb, "Forbidden (403): these credentials may not list the "
+		    "PersistentVolumeClaims of namespace ");
+	render_put_oneline(sb, v->ns ? v->ns : "", 253);
+	strbuf_puts(sb, " (kubectl auth can-i list persistentvolumeclaims -n ");
+	render_put_oneline(sb, v->ns ? v->ns : "", 253);
+	strbuf_puts(sb, "); the API server says: ");
+	render_put_oneline(sb, *v->forbidden ? v->forbidden : "forbidden", 1024);
+	strbuf_putc(sb, '\n');
+}
+
 void render_data_list(struct strbuf *sb, const struct data_view *v)
 {
 	const char *header[] = {"NAME",  "STATUS",      "CAPACITY", "ACCESSMODE", "CLASS",
@@ -36,6 +50,10 @@ void render_data_list(struct strbuf *sb, const struct data_view *v)
 	struct render_table t;
 	char age[32];
 
+	if (v->forbidden) {
+		forbidden(sb, v);
+		return;
+	}
 	render_table_init(&t, 9);
 	render_table_add(&t, header);
 	for (size_t i = 0; i < v->n_pvcs; i++) {

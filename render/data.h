@@ -19,6 +19,10 @@ struct data_view {
 	const struct job *const *jobs;
 	size_t n_jobs;
 	int64_t now;
+	/* NULL, or the API server's 403 for listing the namespace's claims: the file says
+	 * so instead of looking empty */
+	const char *forbidden;
+	const char *ns;              /* the namespace, for that sentence */
 };
 
 void render_data_list(struct strbuf *sb, const struct data_view *v);

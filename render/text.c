@@ -113,3 +113,13 @@ int render_real_digits(double d)
 	}
 	return 17;
 }
+
+void render_put_size(struct strbuf *sb, uint64_t n)
+{
+	if (n >= (1ull << 20))
+		strbuf_printf(sb, "%.1f MiB", (double)n / (1ull << 20));
+	else if (n >= (1ull << 10))
+		strbuf_printf(sb, "%llu KiB", (unsigned long long)(n >> 10));
+	else
+		strbuf_printf(sb, "%llu bytes", (unsigned long long)n);
+}

@@ -23,6 +23,9 @@ void render_put_oneline(struct strbuf *sb, const char *s, size_t max);
 /* Arena's util.ShortHumanDuration: "0s", "59s", "12m", "5h", "3d", "2y", "<invalid>". */
 char *render_short_duration(int64_t seconds, char *buf, size_t size);
 
+/* "1.8 MiB", "512 KiB", "300 bytes": the sizes keep_logs takes. */
+void render_put_size(struct strbuf *sb, uint64_t n);
+
 /* "2026-12-02 10:14:29" (UTC), or RENDER_NA for 0. */
 char *render_time_or_na(int64_t t, char *buf, size_t size);
 

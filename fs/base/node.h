@@ -48,6 +48,10 @@ enum fs_type {
 	FS_POD_GPUS,
 	FS_POD_LOGS,          /* + container */
 	FS_POD_LOGS_PREVIOUS, /* + container */
+	FS_POD_ATTEMPTS_DIR,  /* instances/POD/attempts/: every attempt of the main container */
+	FS_ATTEMPT_DIR,       /* attempts/N/: + container, restarts = N-1 (its instance) */
+	FS_ATTEMPT_INFO,
+	FS_ATTEMPT_LOG,
 	FS_NODES_DIR,
 	FS_NODE_DIR,          /* node */
 	FS_NODE_GPUS,

@@ -141,6 +141,8 @@ static const struct place PLACES[] = {
 	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0,
 	 "status, node, ip, gpus, logs (logs.previous after a restart)"},
 
+	{FS_POD_ATTEMPTS_DIR, FS_POD_DIR, "attempts", SRC_POD, 0, PLACE_DIR, {0}, 0, NULL},
+
 	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0, NULL},
 	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0, NULL},
 	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0, NULL},
@@ -148,6 +150,14 @@ static const struct place PLACES[] = {
 	 PLACE_LOG | PLACE_COMES_AND_GOES, {0}, PLACE_WHEN_PREVIOUS, NULL},
 	{FS_POD_NODE, FS_POD_DIR, "node", SRC_POD, 0, 0, {.pod = render_pod_node}, 0, NULL},
 	{FS_POD_STATUS, FS_POD_DIR, "status", SRC_POD, 0, 0, {.pod = render_pod_status}, 0, NULL},
+
+	/* attempts/N/: named after the instance (N = restartCount + 1), attempts.c's */
+	{FS_ATTEMPT_DIR, FS_POD_ATTEMPTS_DIR, NULL, SRC_ATTEMPT, 0, PLACE_DIR, {0}, 0,
+	 "every attempt of its main container, 1 first: its log and info (exit code, reason, "
+	 "start, end), kept after restarts"},
+	{FS_ATTEMPT_INFO, FS_ATTEMPT_DIR, "info", SRC_ATTEMPT, 0, PLACE_AGES,
+	 {.attempt = render_attempt_info}, 0, NULL},
+	{FS_ATTEMPT_LOG, FS_ATTEMPT_DIR, "log", SRC_ATTEMPT, 0, PLACE_LOG, {0}, 0, NULL},
 
 	{FS_NODE_DIR, FS_NODES_DIR, NULL, SRC_NODE, 0, PLACE_DIR, {0}, 0,
 	 "gpus (\"ALLOCATED/TOTAL\"), info, status, ip, role"},
@@ -288,6 +298,8 @@ static const char *placeholder(enum fs_type type)
 		return "NODE";
 	case FS_NS_DIR:
 		return "NS";
+	case FS_ATTEMPT_DIR:
+		return "N";
 	default:
 		return "PATH";
 	}
@@ -346,6 +358,7 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 		snprintf(buf, size, "job/%s/%d/%s", ns, kind, name);
 		break;
 	case SRC_POD:
+	case SRC_ATTEMPT:
 		snprintf(buf, size, "pod/%s/%s", ns, name);
 		break;
 	case SRC_NODE:
@@ -388,7 +401,8 @@ void place_key(char *buf, size_t size, enum place_source source, const char *ns,
 void place_node_key(const struct fs_node *node, char *buf, size_t size)
 {
 	enum place_source s = place_of(node->type)->source;
-	const char *name = s == SRC_JOB ? node->job : s == SRC_POD ? node->pod : node->node;
+	const char *name = s == SRC_JOB ? node->job :
+			   s == SRC_POD || s == SRC_ATTEMPT ? node->pod : node->node;
 
 	place_key(buf, size, s, node->ns, node->kind, name);
 }

@@ -16,6 +16,7 @@
 
 #include "fs/base/node.h"
 #include "render/render.h"
+#include "render/attempt.h"
 #include "render/data.h"
 #include "render/queues.h"
 #include "render/readme.h"
@@ -48,6 +49,8 @@ enum place_source {
 	SRC_QUEUES,       /* Kueue's queues, Workloads and lines: cluster/queues (every
 	                     ClusterQueue), queues/ (a namespace's LocalQueues) */
 	SRC_RUNTIMES,     /* Trainer's training runtimes, polled (fs/tree/runtimes.h): runtimes */
+	SRC_ATTEMPT,      /* one attempt of a pod's main container (fs/tree/attempts.h); its
+	                     key is its pod's */
 };
 
 enum {
@@ -105,6 +108,7 @@ union place_render {
 	void (*queues)(struct strbuf *sb, const struct queue_view *v);     /* SRC_QUEUES */
 	/* SRC_RUNTIMES */
 	void (*runtimes)(struct strbuf *sb, const struct runtimes *r, int64_t now);
+	void (*attempt)(struct strbuf *sb, const struct attempt_view *v);  /* SRC_ATTEMPT */
 };
 
 struct place {
@@ -181,7 +185,8 @@ static inline bool fs_type_is_per_object(enum fs_type t)
 {
 	enum place_source s = place_of(t)->source;
 
-	return s == SRC_JOB || s == SRC_POD || s == SRC_NODE || s == SRC_NODE_PODS;
+	return s == SRC_JOB || s == SRC_POD || s == SRC_NODE || s == SRC_NODE_PODS ||
+	       s == SRC_ATTEMPT;
 }
 
 static inline bool fs_type_is_code(enum fs_type t)
@@ -194,7 +199,8 @@ static inline bool fs_type_in_job(enum fs_type t)
 {
 	const struct place *p = place_of(t);
 
-	return (p->flags & PLACE_DIR) && (p->source == SRC_JOB || p->source == SRC_POD);
+	return (p->flags & PLACE_DIR) &&
+	       (p->source == SRC_JOB || p->source == SRC_POD || p->source == SRC_ATTEMPT);
 }
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Log files (jobs/NAME/logs, instances/POD/logs, logs.previous): each inode
+ * Log files (jobs/NAME/logs, instances/POD/logs, logs.previous, attempts/N/log): each inode
  * stands for one container instance (model.c names it by restartCount), and
  * while it is open it holds one reference on that instance's shared follow
  * stream (k8s/logs/logstream.h).
@@ -347,8 +347,9 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 		key.container_id = cid;
 	}
 	cache_read_unlock(fs->cache);
+	/* an attempt's log neither kept nor served any more: attempts/N/info says why */
 	if (!have)
-		return gone ? -ENODATA : 0;
+		return gone || in->node.type == FS_ATTEMPT_LOG ? -ENODATA : 0;
 	/* half of log_wait: the probe's answer can come before the reader's deadline */
 	key.probe_after_ms = fs->opts.log_wait_ms / 2 > 0 ? fs->opts.log_wait_ms / 2 : 1;
 	k8s_error_clear(&err);
@@ -746,7 +747,8 @@ void logfile_stop_all(struct fs *fs)
 	struct fs_inode **arr = NULL;
 	size_t n;
 
-	want[FS_JOB_LOGS] = want[FS_POD_LOGS] = want[FS_POD_LOGS_PREVIOUS] = true;
+	for (int t = 0; t < FS_TYPE_COUNT; t++)
+		want[t] = fs_type_is_log((enum fs_type)t);
 	n = inode_table_by_type(fs->inodes, want, &arr);
 	for (size_t i = 0; i < n; i++) {
 		struct fs_inode *in = arr[i];

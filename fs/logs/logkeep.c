@@ -9,6 +9,13 @@
  * with a meta file is always whole; a copy left without one (a crash between the
  * renames) is deleted by the next scan.
  *
+ * Every instance of a container (restartCount N) has a copy of its own, CONTAINER.N,
+ * so that instances/POD/attempts/ shows each attempt's log (docs/tree.md,
+ * "instances/POD/attempts/"); a copy of an earlier arenafs, named CONTAINER alone,
+ * is renamed so by the scan. A copy the budget drops, or that was larger than
+ * keep_logs, is remembered in a second index (memory only, the newest
+ * LOGKEEP_MAX_DROPPED), so that its attempt says so instead of looking empty.
+ *
  * The meta file, one "key value" a line:
  *
  *     arenafs-kept-log 1
@@ -22,6 +29,9 @@
  *     instance 0
  *     finished 1796202869
  *     main 1
+ *     started 1796202859
+ *     exit 1
+ *     reason Error
  *
  * The disk: keep_logs is a wish, the disk's free space a fact. At open, before
  * each copy is written (logkeep_make_room) and when a write fails for want of
@@ -49,6 +59,7 @@
 #include "k8s/base/fdio.h"
 #include "k8s/base/hash.h"
 #include "k8s/base/strbuf.h"
+#include "k8s/base/timefmt.h"
 
 #define META_MAX 4096
 #define META_MAGIC "arenafs-kept-log 1"
@@ -63,6 +74,7 @@ struct logkeep {
 	int err;                     /* the last copy's failure, 0 once one is kept */
 	int64_t err_since;
 	char err_log[200];           /* the log that failed: "NS/POD" */
+	struct logkeep_index gone;   /* copies dropped (size 0), under mu */
 };
 
 /* ---- names ---- */
@@ -93,10 +105,40 @@ static bool meta_names_ok(const struct logkeep_meta *m)
 }
 
 static int make_key(struct strbuf *sb, const char *ns, const char *job, const char *pod,
-		    const char *container)
+		    const char *container, int instance)
 {
-	strbuf_printf(sb, "%s/%s/%s/%s", ns, job, pod, container);
+	strbuf_printf(sb, "%s/%s/%s/%s.%d", ns, job, pod, container, instance);
 	return strbuf_ok(sb) ? 0 : -ENOMEM;
+}
+
+static int meta_key(struct strbuf *sb, const struct logkeep_meta *m)
+{
+	return make_key(sb, m->ns, m->job, m->pod, m->container, m->instance);
+}
+
+/* The copy's file name in its pod's directory: the key's last component, C.N. */
+static const char *file_of(const struct logkeep_entry *e)
+{
+	const char *slash = strrchr(e->key, '/');
+
+	return slash ? slash + 1 : e->key;
+}
+
+/* The instance an identity names: N of "UID/C/N", N-1 of "UID/C/prevN"; -1 if none. */
+static int identity_instance(const char *identity)
+{
+	const char *last = identity ? strrchr(identity, '/') : NULL;
+	char *end;
+	long n;
+	bool prev;
+
+	if (!last)
+		return -1;
+	prev = strncmp(last + 1, "prev", 4) == 0;
+	n = strtol(last + 1 + (prev ? 4 : 0), &end, 10);
+	if (end == last + 1 + (prev ? 4 : 0) || *end || n < 0 || n > 1000000000)
+		return -1;
+	return (int)n - (prev ? 1 : 0);
 }
 
 bool logkeep_meta_is(const struct logkeep_meta *m, const char *identity)
@@ -183,6 +225,8 @@ static void meta_write(struct strbuf *sb, const struct logkeep_meta *m)
 		      "job_uid %s\npod_uid %s\ninstance %d\nfinished %" PRId64 "\nmain %d\n",
 		      m->ns, m->job, m->kind, m->pod, m->container, m->job_uid, m->pod_uid,
 		      m->instance, m->finished, m->main ? 1 : 0);
+	strbuf_printf(sb, "started %" PRId64 "\nexit %d\nreason %s\n", m->started, m->exit_code,
+		      m->reason);
 }
 
 /* Parses text (NUL-terminated, modified) into m, whose strings point into text. */
@@ -222,6 +266,12 @@ static int meta_parse(char *text, struct logkeep_meta *m)
 			m->finished = strtoll(v, NULL, 10);
 		else if (strcmp(line, "main") == 0)
 			m->main = strcmp(v, "1") == 0;
+		else if (strcmp(line, "started") == 0)
+			m->started = strtoll(v, NULL, 10), fields--;   /* optional: not in 1's first */
+		else if (strcmp(line, "exit") == 0)
+			m->exit_code = atoi(v), fields--;
+		else if (strcmp(line, "reason") == 0)
+			snprintf(m->reason, sizeof(m->reason), "%s", v), fields--;
 		else
 			fields--;   /* a later version's: ignored */
 	}
@@ -250,6 +300,18 @@ static int by_use(const void *a, const void *b)
 	return x->used < y->used ? -1 : x->used > y->used;
 }
 
+/* An earlier arenafs' copy, CONTAINER and CONTAINER.meta (one per container): renamed
+ * to CONTAINER.N, the name of its instance, the log first. */
+static bool migrate(int podfd, const char *old, const char *name)
+{
+	char old_meta[300], meta[300];
+
+	snprintf(old_meta, sizeof(old_meta), "%s.meta", old);
+	snprintf(meta, sizeof(meta), "%s.meta", name);
+	return renameat(podfd, old, podfd, name) == 0 &&
+	       renameat(podfd, old_meta, podfd, meta) == 0;
+}
+
 /* Reads the meta file name (in the pod directory podfd) and adds what it describes. */
 static void scan_meta(int podfd, const char *rel, const char *name, struct scan *s)
 {
@@ -271,10 +333,15 @@ static void scan_meta(int podfd, const char *rel, const char *name, struct scan 
 	memcpy(log_name, name, len);
 	log_name[len] = '\0';
 	/* the meta file must describe the copy where it lies */
-	if (meta_parse(text, &m) < 0 || !meta_names_ok(&m) || strcmp(m.container, log_name) != 0 ||
-	    make_key(&key, m.ns, m.job, m.pod, m.container) < 0 ||
-	    strncmp(key.buf, rel, strlen(rel)) != 0 || strcmp(key.buf + strlen(rel), log_name) != 0 ||
-	    fstatat(podfd, log_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+	if (meta_parse(text, &m) < 0 || !meta_names_ok(&m) || meta_key(&key, &m) < 0 ||
+	    strncmp(key.buf, rel, strlen(rel)) != 0)
+		goto out;
+	if (strcmp(log_name, m.container) == 0 && !migrate(podfd, log_name, key.buf + strlen(rel)))
+		goto out;
+	if (strcmp(key.buf + strlen(rel), log_name) != 0 && strcmp(log_name, m.container) != 0)
+		goto out;
+	if (fstatat(podfd, key.buf + strlen(rel), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
 		goto out;
 	if (s->n == s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 64;
@@ -349,17 +416,18 @@ static void scan_dir(int dirfd, int depth, const char *rel, struct scan *s)
 /* ---- deleting ---- */
 
 /* Deletes a copy and its meta file, then the directories left empty. Under k->mu. */
-static void delete_copy(struct logkeep *k, const struct logkeep_meta *m)
+static void delete_copy(struct logkeep *k, const struct logkeep_entry *e)
 {
+	const struct logkeep_meta *m = &e->meta;
 	char meta[300];
 	int podfd = open_pod_dir(k, m->ns, m->job, m->pod, false);
 	int jobfd, nsfd;
 
 	if (podfd < 0)
 		return;
-	snprintf(meta, sizeof(meta), "%s.meta", m->container);
+	snprintf(meta, sizeof(meta), "%s.meta", file_of(e));
 	unlinkat(podfd, meta, 0);
-	unlinkat(podfd, m->container, 0);
+	unlinkat(podfd, file_of(e), 0);
 	close(podfd);
 	/* rmdir fails on a directory that still holds something: that is the test */
 	nsfd = open_dir_at(k->dirfd, m->ns, false);
@@ -375,13 +443,33 @@ static void delete_copy(struct logkeep *k, const struct logkeep_meta *m)
 	unlinkat(k->dirfd, m->ns, AT_REMOVEDIR);
 }
 
+/* Remembers that the copy of e's instance is gone (why: 0 the budget, EFBIG too large),
+ * taking e. Under k->mu, or before k is shared. */
+static void remember_gone(struct logkeep *k, struct logkeep_entry *e, int why)
+{
+	struct logkeep_entry *forgotten = NULL;
+
+	e->size = 0;
+	e->dropped = time_now();
+	e->dropped_why = why;
+	if (logkeep_index_put(&k->gone, e, &forgotten) < 0)
+		logkeep_entry_free(e);
+	while (forgotten) {
+		struct logkeep_entry *next = forgotten->older;
+
+		logkeep_entry_free(forgotten);
+		forgotten = next;
+	}
+}
+
+/* Deletes the copies the budget dropped, and remembers them. Under k->mu. */
 static void delete_dropped(struct logkeep *k, struct logkeep_entry *dropped)
 {
 	while (dropped) {
 		struct logkeep_entry *next = dropped->older;
 
-		delete_copy(k, &dropped->meta);
-		logkeep_entry_free(dropped);
+		delete_copy(k, dropped);
+		remember_gone(k, dropped, 0);
 		dropped = next;
 	}
 }
@@ -467,10 +555,13 @@ int logkeep_open(const char *dir, const char *server, uint64_t budget, struct lo
 
 	*out = NULL;
 	if (!k || logkeep_index_init(&k->idx, budget, LOGKEEP_MAX_LOGS) < 0 ||
+	    logkeep_index_init(&k->gone, UINT64_MAX, LOGKEEP_MAX_DROPPED) < 0 ||
 	    asprintf(&k->dir, "%s/%016" PRIx64, dir,
 		     hash_fnv1a_str(HASH_FNV1A_INIT, server ? server : "")) < 0) {
-		if (k)
+		if (k) {
 			logkeep_index_clear(&k->idx);
+			logkeep_index_clear(&k->gone);
+		}
 		free(k);
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
@@ -505,7 +596,7 @@ int logkeep_open(const char *dir, const char *server, uint64_t budget, struct lo
 		struct logkeep_entry *dropped = NULL;
 
 		if (logkeep_index_put(&k->idx, s.f[i].e, &dropped) < 0) {
-			delete_copy(k, &s.f[i].e->meta);
+			delete_copy(k, s.f[i].e);
 			logkeep_entry_free(s.f[i].e);
 		}
 		delete_dropped(k, dropped);
@@ -522,6 +613,7 @@ void logkeep_free(struct logkeep *k)
 	if (!k)
 		return;
 	logkeep_index_clear(&k->idx);
+	logkeep_index_clear(&k->gone);
 	if (k->dirfd >= 0)
 		close(k->dirfd);
 	pthread_mutex_destroy(&k->mu);
@@ -549,9 +641,10 @@ static struct logkeep_entry *find_ref(struct logkeep *k, const struct logkeep_re
 {
 	struct strbuf key = STRBUF_INIT;
 	struct logkeep_entry *e = NULL;
+	int instance = identity_instance(r->identity);
 
-	if (r->ns && r->job && r->pod && r->container &&
-	    make_key(&key, r->ns, r->job, r->pod, r->container) == 0)
+	if (r->ns && r->job && r->pod && r->container && instance >= 0 &&
+	    make_key(&key, r->ns, r->job, r->pod, r->container, instance) == 0)
 		e = logkeep_index_find(&k->idx, key.buf);
 	strbuf_free(&key);
 	return e && logkeep_meta_is(&e->meta, r->identity) ? e : NULL;
@@ -588,7 +681,7 @@ int logkeep_open_log(struct logkeep *k, const struct logkeep_ref *r, int *fd, ui
 	}
 	podfd = open_pod_dir(k, e->meta.ns, e->meta.job, e->meta.pod, false);
 	if (podfd >= 0) {
-		*fd = openat(podfd, e->meta.container, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		*fd = openat(podfd, file_of(e), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		close(podfd);
 	}
 	if (*fd < 0 || fstat(*fd, &st) < 0 || (uint64_t)st.st_size != e->size) {
@@ -609,38 +702,80 @@ out:
 	return ret;
 }
 
-size_t logkeep_of_job(struct logkeep *k, const char *ns, int kind, const char *job,
-		      const char *job_uid, struct logkeep_entry ***out)
-{
-	struct logkeep_entry **arr = NULL;
-	size_t n = 0, cap = 0;
+struct entries {
+	struct logkeep_entry **arr;
+	size_t n, cap;
+};
 
-	*out = NULL;
-	pthread_mutex_lock(&k->mu);
-	for (struct logkeep_entry *e = logkeep_index_job_chain(&k->idx, job_uid); e; e = e->jnext) {
+/* Appends copies of x's entries of the job (and of the pod pod_uid unless NULL). Under
+ * k->mu. false when out of memory. */
+static bool collect(struct logkeep_index *x, const char *ns, int kind, const char *job,
+		    const char *job_uid, const char *pod_uid, struct entries *out)
+{
+	for (struct logkeep_entry *e = logkeep_index_job_chain(x, job_uid); e; e = e->jnext) {
 		const struct logkeep_meta *m = &e->meta;
 		struct logkeep_entry *copy;
 
 		if (m->kind != kind || strcmp(m->ns, ns) != 0 || strcmp(m->job, job) != 0 ||
-		    strcmp(m->job_uid, job_uid) != 0)
+		    strcmp(m->job_uid, job_uid) != 0 || (pod_uid && strcmp(m->pod_uid, pod_uid) != 0))
 			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct logkeep_entry **na = realloc(arr, nc * sizeof(*na));
+		if (out->n == out->cap) {
+			size_t nc = out->cap ? out->cap * 2 : 8;
+			struct logkeep_entry **na = realloc(out->arr, nc * sizeof(*na));
 
 			if (!na)
-				break;
-			arr = na;
-			cap = nc;
+				return false;
+			out->arr = na;
+			out->cap = nc;
 		}
 		copy = logkeep_entry_new(e->key, m, e->size);
 		if (!copy)
-			break;
-		arr[n++] = copy;
+			return false;
+		copy->dropped = e->dropped;
+		copy->dropped_why = e->dropped_why;
+		out->arr[out->n++] = copy;
 	}
+	return true;
+}
+
+size_t logkeep_of_job(struct logkeep *k, const char *ns, int kind, const char *job,
+		      const char *job_uid, struct logkeep_entry ***out)
+{
+	struct entries got = {NULL, 0, 0};
+
+	pthread_mutex_lock(&k->mu);
+	collect(&k->idx, ns, kind, job, job_uid, NULL, &got);
 	pthread_mutex_unlock(&k->mu);
-	*out = arr;
-	return n;
+	*out = got.arr;
+	return got.n;
+}
+
+size_t logkeep_of_pod(struct logkeep *k, const char *ns, int kind, const char *job,
+		      const char *job_uid, const char *pod_uid, struct logkeep_entry ***out)
+{
+	struct entries got = {NULL, 0, 0};
+
+	pthread_mutex_lock(&k->mu);
+	if (collect(&k->idx, ns, kind, job, job_uid, pod_uid, &got))
+		collect(&k->gone, ns, kind, job, job_uid, pod_uid, &got);
+	pthread_mutex_unlock(&k->mu);
+	*out = got.arr;
+	return got.n;
+}
+
+void logkeep_not_kept(struct logkeep *k, const struct logkeep_meta *meta, int why)
+{
+	struct strbuf key = STRBUF_INIT;
+	struct logkeep_entry *e = NULL;
+
+	if (meta_key(&key, meta) == 0)
+		e = logkeep_entry_new(key.buf, meta, 0);
+	strbuf_free(&key);
+	if (!e)
+		return;
+	pthread_mutex_lock(&k->mu);
+	remember_gone(k, e, why);
+	pthread_mutex_unlock(&k->mu);
 }
 
 void logkeep_entries_free(struct logkeep_entry **e, size_t n)
@@ -683,7 +818,7 @@ void logkeep_discard(struct logkeep *k, const char *name)
 }
 
 /* Writes the meta file of m next to its copy: a temporary file renamed into place. */
-static int put_meta(struct logkeep *k, int podfd, const struct logkeep_meta *m)
+static int put_meta(struct logkeep *k, int podfd, const char *file, const struct logkeep_meta *m)
 {
 	struct strbuf text = STRBUF_INIT;
 	char tmp[32], meta[300];
@@ -702,7 +837,7 @@ static int put_meta(struct logkeep *k, int podfd, const struct logkeep_meta *m)
 	ret = fd_write_all(fd, text.buf, text.len, -1);
 	close(fd);
 	strbuf_free(&text);
-	snprintf(meta, sizeof(meta), "%s.meta", m->container);
+	snprintf(meta, sizeof(meta), "%s.meta", file);
 	if (ret == 0 && renameat(k->dirfd, tmp, podfd, meta) < 0)
 		ret = -errno;
 	if (ret < 0)
@@ -722,7 +857,7 @@ int logkeep_commit(struct logkeep *k, const struct logkeep_meta *meta, const cha
 		logkeep_discard(k, name);
 		return -EINVAL;
 	}
-	ret = make_key(&key, meta->ns, meta->job, meta->pod, meta->container);
+	ret = meta_key(&key, meta);
 	if (ret == 0 && !(e = logkeep_entry_new(key.buf, meta, size)))
 		ret = -ENOMEM;
 	strbuf_free(&key);
@@ -741,20 +876,25 @@ int logkeep_commit(struct logkeep *k, const struct logkeep_meta *meta, const cha
 		ret = podfd;
 		goto fail;
 	}
-	/* the old meta goes first: a copy and a meta file that disagree never exist */
-	snprintf(old_meta, sizeof(old_meta), "%s.meta", meta->container);
+	/* an older copy of this instance (fetched again): its meta goes first, so that a
+	 * copy and a meta file that disagree never exist */
+	snprintf(old_meta, sizeof(old_meta), "%s.meta", file_of(e));
 	unlinkat(podfd, old_meta, 0);
 	if ((old = logkeep_index_find(&k->idx, e->key))) {
 		logkeep_index_remove(&k->idx, old);
 		logkeep_entry_free(old);
 	}
-	if (renameat(k->dirfd, name, podfd, meta->container) < 0) {
+	if ((old = logkeep_index_find(&k->gone, e->key))) {
+		logkeep_index_remove(&k->gone, old);
+		logkeep_entry_free(old);
+	}
+	if (renameat(k->dirfd, name, podfd, file_of(e)) < 0) {
 		ret = -errno;
 		goto fail;
 	}
-	ret = put_meta(k, podfd, meta);
+	ret = put_meta(k, podfd, file_of(e), meta);
 	if (ret < 0) {
-		unlinkat(podfd, meta->container, 0);
+		unlinkat(podfd, file_of(e), 0);
 		close(podfd);
 		logkeep_entry_free(e);
 		pthread_mutex_unlock(&k->mu);

@@ -7,8 +7,9 @@
  * Layout, below DIR ($XDG_CACHE_HOME/arenafs/logs, else ~/.cache/arenafs/logs):
  *
  *     DIR/CLUSTER/server.url                   the API server's URL, for people
- *     DIR/CLUSTER/NS/JOB/POD/CONTAINER         the log, as kubectl logs prints it
- *     DIR/CLUSTER/NS/JOB/POD/CONTAINER.meta    which instance it is (text, below)
+ *     DIR/CLUSTER/NS/JOB/POD/CONTAINER.N       the log of instance N (restartCount),
+ *                                              as kubectl logs prints it
+ *     DIR/CLUSTER/NS/JOB/POD/CONTAINER.N.meta  which instance it is (logkeep.c)
  *
  * CLUSTER is 16 hex digits of a hash of the server's URL, so that two clusters never
  * share copies; the uids in the meta file tell a copy from another cluster at the same
@@ -33,6 +34,7 @@
 #include "render/render.h"
 
 #define LOGKEEP_MAX_LOGS 20000   /* the index costs about 250 bytes a log */
+#define LOGKEEP_MAX_DROPPED 4096 /* copies dropped, remembered (memory only) */
 /* Of what the disk holds, 1/SLACK is left for meta files, directories and blocks. */
 #define LOGKEEP_DISK_SLACK 8
 
@@ -67,14 +69,22 @@ int logkeep_open_log(struct logkeep *k, const struct logkeep_ref *r, int *fd, ui
 size_t logkeep_of_job(struct logkeep *k, const char *ns, int kind, const char *job,
 		      const char *job_uid, struct logkeep_entry ***out);
 void logkeep_entries_free(struct logkeep_entry **e, size_t n);
+/* The copies of one pod's instances (every attempt's log: instances/POD/attempts/),
+ * kept or dropped (->dropped set, size 0): those it remembers dropping, the newest
+ * LOGKEEP_MAX_DROPPED since the mount. Copies for the caller, in no order. */
+size_t logkeep_of_pod(struct logkeep *k, const char *ns, int kind, const char *job,
+		      const char *job_uid, const char *pod_uid, struct logkeep_entry ***out);
+/* An instance's log that will not be kept (why: EFBIG, larger than keep_logs):
+ * remembered as a dropped copy is, so that its attempt says so. */
+void logkeep_not_kept(struct logkeep *k, const struct logkeep_meta *meta, int why);
 /* Whether the kept meta stands for the identity of a log node (above). */
 bool logkeep_meta_is(const struct logkeep_meta *m, const char *identity);
 
 /* A new temporary file in DIR/CLUSTER for a copy being written: its fd, and its
  * name in name (at least 32 bytes). */
 int logkeep_tmp(struct logkeep *k, char *name, size_t name_size);
-/* Puts the temporary file name (size bytes) in place as the copy meta describes,
- * replacing an older copy of that container, and deletes the least recently used
+/* Puts the temporary file name (size bytes) in place as the copy meta describes
+ * (replacing an older copy of that instance), and deletes the least recently used
  * beyond the budget. The temporary file is gone afterwards, kept or not. -EINVAL
  * for a name that is not a path component, -EFBIG when it alone passes the budget. */
 int logkeep_commit(struct logkeep *k, const struct logkeep_meta *meta, const char *name,

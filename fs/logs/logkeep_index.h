@@ -6,7 +6,7 @@
  * holds its mutex around every call and deletes the files of what is dropped.
  *
  * An entry is found by its key, the copy's path below the cluster's directory
- * ("NS/JOB/POD/CONTAINER"), in a hash table, and a job's entries by the job's uid
+ * ("NS/JOB/POD/CONTAINER.N", N the instance's restartCount), in a hash table, and a job's entries by the job's uid
  * in a second one (a listing of instances/ asks for them); the LRU order is a
  * doubly-linked list, newest first. Tested by tests/unit/test_fs_logkeep_index.c.
  */
@@ -25,12 +25,21 @@ struct logkeep_meta {
 	int instance;                /* the container's restartCount when it terminated */
 	int64_t finished;            /* its finishedAt (Unix seconds), 0 unknown */
 	bool main;                   /* the job's main instance then (jobs/NAME/logs) */
+	/* how the instance ended (its containerStatus' terminated state): an attempt's info */
+	int64_t started;             /* startedAt, 0 unknown */
+	int exit_code;
+	char reason[40];             /* Error, OOMKilled, Completed, ... or "" */
 };
 
 struct logkeep_entry {
-	char *key;                   /* "NS/JOB/POD/CONTAINER" */
+	char *key;                   /* "NS/JOB/POD/CONTAINER.N" */
 	uint64_t size;               /* bytes of the log */
 	struct logkeep_meta meta;
+	/* In the index of dropped copies (logkeep.c) only: when the copy went, and why:
+	 * 0 for the budget (the least recently used out), EFBIG for a log larger than
+	 * keep_logs, never written. 0 in the index of copies kept. */
+	int64_t dropped;
+	int dropped_why;
 	struct logkeep_entry *newer, *older;   /* LRU list */
 	struct logkeep_entry *hnext;           /* hash chain by key */
 	struct logkeep_entry *jnext;           /* hash chain by job uid */

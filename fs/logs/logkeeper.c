@@ -13,6 +13,13 @@
  * runs on a FUSE worker, and only changes seen while mounted start a fetch: a
  * mount does not download every log the cluster holds.
  *
+ * Every attempt: a container that ended and was restarted before the keeper saw it
+ * terminated (a kubelet restarts it at once) still has that instance as its
+ * lastState, whose log the kubelet serves as previous=true until the next restart:
+ * a pod whose main container has a terminated lastState not kept yet has it fetched
+ * so, once. Each instance is a copy of its own (logkeep.h), so the pod's attempts
+ * all stay, within the budget.
+ *
  * A copy that cannot be written (a full disk: ENOSPC) is a warning in the daemon's
  * log, shrinks the budget to what the disk holds (logkeep.h), and is tried once more
  * from the bytes already fetched when it fits then; cluster/health and info say
@@ -65,6 +72,7 @@ struct fetch {
 	struct logkeep_meta meta;       /* strings owned (strs) */
 	char *strs;
 	char *container_id;
+	bool previous;                  /* the instance before the current (lastState) */
 	uint64_t id;                    /* hash of the instance */
 	bool too_big;                   /* kp->w.mu */
 };
@@ -135,6 +143,12 @@ static void mark_tried(struct logkeeper *kp, uint64_t id)
 	kp->tried[id % KEEPER_TRIED_SLOTS] = id;
 }
 
+static void untry(struct logkeeper *kp, uint64_t id)
+{
+	if (tried(kp, id))
+		kp->tried[id % KEEPER_TRIED_SLOTS] = 0;
+}
+
 /* The job a pod belongs to (its kind may be unknown when only a label names it). */
 static const struct job *job_of_pod(struct fs *fs, const struct pod *pod)
 {
@@ -168,13 +182,27 @@ static void fetch_free(struct fetch *f)
 	free(f);
 }
 
-/* A fetch of the pod's main container's log when it has terminated; NULL when there
- * is nothing to fetch. Under the cache's read lock. */
-static struct fetch *candidate(struct fs *fs, const char *ns, const char *name)
+/* The reason as a meta file keeps it: one word (letters and digits), at most 39. */
+static void reason_word(char *out, size_t size, const char *reason)
+{
+	size_t n = 0;
+
+	for (const char *r = reason ? reason : ""; *r && n + 1 < size; r++)
+		if ((*r >= 'a' && *r <= 'z') || (*r >= 'A' && *r <= 'Z') || (*r >= '0' && *r <= '9'))
+			out[n++] = *r;
+	out[n] = '\0';
+}
+
+/* A fetch of the pod's main container's log: of its current instance when it has
+ * terminated, or (previous) of the instance before, its lastState; NULL when there is
+ * nothing to fetch. Under the cache's read lock. */
+static struct fetch *candidate(struct fs *fs, const char *ns, const char *name, bool previous)
 {
 	const struct pod *pod = cache_find_pod(fs->cache, ns, name);
 	const struct job *job;
 	const struct container *c;
+	const struct container_state *st;
+	const char *cid;
 	struct fetch *f;
 	char *p;
 	size_t len;
@@ -186,11 +214,13 @@ static struct fetch *candidate(struct fs *fs, const char *ns, const char *name)
 	if (ci < 0)
 		return NULL;
 	c = &pod->containers[ci];
-	if (c->state.kind != CONTAINER_TERMINATED)
+	st = previous ? &c->last_state : &c->state;
+	if (st->kind != CONTAINER_TERMINATED || (previous && c->restart_count < 1))
 		return NULL;
+	cid = previous ? st->container_id : c->container_id;
 	f = calloc(1, sizeof(*f));
 	len = strlen(ns) + strlen(job->meta.name) + strlen(pod->meta.name) + strlen(c->name) +
-	      strlen(job->meta.uid) + strlen(pod->meta.uid) + strlen(c->container_id) + 7;
+	      strlen(job->meta.uid) + strlen(pod->meta.uid) + strlen(cid) + 7;
 	if (!f || !(f->strs = malloc(len))) {
 		free(f);
 		return NULL;
@@ -203,11 +233,15 @@ static struct fetch *candidate(struct fs *fs, const char *ns, const char *name)
 	TAKE(f->meta.container, c->name);
 	TAKE(f->meta.job_uid, job->meta.uid);
 	TAKE(f->meta.pod_uid, pod->meta.uid);
-	TAKE(f->container_id, c->container_id);
+	TAKE(f->container_id, cid);
 #undef TAKE
+	f->previous = previous;
 	f->meta.kind = job->kind;
-	f->meta.instance = c->restart_count;
-	f->meta.finished = c->state.finished;
+	f->meta.instance = previous ? c->restart_count - 1 : c->restart_count;
+	f->meta.finished = st->finished;
+	f->meta.started = st->started;
+	f->meta.exit_code = st->exit_code;
+	reason_word(f->meta.reason, sizeof(f->meta.reason), st->reason);
 	f->meta.main = is_main_pod(fs, job, pod);
 	return f;
 }
@@ -240,8 +274,10 @@ static void fetch_appended(void *arg, uint64_t new_size)
 	pthread_mutex_unlock(&kp->w.mu);
 }
 
-/* Looks at one pod; starts a fetch when it has a terminated instance to keep. */
-static void consider(struct logkeeper *kp, const char *ns, const char *pod)
+/* Looks at one pod's current or (previous) last instance; starts a fetch when it has
+ * ended and is not kept. */
+static void consider_instance(struct logkeeper *kp, const char *ns, const char *pod,
+			      bool previous)
 {
 	struct fs *fs = kp->fs;
 	struct logstream_key key;
@@ -253,7 +289,7 @@ static void consider(struct logkeeper *kp, const char *ns, const char *pod)
 	struct logkeep_ref ref;
 
 	cache_read_lock(fs->cache);
-	f = candidate(fs, ns, pod);
+	f = candidate(fs, ns, pod, previous);
 	cache_read_unlock(fs->cache);
 	if (!f)
 		return;
@@ -273,6 +309,7 @@ static void consider(struct logkeeper *kp, const char *ns, const char *pod)
 	key.pod = f->meta.pod;
 	key.container = f->meta.container;
 	key.container_id = f->container_id;
+	key.previous = f->previous;
 	key.finished = true;
 	k8s_error_clear(&err);
 	if (logstream_open(fs->streams, fs->client, &key, fetch_appended, f, &f->ls, &err) < 0) {
@@ -287,10 +324,18 @@ skip:
 	fetch_free(f);
 }
 
+/* Looks at one pod: its main container's instance that ended, and the one before. */
+static void consider(struct logkeeper *kp, const char *ns, const char *pod)
+{
+	consider_instance(kp, ns, pod, false);
+	consider_instance(kp, ns, pod, true);
+}
+
 /* ---- keeping what was fetched ---- */
 
-/* Is the instance fetched still the container's latest? A restart between the end and
- * the request would have given the next instance's log. */
+/* Is the instance fetched still the one the request named? A restart between the end
+ * and the request would have given the next instance's log (or, for previous, the
+ * instance after it). */
 static bool still_that_instance(struct fs *fs, const struct fetch *f)
 {
 	const struct pod *pod;
@@ -301,7 +346,8 @@ static bool still_that_instance(struct fs *fs, const struct fetch *f)
 	if (pod && strcmp(pod->meta.uid, f->meta.pod_uid) == 0)
 		for (size_t i = 0; i < pod->n_containers; i++)
 			if (strcmp(pod->containers[i].name, f->meta.container) == 0)
-				same = pod->containers[i].restart_count == f->meta.instance;
+				same = pod->containers[i].restart_count ==
+				       f->meta.instance + (f->previous ? 1 : 0);
 	cache_read_unlock(fs->cache);
 	return same;
 }
@@ -366,16 +412,22 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 	if (too_big) {
 		say(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
 		    f->meta.pod);
+		logkeep_not_kept(fs->keep, &f->meta, EFBIG);
 	} else if (logstream_health(f->ls) != LOGSTREAM_OK || why[0]) {
 		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
 		    why[0] ? why : "the stream failed");
 	} else if (!still_that_instance(fs, f)) {
 		say(LOG_DEBUG, "log of %s/%s not kept: the container restarted meanwhile",
 		    f->meta.ns, f->meta.pod);
+		/* it is the instance before now: fetched again as previous */
+		if (!f->previous)
+			untry(kp, f->id);
 	} else if ((ret = keep_fitted(fs, f, logstream_size(f->ls))) == -EINVAL || ret == -EFBIG) {
 		/* a name that cannot be a path component, a log over keep_logs: this log's */
 		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
 		    strerror(-ret));
+		if (ret == -EFBIG)
+			logkeep_not_kept(fs->keep, &f->meta, EFBIG);
 	} else if (ret < 0) {
 		/* the disk's: the logs after it will fail alike (ENOSPC, EDQUOT, EIO, EROFS) */
 		logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());

@@ -1,6 +1,8 @@
 /*
  * May these credentials create jobs in a namespace? namespaces/NS/submit/ asks
- * before it takes a new entry (docs/submit.md, "namespaces/NS/submit/"). The API
+ * before it takes a new entry (docs/submit.md, "namespaces/NS/submit/"). And may
+ * they patch a kind of job there? jobs/NAME/suspend asks for its mode and before
+ * its write's PATCH (docs/tree.md, "jobs/NAME/suspend"). The API
  * server answers a SelfSubjectAccessReview (k8s_access_review) per job kind the
  * cluster serves, in kinds.h's order, until one says yes: a user may be allowed
  * PyTorchJobs and not TFJobs. The answer is kept per namespace for a while, so that
@@ -34,10 +36,10 @@
 #define ACCESS_ALLOWED_TTL_S 60
 #define ACCESS_DENIED_TTL_S  10
 #define ACCESS_MAX           256  /* namespaces remembered; the oldest answer goes first */
-#define ACCESS_NS_MAX        64   /* a namespace is a DNS label: 63 bytes */
+#define ACCESS_KEY_MAX       192  /* "create NS" or "patch PLURAL.GROUP NS" */
 
 struct access_answer {
-	char ns[ACCESS_NS_MAX];
+	char key[ACCESS_KEY_MAX];    /* the question and its namespace */
 	int64_t until;               /* time_now() after which it is asked again */
 	bool allowed;
 	char why[ACCESS_WHY_MAX];    /* the no, for namespaces/NS/submit/error */
@@ -68,24 +70,24 @@ void access_free(struct access_cache *c)
 	free(c);
 }
 
-/* The slot of ns, or NULL. Under the lock. */
-static struct access_answer *find(struct access_cache *c, const char *ns)
+/* The slot of key, or NULL. Under the lock. */
+static struct access_answer *find(struct access_cache *c, const char *key)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->a[i].ns, ns) == 0)
+		if (strcmp(c->a[i].key, key) == 0)
 			return &c->a[i];
 	return NULL;
 }
 
-static void remember(struct access_cache *c, const char *ns, bool allowed, const char *why,
+static void remember(struct access_cache *c, const char *key, bool allowed, const char *why,
                      int ttl)
 {
 	struct access_answer *a;
 
-	if (strlen(ns) >= ACCESS_NS_MAX)
+	if (strlen(key) >= ACCESS_KEY_MAX)
 		return;
 	pthread_mutex_lock(&c->lock);
-	a = find(c, ns);
+	a = find(c, key);
 	if (!a && c->n < ACCESS_MAX) {
 		a = &c->a[c->n++];
 	} else if (!a) {
@@ -94,21 +96,21 @@ static void remember(struct access_cache *c, const char *ns, bool allowed, const
 			if (c->a[i].until < a->until)
 				a = &c->a[i];
 	}
-	snprintf(a->ns, sizeof(a->ns), "%s", ns);
+	snprintf(a->key, sizeof(a->key), "%s", key);
 	a->until = time_now() + ttl;
 	a->allowed = allowed;
 	snprintf(a->why, sizeof(a->why), "%s", allowed ? "" : why);
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* A fresh answer for ns: 1 yes, 0 no (why filled), -1 none. */
-static int recall(struct access_cache *c, const char *ns, char *why, size_t size)
+/* A fresh answer for key: 1 yes, 0 no (why filled), -1 none. */
+static int recall(struct access_cache *c, const char *key, char *why, size_t size)
 {
 	struct access_answer *a;
 	int ret = -1;
 
 	pthread_mutex_lock(&c->lock);
-	a = find(c, ns);
+	a = find(c, key);
 	if (a && a->until > time_now()) {
 		ret = a->allowed;
 		snprintf(why, size, "%s", a->why);
@@ -117,15 +119,41 @@ static int recall(struct access_cache *c, const char *ns, char *why, size_t size
 	return ret;
 }
 
-void access_forget(struct fs *fs, const char *ns)
+static void forget(struct access_cache *c, const char *key)
 {
 	struct access_answer *a;
 
-	pthread_mutex_lock(&fs->access->lock);
-	a = find(fs->access, ns);
+	pthread_mutex_lock(&c->lock);
+	a = find(c, key);
 	if (a)
 		a->until = 0;
-	pthread_mutex_unlock(&fs->access->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void create_key(char *key, size_t size, const char *ns)
+{
+	snprintf(key, size, "create %s", ns);
+}
+
+static void patch_key(char *key, size_t size, const struct job_kind_info *ki, const char *ns)
+{
+	snprintf(key, size, "patch %s.%s %s", ki->plural, ki->group, ns);
+}
+
+void access_forget(struct fs *fs, const char *ns)
+{
+	char key[ACCESS_KEY_MAX];
+
+	create_key(key, sizeof(key), ns);
+	forget(fs->access, key);
+}
+
+void access_forget_patch(struct fs *fs, const char *ns, int kind)
+{
+	char key[ACCESS_KEY_MAX];
+
+	patch_key(key, sizeof(key), kinds_info((enum job_kind)kind), ns);
+	forget(fs->access, key);
 }
 
 /* "tfjobs.kubeflow.org" of each kind asked about, comma-joined, for the no. */
@@ -181,21 +209,64 @@ static int ask(struct fs *fs, const char *ns, char *why, size_t size)
 	return 0;
 }
 
-int access_create_jobs(struct fs *fs, const char *ns, char *why, size_t size)
+/* May the credentials patch a kind in ns: 1 yes, 0 no (why filled), -1 cannot tell. */
+static int ask_patch(struct fs *fs, const struct job_kind_info *ki, const char *ns, char *why,
+                     size_t size)
+{
+	struct k8s_access a;
+	struct k8s_error err;
+
+	k8s_error_clear(&err);
+	if (k8s_access_review(fs->client, "patch", ki->group, ki->plural, ns, &a, &err))
+		return -1;
+	if (a.allowed)
+		return 1;
+	snprintf(why, size,
+	         "these credentials may not patch %s.%s in namespace %s%s%s (kubectl auth can-i "
+	         "patch %s.%s -n %s); the namespace's administrators can grant it with a "
+	         "RoleBinding",
+	         ki->plural, ki->group, ns, a.reason[0] ? ": " : "", a.reason, ki->plural, ki->group,
+	         ns);
+	return 0;
+}
+
+/* The answer to the question of key, kept, else asked (ask_create or ask_patch with ki). */
+static int answer(struct fs *fs, const char *key, const struct job_kind_info *ki,
+                  const char *ns, char *why, size_t size)
 {
 	struct cache_health h;
 	int answer;
 
 	why[0] = '\0';
-	answer = recall(fs->access, ns, why, size);
+	answer = recall(fs->access, key, why, size);
 	if (answer >= 0)
 		return answer ? 0 : -EACCES;
 	/* A cluster that cannot be reached cannot tell: no request_timeout per file. */
 	cache_get_health(fs->cache, &h);
-	answer = h.connected ? ask(fs, ns, why, size) : -1;
-	if (answer == 0)
+	answer = !h.connected ? -1 : ki ? ask_patch(fs, ki, ns, why, size) : ask(fs, ns, why, size);
+	/* a refused submission is news; a read-only suspend file is not */
+	if (answer == 0 && !ki)
 		say(LOG_INFO, "namespaces/%s/submit/ refused: %s", ns, why);
-	remember(fs->access, ns, answer != 0, why,
+	remember(fs->access, key, answer != 0, why,
 	         answer > 0 ? ACCESS_ALLOWED_TTL_S : ACCESS_DENIED_TTL_S);
 	return answer ? 0 : -EACCES;
+}
+
+int access_create_jobs(struct fs *fs, const char *ns, char *why, size_t size)
+{
+	char key[ACCESS_KEY_MAX];
+
+	create_key(key, sizeof(key), ns);
+	return answer(fs, key, NULL, ns, why, size);
+}
+
+int access_patch_jobs(struct fs *fs, const char *ns, int kind, char *why, size_t size)
+{
+	const struct job_kind_info *ki = kinds_info((enum job_kind)kind);
+	char key[ACCESS_KEY_MAX];
+
+	if (!ki)
+		return 0;
+	patch_key(key, sizeof(key), ki, ns);
+	return answer(fs, key, ki, ns, why, size);
 }

@@ -1,6 +1,8 @@
 /*
- * May these credentials create jobs in a namespace (access.c): a
- * SelfSubjectAccessReview asked on a FUSE worker, never under a lock, and kept.
+ * May these credentials create jobs in a namespace, or patch a kind of job there
+ * (access.c): a SelfSubjectAccessReview asked on a FUSE worker, never under a lock,
+ * and kept. Called by submit.c (namespaces/NS/submit/) and suspend.c (the mode and
+ * the write of jobs/NAME/suspend).
  */
 #ifndef ARENAFS_FS_SUBMIT_ACCESS_H
 #define ARENAFS_FS_SUBMIT_ACCESS_H
@@ -17,5 +19,11 @@ void access_free(struct access_cache *c);
 int access_create_jobs(struct fs *fs, const char *ns, char *why, size_t size);
 /* Asks again next time (a submission in ns was refused with 403). */
 void access_forget(struct fs *fs, const char *ns);
+/* 0 when the credentials may patch jobs of kind in ns (or that cannot be told now),
+ * else -EACCES with why filled (one line, for jobs/NAME/info's note). Kept a while:
+ * a stat of jobs/NAME/suspend asks once per kind and namespace, not once per stat. */
+int access_patch_jobs(struct fs *fs, const char *ns, int kind, char *why, size_t size);
+/* Asks again next time (a PATCH of that kind in ns was refused with 403). */
+void access_forget_patch(struct fs *fs, const char *ns, int kind);
 
 #endif

@@ -11,6 +11,7 @@
  * write succeeds; the table of those is a leaf lock, never held across the PATCH.
  */
 #include "fs/submit/suspend.h"
+#include "fs/submit/access.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -174,6 +175,14 @@ out:
 	return text;
 }
 
+bool suspend_writable(struct fs *fs, const struct fs_node *node)
+{
+	char why[ACCESS_WHY_MAX];
+
+	return suspend_supported(node) && access_patch_jobs(fs, node->ns, node->kind, why,
+							    sizeof(why)) == 0;
+}
+
 int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size)
 {
 	const struct job_kind_info *ki = kinds_info((enum job_kind)node->kind);
@@ -199,8 +208,12 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 		rc = k8s_error_set(&err, ENOMEM, "out of memory");
 		goto out;
 	}
+	/* Even where the mode says no (suspend_writable), the server decides: its 403
+	 * is EACCES with its own words (who may not patch what, where) for info's note. */
 	k8s_job_resource((enum job_kind)node->kind, &res);
 	rc = k8s_merge_patch(fs->client, &res, node->ns, node->job, patch, &err);
+	if (rc == -EACCES)
+		access_forget_patch(fs, node->ns, node->kind);   /* a yes gone stale */
 out:
 	free(patch);
 	remember(fs->suspends, node->uid, rc, on, &err);

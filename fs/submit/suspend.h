@@ -35,6 +35,11 @@ int suspends_note(struct fs_suspends *t, const char *uid, struct suspend_note *n
 /* Whether the job node's kind has a suspend its operator honours (kinds.h). */
 bool suspend_supported(const struct fs_node *node);
 
+/* Whether a write can do something: the kind has a suspend and the credentials may
+ * patch its jobs in the node's namespace (access.h: a SelfSubjectAccessReview, kept a
+ * while; on a FUSE worker, no lock held). The file's mode: 0644, else 0444. */
+bool suspend_writable(struct fs *fs, const struct fs_node *node);
+
 /* What a write says: "1" or "0", then at most a newline (echo's). 0 with *on set, or
  * -EINVAL with err filled. Pure. */
 int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err);

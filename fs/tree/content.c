@@ -20,6 +20,7 @@
 #include "fs/tree/model.h"
 #include "fs/submit/suspend.h"
 #include "fs/tree/view.h"
+#include "fs/tree/attempts.h"
 #include "fs/tree/listing.h"
 #include "fs/code/codetree.h"
 #include "fs/logs/logfile.h"
@@ -159,9 +160,13 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	struct data_view v = {0};
 	const struct pvc **pvcs = NULL;
 	const struct job **jobs = NULL;
+	char why[512];
 
 	if (!node->ns)
 		return -EINVAL;
+	v.ns = node->ns;
+	if (cache_forbidden(fs->cache, CACHE_PVC, node->ns, why, sizeof(why)))
+		v.forbidden = why;
 	v.n_pvcs = cache_pvcs(fs->cache, node->ns, &pvcs);
 	v.n_jobs = cache_jobs(fs->cache, node->ns, &jobs);
 	v.pvcs = pvcs;
@@ -225,6 +230,26 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 	return 0;
 }
 
+/* An attempt's info (p, sb; both NULL: only its time) and its time: when it ended, else
+ * when it started. Under the read lock. */
+static int attempt_text(struct fs *fs, const struct fs_node *node, const struct place *p,
+			struct strbuf *sb, int64_t *mtime)
+{
+	struct attempts a;
+	const struct attempt_view *v = NULL;
+	int ret = attempts_of(fs, node, &a);
+
+	if (!ret && !(v = attempts_find(&a, node->restarts + 1)))
+		ret = -ENOENT;
+	if (!ret) {
+		*mtime = v->finished > 0 ? v->finished : v->started > 0 ? v->started : fs->started;
+		if (p)
+			p->render.attempt(sb, v);
+	}
+	attempts_free(&a);
+	return ret;
+}
+
 /* The text of a regular (non-log) file and its object's time, made by its place's
  * renderer from what its source names. Under the read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
@@ -278,6 +303,8 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	case SRC_RUNTIMES:
 		runtimes_poller_render(fs->runtimes, sb, time_now(), p->render.runtimes);
 		return 0;
+	case SRC_ATTEMPT:
+		return attempt_text(fs, node, p, sb, mtime);
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;
@@ -418,6 +445,8 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 		else if (!model_pod_kept(fs, node, mtime))   /* gone, its log kept: when it ended */
 			return -ENOENT;
 		return 0;
+	case SRC_ATTEMPT:
+		return attempt_text(fs, node, NULL, NULL, mtime);
 	case SRC_NODE:
 		if (!(kn = model_node(fs, node)))
 			return -ENOENT;
@@ -463,8 +492,9 @@ int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st)
 
 	content_stat_static(fs, type, st);
 	st->st_ino = in->ino;
-	/* the control file is writable where a write can do something (suspend.h) */
-	if (type == FS_JOB_SUSPEND && !fs->opts.readonly && suspend_supported(&in->node))
+	/* the control file is writable where a write can do something (suspend.h): a kind
+	 * with a suspend, credentials that may patch it */
+	if (type == FS_JOB_SUSPEND && !fs->opts.readonly && suspend_writable(fs, &in->node))
 		st->st_mode = S_IFREG | 0644;
 	if (fs_type_is_dir(type)) {
 		cache_read_lock(fs->cache);

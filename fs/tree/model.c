@@ -13,6 +13,7 @@
  */
 #include "fs/tree/model.h"
 #include "fs/tree/view.h"
+#include "fs/tree/attempts.h"
 #include "fs/code/codetree.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
@@ -57,7 +58,8 @@ const struct pod *model_pod(struct fs *fs, const struct fs_node *node)
 	if (!node->ns || !node->pod)
 		return NULL;
 	pod = cache_find_pod(fs->cache, node->ns, node->pod);
-	if (pod && place_of(node->type)->source == SRC_POD && !same_uid(&pod->meta, node->uid))
+	if (pod && (place_of(node->type)->source == SRC_POD ||
+		    place_of(node->type)->source == SRC_ATTEMPT) && !same_uid(&pod->meta, node->uid))
 		return NULL;
 	return pod;
 }
@@ -262,17 +264,21 @@ static bool job_has_ended(struct fs *fs, const struct job *job)
 static struct logkeep_entry *kept_pod(struct fs *fs, const struct job *job, const char *name)
 {
 	struct logkeep_entry **e = NULL, *found = NULL;
-	size_t n;
+	size_t n, best = 0;
 
 	if (!fs->keep || !job || pod_of_job(fs, job, name) || !job_has_ended(fs, job))
 		return NULL;
 	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
-	for (size_t i = 0; i < n && !found; i++)
-		if (strcmp(e[i]->meta.pod, name) == 0) {
+	/* its last attempt's (every attempt has a copy of its own) */
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(e[i]->meta.pod, name) == 0 &&
+		    (!found || e[i]->meta.instance > found->meta.instance)) {
 			found = e[i];
-			e[i] = NULL;
+			best = i;
 		}
+	if (found)
+		e[best] = NULL;
 	logkeep_entries_free(e, n);
 	return found;
 }
@@ -384,6 +390,77 @@ static bool is_other_namespace(struct fs *fs, const char *name)
 	return found;
 }
 
+/* ---- attempts/ (attempts.h) ---- */
+
+static bool attempt_exists(struct fs *fs, const struct fs_node *node)
+{
+	struct attempts a;
+	bool found = attempts_of(fs, node, &a) == 0 && attempts_find(&a, node->restarts + 1);
+
+	attempts_free(&a);
+	return found;
+}
+
+/* attempts/N/ for an attempt: its pod's names, the container and its instance, whose
+ * identity is its log's (the same as logs of that instance: one memo, one copy). */
+static int attempt_node(const struct fs_node *dir, const struct attempt_view *v,
+			struct fs_node *out)
+{
+	char id[512];
+	int ret = child_of(dir, FS_ATTEMPT_DIR, out);
+
+	if (ret)
+		return ret;
+	out->restarts = v->number - 1;
+	snprintf(id, sizeof(id), "%s/%s/%d", dir->uid ? dir->uid : "", v->container, v->number - 1);
+	if (set_str(&out->container, v->container) || set_str(&out->identity, id)) {
+		fs_node_clear(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "1", "2", ...: a number as attempts/ names it (no sign, no leading zero), else -1. */
+static int attempt_number(const char *name)
+{
+	long n = 0;
+
+	if (!name[0] || name[0] == '0' || strlen(name) > 9)
+		return -1;
+	for (const char *p = name; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return (int)n;
+}
+
+static int attempt_child(struct fs *fs, const struct fs_node *dir, const char *name,
+			 struct fs_node *out)
+{
+	struct attempts a;
+	const struct attempt_view *v;
+	int n = attempt_number(name), ret;
+
+	if (n < 1)
+		return -ENOENT;
+	ret = attempts_of(fs, dir, &a);
+	v = ret ? NULL : attempts_find(&a, n);
+	ret = ret ? ret : v ? attempt_node(dir, v, out) : -ENOENT;
+	attempts_free(&a);
+	return ret;
+}
+
+/* A file of attempts/N/: the attempt's node, its own type (restarts kept). */
+static int attempt_file(const struct fs_node *dir, enum fs_type type, struct fs_node *out)
+{
+	int ret = fs_node_copy(out, dir);
+
+	if (!ret)
+		out->type = type;
+	return ret;
+}
+
 /* ---- lookup ---- */
 
 /* Does the object a directory stands for still exist (with its identity)? */
@@ -396,6 +473,8 @@ static bool dir_exists(struct fs *fs, const struct fs_node *dir)
 		return model_job(fs, dir) != NULL;
 	case SRC_POD:
 		return model_pod(fs, dir) || model_pod_kept(fs, dir, NULL);
+	case SRC_ATTEMPT:
+		return attempt_exists(fs, dir);
 	case SRC_NODE:
 		return model_node(fs, dir) != NULL;
 	case SRC_NAMESPACE:
@@ -412,9 +491,12 @@ static int kept_child(struct fs *fs, const struct fs_node *parent, const struct 
 	struct logkeep_entry *e;
 	int ret;
 
-	if (!(p->flags & PLACE_LOG) || !(e = kept_of_pod_dir(fs, parent)))
+	if (!(p->flags & PLACE_LOG) && p->type != FS_POD_ATTEMPTS_DIR)
 		return -ENOENT;
-	ret = kept_log_node(parent, p->type, e, out);
+	if (!(e = kept_of_pod_dir(fs, parent)))
+		return -ENOENT;
+	ret = p->type == FS_POD_ATTEMPTS_DIR ? child_of(parent, p->type, out)
+					     : kept_log_node(parent, p->type, e, out);
 	logkeep_entry_free(e);
 	return ret;
 }
@@ -441,6 +523,8 @@ static int fixed_child(struct fs *fs, const struct fs_node *parent, const struct
 
 	if ((p->flags & PLACE_COMES_AND_GOES) && !model_place_exists(fs, p, parent))
 		return -ENOENT;
+	if (p->source == SRC_ATTEMPT)
+		return attempt_file(parent, p->type, out);
 	if (p->source == SRC_POD && !model_pod(fs, parent))
 		return kept_child(fs, parent, p, out);
 	if (p->flags & PLACE_LOG) {
@@ -498,6 +582,8 @@ static int object_child(struct fs *fs, const struct fs_node *parent, const char 
 		if ((pod = pod_of_job(fs, job, name)))
 			return pod_node(parent, pod, out);
 		return kept_instance(fs, parent, job, name, out);
+	case FS_POD_ATTEMPTS_DIR:
+		return dir_exists(fs, parent) ? attempt_child(fs, parent, name, out) : -ENOENT;
 	case FS_NODES_DIR:
 		kn = cache_find_node(fs->cache, name);
 		return kn ? k8s_node_node(kn, out) : -ENOENT;
@@ -713,6 +799,33 @@ static void list_namespaces(struct fs *fs, struct list_builder *b)
 	free(names);
 }
 
+/* 1, 2, ...: by number, oldest first (ls sorts them as text itself; ls -v by number). */
+static void list_attempts(struct fs *fs, const struct fs_node *dir, struct list_builder *b)
+{
+	struct attempts a;
+
+	if (!dir_exists(fs, dir)) {
+		b->err = -ENOENT;
+		return;
+	}
+	if (attempts_of(fs, dir, &a) < 0) {
+		b->err = -ENOMEM;
+		attempts_free(&a);
+		return;
+	}
+	for (size_t i = 0; i < a.n && !b->err; i++) {
+		struct fs_node node;
+		char name[16];
+
+		snprintf(name, sizeof(name), "%d", a.v[i].number);
+		if (attempt_node(dir, &a.v[i], &node) < 0)
+			b->err = -ENOMEM;
+		else
+			list_add(b, name, &node);
+	}
+	attempts_free(&a);
+}
+
 int model_list(struct fs *fs, const struct fs_node *dir, struct fs_entry **out, size_t *n)
 {
 	struct list_builder b = {NULL, 0, 0, 0};
@@ -729,6 +842,9 @@ int model_list(struct fs *fs, const struct fs_node *dir, struct fs_entry **out, 
 		break;
 	case FS_NAMESPACES_DIR:
 		list_namespaces(fs, &b);
+		break;
+	case FS_POD_ATTEMPTS_DIR:
+		list_attempts(fs, dir, &b);
 		break;
 	case FS_CODE_DIR:
 	case FS_CODE_SUBDIR:

@@ -113,8 +113,8 @@ static int gather_kept(struct fs *fs, struct fs_job_view *out)
 
 /* The end of the failed instance's log (why.c names it), when arenafs kept it: read
  * from the kept copy on disk, never from the cluster (a file's text is made from
- * what is at hand). Only the current instance of a container is kept (logkeeper.c).
- * No copy, or one that cannot be read: no tail, and why says where the log is. */
+ * what is at hand). Only a failed current instance is quoted (the one before a
+ * restart is in attempts/ and logs.previous). No copy, or one that cannot be read: no tail, and why says where the log is. */
 static int gather_log_tail(struct fs *fs, struct fs_job_view *out)
 {
 	const struct pod *pod;

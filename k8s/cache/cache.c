@@ -56,6 +56,34 @@ void cache_get_health(struct k8s_cache *c, struct cache_health *out)
 	pthread_mutex_unlock(&f->lock);
 }
 
+bool cache_forbidden(struct k8s_cache *c, enum cache_object_type type, const char *ns,
+		     char *why, size_t size)
+{
+	struct cache_feed *f = store_feed(c);
+	const struct reflector *wide = NULL, *own = NULL;
+
+	if (!f)
+		return false;
+	pthread_mutex_lock(&f->lock);
+	for (const struct reflector *r = f->reflectors; r; r = r->next) {
+		if (r->type != type)
+			continue;
+		if (!r->ns[0])
+			wide = r;
+		else if (ns && strcmp(r->ns, ns) == 0)
+			own = r;
+	}
+	/* refused in ns itself, or cluster-wide with no watch of ns to stand in */
+	if (own && !own->forbidden[0])
+		own = NULL, wide = NULL;
+	else if (!own && wide && !wide->forbidden[0])
+		wide = NULL;
+	if (own || wide)
+		snprintf(why, size, "%s", own ? own->forbidden : wide->forbidden);
+	pthread_mutex_unlock(&f->lock);
+	return own || wide;
+}
+
 /* ---- changes ---- */
 
 /* Per-namespace mode follows the namespace list: a new namespace gets its

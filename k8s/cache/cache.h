@@ -157,5 +157,11 @@ uint64_t cache_generation(struct k8s_cache *c);
 
 /* Lock-free for the caller: takes its own short lock. */
 void cache_get_health(struct k8s_cache *c, struct cache_health *out);
+/* Whether objects of type in ns are not the credentials' to list: the list answered
+ * 403 in ns, or cluster-wide with no watch of ns instead. True with the server's
+ * words in why, so that a file says so instead of looking empty. Takes f->lock (may
+ * be called under the read lock). */
+bool cache_forbidden(struct k8s_cache *c, enum cache_object_type type, const char *ns,
+		     char *why, size_t size);
 
 #endif

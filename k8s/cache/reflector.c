@@ -753,6 +753,16 @@ static bool reflector_first_list(struct reflector *r)
 		first_list_done(r, NULL);
 		return false;
 	}
+	if (err.code == 403) {
+		/* what cache_forbidden tells a file that would otherwise look empty */
+		const char *msg = err.message[0] ? err.message : "403 Forbidden";
+		size_t n = strnlen(msg, sizeof(r->forbidden) - 1);
+
+		pthread_mutex_lock(&r->feed->lock);
+		memcpy(r->forbidden, msg, n);
+		r->forbidden[n] = '\0';
+		pthread_mutex_unlock(&r->feed->lock);
+	}
 	if (err.code == 403 && type_namespaced(r->type) && !r->ns[0]) {
 		switch_to_namespaces(r);
 		set_state(r, REFLECTOR_GONE, NULL, NULL);

@@ -4,6 +4,7 @@
  * "log" stands for a failed instance's kept log, whose end why quotes; what decodes
  * becomes a job view, a node view and a data view, and every job, node and data/
  * file is rendered from it (and the tables of jobs), as the tree would show them;
+ * each pod's main container's state and last state as instances/POD/attempts/N/info;
  * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
  * and each document of check/NAME/objects.yaml).
  */
@@ -13,6 +14,7 @@
 
 #include "k8s/objects/objects.h"
 #include "render/render.h"
+#include "render/attempt.h"
 #include "render/data.h"
 #include "render/why.h"
 #include "render/job_files.h"
@@ -59,7 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nc++;
 	/* the claims with the job (mounting any of them) twice, as data/list shows them */
 	render_data_list(&sb, &(struct data_view){pvcs, nc, (const struct job *const[]){job, job},
-	                                          job ? 2 : 0, 1764669600});
+	                                          job ? 2 : 0, 1764669600, NULL, "default"});
+	/* and as when they may not be listed, the reason any bytes (a job's message) */
+	render_data_list(&sb, &(struct data_view){pvcs, nc, NULL, 0, 1764669600,
+	                                          job && job->n_conditions
+	                                                  ? job->conditions[0].message : "",
+	                                          job ? job->meta.namespace : NULL});
 	strbuf_reset(&sb);
 	for (i = 0; i < nn; i++)
 		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
@@ -84,8 +91,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_jobs_top(&sb, (const struct job_view[]){v, v}, 2);
 		strbuf_reset(&sb);
 	}
-	for (i = 0; i < np; i++)
+	for (i = 0; i < np; i++) {
 		render_pod_status(&sb, pods[i]);
+		/* its containers' states and last states as attempts (any reason, any times) */
+		for (size_t k = 0; k < pods[i]->n_containers; k++) {
+			const struct container *c = &pods[i]->containers[k];
+			const struct container_state *st[2] = {&c->state, &c->last_state};
+
+			for (int s = 0; s < 2; s++)
+				render_attempt_info(&sb, &(struct attempt_view){
+					.number = c->restart_count + 1 - s, .of = c->restart_count + 1,
+					.container = c->name, .running = st[s]->kind == CONTAINER_RUNNING,
+					.known = st[s]->kind == CONTAINER_TERMINATED,
+					.exit_code = st[s]->exit_code, .reason = st[s]->reason,
+					.started = st[s]->started, .finished = st[s]->finished,
+					.log = (enum attempt_log)((unsigned)c->restart_count % 5),
+					.size = (uint64_t)st[s]->finished, .dropped = st[s]->started,
+					.keep_logs = (uint64_t)c->gpus << 20, .now = 1764669600});
+		}
+	}
 	if (nn) {
 		render_cluster_top(&sb, nv, nn);
 		render_cluster_gpus(&sb, nv, nn);

@@ -3,11 +3,12 @@ job's operator to stop it and keep it (runPolicy.suspend, one merge patch);
 status says SUSPENDED when the operator says so, the pods go, their GPUs are
 freed; `echo 0` brings it back. On kubesim (its operator suspends as the
 training-operator does) and the real cluster (training-operator v1.9). The
-reader and viewer contexts may read and not patch: its write fails with EACCES, the job is
-untouched and its info ends with the reason (docs/tree.md, "jobs/NAME/suspend")."""
+reader and viewer contexts may read and not patch: the file is read-only (0444) for
+them, a write fails with EACCES, the job is untouched and its info ends with the reason (docs/tree.md, "jobs/NAME/suspend")."""
 
 import errno
 import os
+import stat
 import threading
 
 import pytest
@@ -101,6 +102,10 @@ def test_who_may_only_read_may_not_suspend(any_cluster, arenafs, context):
     places = [("jobs", "kept"), ("namespaces", c.namespace, "jobs", "kept")]
     where = wait_until(lambda: [p for p in places if os.path.isdir(m.path(*p))], timeout=60,
                        message="the reader to see the job")[0]
+    # read-only for who may not patch the job (a SelfSubjectAccessReview), writable
+    # for its owner
+    assert stat.S_IMODE(os.stat(m.path(*where, "suspend")).st_mode) == 0o444
+    assert stat.S_IMODE(os.stat(owner.path("jobs", "kept", "suspend")).st_mode) == 0o644
     assert write(m.path(*where, "suspend"), "1\n") == errno.EACCES
     assert suspended_in_spec(c, "kept") is False
     assert m.read(*where, "suspend") == "0\n"

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from helpers import wait_until
+from helpers import let_viewer_read, wait_until
 import jobspecs
 
 HEAD = ["NAME", "STATUS", "CAPACITY", "ACCESSMODE", "CLASS", "JOBS", "DESCRIPTION", "OWNER",
@@ -155,3 +155,77 @@ def test_data_list_shows_each_claim_its_state_and_the_jobs_that_mount_it(any_clu
     c.kubectl("delete", "pvc", "scratch", "-n", c.namespace, "--wait=false")
     wait_until(lambda: "scratch" not in table(m.read("data", "list")), timeout=60,
                message="scratch gone from data/list")
+
+
+def kubeconfig_without_claims(c, tmp_path):
+    """A real cluster's ServiceAccount that may read the test's namespace (jobs,
+    pods, logs, events, services) but not its PersistentVolumeClaims: a kubeconfig
+    of its own, its one context naming that namespace."""
+    sa = "noclaims"
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": sa, "namespace": c.namespace},
+            "rules": [{"apiGroups": [""], "verbs": ["get", "list", "watch"],
+                       "resources": ["pods", "pods/log", "events", "services", "configmaps"]},
+                      {"apiGroups": ["kubeflow.org", "trainer.kubeflow.org"],
+                       "resources": ["*"], "verbs": ["get", "list", "watch"]}]}
+    c.kubectl("create", "serviceaccount", sa, "-n", c.namespace)
+    c.kubectl("create", "-f", "-", input=json.dumps(role))
+    c.kubectl("create", "rolebinding", sa, "--role=" + sa,
+              "--serviceaccount=%s:%s" % (c.namespace, sa), "-n", c.namespace)
+    token = c.kubectl("create", "token", sa, "-n", c.namespace).stdout.strip()
+    cfg = json.loads(json.dumps(c.config()))
+    admin = next(x for x in cfg["contexts"] if x["name"] == cfg["current-context"])
+    cfg["users"] = [{"name": sa, "user": {"token": token}}]
+    cfg["contexts"] = [{"name": sa, "context": {"cluster": admin["context"]["cluster"],
+                                                "user": sa, "namespace": c.namespace}}]
+    cfg["current-context"] = sa
+    path = str(tmp_path / "kubeconfig-noclaims")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    return path
+
+
+FORBIDDEN = ('persistentvolumeclaims is forbidden: User "system:serviceaccount:%s:noclaims" '
+             'cannot list resource "persistentvolumeclaims" in API group "" in the '
+             'namespace "%s"')
+
+
+def test_data_list_says_when_the_claims_may_not_be_listed(any_cluster, arenafs, tmp_path):
+    """Credentials that may see the jobs but not list the claims: data/list says so,
+    with the API server's 403, instead of looking like a namespace without data. The
+    reader and the viewer may list them: their data/list is the table."""
+    c = any_cluster
+    apply(c, claim("private", "1Gi"))
+    if c.kind == "real":
+        kubeconfig = kubeconfig_without_claims(c, tmp_path)
+        m = arenafs(c, kubeconfig=kubeconfig)
+        ns = c.namespace
+    else:
+        ns = "default"
+        # kubesim's users may all list claims: its API server refuses them here
+        c.fault(fail_next=1000, code=403, message=FORBIDDEN % ("default", ns),
+                match=r"^GET /api/v1/(namespaces/[^/]+/)?persistentvolumeclaims\?(?!.*watch)")
+        m = arenafs(c)
+    text = wait_until(lambda: (lambda t: t if t.startswith("Forbidden") else None)(
+        m.read("data", "list")), timeout=30, message="data/list to say it is forbidden")
+    assert text.startswith("Forbidden (403): these credentials may not list the "
+                           "PersistentVolumeClaims of namespace %s " % ns), text
+    assert "cannot list resource \"persistentvolumeclaims\"" in text, text
+    assert "private" not in text and "No PersistentVolumeClaims" not in text
+    assert text.endswith("\n") and text.count("\n") == 1
+    assert os.stat(m.path("data", "list")).st_size == len(text.encode())
+    if c.kind != "real":
+        c.fault(fail_next=0)      # the claims may be listed again
+    for context in ("reader", "viewer"):
+        if c.kind == "real" and context == "viewer":
+            let_viewer_read(c)
+        v = arenafs(c, "context=" + context)
+
+        def shown():
+            # data/ where the context names the namespace, else namespaces/NS/data/
+            for where in (("data", "list"), ("namespaces", ns, "data", "list")):
+                if os.path.exists(v.path(*where)) and "private" in table(v.read(*where)):
+                    return table(v.read(*where))
+            return None
+        rows = wait_until(shown, timeout=60, message="%s's data/list to show the claim" % context)
+        assert rows["private"]["STATUS"] in ("Pending", "Bound"), rows

@@ -349,7 +349,7 @@ def test_directories_list_in_the_documented_order(env):
     job = listdir(m.path("jobs", "mnist"))
     assert job == sorted(job, key=lambda n: n.encode())
     pod = listdir(m.path("jobs", "mnist-v1", "instances", "mnist-v1-chief-0"))
-    assert pod == ["gpus", "ip", "logs", "node", "status"]
+    assert pod == ["attempts", "gpus", "ip", "logs", "node", "status"]
     assert listdir(m.path("nodes", nodes[0])) == ["gpus", "info", "ip", "role", "status"]
 
 

@@ -66,7 +66,8 @@ def test_a_finished_jobs_logs_outlive_its_pods(any_cluster, arenafs):
                timeout=30, message="info to say the pods are gone")
     assert sorted(os.listdir(m.path("jobs", "kept", "instances"))) == pods
     for p in pods:
-        assert os.listdir(m.path("jobs", "kept", "instances", p)) == ["logs"]
+        assert sorted(os.listdir(m.path("jobs", "kept", "instances", p))) == ["attempts", "logs"]
+        assert os.listdir(m.path("jobs", "kept", "instances", p, "attempts")) == ["1"]
         assert m.read("jobs", "kept", "instances", p, "logs") == before[p]
         assert os.stat(m.path("jobs", "kept", "instances", p, "logs")).st_size == \
             len(before[p].encode())

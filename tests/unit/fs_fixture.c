@@ -97,6 +97,31 @@ void fx_fs_pod(struct fx_fs *x, const char *ns, enum job_kind kind, const char *
 	json_decref(o);
 }
 
+void fx_fs_pod_restarted(struct fx_fs *x, const char *ns, enum job_kind kind, const char *job,
+			 const char *name, int restarts)
+{
+	char ver[16];
+	json_t *o;
+
+	o = json_pack("{s:{s:s,s:s,s:s,s:s,s:{s:s,s:s,s:s,s:s}},"
+		      "s:{s:s,s:[{s:s}]},"
+		      "s:{s:s,s:[{s:s,s:i,s:s,s:{s:{s:s}},s:{s:{s:i,s:s,s:s,s:s,s:s}}}]}}",
+		      "metadata", "name", name, "namespace", ns, "uid", name, "resourceVersion",
+		      rv(x, ver, sizeof(ver)), "labels", "training.kubeflow.org/job-name", job,
+		      "training.kubeflow.org/operator-name", kinds_info(kind)->operator_name,
+		      "training.kubeflow.org/replica-type", "worker",
+		      "training.kubeflow.org/replica-index", "0",
+		      "spec", "nodeName", "n1", "containers", "name", "tensorflow",
+		      "status", "phase", "Running", "containerStatuses", "name", "tensorflow",
+		      "restartCount", restarts, "containerID", "containerd://now",
+		      "state", "running", "startedAt", "2026-12-06T10:00:10Z",
+		      "lastState", "terminated", "exitCode", 1, "reason", "Error",
+		      "containerID", "containerd://before", "startedAt", "2026-12-06T10:00:00Z",
+		      "finishedAt", "2026-12-06T10:00:05Z");
+	put(x, CACHE_POD, pod_decode(o));
+	json_decref(o);
+}
+
 void fx_fs_node(struct fx_fs *x, const char *name)
 {
 	char ver[16];

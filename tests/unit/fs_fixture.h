@@ -31,6 +31,10 @@ void fx_fs_job(struct fx_fs *x, const char *ns, enum job_kind kind, const char *
 /* A running pod of that job (its operator's labels), replica type and index, on node. */
 void fx_fs_pod(struct fx_fs *x, const char *ns, enum job_kind kind, const char *job,
 	       const char *name, const char *replica_type, int index, const char *node);
+/* A pod of that job whose container "tensorflow" restarted (restartCount restarts,
+ * running; its last instance ended with exit code 1, Error). */
+void fx_fs_pod_restarted(struct fx_fs *x, const char *ns, enum job_kind kind, const char *job,
+			 const char *name, int restarts);
 void fx_fs_node(struct fx_fs *x, const char *name);
 
 #endif

@@ -4,7 +4,9 @@
  * modes 0700/0600; a second open (a remount) finds it again; beyond the budget the
  * least recently read copies are deleted from disk; names that are not one path
  * component are refused and nothing is written outside; leftovers of an
- * interrupted write are cleaned up.
+ * interrupted write are cleaned up; every instance of a container is a copy of its
+ * own (attempts/), with how it ended; a copy the budget dropped, or too large to
+ * keep, is remembered as such; an earlier arenafs' copy (CONTAINER) is renamed.
  */
 #include "tests/unit/harness.h"
 
@@ -38,8 +40,10 @@ static void remove_root(void)
 static struct logkeep_meta meta(const char *ns, const char *job, const char *pod,
 				const char *pod_uid, int instance)
 {
-	struct logkeep_meta m = {(char *)ns, (char *)job, (char *)pod, "tensorflow", 0,
-				 "job-uid-1", (char *)pod_uid, instance, 1796202869, true};
+	struct logkeep_meta m = {.ns = (char *)ns, .job = (char *)job, .pod = (char *)pod,
+				 .container = "tensorflow", .job_uid = "job-uid-1",
+				 .pod_uid = (char *)pod_uid, .instance = instance,
+				 .finished = 1796202869, .main = true};
 	return m;
 }
 
@@ -112,9 +116,9 @@ TEST(logkeep_a_copy_reads_back_by_identity_and_after_a_remount)
 	CHECK_INT_EQ(mode_of(path), 0700);
 	snprintf(path, sizeof(path), "%s/default/mnist/mnist-worker-0", logkeep_dir(k));
 	CHECK_INT_EQ(mode_of(path), 0700);
-	snprintf(path, sizeof(path), "%s/default/mnist/mnist-worker-0/tensorflow", logkeep_dir(k));
+	snprintf(path, sizeof(path), "%s/default/mnist/mnist-worker-0/tensorflow.2", logkeep_dir(k));
 	CHECK_INT_EQ(mode_of(path), 0600);
-	snprintf(path, sizeof(path), "%s/default/mnist/mnist-worker-0/tensorflow.meta",
+	snprintf(path, sizeof(path), "%s/default/mnist/mnist-worker-0/tensorflow.2.meta",
 		 logkeep_dir(k));
 	CHECK_INT_EQ(mode_of(path), 0600);
 	logkeep_free(k);
@@ -234,6 +238,119 @@ TEST(logkeep_leftovers_of_an_interrupted_write_are_cleaned_up)
 	CHECK_INT_EQ(bytes, 5);
 	CHECK(access(path, F_OK) < 0);
 	snprintf(path, sizeof(path), "%s/%s", logkeep_dir(k), tmp);
+	CHECK(access(path, F_OK) < 0);
+	logkeep_free(k);
+	remove_root();
+}
+
+TEST(logkeep_every_instance_is_a_copy_of_its_own_with_how_it_ended)
+{
+	struct logkeep *k;
+	struct logkeep_meta first = meta("default", "mnist", "p", "uid-p", 0);
+	struct logkeep_meta second = meta("default", "mnist", "p", "uid-p", 1);
+	struct logkeep_entry **e;
+	char why[256];
+	size_t n;
+
+	first.started = 1796202800;
+	first.exit_code = 137;
+	snprintf(first.reason, sizeof(first.reason), "OOMKilled");
+	make_root();
+	CHECK_INT_EQ(logkeep_open(root, SERVER, 1 << 20, &k, why, sizeof(why)), 0);
+	CHECK_INT_EQ(commit(k, &first, "attempt 1\n"), 0);
+	CHECK_INT_EQ(commit(k, &second, "attempt 2\n"), 0);
+	CHECK_STR_EQ(read_kept(k, "p", "uid-p/tensorflow/0"), "attempt 1\n");
+	CHECK_STR_EQ(read_kept(k, "p", "uid-p/tensorflow/1"), "attempt 2\n");
+	CHECK_STR_EQ(read_kept(k, "p", "uid-p/tensorflow/prev1"), "attempt 1\n");
+	logkeep_free(k);
+	/* after a remount: both, and how the first ended */
+	CHECK_INT_EQ(logkeep_open(root, SERVER, 1 << 20, &k, why, sizeof(why)), 0);
+	n = logkeep_of_pod(k, "default", 0, "mnist", "job-uid-1", "uid-p", &e);
+	CHECK_INT_EQ(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(!e[i]->dropped);
+		if (e[i]->meta.instance == 0) {
+			CHECK_INT_EQ(e[i]->meta.exit_code, 137);
+			CHECK_STR_EQ(e[i]->meta.reason, "OOMKilled");
+			CHECK_INT_EQ(e[i]->meta.started, 1796202800);
+		}
+	}
+	logkeep_entries_free(e, n);
+	CHECK_INT_EQ(logkeep_of_pod(k, "default", 0, "mnist", "job-uid-1", "uid-q", &e), 0);
+	logkeep_entries_free(e, 0);
+	logkeep_free(k);
+	remove_root();
+}
+
+TEST(logkeep_a_dropped_copy_is_remembered_as_dropped)
+{
+	struct logkeep *k;
+	struct logkeep_meta first = meta("default", "mnist", "p", "uid-p", 0);
+	struct logkeep_meta second = meta("default", "mnist", "p", "uid-p", 1);
+	struct logkeep_meta third = meta("default", "mnist", "p", "uid-p", 2);
+	struct logkeep_entry **e;
+	char why[256];
+	size_t n;
+	int seen = 0;
+
+	make_root();
+	CHECK_INT_EQ(logkeep_open(root, SERVER, 15, &k, why, sizeof(why)), 0);
+	CHECK_INT_EQ(commit(k, &first, "0123456789"), 0);
+	CHECK_INT_EQ(commit(k, &second, "0123456789"), 0);   /* the first goes */
+	logkeep_not_kept(k, &third, EFBIG);
+	CHECK_STR_EQ(read_kept(k, "p", "uid-p/tensorflow/0"), "");
+	n = logkeep_of_pod(k, "default", 0, "mnist", "job-uid-1", "uid-p", &e);
+	CHECK_INT_EQ(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		int in = e[i]->meta.instance;
+
+		seen |= 1 << in;
+		CHECK(in == 1 ? !e[i]->dropped : e[i]->dropped > 0);
+		CHECK_INT_EQ(e[i]->dropped_why, in == 2 ? EFBIG : 0);
+	}
+	CHECK_INT_EQ(seen, 7);
+	logkeep_entries_free(e, n);
+	/* the copies alone count: what was dropped is no copy */
+	CHECK_INT_EQ(logkeep_of_job(k, "default", 0, "mnist", "job-uid-1", &e), 1);
+	logkeep_entries_free(e, 1);
+	logkeep_free(k);
+	remove_root();
+}
+
+TEST(logkeep_an_earlier_copy_named_after_its_container_is_renamed)
+{
+	static const char META[] = "arenafs-kept-log 1\nns default\njob mnist\nkind 0\n"
+		"pod p\ncontainer tensorflow\njob_uid job-uid-1\npod_uid uid-p\n"
+		"instance 3\nfinished 1796202869\nmain 1\n";
+	struct logkeep *k;
+	char why[256], path[700];
+	int fd;
+
+	make_root();
+	CHECK_INT_EQ(logkeep_open(root, SERVER, 1 << 20, &k, why, sizeof(why)), 0);
+	snprintf(path, sizeof(path), "%s/default", logkeep_dir(k));
+	CHECK_INT_EQ(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/default/mnist", logkeep_dir(k));
+	CHECK_INT_EQ(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/default/mnist/p", logkeep_dir(k));
+	CHECK_INT_EQ(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/default/mnist/p/tensorflow", logkeep_dir(k));
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	CHECK_INT_EQ(write(fd, "old\n", 4), 4);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/default/mnist/p/tensorflow.meta", logkeep_dir(k));
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	CHECK_INT_EQ(write(fd, META, sizeof(META) - 1), (long long)sizeof(META) - 1);
+	close(fd);
+	logkeep_free(k);
+
+	CHECK_INT_EQ(logkeep_open(root, SERVER, 1 << 20, &k, why, sizeof(why)), 0);
+	CHECK_STR_EQ(read_kept(k, "p", "uid-p/tensorflow/3"), "old\n");
+	snprintf(path, sizeof(path), "%s/default/mnist/p/tensorflow.3", logkeep_dir(k));
+	CHECK(access(path, F_OK) == 0);
+	snprintf(path, sizeof(path), "%s/default/mnist/p/tensorflow", logkeep_dir(k));
 	CHECK(access(path, F_OK) < 0);
 	logkeep_free(k);
 	remove_root();

@@ -14,8 +14,8 @@
 
 static struct logkeep_entry *entry(const char *pod, uint64_t size)
 {
-	struct logkeep_meta m = {"default", "mnist", (char *)pod, "tensorflow", 0, "job-uid",
-				 "pod-uid", 0, 0, false};
+	struct logkeep_meta m = {.ns = "default", .job = "mnist", .pod = (char *)pod,
+				 .container = "tensorflow", .job_uid = "job-uid", .pod_uid = "pod-uid"};
 	char key[128];
 
 	snprintf(key, sizeof(key), "default/mnist/%s/tensorflow", pod);

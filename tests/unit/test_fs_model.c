@@ -112,6 +112,54 @@ TEST(fs_model_a_job_its_files_and_its_pods)
 	fx_fs_free(&x);
 }
 
+TEST(fs_model_attempts_number_every_instance_of_the_main_container)
+{
+	struct fx_fs x;
+	struct fs_node root = FS_NODE_INIT, jobs, job, inst, pod, att, one, file;
+	char buf[512];
+
+	fx_fs_init(&x);
+	fx_fs_job(&x, "default", JOB_TFJOB, "flaky", "uid-flaky", 1000);
+	fx_fs_pod_restarted(&x, "default", JOB_TFJOB, "flaky", "flaky-worker-0", 2);
+	root.type = FS_ROOT;
+	root.identity = "";
+	CHECK_INT_EQ(lookup(x.fs, &root, "jobs", &jobs), 0);
+	CHECK_INT_EQ(lookup(x.fs, &jobs, "flaky", &job), 0);
+	CHECK_INT_EQ(lookup(x.fs, &job, "instances", &inst), 0);
+	CHECK_INT_EQ(lookup(x.fs, &inst, "flaky-worker-0", &pod), 0);
+	CHECK_STR_CONTAINS(listing(x.fs, &pod, buf, sizeof(buf)), "attempts gpus ip logs logs.previous");
+	CHECK_INT_EQ(lookup(x.fs, &pod, "attempts", &att), 0);
+	CHECK_INT_EQ(att.type, FS_POD_ATTEMPTS_DIR);
+	/* restartCount 2, running: two ended, the third runs; numbered from 1 */
+	CHECK_STR_EQ(listing(x.fs, &att, buf, sizeof(buf)), "1 2 3");
+	CHECK_INT_EQ(lookup(x.fs, &att, "1", &one), 0);
+	CHECK_INT_EQ(one.type, FS_ATTEMPT_DIR);
+	CHECK_INT_EQ(one.restarts, 0);
+	CHECK_STR_EQ(one.container, "tensorflow");
+	CHECK_STR_EQ(one.identity, "flaky-worker-0/tensorflow/0");   /* its log's instance */
+	CHECK_STR_EQ(listing(x.fs, &one, buf, sizeof(buf)), "info log");
+	CHECK_INT_EQ(lookup(x.fs, &one, "log", &file), 0);
+	CHECK_INT_EQ(file.type, FS_ATTEMPT_LOG);
+	CHECK_INT_EQ(file.restarts, 0);
+	CHECK_STR_EQ(file.identity, "flaky-worker-0/tensorflow/0");
+	fs_node_clear(&file);
+	/* only the numbers of attempts, as attempts/ names them */
+	CHECK_INT_EQ(lookup(x.fs, &att, "4", &file), -ENOENT);
+	CHECK_INT_EQ(lookup(x.fs, &att, "0", &file), -ENOENT);
+	CHECK_INT_EQ(lookup(x.fs, &att, "01", &file), -ENOENT);
+	CHECK_INT_EQ(lookup(x.fs, &att, "+1", &file), -ENOENT);
+	CHECK_INT_EQ(lookup(x.fs, &att, "3", &file), 0);
+	CHECK_INT_EQ(file.restarts, 2);
+	fs_node_clear(&file);
+	fs_node_clear(&one);
+	fs_node_clear(&att);
+	fs_node_clear(&pod);
+	fs_node_clear(&inst);
+	fs_node_clear(&job);
+	fs_node_clear(&jobs);
+	fx_fs_free(&x);
+}
+
 TEST(fs_model_a_node_shows_one_object)
 {
 	struct fx_fs x;

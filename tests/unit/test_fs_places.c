@@ -57,7 +57,9 @@ TEST(fs_places_list_each_directory_once_by_name)
 	CHECK_STR_CONTAINS(children_of(FS_JOB_DIR, buf, sizeof(buf)), "info instances");
 	CHECK_STR_CONTAINS(buf, "logs spec.yaml status");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
-		     "gpus ip logs logs.previous node status");
+		     "attempts gpus ip logs logs.previous node status");
+	CHECK_STR_EQ(children_of(FS_ATTEMPT_DIR, buf, sizeof(buf)), "info log");
+	CHECK_STR_EQ(children_of(FS_POD_ATTEMPTS_DIR, buf, sizeof(buf)), "");
 	CHECK_STR_EQ(children_of(FS_NODE_DIR, buf, sizeof(buf)), "gpus info ip role status");
 	CHECK_STR_EQ(children_of(FS_NS_DIR, buf, sizeof(buf)), "check data jobs queues submit");
 	CHECK_STR_EQ(children_of(FS_JOBS_DIR, buf, sizeof(buf)), "");
@@ -100,7 +102,9 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK_INT_EQ(place_nlink(FS_ROOT), 10);      /* ., .. and eight directories */
 	CHECK_INT_EQ(place_nlink(FS_JOB_DIR), 3);    /* instances/ */
 	CHECK_INT_EQ(place_nlink(FS_NS_DIR), 7);     /* check/, data/, jobs/, queues/, submit/ */
-	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 2);
+	CHECK_INT_EQ(place_nlink(FS_POD_DIR), 3);    /* attempts/ */
+	CHECK_INT_EQ(place_nlink(FS_POD_ATTEMPTS_DIR), 1);   /* one per attempt */
+	CHECK_INT_EQ(place_nlink(FS_ATTEMPT_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_JOBS_DIR), 1);   /* one per job: "unknown" */
 	CHECK_INT_EQ(place_nlink(FS_SUBMIT_DIR), 2);
 	CHECK_INT_EQ(place_nlink(FS_CHECK_DIR), 2);
@@ -149,6 +153,12 @@ TEST(fs_places_derive_what_the_tree_shows)
 	n.type = FS_POD_IP;
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "pod/team/mnist-worker-0");
+	n.type = FS_ATTEMPT_INFO;    /* an attempt is its pod's: a restart refreshes it */
+	place_node_key(&n, key, sizeof(key));
+	CHECK_STR_EQ(key, "pod/team/mnist-worker-0");
+	CHECK(place_object_child(FS_POD_ATTEMPTS_DIR)->type == FS_ATTEMPT_DIR);
+	CHECK(fs_type_in_job(FS_ATTEMPT_DIR) && fs_type_in_job(FS_POD_ATTEMPTS_DIR) &&
+	      fs_type_is_log(FS_ATTEMPT_LOG) && fs_type_is_volatile(FS_ATTEMPT_INFO));
 	n.type = FS_JOBS_DIR;
 	place_node_key(&n, key, sizeof(key));
 	CHECK_STR_EQ(key, "jobs/team");

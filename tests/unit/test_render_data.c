@@ -114,7 +114,7 @@ TEST(data_list_table)
 	                    pytorch("eval", "[{\"persistentVolumeClaim\":"
 	                                    "{\"claimName\":\"imagenet\"}}]")};
 	struct data_view v = {(const struct pvc *const *)c, 2, (const struct job *const *)j, 2,
-	                      T0};
+	                      T0, NULL, "team-a"};
 	char *s;
 
 	CHECK(c[0] && c[1] && j[0] && j[1]);
@@ -132,6 +132,14 @@ TEST(data_list_table)
 	s = FX_RENDER(render_data_list(sb, &v));
 	CHECK_STR_EQ(s, "NAME  STATUS  CAPACITY  ACCESSMODE  CLASS  JOBS  DESCRIPTION  OWNER  AGE\n"
 	                "No PersistentVolumeClaims in this namespace.\n");
+	free(s);
+	/* claims the credentials may not list: the 403, never an empty table */
+	v.forbidden = "persistentvolumeclaims is forbidden: User \"x\" cannot list\nresource";
+	s = FX_RENDER(render_data_list(sb, &v));
+	CHECK_STR_EQ(s, "Forbidden (403): these credentials may not list the PersistentVolumeClaims "
+	                "of namespace team-a (kubectl auth can-i list persistentvolumeclaims -n "
+	                "team-a); the API server says: persistentvolumeclaims is forbidden: User "
+	                "\"x\" cannot list resource\n");
 	free(s);
 out:
 	for (int i = 0; i < 2; i++) {
