@@ -1,7 +1,7 @@
 """kueuectl, Kueue's own CLI (v0.17.0, `cmd/kueuectl` of its module, built by
 tests/cluster/: `tests/cluster/bin kueuectl`), is the peer for queues as Arena
 is for jobs (docs/kueuectl.md): on the real cluster, with jobs admitted and
-waiting in a LocalQueue of the module's namespace, `kueuectl list workloads`,
+waiting in a LocalQueue of the module's namespace, `kueuectl list workload`,
 `list localqueue` and `list clusterqueue` and the tree's queue files
 (queues/list, cluster/queues, jobs/NAME/status and why) are compared fact by
 fact. Real cluster only: kubesim's Kueue is our own reading of it."""
@@ -57,6 +57,10 @@ def scene(request, arenafs_module):
         "apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": LQ, "namespace": ns},
         "spec": {"clusterQueue": "cluster-queue"}}))
     m = arenafs_module(view, "namespace=" + ns)
+    # cluster-queue is the whole cluster's: its quota is freed for the modules after
+    # this one before the namespace goes (which --wait=false leaves to later)
+    request.addfinalizer(lambda: view.kubectl("delete", "tfjobs", "--all", "--wait=true",
+                                              timeout=120, check=False))
     for name in ("kq-a", "kq-b", "kq-c"):
         assert write_as_cp(m.path("submit", name + ".yaml"), SPEC) == 0, \
             m.read("submit", name, "error")
@@ -80,7 +84,7 @@ def scene(request, arenafs_module):
 
 def test_workloads_status_and_place_as_kueuectl_lists_them(scene):
     m, view, ns, kueuectl = scene
-    rows = {r["JOB NAME"]: r for r in table(kueuectl("list", "workloads", "-n", ns))}
+    rows = {r["JOB NAME"]: r for r in table(kueuectl("list", "workload", "-n", ns))}
     assert set(rows) >= {"kq-a", "kq-b", "kq-c"}, rows
     for name in ("kq-a", "kq-b"):
         assert rows[name]["STATUS"] == "ADMITTED" and m.read("jobs", name, "status") == \

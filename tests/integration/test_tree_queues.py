@@ -60,6 +60,9 @@ def cluster(request, kubesim_module):
         c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "20", "--kueue",
                            "--mpi-v2beta1")
     ns = namespace_of(c)
+    # cluster-queue is the whole cluster's: free its quota for the modules after this
+    request.addfinalizer(lambda: c.kubectl("delete", "tfjobs,pytorchjobs,trainjobs", "--all",
+                                           "--wait=true", timeout=120, check=False))
     apply(c, {"apiVersion": KUEUE, "kind": "LocalQueue",
               "metadata": {"name": LQ, "namespace": ns},
               "spec": {"clusterQueue": "cluster-queue"}})
