@@ -487,6 +487,11 @@ def test_kueue_holds_a_labelled_job_in_line_and_admits_it_when_quota_frees(both)
         for n in names:
             (rs, rj), (ss, sj) = on_both(both, "GET", "%s/%s" % (TFJOBS, n))
             assert rj["spec"]["runPolicy"]["suspend"] == sj["spec"]["runPolicy"]["suspend"], n
+        # Kueue writes a LocalQueue's counts a moment after the Workloads' conditions
+        for c in both:
+            wait_until(lambda: c.api("GET", "%s/namespaces/%s/localqueues/user-queue" % (
+                KUEUE, NS))[1].get("status", {}).get("admittedWorkloads") == 2, timeout=60,
+                message="user-queue's status counts the two admitted")
         (rs, real_lq), (ss, sim_lq) = on_both(
             both, "GET", "%s/namespaces/%s/localqueues/user-queue" % (KUEUE, NS))
         pick = lambda q: {k: q["status"].get(k) for k in (  # noqa: E731
