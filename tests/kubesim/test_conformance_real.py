@@ -433,6 +433,11 @@ def test_a_trainjob_as_arenafs_reads_it(both):
             wait_until(lambda: len(trainjob_pods(c, "tj-conf")) == 2 and all(
                 p["status"].get("phase") == "Running" for p in trainjob_pods(c, "tj-conf")),
                 timeout=120, message="the TrainJob's two pods running on %s" % c.kind)
+        # JobSet's status follows the Job's, which follows the pods'
+        for c in both:
+            wait_until(lambda: ((c.api("GET", TRAINJOBS + "/tj-conf")[1].get("status") or {})
+                                .get("jobsStatus") or [{}])[0].get("ready") == 1,
+                       timeout=60, message="the TrainJob's Job ready on %s" % c.kind)
         (rs, real), (ss, sim) = on_both(both, "GET", TRAINJOBS + "/tj-conf")
         assert rs == ss == 200
         same(real.get("status"), sim.get("status"), "a running TrainJob's status")

@@ -9,7 +9,9 @@ everything) whose pods are NAME-node-0-<index>-xxxxx with the JobSet labels
 and the trainer's container "node" built from spec.trainer (image, command,
 args, env, resourcesPerNode) plus the torch env (PET_NNODES, PET_NODE_RANK,
 PET_MASTER_ADDR, ...). The runtime named by spec.runtimeRef is not read.
-Status: jobsStatus for "node" and the TrainJob's conditions as it copies
+Status: jobsStatus for "node" (JobSet's counts of Jobs: ready is 1 once
+the Job's ready and succeeded pods reach its parallelism, not a count of
+pods) and the TrainJob's conditions as it copies
 them from the JobSet: Complete (AllJobsCompleted, "jobset completed
 successfully") or Failed (FailedJobs, "jobset failed due to one or more job
 failures"); Suspended when spec.suspend.
@@ -83,7 +85,12 @@ class TrainJobController(Controller):
         if job is not None:
             jst = job.get("status") or {}
             done = batch.is_finished(job)
-            entry = {"name": NODE, "ready": jst.get("ready", 0) or 0,
+            # JobSet counts Jobs, not pods: a Job is ready once its ready and
+            # succeeded pods reach min(parallelism, completions)
+            want = min(job["spec"].get("parallelism", 1), job["spec"].get("completions", 1))
+            ready = 1 if not done and (jst.get("ready", 0) or 0) + \
+                (jst.get("succeeded", 0) or 0) >= want else 0
+            entry = {"name": NODE, "ready": ready,
                      "succeeded": 1 if done == "Complete" else 0,
                      "failed": 1 if done == "Failed" else 0,
                      "active": 0 if done else (1 if jst.get("active") else 0),
