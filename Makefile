@@ -2,7 +2,8 @@
 #
 #   make            build ./arenafs (objects under build/)
 #   make test       unit tests (C) and integration tests (pytest against kubesim and
-#                   the real cluster of tests/cluster/, built first if not cached)
+#                   the real cluster of tests/cluster/: its binaries, when not cached, are
+#                   built while the kubesim tests run, and the real tests come last)
 #   make demo       run the daemon on the embedded test cluster (CLUSTER=real: the real one)
 #   make screenshot docs/screenshot.png: a file manager on the demo's mount, under Xvfb
 #                   (tests/screenshot.sh; installs its own packages; not part of make test)
@@ -143,7 +144,7 @@ deps:
 
 test: deps-check
 	@$(MAKE) --no-print-directory all unit
-	@$(MAKE) --no-print-directory test-unit cluster test-integration
+	@$(MAKE) --no-print-directory test-unit test-integration
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
 # arena and kueuectl: the peers the parity tests compare with.
@@ -151,7 +152,7 @@ CLUSTER_BINS := etcd kube-apiserver kube-controller-manager kube-scheduler kwok 
                 trainer-controller-manager jobset-controller kueue mpi-operator arena kueuectl
 cluster:
 ifneq ($(ARENAFS_CLUSTER),kubesim)
-	@for b in $(CLUSTER_BINS); do tests/cluster/bin $$b >/dev/null || exit 1; done
+	@tests/cluster/build $(CLUSTER_BINS)
 endif
 
 test-unit: $(UNIT_BIN)

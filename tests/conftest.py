@@ -21,6 +21,7 @@ ARENAFS_CLUSTER says (realcluster.py).
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,7 +110,48 @@ def real_cluster():
     yield _real["cluster"]
 
 
+# Tests that need the real cluster run last, after every kubesim test, and the
+# real cluster's binaries are built meanwhile: on a fresh machine the Go builds
+# (tens of minutes) and the kubesim tests then share the wall clock instead of
+# following each other. `up` takes the build lock (tests/cluster/cluster.py), so
+# the first real test waits for the build rather than building a second time.
+_REAL_FIXTURES = {"real_cluster", "real_view", "real_namespace", "private_real_view"}
+_build = {}
+
+
+def _needs_real(item):
+    if _REAL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and "real" in callspec.params.values()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    real = [i for i in items if _needs_real(i)]
+    if not real:
+        return
+    items[:] = [i for i in items if not _needs_real(i)] + real
+    if realcluster.CLUSTER_CHOICE != "kubesim" and not config.option.collectonly:
+        log = tempfile.NamedTemporaryFile(prefix="arenafs-cluster-build-", suffix=".log",
+                                          delete=False)
+        _build["log"] = log.name
+        _build["proc"] = subprocess.Popen([os.path.join(HERE, "cluster", "build")], stdout=log,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+
+
+def _stop_build():
+    proc = _build.pop("proc", None)
+    if proc is not None and proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+    if "log" in _build:
+        os.unlink(_build.pop("log"))
+
+
 def pytest_sessionfinish(session, exitstatus):
+    _stop_build()
     c = _real.pop("cluster", None)
     if c is not None:
         c.stop()

@@ -20,6 +20,7 @@ Python standard library only: it runs under any python3.
 """
 
 import base64
+import fcntl
 import hashlib
 import json
 import os
@@ -192,7 +193,18 @@ def go_env():
 
 
 def build(names):
-    """Builds the named binaries that are not in the cache yet, one module at a time."""
+    """Builds the named binaries that are not in the cache yet, one module at a time.
+    One build at a time on the machine (a lock file in the cache): the test session
+    builds in the background while its kubesim tests run, and `up` or `make
+    cluster` asking for the same binaries meanwhile waits, then finds them built
+    instead of building them a second time into the same directory."""
+    os.makedirs(cache_root(), exist_ok=True)
+    with open(os.path.join(cache_root(), ".build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _build_missing(names)
+
+
+def _build_missing(names):
     missing = [n for n in names if not os.path.exists(binary_path(n))]
     by_module = {}
     for n in missing:
