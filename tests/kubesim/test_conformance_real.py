@@ -454,8 +454,10 @@ def test_a_trainjob_as_arenafs_reads_it(both):
                 lab = p["metadata"].get("labels") or {}
                 ctr = p["spec"]["containers"][0]
                 out.append({
+                    # job-key and jobset-uid are hashes and uids: each server's own
                     "labels": {k: v for k, v in lab.items() if k.startswith("jobset.sigs.k8s.io/")
-                               and k != "jobset.sigs.k8s.io/job-key"},
+                               and k not in ("jobset.sigs.k8s.io/job-key",
+                                             "jobset.sigs.k8s.io/jobset-uid")},
                     "index": p["metadata"]["annotations"].get(
                         "batch.kubernetes.io/job-completion-index"),
                     "container": ctr["name"],

@@ -30,6 +30,12 @@ DEFAULT_IMAGE = "pytorch/pytorch:2.5.0-cuda12.4-cudnn9-runtime"
 MASTER_PORT = 29400
 
 
+def uid_like(hexdigest):
+    """A uid's shape (8-4-4-4-12) from a hex digest."""
+    d = hexdigest
+    return "-".join((d[:8], d[8:12], d[12:16], d[16:20], d[20:32]))
+
+
 def set_condition(status, ctype, cstatus, reason, message, now, generation):
     """meta.SetStatusCondition: in place; the transition time moves only
     when the status changes."""
@@ -128,10 +134,21 @@ class TrainJobController(Controller):
         container["ports"] = [{"containerPort": MASTER_PORT, "protocol": "TCP"}]
         if tr.get("resourcesPerNode"):
             container["resources"] = copy.deepcopy(tr["resourcesPerNode"])
+        # what JobSet v0.11.1 labels its Jobs and pods with (the conformance
+        # test compares them with the real controller's); no JobSet object
+        # here, so its uid is one of its own making
         labels = {"jobset.sigs.k8s.io/jobset-name": name,
+                  "jobset.sigs.k8s.io/jobset-uid": uid_like(util.digest("jobset", ns, name)),
                   "jobset.sigs.k8s.io/replicatedjob-name": NODE,
                   "jobset.sigs.k8s.io/replicatedjob-replicas": "1",
                   "jobset.sigs.k8s.io/job-index": "0",
+                  "jobset.sigs.k8s.io/job-global-index": "0",
+                  "jobset.sigs.k8s.io/global-replicas": "1",
+                  "jobset.sigs.k8s.io/group-name": "default",
+                  "jobset.sigs.k8s.io/group-replicas": "1",
+                  "jobset.sigs.k8s.io/job-group-index": "0",
+                  "jobset.sigs.k8s.io/priority": "0",
+                  "jobset.sigs.k8s.io/restart-attempt": "0",
                   "jobset.sigs.k8s.io/job-key": util.digest("jobset", ns, jname)[:40],
                   "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
         tmpl = {"metadata": {"labels": dict(labels),
