@@ -22,6 +22,10 @@
 #   make deps       install the Debian packages the build and the tests need
 #   make cluster    build the real cluster's upstream binaries (tests/cluster/, cached
 #                   in ~/.cache/arenafs/cluster; ARENAFS_CLUSTER=kubesim skips it)
+#   make test-oldest  the real-cluster tests of what changes between Kubernetes releases
+#                   (job lifecycle, Arena parity, conformance, logs) on the oldest release
+#   K8S=1.32        with test, cluster, demo, bench, soak: the real cluster's Kubernetes
+#                   release (a directory of tests/cluster/k8s/; default the newest)
 #
 # Sources are picked up by wildcard: a new .c file in a room needs no edit here.
 
@@ -73,7 +77,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
 CEILING  := $(BUILD)/ceiling
 
-.PHONY: all unit test test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
+.PHONY: all unit test test-oldest test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
 	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
@@ -145,6 +149,27 @@ deps:
 test: deps-check
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory test-unit test-integration
+
+# The real cluster's Kubernetes release: tests/cluster/k8s/<minor>, one Go module each
+# (docs/real-cluster.md, "Kubernetes releases"); unset, tests/cluster picks the newest.
+K8S ?=
+ifneq ($(K8S),)
+export ARENAFS_K8S := $(K8S)
+endif
+K8S_OLDEST := $(firstword $(shell ls tests/cluster/k8s | sort -V))
+# What arenafs reads that differs between releases, on the oldest (CI runs it after make
+# test, which runs everything on the newest): the cluster's version, jobs' lifecycle,
+# Arena parity, the API against kubesim's reading of it, and logs.
+OLDEST_TESTS := tests/integration/test_real_cluster.py tests/integration/test_real_lifecycle.py \
+                tests/integration/test_arena_parity.py tests/kubesim/test_conformance_real.py \
+                tests/integration/test_tree_logs.py tests/integration/test_tree_logs_kept.py \
+                tests/integration/test_tree_logs_unavailable.py tests/integration/test_k8s_logstream.py
+test-oldest: deps-check
+	@$(MAKE) --no-print-directory all $(TOOL_BIN) $(CEILING)
+	@$(MAKE) --no-print-directory K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real cluster
+	ARENAFS_K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real ARENAFS_BIN=$(abspath $(BIN)) \
+	  ARENAFS_TOOLS=$(abspath $(BUILD)/tools) ARENAFS_CEILING=$(abspath $(CEILING)) \
+	  $(PYTHON) -m pytest -q $(OLDEST_TESTS)
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
 # arena and kueuectl: the peers the parity tests compare with.

@@ -22,7 +22,7 @@ for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 # The real test cluster (tests/cluster/) is built from Go modules; Go is not a
-# Debian package here (Debian's is too old for kube-apiserver 1.36).
+# Debian package here (Debian's is too old for kube-apiserver 1.37).
 if [ $# -eq 0 ] && [ "${ARENAFS_CLUSTER:-both}" != kubesim ] && ! command -v go >/dev/null 2>&1 &&
 	[ ! -x /usr/local/go/bin/go ]; then
 	echo "arenafs: the real test cluster needs Go >= 1.26 on PATH (or ARENAFS_CLUSTER=kubesim)" >&2

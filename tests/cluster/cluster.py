@@ -15,7 +15,9 @@ cache outside the repository (ARENAFS_CLUSTER_CACHE, default
 ~/.cache/arenafs/cluster), keyed by component, version, go.sum and the build's
 recipe (its go build arguments). Kubernetes' binaries are stamped with their
 release as upstream's build stamps them, so /version and `kubectl version`
-say v1.36.3 (build_args).
+say v1.37.2 (build_args). The control plane builds at more than one release,
+one module each under k8s/ (k8s/1.37, k8s/1.32): ARENAFS_K8S (make K8S=)
+chooses one, the newest by default (k8s_release).
 Python standard library only: it runs under any python3.
 """
 
@@ -106,9 +108,35 @@ def cache_root():
     return os.path.join(base, "arenafs", "cluster")
 
 
+def k8s_releases():
+    """The Kubernetes minors the control plane can be built at, oldest first:
+    one Go module each, k8s/<minor>/ (a new release is a new directory)."""
+    d = os.path.join(HERE, "k8s")
+    found = [r for r in os.listdir(d) if os.path.isfile(os.path.join(d, r, "go.mod"))]
+    return sorted(found, key=lambda r: [int(x) for x in r.split(".")])
+
+
+def k8s_release():
+    """The release ARENAFS_K8S names (a minor, "1.32"); unset or empty: the newest."""
+    releases = k8s_releases()
+    chosen = os.environ.get("ARENAFS_K8S") or releases[-1]
+    if chosen not in releases:
+        raise ClusterError("ARENAFS_K8S=%s: no such release here (tests/cluster/k8s/ has %s)"
+                           % (chosen, ", ".join(releases)))
+    return chosen
+
+
+def module_path(moddir):
+    """The directory of a component's Go module; for the control plane, the
+    chosen release's (k8s/<minor>)."""
+    if moddir == "k8s":
+        return os.path.join(HERE, "k8s", k8s_release())
+    return os.path.join(HERE, moddir)
+
+
 def module_version(moddir):
     """The version the module directory pins for its main upstream module."""
-    with open(os.path.join(HERE, moddir, "go.mod")) as f:
+    with open(os.path.join(module_path(moddir), "go.mod")) as f:
         text = f.read()
     m = re.search(r"^require\s+%s\s+(\S+)" % re.escape(MAIN_MODULE[moddir]), text, re.M)
     if not m:
@@ -122,7 +150,7 @@ def component_dir(moddir):
     placeholders for what it reads from the pinned module, so that naming a
     cached binary needs no download (those facts follow from go.sum)."""
     h = hashlib.sha256()
-    with open(os.path.join(HERE, moddir, "go.sum"), "rb") as f:
+    with open(os.path.join(module_path(moddir), "go.sum"), "rb") as f:
         h.update(f.read())
     recipe = [build_args(n, "OUT", RECIPE_FACTS) for n in sorted(BINARIES)
               if BINARIES[n][0] == moddir]
@@ -220,7 +248,7 @@ def _build_missing(names):
         facts = module_facts(moddir)
         for n in group:
             cmd = [GO] + build_args(n, os.path.join(tmp, n), facts)
-            r = subprocess.run(cmd, cwd=os.path.join(HERE, moddir), env=go_env(),
+            r = subprocess.run(cmd, cwd=module_path(moddir), env=go_env(),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if r.returncode != 0:
                 raise ClusterError("building %s failed:\n%s" % (n, r.stdout[-4000:]))
@@ -243,7 +271,7 @@ def module_source(moddir, module):
 
 def module_download(moddir, module):
     """`go mod download -json` of module (path or path@version) in moddir."""
-    r = subprocess.run([GO, "mod", "download", "-json", module], cwd=os.path.join(HERE, moddir),
+    r = subprocess.run([GO, "mod", "download", "-json", module], cwd=module_path(moddir),
                        env=go_env(), capture_output=True, text=True)
     if r.returncode != 0:
         raise ClusterError("go mod download %s: %s" % (module, r.stdout + r.stderr))

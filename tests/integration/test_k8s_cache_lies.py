@@ -90,7 +90,7 @@ def test_a_watch_is_never_resumed_from_a_lie(cluster, cache_tool, lie):
 
 
 # A watch refused for its resourceVersion: 400 from a server that says so plainly,
-# and kube-apiserver's own answer (1.36, test_conformance_real.py): a 500 with the
+# and kube-apiserver's own answer (1.32 to 1.37, test_conformance_real.py): a 500 with the
 # storage's field error.
 REFUSALS = {
     "400": (400, None),

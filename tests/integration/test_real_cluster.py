@@ -1,9 +1,12 @@
 """The real test cluster itself (tests/cluster/): what a user of it sees.
 
 - `kubectl version` and the python client's /version report the Kubernetes
-  release tests/cluster/k8s/go.mod pins (v1.36.3), stamped into the binaries
-  as upstream's build stamps them; unstamped, kube-apiserver said
-  v0.0.0-master+$Format:%H$ and kubectl refused to parse it.
+  release the chosen tests/cluster/k8s/<minor>/go.mod pins (ARENAFS_K8S; the
+  newest, v1.37.2, by default), stamped into the binaries as upstream's build
+  stamps them; unstamped, kube-apiserver said v0.0.0-master+$Format:%H$ and
+  kubectl refused to parse it.
+- Each release has binaries of its own; a release there is no module for is
+  refused before anything is built, naming those there are.
 - `down` returns only when no thread of the cluster's processes is left: a
   process whose main thread has exited while another still runs (as a Go
   program's last thread unmapping its memory) is still there, and down used
@@ -26,8 +29,9 @@ import realcluster
 sys.path.insert(0, os.path.join(os.path.dirname(realcluster.__file__), "cluster"))
 import cluster  # noqa: E402
 
-# The release the cluster is built from, as its go.mod pins it.
+# The release the cluster is built from, as its go.mod pins it (ARENAFS_K8S).
 RELEASE = cluster.module_version("k8s")
+BIN = os.path.join(os.path.dirname(realcluster.UP), "bin")
 
 
 def cluster_threads(pgids):
@@ -55,6 +59,31 @@ def test_python_client_version_reports_the_release(real_cluster):
     info = client.VersionApi(real_cluster.python_client()).get_code()
     assert info.git_version == RELEASE, info
     assert (info.major, info.minor) == tuple(RELEASE[1:].split(".")[:2]), info
+
+
+def test_each_release_has_its_own_binaries_and_the_newest_is_the_default(monkeypatch):
+    releases = cluster.k8s_releases()
+    assert len(releases) >= 2, releases
+    paths = {}
+    for r in releases:
+        monkeypatch.setenv("ARENAFS_K8S", r)
+        version = cluster.module_version("k8s")
+        assert version.startswith("v%s." % r), (r, version)
+        paths[r] = cluster.binary_path("kube-apiserver")
+        assert "/k8s-%s-" % version in paths[r], paths[r]
+    assert len(set(paths.values())) == len(releases), paths
+    monkeypatch.delenv("ARENAFS_K8S")
+    assert cluster.binary_path("kube-apiserver") == paths[releases[-1]]
+
+
+def test_a_release_without_a_module_is_refused_before_any_build():
+    r = subprocess.run([BIN, "kube-apiserver"], env=dict(os.environ, ARENAFS_K8S="1.9"),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert r.stdout == "", r.stdout
+    assert "ARENAFS_K8S=1.9: no such release here (tests/cluster/k8s/ has %s)" % (
+        ", ".join(cluster.k8s_releases())) in r.stderr, r.stderr
+    assert "building" not in r.stderr, r.stderr
 
 
 # A component that takes a while to exit after its main thread has: on SIGTERM

@@ -327,7 +327,7 @@ class Api:
     def _rv_int(self, s, watch=False):
         """A resourceVersion as kube-apiserver's storage reads it (strconv.ParseUint);
         one it cannot read is 400 for a list and, from the watch path, 500 without
-        a reason (as kube-apiserver 1.36 answers)."""
+        a reason (as kube-apiserver 1.32 to 1.37 answer)."""
         why = None
         if not re.fullmatch(r"[0-9]+", s):
             why = "invalid syntax"
