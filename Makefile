@@ -172,9 +172,9 @@ test-oldest: deps-check
 	  $(PYTHON) -m pytest -q $(OLDEST_TESTS)
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
-# arena: the peer the parity test compares with.
+# arena and kueuectl: the peers the parity tests compare with.
 CLUSTER_BINS := etcd kube-apiserver kube-controller-manager kube-scheduler kwok training-operator \
-                arena
+                trainer-controller-manager jobset-controller kueue mpi-operator arena kueuectl
 cluster:
 ifneq ($(ARENAFS_CLUSTER),kubesim)
 	@tests/cluster/build $(CLUSTER_BINS)

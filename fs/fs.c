@@ -16,6 +16,7 @@
 #include "fs/code/codefetch.h"
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeeper.h"
+#include "fs/tree/runtimes.h"
 #include "fs/submit/access.h"
 #include "fs/submit/areas.h"
 #include "fs/submit/deletes.h"
@@ -92,7 +93,9 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
 	    deletes_new(fs, &fs->deletes) < 0 || suspends_new(&fs->suspends) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
-	    logkeeper_new(fs, &fs->keeper) < 0) {
+	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0) {
+		runtimes_poller_free(fs->runtimes);
+		logkeeper_free(fs->keeper);
 		codefetch_free(fs->code_store);
 		codetree_memo_free(fs->code_memo);
 		submit_defer_free(fs->defer);
@@ -165,6 +168,9 @@ void fs_attach(struct fs *fs, struct k8s_client *client, struct k8s_cache *cache
 	fs->namespace = cfg->namespace;
 	memcpy(fs->served, served, sizeof(fs->served));
 	start_keeping(fs);
+	/* a fixture's fs has no client: nothing to list */
+	if (client && runtimes_poller_start(fs->runtimes) < 0)
+		say(LOG_WARNING, "runtimes: cannot start a thread: the file stays empty");
 }
 
 void fs_set_session(struct fs *fs, struct fuse_session *se)
@@ -176,6 +182,7 @@ void fs_stop(struct fs *fs)
 {
 	submit_defer_stop(fs->defer);
 	logkeeper_stop(fs->keeper);   /* it tells the notifier of what it kept */
+	runtimes_poller_stop(fs->runtimes);
 	notify_stop(fs->notifier);
 	logfile_stop_all(fs);
 }
@@ -188,6 +195,7 @@ void fs_free(struct fs *fs)
 	deletes_free(fs->deletes); /* DELETEs under way end by request_timeout */
 	suspends_free(fs->suspends);
 	logkeeper_free(fs->keeper);
+	runtimes_poller_free(fs->runtimes);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
 	while (fs->handles)

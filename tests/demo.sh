@@ -2,8 +2,10 @@
 # make demo: starts kubesim's small lively cluster (tests/kubesim, --demo), mounts
 # arenafs on it in the foreground, and shows what to try. Ctrl-C (or
 # `fusermount3 -u MOUNTPOINT` from another shell) unmounts and stops the cluster.
-# make demo CLUSTER=real: the real cluster of tests/cluster/ instead, with a few
-# jobs of every outcome made by the real training-operator.
+# make demo CLUSTER=real: the real cluster of tests/cluster/ instead (its
+# --mpi v2beta1 profile), with a few jobs of every outcome made by the real
+# training-operator, a TrainJob run by Kubeflow Trainer v2 and an MPIJob
+# v2beta1 run by the MPI operator.
 #
 #   tests/demo.sh [ARENAFS_BINARY]      ARENAFS_DEMO_DIR=DIR picks the work folder
 #                                       (default: a new one under $TMPDIR or /tmp);
@@ -39,7 +41,8 @@ trap 'exit 143' TERM
 
 if [ -n "$real" ]; then
 	echo "arenafs demo: starting the real cluster (tests/cluster/up; minutes the first time)"
-	if ! "$root/tests/cluster/up" "$dir/cluster" >"$dir/cluster.log" 2>&1; then
+	# the MPI operator's profile: the MPIJob below is today's v2beta1
+	if ! "$root/tests/cluster/up" "$dir/cluster" --mpi v2beta1 >"$dir/cluster.log" 2>&1; then
 		echo "arenafs demo: the real cluster did not start; its log:" >&2
 		cat "$dir/cluster.log" >&2
 		exit 1
@@ -66,6 +69,46 @@ spec:
             resources: {limits: {nvidia.com/gpu: 2}}
 EOF
 	done
+	# today's Kubeflow: a TrainJob (Trainer v2 on a JobSet) and an MPIJob
+	# v2beta1 (the MPI operator: launcher Job and two workers), both running on
+	KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null <<EOF
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: llm}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer:
+    image: pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime
+    command: [torchrun, train.py]
+    numNodes: 2
+    env: [{name: KWOK_RUN, value: forever}]
+    resourcesPerNode: {limits: {nvidia.com/gpu: 1}}
+---
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {name: horovod}
+spec:
+  slotsPerWorker: 1
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: horovod/horovod:0.28.1
+            command: [horovodrun, -np, "2", python, train.py]
+            env: [{name: KWOK_RUN, value: forever}]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+          - name: worker
+            image: horovod/horovod:0.28.1
+            env: [{name: KWOK_RUN, value: forever}]
+            resources: {limits: {nvidia.com/gpu: 1}}
+EOF
 else
 	"$root/tests/kubesim/kubesim" --dir "$dir/cluster" --demo >"$dir/kubesim.log" 2>&1 &
 	sim_pid=$!
@@ -97,6 +140,7 @@ Try, in another shell:
     cat jobs/tf-mnist/tensorboard_url
     rmdir jobs/tf-mnist
     ls $root/docs/examples/       # more jobs to copy, one of each kind
+    cat runtimes                  # Kubeflow Trainer's runtimes: what a trainjob can name
     KUBECONFIG=$dir/cluster/kubeconfig kubectl get tfjobs,pods
 
 Ctrl-C here unmounts and stops the cluster.

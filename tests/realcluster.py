@@ -28,10 +28,12 @@ class RealCluster(kubesimcluster.Cluster):
 
     kind = "real"
 
-    def __init__(self, directory, nodes=4, gpus=8, event_ttl=None):  # noqa: no kubesim
-        """event_ttl: kube-apiserver's --event-ttl ("2m"); None: its default, 1h."""
+    def __init__(self, directory, nodes=4, gpus=8, event_ttl=None, mpi="v1"):  # noqa: no kubesim
+        """event_ttl: kube-apiserver's --event-ttl ("2m"); None: its default, 1h.
+        mpi: who serves MPIJob, "v1" (the training-operator) or "v2beta1"
+        (the MPI operator: up's --mpi profile)."""
         self.dir = str(directory)
-        self.args = ["--nodes", str(nodes), "--gpus", str(gpus)]
+        self.args = ["--nodes", str(nodes), "--gpus", str(gpus), "--mpi", mpi]
         if event_ttl:
             self.args += ["--event-ttl", event_ttl]
         os.makedirs(self.dir, exist_ok=True)

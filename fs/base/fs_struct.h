@@ -41,6 +41,7 @@ struct k8s_config;
 struct log_memo_table;
 struct logkeep;
 struct logkeeper;
+struct runtimes_poller;
 struct logstream_registry;
 struct pod;
 struct submit_areas;
@@ -86,6 +87,7 @@ struct fs {
 	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
 	struct logkeep *keep;        /* kept logs (keep_logs), NULL when off */
 	struct logkeeper *keeper;    /* the thread that keeps them */
+	struct runtimes_poller *runtimes; /* the file runtimes: Trainer's, polled */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;

@@ -70,6 +70,7 @@ enum fs_type {
 	FS_CODE_DIR,          /* jobs/NAME/code/: the job's, path "" */
 	FS_CODE_SUBDIR,       /* a directory below code/: + path */
 	FS_CODE_FILE,         /* a file below code/: + path */
+	FS_RUNTIMES,          /* runtimes: Kubeflow Trainer's training runtimes */
 	FS_TYPE_COUNT
 };
 

@@ -16,6 +16,7 @@
 #include "render/nodes.h"
 #include "render/pods.h"
 #include "render/readme.h"
+#include "render/runtimes.h"
 #include "render/data.h"
 #include "render/why.h"
 #include "render/status.h"
@@ -68,6 +69,9 @@ static const struct place PLACES[] = {
 	{FS_JOBS_DIR, FS_ROOT, "jobs", SRC_JOBS, 0, PLACE_DIR, {0}, 0, NULL},
 	{FS_NAMESPACES_DIR, FS_ROOT, "namespaces", SRC_NAMESPACES, 0, PLACE_DIR, {0}, 0, NULL},
 	{FS_NODES_DIR, FS_ROOT, "nodes", SRC_NODES, 0, PLACE_DIR, {0}, 0, NULL},
+	{FS_RUNTIMES, FS_ROOT, "runtimes", SRC_RUNTIMES, 0, PLACE_AGES,
+	 {.runtimes = render_runtimes}, 0,
+	 "the training runtimes a trainjob's runtime: names (Kubeflow Trainer)"},
 	{FS_SUBMIT_DIR, FS_ROOT, "submit", SRC_NONE, 0, PLACE_DIR | PLACE_FIXED_ATTR | PLACE_SUBMIT,
 	 {0}, 0, NULL},
 

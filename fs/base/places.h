@@ -19,6 +19,7 @@
 #include "render/attempt.h"
 #include "render/data.h"
 #include "render/readme.h"
+#include "render/runtimes.h"
 #include "k8s/base/strbuf.h"
 
 /*
@@ -46,6 +47,7 @@ enum place_source {
 	SRC_DATA,         /* a namespace's claims and the jobs that mount them: data/ */
 	SRC_ATTEMPT,      /* one attempt of a pod's main container (fs/tree/attempts.h); its
 	                     key is its pod's */
+	SRC_RUNTIMES,     /* Trainer's training runtimes, polled (fs/tree/runtimes.h): runtimes */
 };
 
 enum {
@@ -101,6 +103,8 @@ union place_render {
 	void (*jobs)(struct strbuf *sb, const struct job_view *jobs, size_t n);
 	void (*data)(struct strbuf *sb, const struct data_view *v);        /* SRC_DATA */
 	void (*attempt)(struct strbuf *sb, const struct attempt_view *v);  /* SRC_ATTEMPT */
+	/* SRC_RUNTIMES */
+	void (*runtimes)(struct strbuf *sb, const struct runtimes *r, int64_t now);
 };
 
 struct place {

@@ -30,6 +30,7 @@
 
 #include "k8s/api/api.h"
 #include "fs/submit/staging.h"
+#include "fs/tree/runtimes.h"
 #include "render/spec/spec.h"
 #include "render/yaml_emit.h"
 #include "k8s/base/timefmt.h"
@@ -180,6 +181,57 @@ static int check_priority_classes(struct fs *fs, const json_t *job, struct k8s_e
 	return 0;
 }
 
+/*
+ * A TrainJob naming a runtime that does not exist: Trainer's webhook (v2.2.0)
+ * refuses it, but its words name none that exists ("specified trainingRuntime
+ * must be created before the TrainJob is created"), and a cluster whose
+ * webhook is not called admits a job that never runs. Ask first, and answer
+ * with the runtimes there are. Only "not found" refuses, as for PriorityClasses.
+ */
+static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struct k8s_error *err)
+{
+	static const struct k8s_resource cluster = {"/apis/trainer.kubeflow.org/v1alpha1",
+	                                            "clustertrainingruntimes", false};
+	static const struct k8s_resource local = {"/apis/trainer.kubeflow.org/v1alpha1",
+	                                          "trainingruntimes", true};
+	const json_t *ref = json_object_get(json_object_get(job, "spec"), "runtimeRef");
+	const char *kind = json_string_value(json_object_get(ref, "kind"));
+	const char *name = json_string_value(json_object_get(ref, "name"));
+	const char *what = json_string_value(json_object_get(job, "kind"));
+	bool namespaced = kind && strcmp(kind, "TrainingRuntime") == 0;
+	struct runtimes there = {0};
+	struct strbuf names = STRBUF_INIT;
+	struct k8s_error get_err;
+	json_t *obj = NULL;
+	int rc;
+
+	if (!what || strcmp(what, "TrainJob") != 0 || !name)
+		return 0;
+	k8s_error_clear(&get_err);
+	rc = k8s_get(fs->client, namespaced ? &local : &cluster, ns, name, &obj, &get_err);
+	json_decref(obj);
+	if (!rc || get_err.code != 404)
+		return 0;
+	k8s_error_clear(&get_err);
+	if (runtimes_list(fs->client, ns, &there, &get_err) < 0)
+		return 0;   /* the dry run that follows speaks for the server */
+	render_runtime_names(&names, &there);
+	if (!there.served)
+		rc = k8s_error_set(err, EINVAL,
+		                   "runtime: this cluster has no Kubeflow Trainer (no training "
+		                   "runtimes, trainer.kubeflow.org): a trainjob cannot run here");
+	else
+		rc = k8s_error_set(err, EINVAL,
+		                   "runtime: no %s \"%s\" in %s%s: its TrainJob would never run; "
+		                   "the runtimes there are: %s (cat runtimes)",
+		                   namespaced ? "TrainingRuntime" : "ClusterTrainingRuntime", name,
+		                   namespaced ? "namespace " : "this cluster", namespaced ? ns : "",
+		                   strbuf_ok(&names) ? strbuf_str(&names) : "(out of memory)");
+	strbuf_free(&names);
+	runtimes_clear(&there);
+	return rc;
+}
+
 static void append(struct k8s_error *err, const char *text)
 {
 	size_t len = strlen(err->message);
@@ -300,7 +352,7 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 		goto out;
 
 	/* Everything is checked by the API server before anything is made. */
-	if ((rc = check_priority_classes(fs, job, err)) ||
+	if ((rc = check_priority_classes(fs, job, err)) || (rc = check_runtime(fs, ns, job, err)) ||
 	    (rc = check(fs, ns, job, what, objs, &checked, err)) ||
 	    (cm && (rc = check(fs, ns, cm, cm_what, objs, NULL, err))) ||
 	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||

@@ -25,6 +25,7 @@
 #include "fs/code/codetree.h"
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeep.h"
+#include "fs/tree/runtimes.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
@@ -251,6 +252,9 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		return render_data_file(fs, node, p, sb, mtime);
 	case SRC_ATTEMPT:
 		return attempt_text(fs, node, p, sb, mtime);
+	case SRC_RUNTIMES:
+		runtimes_poller_render(fs->runtimes, sb, time_now(), p->render.runtimes);
+		return 0;
 	case SRC_POD:
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;

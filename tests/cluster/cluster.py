@@ -6,6 +6,8 @@ this module. What runs, each as a local process with its log in DIR/logs/:
     etcd  ->  kube-apiserver  <-  kube-controller-manager, kube-scheduler,
                               <-  kwok (fake GPU nodes, pod lifecycle, logs),
                               <-  training-operator (TFJob, PyTorchJob, ...)
+                              <-  Trainer v2 and JobSet (TrainJob), Kueue (queues),
+                                  the MPI operator (--mpi v2beta1): kubeflow.py
 
 TLS everywhere with a CA made by openssl; RBAC on; anonymous auth left as
 kube-apiserver defaults it. The binaries are built once per version into a
@@ -48,10 +50,18 @@ BINARIES = {
     "kwok": ("kwok", "sigs.k8s.io/kwok/cmd/kwok"),
     "training-operator": ("operator",
                           "github.com/kubeflow/training-operator/cmd/training-operator.v1"),
-    # the peer arenafs is compared with (tests/integration/test_arena_parity.py)
+    "trainer-controller-manager": ("kubeflow",
+                                   "github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager"),
+    "jobset-controller": ("jobset", "sigs.k8s.io/jobset"),
+    "kueue": ("kubeflow", "sigs.k8s.io/kueue/cmd/kueue"),
+    "mpi-operator": ("mpi", "github.com/kubeflow/mpi-operator/cmd/mpi-operator"),
+    # the peers arenafs is compared with: Arena for jobs
+    # (tests/integration/test_arena_parity.py), kueuectl for queues
     "arena": ("arena", "github.com/kubeflow/arena/cmd/arena"),
+    "kueuectl": ("kubeflow", "sigs.k8s.io/kueue/cmd/kueuectl"),
 }
-CLUSTER_BINARIES = [n for n in BINARIES if n != "arena"]
+# What `up` runs in its default profile (`--mpi v2beta1` runs mpi-operator too)
+CLUSTER_BINARIES = [n for n in BINARIES if n not in ("arena", "kueuectl", "mpi-operator")]
 
 # The module whose version names a component's cache directory.
 MAIN_MODULE = {
@@ -60,6 +70,9 @@ MAIN_MODULE = {
     "kwok": "sigs.k8s.io/kwok",
     "operator": "github.com/kubeflow/training-operator",
     "arena": "github.com/kubeflow/arena",
+    "kubeflow": "github.com/kubeflow/trainer/v2",
+    "jobset": "sigs.k8s.io/jobset",
+    "mpi": "github.com/kubeflow/mpi-operator",
 }
 
 
@@ -327,6 +340,13 @@ def make_pki(pki):
     # operator deployment with its ClusterRole: cluster-admin keeps it simple.
     make_cert(pki, "kwok", "/O=system:masters/CN=kwok-controller", client=True)
     make_cert(pki, "operator", "/O=system:masters/CN=training-operator", client=True)
+    make_cert(pki, "kubeflow", "/O=system:masters/CN=kubeflow-controllers", client=True)
+    # the aggregation layer (Kueue's visibility API): kube-apiserver proxies
+    # to it as front-proxy-client, which the aggregated server trusts through
+    # the front-proxy CA kube-apiserver publishes
+    make_ca(pki, "front-proxy-ca", "arenafs-front-proxy-ca")
+    make_cert(pki, "front-proxy-client", "/CN=front-proxy-client", client=True,
+              ca="front-proxy-ca")
     webhook_pki(pki)
     openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
             "-out", "sa.key", cwd=pki)
@@ -355,6 +375,28 @@ def webhook_pki(pki):
             shutil.rmtree(tmp, ignore_errors=True)
     for n in names:
         shutil.copyfile(os.path.join(shared, n), os.path.join(pki, n))
+
+
+def install_files(directory, pairs):
+    """Copies each (source path, name) into directory, atomically, leaving
+    alone a file that holds the bytes already: replacing a file the running
+    controllers of the machine's other clusters watch crashed them (a nil
+    dereference in fsnotify 1.7.0's inotify backend, seen on 2026-12-05), and
+    every cluster writes the same bytes to the fixed paths that need this."""
+    os.makedirs(directory, exist_ok=True)
+    for src, name in pairs:
+        with open(src, "rb") as f:
+            want = f.read()
+        try:
+            with open(os.path.join(directory, name), "rb") as f:
+                if f.read() == want:
+                    continue
+        except OSError:
+            pass
+        tmp = os.path.join(directory, ".%s.%d" % (name, os.getpid()))
+        with open(tmp, "wb") as f:
+            f.write(want)
+        os.replace(tmp, os.path.join(directory, name))  # a running controller reads it
 
 
 def b64file(path):
@@ -618,13 +660,16 @@ def webhook_config(plane, operator_src, port, ca_file):
     return vwc
 
 
-def up(directory, nodes=4, gpus=8, event_ttl=None):
+def up(directory, nodes=4, gpus=8, event_ttl=None, mpi="v1"):
     """event_ttl: kube-apiserver's --event-ttl (a Go duration, "2m"); None: its
-    default, 1h."""
+    default, 1h. mpi: who owns the MPIJob CRD, "v1" (the training-operator)
+    or "v2beta1" (the MPI operator)."""
+    import kubeflow
+    kubeflow.check_profile(mpi)
     plane = Plane(directory)
     if os.path.exists(os.path.join(plane.dir, "ready")):
         raise ClusterError("%s already holds a running cluster: down it first" % plane.dir)
-    build(CLUSTER_BINARIES)
+    build(CLUSTER_BINARIES + kubeflow.binaries(mpi))
     started = time.monotonic()
     kwok_src = module_source("kwok", "sigs.k8s.io/kwok")
     operator_src = module_source("operator", "github.com/kubeflow/training-operator")
@@ -634,7 +679,7 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
     pki = plane.pki
     make_pki(pki)
     p = {k: free_port() for k in ("etcd", "etcd_peer", "apiserver", "kcm", "scheduler", "kwok",
-                                  "op_metrics", "op_probe", "op_webhook")}
+                                  "op_metrics", "op_probe", "op_webhook") + kubeflow.PORTS}
     P = lambda f: os.path.join(pki, f)  # noqa: E731
     url = "https://127.0.0.1:%d" % p["apiserver"]
 
@@ -674,6 +719,13 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
         "--kubelet-preferred-address-types=InternalIP",
         "--endpoint-reconciler-type=none",
         "--allow-privileged=true",
+        "--requestheader-client-ca-file=" + P("front-proxy-ca.crt"),
+        "--requestheader-allowed-names=front-proxy-client",
+        "--requestheader-username-headers=X-Remote-User",
+        "--requestheader-group-headers=X-Remote-Group",
+        "--requestheader-extra-headers-prefix=X-Remote-Extra-",
+        "--proxy-client-cert-file=" + P("front-proxy-client.crt"),
+        "--proxy-client-key-file=" + P("front-proxy-client.key"),
         *(["--event-ttl=" + event_ttl] if event_ttl else []),
         "--v=1"])
     wait_for("kube-apiserver /readyz",
@@ -682,7 +734,7 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
 
     comp = os.path.join(plane.dir, "components")
     os.makedirs(comp, exist_ok=True)
-    for name in ("controller-manager", "scheduler", "kwok", "operator"):
+    for name in ("controller-manager", "scheduler", "kwok", "operator", "kubeflow"):
         write_kubeconfig(os.path.join(comp, name + ".kubeconfig"), url, pki,
                          [(name, cert_user(pki, name))], name)
     write_kubeconfig(os.path.join(plane.dir, "kubeconfig"), url, pki,
@@ -712,11 +764,12 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
     # (group, plural, where the module keeps its CRD)
     crds = [("kwok.x-k8s.io", n, os.path.join(kwok_src, "kustomize", "crd", "bases"))
             for n in ("stages", "clusterlogs", "logs")]
+    operator_kinds = [k for k in OPERATOR_KINDS if k != "mpijobs" or mpi == "v1"]
     crds += [("kubeflow.org", k, os.path.join(operator_src, "manifests", "base", "crds"))
-             for k in OPERATOR_KINDS]
-    for group, plural, where in crds:
-        kubectl(plane, "apply", "--server-side", "-f",
-                os.path.join(where, "%s_%s.yaml" % (group, plural)))
+             for k in operator_kinds]
+    crds = [(g, p, os.path.join(where, "%s_%s.yaml" % (g, p))) for g, p, where in crds]
+    crds += kubeflow.crds(mpi)
+    kubectl(plane, "apply", "--server-side", *[a for _, _, path in crds for a in ("-f", path)])
     kubectl(plane, "wait", "--for=condition=Established", "--timeout=60s",
             *["crd/%s.%s" % (plural, group) for group, plural, _ in crds])
 
@@ -764,24 +817,8 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
     # In a cluster the kubelet mounts that Secret where the operator's webhook
     # server reads it; this fixed path is the operator's (every cluster of the
     # machine writes the same pair there).
-    os.makedirs(WEBHOOK_CERT_DIR, exist_ok=True)
-    for src, dst in (("webhook.crt", "tls.crt"), ("webhook.key", "tls.key"),
-                     ("webhook-ca.crt", "ca.crt")):
-        # Left alone when it holds the pair already: replacing a file the
-        # running operators of the machine's other clusters watch crashed
-        # them (a nil dereference in fsnotify 1.7.0's inotify backend, seen
-        # on 2026-12-05), and every cluster writes the same bytes.
-        with open(P(src), "rb") as f:
-            want = f.read()
-        try:
-            with open(os.path.join(WEBHOOK_CERT_DIR, dst), "rb") as f:
-                if f.read() == want:
-                    continue
-        except OSError:
-            pass
-        tmp = os.path.join(WEBHOOK_CERT_DIR, ".%s.%d" % (dst, os.getpid()))
-        shutil.copyfile(P(src), tmp)
-        os.replace(tmp, os.path.join(WEBHOOK_CERT_DIR, dst))  # a running operator reads it
+    install_files(WEBHOOK_CERT_DIR, [(P(src), dst) for src, dst in (
+        ("webhook.crt", "tls.crt"), ("webhook.key", "tls.key"), ("webhook-ca.crt", "ca.crt"))])
     env = dict(os.environ, KUBECONFIG=kc("operator"), MY_POD_NAMESPACE="kubeflow")
     plane.start("training-operator", [
         binary_path("training-operator"), "--kubeconfig=" + kc("operator"),
@@ -789,7 +826,8 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
         "--health-probe-bind-address=127.0.0.1:%d" % p["op_probe"],
         "--webhook-server-port=%d" % p["op_webhook"],
         "--kube-api-qps=200", "--kube-api-burst=400", "--controller-threads=4"] +
-        ["--enable-scheme=" + k[:-1] for k in OPERATOR_KINDS], env=env)
+        ["--enable-scheme=" + k[:-1] for k in operator_kinds], env=env)
+    kubeflow.start(plane, mpi, kc("kubeflow"), p)
 
     def nodes_ready():
         r = kubectl(plane, "get", "nodes", "-o", "json", check=False)
@@ -809,6 +847,7 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
         except (OSError, urllib.error.HTTPError):
             return False
     wait_for("training-operator ready", operator_ready, plane, "training-operator", 90)
+    kubeflow.finish(plane, mpi, p)
     wait_for("ServiceAccount default/default",
              lambda: kubectl(plane, "get", "serviceaccount", "default", "-n", "default",
                              check=False).returncode == 0,
@@ -820,7 +859,7 @@ def up(directory, nodes=4, gpus=8, event_ttl=None):
                      [("admin", cert_user(pki, "admin")), ("viewer", {"token": token}),
                       ("reader", {"token": reader})], "admin")
     with open(plane.state_path, "w") as f:
-        json.dump({"url": url, "ports": p, "nodes": nodes, "gpus": gpus}, f, indent=1)
+        json.dump({"url": url, "ports": p, "nodes": nodes, "gpus": gpus, "mpi": mpi}, f, indent=1)
     with open(os.path.join(plane.dir, "url"), "w") as f:
         f.write(url + "\n")
     with open(os.path.join(plane.dir, "ready"), "w") as f:

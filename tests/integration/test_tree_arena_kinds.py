@@ -14,11 +14,10 @@ tests/cluster/arena and tests/cluster/crds) and, for Volcano and Spark, whose
 modules the proxy refuses, the stand-ins of tests/cluster/crds/stand-ins.yaml;
 it deletes them at its end.
 
-It also submits a TrainJob from the small spec (type: trainjob): on kubesim,
-whose Trainer stand-in runs it, it runs its nodes; on the real cluster, which has
-Kubeflow Trainer's CRD (from its module) but not its controller (a JobSet
-controller and the Trainer's manager would be two more components to build and
-run), the real CRD's validation takes it and it waits, PENDING."""
+It also submits a TrainJob from the small spec (type: trainjob): kubesim's
+Trainer stand-in and, on the real cluster, Kubeflow Trainer v2 with JobSet
+(started by tests/cluster/up, whose CRD it is) run its nodes.
+test_real_kubeflow_v2.py follows a TrainJob's whole life on the real one."""
 
 import errno
 import json
@@ -46,21 +45,21 @@ TRAINJOBS = "trainjobs.trainer.kubeflow.org"
 
 
 def crd_files():
-    """The CRD files of the four kinds and of TrainJob, from the pinned modules'
-    sources (and the stand-ins)."""
+    """The CRD files of the four kinds, from the pinned modules' sources (and
+    the stand-ins)."""
     sys.path.insert(0, CLUSTER_DIR)
     import cluster
     arena = cluster.module_source("arena", "github.com/kubeflow/arena")
     ray = cluster.module_source("crds", "github.com/ray-project/kuberay/ray-operator")
-    trainer = cluster.module_source("crds", "github.com/kubeflow/trainer/v2")
     return [os.path.join(arena, "arena-artifacts", "crds", "kai.alibabacloud.com_trainingjobs.yaml"),
             os.path.join(ray, "config", "crd", "bases", "ray.io_rayjobs.yaml"),
-            os.path.join(trainer, "manifests", "base", "crds", "trainer.kubeflow.org_trainjobs.yaml"),
             os.path.join(CLUSTER_DIR, "crds", "stand-ins.yaml")]
 
 
 def install_crds(real, request):
-    names = [k[0] for k in (ET, VOLCANO, SPARK, RAY)] + [TRAINJOBS]
+    """The four kinds' CRDs, deleted at the module's end. TrainJob's is up's
+    (Trainer runs on the real cluster): neither installed nor deleted here."""
+    names = [k[0] for k in (ET, VOLCANO, SPARK, RAY)]
     request.addfinalizer(lambda: real.kubectl("delete", "crd", "--wait=false", *names,
                                               check=False))
     for f in crd_files():
@@ -243,7 +242,7 @@ image: pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime
 command: torchrun train.py
 nodes: 2
 gpus: 1
-env: {SIM_RUN_SECONDS: "100000", EPOCHS: "3"}
+env: {SIM_RUN_SECONDS: "100000", KWOK_RUN: forever, EPOCHS: "3"}
 """
 
 
@@ -262,21 +261,17 @@ def test_a_trainjob_from_the_small_spec(env):
     assert trainer["numNodes"] == 2
     assert trainer["resourcesPerNode"]["limits"] == {"nvidia.com/gpu": "1"}
     assert trainer["env"] == [{"name": "SIM_RUN_SECONDS", "value": "100000"},
+                              {"name": "KWOK_RUN", "value": "forever"},
                               {"name": "EPOCHS", "value": "3"}]
     assert job["metadata"]["labels"]["app"] == "trainjob"
     assert job["metadata"]["labels"]["release"] == "llm"
     assert m.read("jobs", "llm", "type") == "trainjob\n"
     assert m.read("jobs", "llm", "spec.yaml") == "name: llm\n" + TRAINJOB_SPEC
-    if c.kind == "real":
-        # no Trainer controller here: nothing runs it
-        assert m.read("jobs", "llm", "status") == "PENDING\n"
-        assert os.listdir(m.path("jobs", "llm", "instances")) == []
-    else:
-        wait_until(lambda: m.read("jobs", "llm", "status") == "RUNNING\n" and
-                   len(os.listdir(m.path("jobs", "llm", "instances"))) == 2,
-                   message="the TrainJob running its two nodes")
-        wait_until(lambda: m.read("jobs", "llm", "gpus") == "2/2\n",
-                   message="its two nodes' GPUs held")
+    wait_until(lambda: m.read("jobs", "llm", "status") == "RUNNING\n" and
+               len(os.listdir(m.path("jobs", "llm", "instances"))) == 2,
+               timeout=90, message="the TrainJob running its two nodes")
+    wait_until(lambda: m.read("jobs", "llm", "gpus") == "2/2\n",
+               message="its two nodes' GPUs held")
 
 
 def test_arena_list_says_the_same_of_them(env, tmp_path):

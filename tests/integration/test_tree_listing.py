@@ -60,7 +60,7 @@ def listdir(path):
 def test_ls_root_shows_the_tree(env):
     c, m = env
     assert listdir(m.mnt) == ["README", "check", "cluster", "data", "jobs", "namespaces",
-                             "nodes", "submit"]
+                             "nodes", "runtimes", "submit"]
     assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all", "top",
                                           "top-job"]
     assert listdir(m.path("submit")) == []

@@ -400,3 +400,97 @@ def test_log_errors(both):
             assert all(line[:4].isdigit() and "Z " in line for line in body.splitlines())
     finally:
         cleanup(both, "logged")
+
+
+# ---- Kubeflow Trainer v2: TrainJob, its runtimes, its pods ----
+
+TRAINER = "/apis/trainer.kubeflow.org/v1alpha1"
+TRAINJOBS = TRAINER + "/namespaces/%s/trainjobs" % NS
+
+
+def trainjob(name, nodes=2, run="600"):
+    return {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": name},
+            "spec": {"runtimeRef": {"name": "torch-distributed"},
+                     "trainer": {"image": "pytorch/pytorch:2.2.0-cuda12.1-cudnn8-runtime",
+                                 "command": ["torchrun", "train.py"], "numNodes": nodes,
+                                 "env": [{"name": "SIM_RUN_SECONDS", "value": run},
+                                         {"name": "KWOK_RUN", "value": run + "s"}],
+                                 "resourcesPerNode": {"limits": {"nvidia.com/gpu": "1"}}}}}
+
+
+def test_discovery_of_trainer(both):
+    (rs, real), (ss, sim) = on_both(both, "GET", TRAINER)
+    assert rs == ss == 200
+    names = ["trainjobs", "trainingruntimes", "clustertrainingruntimes"]
+    keep = ("name", "kind", "namespaced", "verbs", "singularName")
+    pick = lambda b: [{k: r.get(k) for k in keep} for r in resources(b, names)]  # noqa: E731
+    same(pick(real), pick(sim), TRAINER)
+
+
+def test_trainer_runtimes_installed(both):
+    """What the file runtimes reads: the same ClusterTrainingRuntimes, names,
+    framework labels and numNodes (kubesim makes them as up installs them)."""
+    (rs, real), (ss, sim) = on_both(both, "GET", TRAINER + "/clustertrainingruntimes")
+    assert rs == ss == 200
+    pick = lambda b: sorted((i["metadata"]["name"],  # noqa: E731
+                             i["metadata"].get("labels", {}).get("trainer.kubeflow.org/framework"),
+                             i["spec"]["mlPolicy"].get("numNodes")) for i in b["items"])
+    same(pick(real), pick(sim), "the ClusterTrainingRuntimes")
+
+
+def trainjob_pods(c, name):
+    code, body = c.api("GET", "/api/v1/namespaces/%s/pods?labelSelector="
+                       "jobset.sigs.k8s.io/jobset-name%%3D%s" % (NS, name))
+    assert code == 200, body
+    return body["items"]
+
+
+def test_a_trainjob_as_arenafs_reads_it(both):
+    """The TrainJob's status while it runs, its Job, and what arenafs reads of
+    its pods: the JobSet labels (instances/), the completion index (the main
+    instance), the container and its GPUs."""
+    try:
+        for c in both:
+            code, body = c.api("POST", TRAINJOBS, trainjob("tj-conf"))
+            assert code == 201, body
+        for c in both:
+            wait_until(lambda: len(trainjob_pods(c, "tj-conf")) == 2 and all(
+                p["status"].get("phase") == "Running" for p in trainjob_pods(c, "tj-conf")),
+                timeout=120, message="the TrainJob's two pods running on %s" % c.kind)
+        # JobSet's status follows the Job's, which follows the pods'
+        for c in both:
+            wait_until(lambda: ((c.api("GET", TRAINJOBS + "/tj-conf")[1].get("status") or {})
+                                .get("jobsStatus") or [{}])[0].get("ready") == 1,
+                       timeout=60, message="the TrainJob's Job ready on %s" % c.kind)
+        (rs, real), (ss, sim) = on_both(both, "GET", TRAINJOBS + "/tj-conf")
+        assert rs == ss == 200
+        same(real.get("status"), sim.get("status"), "a running TrainJob's status")
+        (rs, real), (ss, sim) = on_both(both, "GET", "/apis/batch/v1/namespaces/%s/jobs" % NS)
+        pick_jobs = lambda b: sorted(  # noqa: E731
+            (j["metadata"]["name"], j["spec"].get("completionMode"), j["spec"].get("completions"),
+             j["spec"].get("parallelism"))
+            for j in b["items"] if j["metadata"]["name"].startswith("tj-conf"))
+        same(pick_jobs(real), pick_jobs(sim), "the TrainJob's batch Jobs")
+
+        def pick_pods(c):
+            out = []
+            for p in sorted(trainjob_pods(c, "tj-conf"), key=lambda p: p["metadata"]["name"]):
+                lab = p["metadata"].get("labels") or {}
+                ctr = p["spec"]["containers"][0]
+                out.append({
+                    # job-key and jobset-uid are hashes and uids: each server's own
+                    "labels": {k: v for k, v in lab.items() if k.startswith("jobset.sigs.k8s.io/")
+                               and k not in ("jobset.sigs.k8s.io/job-key",
+                                             "jobset.sigs.k8s.io/jobset-uid")},
+                    "index": p["metadata"]["annotations"].get(
+                        "batch.kubernetes.io/job-completion-index"),
+                    "container": ctr["name"],
+                    "gpus": (ctr.get("resources") or {}).get("limits", {}).get("nvidia.com/gpu"),
+                    "owner": [(o["kind"], o.get("controller")) for o in
+                              p["metadata"].get("ownerReferences") or []]})
+            return out
+        same(pick_pods(both[0]), pick_pods(both[1]), "the TrainJob's pods as arenafs reads them")
+    finally:
+        for c in both:
+            c.api("DELETE", TRAINJOBS + "/tj-conf")

@@ -63,7 +63,7 @@ TEST(fs_model_root_and_jobs_list_in_their_order)
 	root.type = FS_ROOT;
 	root.identity = "";
 	CHECK_STR_EQ(listing(x.fs, &root, buf, sizeof(buf)),
-		     "README check cluster data jobs namespaces nodes submit");
+		     "README check cluster data jobs namespaces nodes runtimes submit");
 	CHECK_INT_EQ(lookup(x.fs, &root, "jobs", &jobs), 0);
 	CHECK_INT_EQ(jobs.type, FS_JOBS_DIR);
 	CHECK_STR_EQ(jobs.ns, "default");            /* the mount's namespace */

@@ -50,7 +50,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 	char buf[512];
 
 	CHECK_STR_EQ(children_of(FS_ROOT, buf, sizeof(buf)),
-		     "README check cluster data jobs namespaces nodes submit");
+		     "README check cluster data jobs namespaces nodes runtimes submit");
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all top top-job");
 	/* a job's files come from their rows alone: a few that must stay, in order */
