@@ -269,9 +269,11 @@ static int check_queue(struct fs *fs, const char *ns, const json_t *job, struct 
 }
 
 /*
- * A TrainJob naming a runtime that does not exist is admitted by the API server
- * (Trainer's webhook of v2.2.0 lets it in) and never runs: refuse it here, with
- * the runtimes there are. Only "not found" refuses, as for PriorityClasses.
+ * A TrainJob naming a runtime that does not exist: Trainer's webhook (v2.2.0)
+ * refuses it, but its words name none that exists ("specified trainingRuntime
+ * must be created before the TrainJob is created"), and a cluster whose
+ * webhook is not called admits a job that never runs. Ask first, and answer
+ * with the runtimes there are. Only "not found" refuses, as for PriorityClasses.
  */
 static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struct k8s_error *err)
 {

@@ -571,6 +571,11 @@ def test_a_trainjob_as_arenafs_reads_it(both):
             wait_until(lambda: len(trainjob_pods(c, "tj-conf")) == 2 and all(
                 p["status"].get("phase") == "Running" for p in trainjob_pods(c, "tj-conf")),
                 timeout=120, message="the TrainJob's two pods running on %s" % c.kind)
+        # JobSet's status follows the Job's, which follows the pods'
+        for c in both:
+            wait_until(lambda: ((c.api("GET", TRAINJOBS + "/tj-conf")[1].get("status") or {})
+                                .get("jobsStatus") or [{}])[0].get("ready") == 1,
+                       timeout=60, message="the TrainJob's Job ready on %s" % c.kind)
         (rs, real), (ss, sim) = on_both(both, "GET", TRAINJOBS + "/tj-conf")
         assert rs == ss == 200
         same(real.get("status"), sim.get("status"), "a running TrainJob's status")
@@ -587,8 +592,10 @@ def test_a_trainjob_as_arenafs_reads_it(both):
                 lab = p["metadata"].get("labels") or {}
                 ctr = p["spec"]["containers"][0]
                 out.append({
+                    # job-key and jobset-uid are hashes and uids: each server's own
                     "labels": {k: v for k, v in lab.items() if k.startswith("jobset.sigs.k8s.io/")
-                               and k != "jobset.sigs.k8s.io/job-key"},
+                               and k not in ("jobset.sigs.k8s.io/job-key",
+                                             "jobset.sigs.k8s.io/jobset-uid")},
                     "index": p["metadata"]["annotations"].get(
                         "batch.kubernetes.io/job-completion-index"),
                     "container": ctr["name"],

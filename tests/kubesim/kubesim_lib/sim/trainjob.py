@@ -9,7 +9,9 @@ everything) whose pods are NAME-node-0-<index>-xxxxx with the JobSet labels
 and the trainer's container "node" built from spec.trainer (image, command,
 args, env, resourcesPerNode) plus the torch env (PET_NNODES, PET_NODE_RANK,
 PET_MASTER_ADDR, ...). The runtime named by spec.runtimeRef is not read.
-Status: jobsStatus for "node" and the TrainJob's conditions as it copies
+Status: jobsStatus for "node" (JobSet's counts of Jobs: ready is 1 once
+the Job's ready and succeeded pods reach its parallelism, not a count of
+pods) and the TrainJob's conditions as it copies
 them from the JobSet: Complete (AllJobsCompleted, "jobset completed
 successfully") or Failed (FailedJobs, "jobset failed due to one or more job
 failures"); Suspended when spec.suspend.
@@ -26,6 +28,12 @@ RESOURCE = "trainjobs.trainer.kubeflow.org"
 NODE = "node"
 DEFAULT_IMAGE = "pytorch/pytorch:2.5.0-cuda12.4-cudnn9-runtime"
 MASTER_PORT = 29400
+
+
+def uid_like(hexdigest):
+    """A uid's shape (8-4-4-4-12) from a hex digest."""
+    d = hexdigest
+    return "-".join((d[:8], d[8:12], d[12:16], d[16:20], d[20:32]))
 
 
 def set_condition(status, ctype, cstatus, reason, message, now, generation):
@@ -89,7 +97,12 @@ class TrainJobController(Controller):
         if job is not None:
             jst = job.get("status") or {}
             done = batch.is_finished(job)
-            entry = {"name": NODE, "ready": jst.get("ready", 0) or 0,
+            # JobSet counts Jobs, not pods: a Job is ready once its ready and
+            # succeeded pods reach min(parallelism, completions)
+            want = min(job["spec"].get("parallelism", 1), job["spec"].get("completions", 1))
+            ready = 1 if not done and (jst.get("ready", 0) or 0) + \
+                (jst.get("succeeded", 0) or 0) >= want else 0
+            entry = {"name": NODE, "ready": ready,
                      "succeeded": 1 if done == "Complete" else 0,
                      "failed": 1 if done == "Failed" else 0,
                      "active": 0 if done else (1 if jst.get("active") else 0),
@@ -127,10 +140,21 @@ class TrainJobController(Controller):
         container["ports"] = [{"containerPort": MASTER_PORT, "protocol": "TCP"}]
         if tr.get("resourcesPerNode"):
             container["resources"] = copy.deepcopy(tr["resourcesPerNode"])
+        # what JobSet v0.11.1 labels its Jobs and pods with (the conformance
+        # test compares them with the real controller's); no JobSet object
+        # here, so its uid is one of its own making
         labels = {"jobset.sigs.k8s.io/jobset-name": name,
+                  "jobset.sigs.k8s.io/jobset-uid": uid_like(util.digest("jobset", ns, name)),
                   "jobset.sigs.k8s.io/replicatedjob-name": NODE,
                   "jobset.sigs.k8s.io/replicatedjob-replicas": "1",
                   "jobset.sigs.k8s.io/job-index": "0",
+                  "jobset.sigs.k8s.io/job-global-index": "0",
+                  "jobset.sigs.k8s.io/global-replicas": "1",
+                  "jobset.sigs.k8s.io/group-name": "default",
+                  "jobset.sigs.k8s.io/group-replicas": "1",
+                  "jobset.sigs.k8s.io/job-group-index": "0",
+                  "jobset.sigs.k8s.io/priority": "0",
+                  "jobset.sigs.k8s.io/restart-attempt": "0",
                   "jobset.sigs.k8s.io/job-key": util.digest("jobset", ns, jname)[:40],
                   "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
         tmpl = {"metadata": {"labels": dict(labels),
