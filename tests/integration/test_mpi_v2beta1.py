@@ -23,7 +23,7 @@ image: horovod/horovod:0.28.1
 command: horovodrun -np 4 python train.py
 gpus: 2
 workers: 2
-env: {KWOK_RUN: 20s, SIM_RUN_SECONDS: "20"}
+env: {KWOK_RUN: 20s, SIM_RUN_SECONDS: "100"}
 """
 
 
