@@ -225,23 +225,6 @@ static bool in_namespace(const void *obj, const void *ns)
 	return strcmp(meta_of(obj)->namespace, ns) == 0;
 }
 
-size_t cache_pvcs(struct k8s_cache *st, const char *ns, const struct pvc ***out)
-{
-	const void **all;
-	size_t n = collect_table(&st->tables[CACHE_PVC], cmp_meta, &all), k = 0;
-
-	/* claims are few beside pods: a scan costs less than an index's links */
-	for (size_t i = 0; i < n; i++)
-		if (in_namespace(all[i], ns))
-			all[k++] = all[i];
-	if (!k) {
-		free(all);
-		all = NULL;
-	}
-	*out = (const struct pvc **)all;
-	return k;
-}
-
 /* The objects of a table in ns (NULL: all), by namespace and name. */
 static size_t collect_in(struct k8s_cache *st, enum cache_object_type type, const char *ns,
                          const void ***out)
@@ -253,7 +236,7 @@ static size_t collect_in(struct k8s_cache *st, enum cache_object_type type, cons
 		*out = all;
 		return n;
 	}
-	/* queues and Workloads are few beside pods: a scan costs less than an index */
+	/* claims, queues and Workloads are few beside pods: a scan costs less than an index */
 	for (size_t i = 0; i < n; i++)
 		if (in_namespace(all[i], ns))
 			all[k++] = all[i];
@@ -263,6 +246,11 @@ static size_t collect_in(struct k8s_cache *st, enum cache_object_type type, cons
 	}
 	*out = all;
 	return k;
+}
+
+size_t cache_pvcs(struct k8s_cache *st, const char *ns, const struct pvc ***out)
+{
+	return collect_in(st, CACHE_PVC, ns, (const void ***)out);
 }
 
 size_t cache_workloads(struct k8s_cache *st, const char *ns, const struct workload ***out)
