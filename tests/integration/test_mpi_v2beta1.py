@@ -5,8 +5,16 @@ runs without MPIJob. A small spec of type mpijob makes the version the cluster
 serves; status, the chief (the launcher), logs byte-equal to kubectl logs, GPUs
 and rmdir are what kubectl says. The module starts a cluster of its own in that
 profile and stops it at its end; kubesim's side is test_submit_objects.py
-(--mpi-v2beta1) and this module's kubesim run of the same spec."""
+(--mpi-v2beta1) and this module's kubesim run of the same spec (with --kueue).
 
+Under Kueue (v0.17.0, whose kubeflow.org/mpijob integration is the MPI
+operator's v2beta1 MPIJob): a small spec with `queue: user-queue` that asks
+for more GPUs than the ClusterQueue has free is QUEUED, its why and info name
+the LocalQueue, the ClusterQueue, its place in line and Kueue's message (the
+pod set that lacks quota is the workers': the launcher asks no GPU), and once
+the job ahead goes it is admitted and runs with its launcher as chief."""
+
+import json
 import os
 import shutil
 import subprocess
@@ -32,7 +40,8 @@ def v2(request, kubesim_module, arenafs_module):
     """(cluster, mount): a cluster serving MPIJob as v2beta1, the real one
     started here in up's --mpi v2beta1 profile."""
     if request.param == "kubesim":
-        c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "5", "--mpi-v2beta1")
+        c = kubesim_module("--nodes", "2", "--gpus", "8", "--speed", "5", "--mpi-v2beta1",
+                           "--kueue")
         return c, arenafs_module(c)
     d = tempfile.mkdtemp(prefix="arenafs-real-mpi-")
     try:
@@ -42,12 +51,22 @@ def v2(request, kubesim_module, arenafs_module):
         shutil.rmtree(d, ignore_errors=True)
         pytest.fail("the --mpi v2beta1 cluster did not start: %s" % e, pytrace=False)
 
+    mounts = []
+
     def stop():
-        real.stop()
-        shutil.rmtree(d, ignore_errors=True)
+        # the mount goes before its cluster: one that outlives it says it cannot
+        # reach it (Kueue's queue lines are read every few seconds)
+        try:
+            for mount in mounts:
+                if not mount.unmounted:
+                    mount.unmount()
+        finally:
+            real.stop()
+            shutil.rmtree(d, ignore_errors=True)
     request.addfinalizer(stop)
     view = real.namespaced(real.fresh_namespace("m-mpi-v2beta1"))
-    return view, arenafs_module(view, "namespace=" + view.namespace)
+    mounts.append(arenafs_module(view, "namespace=" + view.namespace))
+    return view, mounts[0]
 
 
 def test_the_cluster_serves_mpijob_v2beta1_only(v2):
@@ -109,3 +128,124 @@ def test_mpijob_v2beta1_runs_with_its_launcher_as_chief(v2):
     wait_until(lambda: not [p for p in te.pods(c, ns)
                             if not p["metadata"].get("deletionTimestamp")],
                timeout=90, message="its pods to be deleted")
+
+
+# ---- under Kueue ----
+
+QUEUE = "user-queue"        # to cluster-queue, nvidia.com/gpu quota 8 (tests/cluster/queues.yaml)
+VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta2"
+
+
+def queued_spec(workers, gpus):
+    """An MPIJob in QUEUE of workers x gpus GPUs that runs until deleted."""
+    return ("type: mpijob\nimage: horovod/horovod:0.28.1\ncommand: horovodrun python train.py\n"
+            "workers: %d\ngpus: %d\nqueue: %s\n"
+            'env: {SIM_RUN_SECONDS: "100000", KWOK_RUN: "forever"}\n' % (workers, gpus, QUEUE))
+
+
+def workload_of(c, ns, name):
+    """The Workload Kueue made for MPIJob name (its owner), or None."""
+    for wl in c.kubectl_json("get", "workloads.kueue.x-k8s.io", "-n", ns)["items"]:
+        if any(o["kind"] == "MPIJob" and o["name"] == name
+               for o in wl["metadata"].get("ownerReferences") or []):
+            return wl
+    return None
+
+
+def condition(obj, ctype):
+    return next((x for x in (obj.get("status") or {}).get("conditions") or []
+                 if x["type"] == ctype), {})
+
+
+def test_mpijob_v2beta1_waits_in_a_kueue_queue_and_runs_once_admitted(v2):
+    c, m = v2
+    ns = getattr(c, "namespace", "default")
+    # the module's namespace's LocalQueue (kubesim and up make it in default only)
+    c.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+        "metadata": {"name": QUEUE, "namespace": ns},
+        "spec": {"clusterQueue": "cluster-queue"}}))
+    wait_until(lambda: "\n%s " % QUEUE in "\n" + m.read("queues", "list"), timeout=60,
+               message="queues/list shows LocalQueue " + QUEUE)
+
+    def status(name):
+        return m.read("jobs", name, "status").strip()
+
+    def submit(name, text):
+        with open(m.path("submit", name + ".yaml"), "w") as f:
+            f.write(text)
+
+    # the job ahead takes the ClusterQueue's 8 GPUs
+    submit("mq-ahead", queued_spec(2, 4))
+    wait_until(lambda: status("mq-ahead") == "RUNNING", timeout=180,
+               message="mq-ahead admitted and RUNNING")
+    submit("mq-wait", queued_spec(2, 2))
+    job = c.kubectl_json("get", "mpijobs.kubeflow.org", "mq-wait")
+    assert job["apiVersion"] == "kubeflow.org/v2beta1"
+    assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == QUEUE
+    wait_until(lambda: status("mq-wait") == "QUEUED", timeout=120, message="mq-wait QUEUED")
+
+    # Kueue's Workload, owned by the MPIJob, and what the tree says of it
+    wl = wait_until(lambda: (lambda w: w and condition(w, "QuotaReserved").get("message") and w)(
+        workload_of(c, ns, "mq-wait")), timeout=60, message="mq-wait's Workload with a reason")
+    said = condition(wl, "QuotaReserved")
+    assert said["status"] == "False" and said["reason"] == "Pending", said
+    assert wl["spec"]["queueName"] == QUEUE
+    assert [ps["name"] for ps in wl["spec"]["podSets"]] == ["launcher", "worker"], wl["spec"]
+    assert said["message"] == ("couldn't assign flavors to pod set worker: insufficient unused "
+                               "quota for nvidia.com/gpu in flavor default-flavor, 4 more needed")
+    line = json.loads(c.kubectl("get", "--raw", "%s/namespaces/%s/localqueues/%s/"
+                                "pendingworkloads" % (VISIBILITY, ns, QUEUE)).stdout)["items"]
+    assert [w["metadata"]["name"] for w in line] == [wl["metadata"]["name"]], line
+    why = wait_until(lambda: (lambda w: "place 1 in line" in w and w)(
+        m.read("jobs", "mq-wait", "why")), timeout=60, message="mq-wait's place in line")
+    assert why.startswith("Queued in LocalQueue %s (ClusterQueue cluster-queue), place 1 in "
+                          "line (1 in its LocalQueue), waiting " % QUEUE), why
+    # Kueue's message, ended as a sentence
+    assert why.endswith("Kueue says: %s.\n" % said["message"].rstrip(".")), why
+    info = m.read("jobs", "mq-wait", "info")
+    assert info.startswith(why + "\n"), info
+    assert "\nStatus:      QUEUED\n" in info, info
+    assert "\nQueue:       %s (ClusterQueue cluster-queue), Workload %s" % (
+        QUEUE, wl["metadata"]["name"]) in info, info
+    # held by Kueue's suspend: no pod, no GPU
+    assert c.kubectl_json("get", "mpijobs.kubeflow.org", "mq-wait")["spec"]["runPolicy"][
+        "suspend"] is True
+    assert m.read("jobs", "mq-wait", "suspend") == "1\n"
+    assert os.listdir(m.path("jobs", "mq-wait", "instances")) == []
+    assert m.read("jobs", "mq-wait", "gpus") == "0/4\n"
+    rows = {l.split()[0]: l.split() for l in m.read("cluster", "list").splitlines()[1:] if l}
+    assert rows["mq-wait"][1] == "QUEUED" and rows["mq-ahead"][1] == "RUNNING", rows
+    waiting = m.read("queues", "list").split("  Waiting, in line:\n")[1].splitlines()
+    assert waiting[2].split()[:7] == ["1", ns, "mq-wait", "MPIJOB", QUEUE, "4", "QUEUED"], waiting
+
+    # the job ahead goes: mq-wait is admitted, resumed and runs
+    os.rmdir(m.path("jobs", "mq-ahead"))
+    wait_until(lambda: status("mq-wait") == "RUNNING", timeout=180,
+               message="mq-wait admitted and RUNNING")
+    wl = workload_of(c, ns, "mq-wait")
+    assert condition(wl, "Admitted").get("status") == "True", wl["status"]
+    assert wl["status"]["admission"]["clusterQueue"] == "cluster-queue"
+    assert c.kubectl_json("get", "mpijobs.kubeflow.org", "mq-wait")["spec"]["runPolicy"][
+        "suspend"] is False
+    assert m.read("jobs", "mq-wait", "suspend") == "0\n"
+    assert m.read("jobs", "mq-wait", "why").startswith("Running since ")
+    info = m.read("jobs", "mq-wait", "info")
+    assert "\nQueue:       %s (ClusterQueue cluster-queue), Workload %s" % (
+        QUEUE, wl["metadata"]["name"]) in info, info
+    job = c.kubectl_json("get", "mpijobs.kubeflow.org", "mq-wait")
+    launcher = [p for p in te.pods(c, ns) if te.is_launcher(p)
+                and p["metadata"]["name"].startswith("mq-wait-launcher")]
+    names = sorted({p["metadata"]["name"] for p in te.pods_of_job(job, te.pods(c, ns)) +
+                    launcher})
+    assert len(launcher) == 1 and len(names) == 3, names
+    wait_until(lambda: sorted(os.listdir(m.path("jobs", "mq-wait", "instances"))) == names,
+               timeout=30, message="instances/: the launcher and the two workers")
+    chief = [l for l in m.read("jobs", "mq-wait", "info").splitlines()
+             if launcher[0]["metadata"]["name"] in l]
+    assert chief and "true" in chief[0].lower(), info
+    assert m.read("jobs", "mq-wait", "gpus") == "4/4\n"
+    os.rmdir(m.path("jobs", "mq-wait"))
+    wait_until(lambda: workload_of(c, ns, "mq-wait") is None and
+               c.kubectl("get", "mpijobs.kubeflow.org", "mq-wait", check=False).returncode != 0,
+               timeout=60, message="mq-wait and its Workload gone")

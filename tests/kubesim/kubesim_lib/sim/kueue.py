@@ -15,7 +15,8 @@ framework, scheduler and visibility API for what arenafs reads of it.
   and Admitted=True ("The workload is admitted"), and its job is resumed; one
   that does not fit gets QuotaReserved=False, reason Pending, with Kueue's
   message ("couldn't assign flavors to pod set worker: insufficient unused
-  quota for nvidia.com/gpu in flavor default-flavor, 4 more needed"). With
+  quota for nvidia.com/gpu in flavor default-flavor, 4 more needed", naming
+  the pod sets that lack GPUs: shortage_message). With
   spec.preemption.withinClusterQueue LowerPriority, admitted Workloads of lower
   priority are evicted to make room (Evicted and Preempted True, reason
   Preempted / InClusterQueue); a ClusterQueue or LocalQueue with stopPolicy
@@ -131,6 +132,32 @@ def workload_gpus(wl):
         tspec = (ps.get("template") or {}).get("spec") or {}
         total += int(ps.get("count") or 0) * int(util.pod_request(tspec, util.GPU))
     return total
+
+
+def shortage_message(wl, flavor, quota, used):
+    """Kueue's flavor assigner's message for a Workload whose GPUs do not fit
+    (pkg/scheduler/flavorassigner): the pod sets in order, each asking its GPUs
+    on top of those of the pod sets before it; one that does not fit what is
+    unused is named with how many more it needs, and the next are tried (a
+    preemption could make room); one asking more than the whole quota ends the
+    search. A pod set asking no GPU (an MPIJob's launcher) fits and is not named."""
+    out, asked = [], 0
+    for ps in (wl.get("spec") or {}).get("podSets") or []:
+        tspec = (ps.get("template") or {}).get("spec") or {}
+        gpus = int(ps.get("count") or 0) * int(util.pod_request(tspec, util.GPU))
+        if not gpus:
+            continue
+        head = "couldn't assign flavors to pod set %s: " % ps.get("name")
+        if asked + gpus > quota:
+            out.append(head + "insufficient quota for %s in flavor %s, previously considered "
+                       "podsets requests (%d) + current podset request (%d) > maximum "
+                       "capacity (%d)" % (util.GPU, flavor, asked, gpus, quota))
+            break
+        if asked + gpus > quota - used:
+            out.append(head + "insufficient unused quota for %s in flavor %s, %d more needed" % (
+                util.GPU, flavor, asked + gpus - (quota - used)))
+        asked += gpus
+    return "; ".join(out)
 
 
 def _pending(wl):
@@ -421,10 +448,7 @@ class KueueController(Controller):
                     used -= freed
                     self.enqueue("all", delay=0.5)
                     continue
-            ps = ((wl.get("spec") or {}).get("podSets") or [{}])[0].get("name", "main")
-            self._unreserve(wl, "Pending", "couldn't assign flavors to pod set %s: insufficient "
-                            "unused quota for %s in flavor %s, %d more needed" % (
-                                ps, util.GPU, flavor, used + need - quota), now)
+            self._unreserve(wl, "Pending", shortage_message(wl, flavor, quota, used), now)
 
     def _no_queue(self, cqs, lqs, now):
         """Workloads whose LocalQueue or ClusterQueue does not exist: Inadmissible."""
