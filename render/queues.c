@@ -8,7 +8,7 @@
  *   before the operator's SUSPENDED, which Kueue's suspend also brings);
  * - why's sentence for such a job: its LocalQueue and ClusterQueue, its place in
  *   line (the visibility API's positions, which Kueue counts from 0 and the tree
- *   from 1), how long it has waited and Kueue's own message (the QuotaReserved
+ *   from 1; none while Kueue holds it out of line as inadmissible), how long it has waited and Kueue's own message (the QuotaReserved
  *   condition's, e.g. "couldn't assign flavors to pod set worker: insufficient
  *   unused quota for nvidia.com/gpu in flavor default-flavor, 4 more needed");
  * - cluster/queues and queues/list: a table of the queues (kueuectl list
@@ -84,6 +84,18 @@ static void put_ago(struct strbuf *sb, int64_t t, int64_t now)
 	strbuf_puts(sb, t ? render_short_duration(now - t, d, sizeof(d)) : "a while");
 }
 
+/* Kueue keeps a Workload it cannot admit as things stand (its LocalQueue stopped,
+ * inactive or missing, its ClusterQueue stopped or missing) out of its line, with
+ * QuotaReserved False for reason Inadmissible: no place in line will come until
+ * that changes (seen on the real Kueue v0.17: a LocalQueue stopped with
+ * HoldAndDrain; its visibility API lists none of its Workloads). */
+static bool inadmissible(const struct workload *w)
+{
+	const struct job_condition *qr = wl_cond(w, "QuotaReserved");
+
+	return qr && !qr->status && strcmp(qr->reason, "Inadmissible") == 0;
+}
+
 /* "LocalQueue Q (ClusterQueue C)" and the place in line. */
 static void put_where(struct strbuf *sb, const struct job_queue *q)
 {
@@ -102,6 +114,8 @@ static void put_where(struct strbuf *sb, const struct job_queue *q)
 	if (q->place)
 		strbuf_printf(sb, ", place %d in line (%d in its LocalQueue)", q->place->position_cq + 1,
 		              q->place->position_lq + 1);
+	else if (inadmissible(w))
+		strbuf_puts(sb, ", held out of line (inadmissible)");
 	else if (!q->visibility)
 		strbuf_puts(sb, ", place in line unknown (Kueue's visibility API is not served)");
 	else

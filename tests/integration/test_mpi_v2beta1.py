@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -69,6 +70,23 @@ def v2(request, kubesim_module, arenafs_module):
     return view, mounts[0]
 
 
+def running_log(path, seconds=2.0):
+    """A running container's log as read until its end or for about seconds: a
+    log that grows as fast as it is read (kubesim's at --speed 5, a line every
+    0.1 s) may not reach its end before the job does (and its workers go)."""
+    out, deadline = b"", time.monotonic() + seconds
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        while time.monotonic() < deadline:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(fd)
+    return out.decode()
+
+
 def test_the_cluster_serves_mpijob_v2beta1_only(v2):
     c, m = v2
     served = c.kubectl("api-resources", "--api-group=kubeflow.org").stdout
@@ -108,11 +126,11 @@ def test_mpijob_v2beta1_runs_with_its_launcher_as_chief(v2):
     assert chief and "true" in chief[0].lower(), info    # the launcher is the chief
     # a running container's log grows (kubesim's): what the tree shows first,
     # kubectl shows at least
-    shown = m.read("jobs", "horovod", "logs")
+    shown = running_log(m.path("jobs", "horovod", "logs"))
     assert c.kubectl("logs", "-n", ns, lname).stdout.startswith(shown)
     for p in pods:
         pn = p["metadata"]["name"]
-        shown = m.read("jobs", "horovod", "instances", pn, "logs")
+        shown = running_log(m.path("jobs", "horovod", "instances", pn, "logs"))
         assert c.kubectl("logs", "-n", ns, pn).stdout.startswith(shown)
     assert m.read("jobs", "horovod", "gpus") == "4/4\n"
 
@@ -226,6 +244,11 @@ def test_mpijob_v2beta1_waits_in_a_kueue_queue_and_runs_once_admitted(v2):
     wl = workload_of(c, ns, "mq-wait")
     assert condition(wl, "Admitted").get("status") == "True", wl["status"]
     assert wl["status"]["admission"]["clusterQueue"] == "cluster-queue"
+    # the launcher asks no GPU (nor anything the ClusterQueue covers): no flavor
+    assert [(a["name"], a.get("flavors"), a.get("resourceUsage"))
+            for a in wl["status"]["admission"]["podSetAssignments"]] == [
+        ("launcher", None, None),
+        ("worker", {"nvidia.com/gpu": "default-flavor"}, {"nvidia.com/gpu": "4"})], wl["status"]
     assert c.kubectl_json("get", "mpijobs.kubeflow.org", "mq-wait")["spec"]["runPolicy"][
         "suspend"] is False
     assert m.read("jobs", "mq-wait", "suspend") == "0\n"
@@ -249,3 +272,139 @@ def test_mpijob_v2beta1_waits_in_a_kueue_queue_and_runs_once_admitted(v2):
     wait_until(lambda: workload_of(c, ns, "mq-wait") is None and
                c.kubectl("get", "mpijobs.kubeflow.org", "mq-wait", check=False).returncode != 0,
                timeout=60, message="mq-wait and its Workload gone")
+
+
+def live_pods_of(c, ns, name):
+    """The MPIJob's pods not being deleted (its workers and its launcher Job's)."""
+    return sorted(p["metadata"]["name"] for p in te.pods(c, ns)
+                  if not p["metadata"].get("deletionTimestamp") and
+                  (p["metadata"].get("labels") or {}).get("training.kubeflow.org/job-name") == name)
+
+
+def test_mpijob_v2beta1_evicted_and_preempted_by_kueue(v2):
+    """Evicted (its LocalQueue drained) and preempted (by a job of higher
+    priority): the word, why, and the job suspended with its pods gone, as
+    kubectl shows; admitted again, it runs."""
+    c, m = v2
+    ns = getattr(c, "namespace", "default")
+
+    def status(name):
+        return m.read("jobs", name, "status").strip()
+
+    def submit(name, text):
+        with open(m.path("submit", name + ".yaml"), "w") as f:
+            f.write(text)
+
+    def suspended(name):
+        return c.kubectl_json("get", "mpijobs.kubeflow.org", name)["spec"]["runPolicy"].get(
+            "suspend")
+
+    submit("mq-ev", queued_spec(1, 2))
+    wait_until(lambda: status("mq-ev") == "RUNNING", timeout=180, message="mq-ev RUNNING")
+    c.kubectl("patch", "localqueue", QUEUE, "--type=merge", "-p",
+              json.dumps({"spec": {"stopPolicy": "HoldAndDrain"}}))
+    try:
+        wait_until(lambda: status("mq-ev") == "EVICTED", timeout=120, message="mq-ev EVICTED")
+        evicted = condition(workload_of(c, ns, "mq-ev"), "Evicted")
+        assert evicted.get("status") == "True" and evicted["reason"] == "LocalQueueStopped", \
+            evicted
+        # Kueue holds a stopped LocalQueue's Workloads out of its line (Inadmissible):
+        # no place in line is promised, and the visibility API lists none
+        why = wait_until(lambda: (lambda w: "held out of line" in w and w)(
+            m.read("jobs", "mq-ev", "why")), timeout=60, message="mq-ev held out of line")
+        assert why.startswith("Evicted by Kueue ") and " ago (LocalQueueStopped), back in " \
+            "LocalQueue %s (ClusterQueue cluster-queue), held out of line (inadmissible): " \
+            % QUEUE in why, why
+        assert why.endswith("Kueue says: %s.\n" % evicted["message"].rstrip(".")), why
+        held = condition(workload_of(c, ns, "mq-ev"), "QuotaReserved")
+        assert held["status"] == "False" and held["reason"] == "Inadmissible", held
+        # (a stopped LocalQueue is not in Kueue's queues at all: its line is not found)
+        r = c.kubectl("get", "--raw", "%s/namespaces/%s/localqueues/%s/pendingworkloads"
+                      % (VISIBILITY, ns, QUEUE), check=False)
+        assert r.returncode != 0 and "NotFound" in r.stderr, (r.stdout, r.stderr)
+        line = json.loads(c.kubectl("get", "--raw", "%s/clusterqueues/cluster-queue/"
+                                    "pendingworkloads" % VISIBILITY).stdout)["items"]
+        assert [w["metadata"]["name"] for w in line] == [], line
+        assert suspended("mq-ev") is True and m.read("jobs", "mq-ev", "suspend") == "1\n"
+        # the operator suspends the launcher Job and deletes the workers
+        wait_until(lambda: c.kubectl_json("get", "jobs.batch", "mq-ev-launcher")["spec"].get(
+            "suspend") is True, timeout=60, message="the launcher Job suspended")
+        wait_until(lambda: live_pods_of(c, ns, "mq-ev") == [] and
+                   os.listdir(m.path("jobs", "mq-ev", "instances")) == [],
+                   timeout=120, message="mq-ev's pods gone, in kubectl and instances/")
+        assert m.read("jobs", "mq-ev", "gpus") == "0/2\n"
+    finally:
+        c.kubectl("patch", "localqueue", QUEUE, "--type=merge", "-p",
+                  json.dumps({"spec": {"stopPolicy": "None"}}))
+    wait_until(lambda: status("mq-ev") == "RUNNING", timeout=180,
+               message="mq-ev admitted again, RUNNING")
+    assert suspended("mq-ev") is False
+    assert m.read("jobs", "mq-ev", "why").startswith("Running since ")
+    names = wait_until(lambda: (lambda n: len(n) == 2 and n)(live_pods_of(c, ns, "mq-ev")),
+                       timeout=60, message="mq-ev's launcher and worker again")
+    wait_until(lambda: sorted(os.listdir(m.path("jobs", "mq-ev", "instances"))) == names,
+               timeout=60, message="instances/ as kubectl: " + " ".join(names))
+    # Kueue's own events on the job, as kubectl shows them, in jobs/NAME/events
+    said = {(e["reason"], e["message"]) for e in c.kubectl_json("get", "events", "-n", ns)[
+        "items"] if e["involvedObject"]["kind"] == "MPIJob" and
+        e["involvedObject"]["name"] == "mq-ev"}
+    wl = workload_of(c, ns, "mq-ev")["metadata"]["name"]
+    kueue = [("CreatedWorkload", "Created Workload: %s/%s" % (ns, wl)),
+             ("Started", "Admitted by clusterQueue cluster-queue"),
+             ("Stopped", "The LocalQueue is stopped")]
+    assert set(kueue) <= said, said
+    events = m.read("jobs", "mq-ev", "events")
+    for reason, message in kueue:
+        assert "[%s] %s" % (reason, message) in events, events
+    os.rmdir(m.path("jobs", "mq-ev"))
+
+    # preemption: a ClusterQueue of 4 GPUs that preempts by priority
+    cq, lq = "mq-prio", "mq-prio"
+    c.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": cq},
+        "spec": {"namespaceSelector": {}, "preemption": {"withinClusterQueue": "LowerPriority"},
+                 "resourceGroups": [{"coveredResources": ["cpu", "memory", "ephemeral-storage",
+                                                          "nvidia.com/gpu"],
+                                     "flavors": [{"name": "default-flavor", "resources": [
+                                         {"name": "cpu", "nominalQuota": "128"},
+                                         {"name": "memory", "nominalQuota": "1Ti"},
+                                         {"name": "ephemeral-storage", "nominalQuota": "2000Gi"},
+                                         {"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}}))
+    c.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+        "metadata": {"name": lq, "namespace": ns}, "spec": {"clusterQueue": cq}}))
+    try:
+        wait_until(lambda: "\n%s " % lq in "\n" + m.read("queues", "list"), timeout=60,
+                   message="queues/list shows LocalQueue " + lq)
+        submit("mq-low", queued_spec(2, 2).replace(QUEUE, lq) + "priority: low\n")
+        wait_until(lambda: status("mq-low") == "RUNNING", timeout=180, message="mq-low RUNNING")
+        submit("mq-high", queued_spec(2, 2).replace(QUEUE, lq) + "priority: high\n")
+        wait_until(lambda: status("mq-low") == "PREEMPTED" and status("mq-high") == "RUNNING",
+                   timeout=180, message="mq-high RUNNING, mq-low PREEMPTED")
+        low = workload_of(c, ns, "mq-low")
+        preempted = condition(low, "Preempted")
+        assert preempted.get("status") == "True" and preempted["reason"] == "InClusterQueue", \
+            low["status"]
+        back = ", back in LocalQueue %s (ClusterQueue %s), place 1 in line" % (lq, cq)
+        why = wait_until(lambda: (lambda w: back in w and w)(m.read("jobs", "mq-low", "why")),
+                         timeout=60, message="mq-low's place in line")
+        assert why.startswith("Preempted by Kueue "), why
+        assert "Kueue says: Preempted to accommodate a workload (UID: %s" % \
+            workload_of(c, ns, "mq-high")["metadata"]["uid"] in why, why
+        assert suspended("mq-low") is True
+        wait_until(lambda: live_pods_of(c, ns, "mq-low") == [] and
+                   os.listdir(m.path("jobs", "mq-low", "instances")) == [],
+                   timeout=120, message="mq-low's pods gone, in kubectl and instances/")
+        rows = {l.split()[0]: l.split() for l in m.read("cluster", "list").splitlines()[1:] if l}
+        assert rows["mq-low"][1] == "PREEMPTED" and rows["mq-high"][1] == "RUNNING", rows
+        # the job of higher priority goes: the preempted one runs again
+        os.rmdir(m.path("jobs", "mq-high"))
+        wait_until(lambda: status("mq-low") == "RUNNING", timeout=180,
+                   message="mq-low admitted again, RUNNING")
+        os.rmdir(m.path("jobs", "mq-low"))
+        wait_until(lambda: not [w for w in c.kubectl_json(
+            "get", "workloads.kueue.x-k8s.io", "-n", ns)["items"]], timeout=60,
+            message="the Workloads gone with their jobs")
+    finally:
+        c.kubectl("delete", "localqueue", lq, "--wait=false", check=False)
+        c.kubectl("delete", "clusterqueue", cq, "--wait=false", check=False)

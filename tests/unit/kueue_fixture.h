@@ -1,8 +1,8 @@
 /*
  * Kueue's objects as the API server sends them, for the unit tests of their decoders
  * (test_k8s_kueue_decode.c) and of the queue renderers (test_render_queues.c,
- * test_render_status.c): a queued, an admitted, a preempted, an evicted and a finished
- * Workload, LocalQueues and ClusterQueues of both versions, a visibility line. Times:
+ * test_render_status.c): a queued, an admitted, a preempted, an evicted (and one held
+ * out of line) and a finished Workload, LocalQueues and ClusterQueues of both versions, a visibility line. Times:
  * around 2025-12-05T11:00:00Z (KUEUE_T0).
  */
 #ifndef ARENAFS_TESTS_KUEUE_FIXTURE_H
@@ -59,6 +59,20 @@
 	"{\"queueName\":\"user-queue\"," WL_PODSET("1") "},\"status\":{\"conditions\":[{\"type\":" \
 	"\"Evicted\",\"status\":\"True\",\"reason\":\"LocalQueueStopped\",\"message\":\"The " \
 	"LocalQueue is stopped\",\"lastTransitionTime\":\"2025-12-05T10:59:00Z\"}]}}"
+
+/* An MPIJob's Workload as the real Kueue v0.17 left it a while after its LocalQueue was
+ * stopped with HoldAndDrain: evicted, and held out of line (Inadmissible). */
+#define WL_HELD \
+	"{\"metadata\":{\"name\":\"mpijob-mq-wait-174f2\",\"namespace\":\"default\",\"uid\":" \
+	"\"w6\",\"creationTimestamp\":\"2025-12-05T10:20:00Z\",\"ownerReferences\":[{\"apiVersion\":" \
+	"\"kubeflow.org/v2beta1\",\"kind\":\"MPIJob\",\"name\":\"mq-wait\",\"uid\":\"j-mq\"," \
+	"\"controller\":true}]},\"spec\":{\"queueName\":\"user-queue\"," WL_PODSET("2") "}," \
+	"\"status\":{\"conditions\":[{\"type\":\"QuotaReserved\",\"status\":\"False\",\"reason\":" \
+	"\"Inadmissible\",\"message\":\"LocalQueue user-queue is inactive\",\"lastTransitionTime\":" \
+	"\"2025-12-05T10:59:30Z\"},{\"type\":\"Evicted\",\"status\":\"True\",\"reason\":" \
+	"\"LocalQueueStopped\",\"message\":\"The LocalQueue is stopped\",\"lastTransitionTime\":" \
+	"\"2025-12-05T10:59:00Z\"},{\"type\":\"Admitted\",\"status\":\"False\",\"reason\":" \
+	"\"NoReservation\",\"message\":\"The workload has no reservation\"}]}}"
 
 #define WL_FINISHED \
 	"{\"metadata\":{\"name\":\"tfjob-done-fffff\",\"namespace\":\"default\",\"uid\":\"w5\"}," \

@@ -133,6 +133,34 @@ TEST(queues_why_says_where_the_job_waits_and_why)
 	kfx_free(&k);
 }
 
+/* Kueue holds a Workload out of its line while it cannot admit it (its LocalQueue
+ * stopped): no place will come, so why does not promise one ("not known yet"). */
+TEST(queues_why_of_a_job_held_out_of_line)
+{
+	struct workload *held = fx_workload(WL_HELD);
+	struct localqueue *lq = fx_localqueue(LQ_V1BETA2);
+	struct job_queue q = {held, lq, NULL, NULL, true};
+	char *s;
+
+	if (!held || !lq) {
+		CHECK(false);
+		workload_free(held);
+		localqueue_free(lq);
+		return;
+	}
+	s = FX_RENDER(render_queue_why(sb, &q, KUEUE_T0));
+	CHECK_STR_EQ(s, "Evicted by Kueue 1m ago (LocalQueueStopped), back in LocalQueue user-queue "
+	                "(ClusterQueue cluster-queue), held out of line (inadmissible): Kueue says: "
+	                "The LocalQueue is stopped.\n");
+	free(s);
+	q.visibility = false; /* no visibility API: the same, the condition says it */
+	s = FX_RENDER(render_queue_why(sb, &q, KUEUE_T0));
+	CHECK_STR_CONTAINS(s, "(ClusterQueue cluster-queue), held out of line (inadmissible): ");
+	free(s);
+	workload_free(held);
+	localqueue_free(lq);
+}
+
 TEST(queues_why_and_info_of_a_queued_job)
 {
 	struct kfx k;

@@ -6,8 +6,8 @@ framework, scheduler and visibility API for what arenafs reads of it.
   created suspended.
 - Its job reconciler: such a job gets a Workload, named
   <kind>-<name>-<hash5> and owned by the job (deleting the job collects it),
-  with spec.queueName and one pod set per replica type (count, template); a
-  finished job's Workload gets Finished=True.
+  with spec.queueName and one pod set per replica type (count, template), in
+  Kueue's order (podset_order); a finished job's Workload gets Finished=True.
 - Its scheduler, per ClusterQueue, BestEffortFIFO: the pending Workloads by
   priority (high first) then creation; each that fits the ClusterQueue's
   nominal nvidia.com/gpu quota less what the admitted use gets
@@ -134,6 +134,28 @@ def workload_gpus(wl):
     return total
 
 
+# The order of a job's pod sets in its Workload (Kueue's OrderedReplicaTypes:
+# TFJob Chief, Master, PS, Worker, Evaluator; PyTorchJob Master, Worker; MPIJob
+# Launcher, Worker), which is also the order the flavor assigner tries them in.
+PODSET_ORDER = ("Chief", "Master", "PS", "Launcher", "Worker", "Evaluator")
+
+
+def podset_order(rtype):
+    return (PODSET_ORDER.index(rtype) if rtype in PODSET_ORDER else len(PODSET_ORDER), rtype)
+
+
+def assignment(ps, flavor):
+    """A pod set's status.admission.podSetAssignments entry: its flavor and use of
+    the resources it asks (only GPUs counted); one asking none (an MPIJob's
+    launcher) has neither, as in the real one."""
+    count = int(ps.get("count") or 0)
+    gpus = count * int(util.pod_request(((ps.get("template") or {}).get("spec") or {}), util.GPU))
+    out = {"name": ps.get("name"), "count": count}
+    if gpus:
+        out.update({"flavors": {util.GPU: flavor}, "resourceUsage": {util.GPU: str(gpus)}})
+    return out
+
+
 def shortage_message(wl, flavor, quota, used):
     """Kueue's flavor assigner's message for a Workload whose GPUs do not fit
     (pkg/scheduler/flavorassigner): the pod sets in order, each asking its GPUs
@@ -186,11 +208,14 @@ def quota_of(cq):
 
 def pending_workloads(store, cq_name=None, ns=None, lq=None):
     """The visibility API's answer: [(workload, posInCQ, posInLQ)] in line order, for
-    a ClusterQueue (cq_name) or a LocalQueue (ns, lq)."""
+    a ClusterQueue (cq_name) or a LocalQueue (ns, lq); None for a LocalQueue that
+    does not exist or is stopped. As the real one, it leaves out the Workloads of a
+    stopped LocalQueue (Kueue holds them out of its queues)."""
     lqs = {util.key_of(e.obj): e.obj for e in store.list(LOCALQUEUES)[0]}
     if cq_name is None:
         q = lqs.get((ns, lq))
-        if q is None:
+        # a stopped LocalQueue is not in Kueue's queue manager: 404, as one that is not
+        if q is None or ((q.get("spec") or {}).get("stopPolicy") or "None") != "None":
             return None
         cq_name = (q.get("spec") or {}).get("clusterQueue")
     line = []
@@ -199,6 +224,9 @@ def pending_workloads(store, cq_name=None, ns=None, lq=None):
         m = util.meta(wl)
         q = lqs.get((m.get("namespace"), (wl.get("spec") or {}).get("queueName")))
         if q is None or (q.get("spec") or {}).get("clusterQueue") != cq_name or not _pending(wl):
+            continue
+        # a stopped LocalQueue's Workloads are out of line (Inadmissible) until it runs again
+        if ((q.get("spec") or {}).get("stopPolicy") or "None") != "None":
             continue
         line.append(wl)
     line.sort(key=_order)
@@ -247,6 +275,12 @@ class KueueController(Controller):
     def observe(self, ev):
         self.enqueue("all")
 
+    def job_event(self, job, api, kind, reason, message):
+        """An event of Kueue's job reconciler on the job (kubectl describe shows it;
+        so does jobs/NAME/events), from "<framework>-kueue-controller"."""
+        framework = "%s/%s" % (api.split("/")[0], kind.lower())
+        self.rt.event(job, kind, api, "Normal", reason, message, framework + "-kueue-controller")
+
     def reconcile(self, key):
         store = self.rt.store
         now = util.rfc3339()
@@ -275,13 +309,19 @@ class KueueController(Controller):
                     continue
                 wl = owned.get(m.get("uid"))
                 if wl is None:
-                    self.rt.create(WORKLOADS, self._new_workload(job, resource, api, kind, queue))
+                    wl = self._new_workload(job, resource, api, kind, queue)
+                    if self.rt.create(WORKLOADS, wl) is not None:
+                        self.job_event(job, api, kind, "CreatedWorkload", "Created Workload: %s/%s"
+                                       % (m.get("namespace", ""), util.meta(wl)["name"]))
                 elif self._finished(job) and not _true(wl, "Finished"):
                     status = util.clone(wl.get("status") or {})
                     ok = self._finished(job) == "Succeeded"
                     _set(status, "Finished", "True", "Succeeded" if ok else "Failed",
                          "Job finished successfully" if ok else "Job failed", now)
                     self.rt.set_status(WORKLOADS, wl, status)
+                    self.job_event(job, api, kind, "FinishedWorkload",
+                                   "Workload '%s/%s' is declared finished"
+                                   % (m.get("namespace", ""), util.meta(wl)["name"]))
 
     @staticmethod
     def _finished(job):
@@ -305,7 +345,7 @@ class KueueController(Controller):
                             "template": {"spec": {"containers": [c]}}})
         else:
             specs = spec.get(KINDS[resource].specs) or {}
-            for rtype in sorted(specs):
+            for rtype in sorted(specs, key=podset_order):
                 rs = specs[rtype] or {}
                 podsets.append({"name": rtype.lower(), "count": int(rs.get("replicas", 1)),
                                 "template": util.clone(rs.get("template") or {})})
@@ -336,11 +376,14 @@ class KueueController(Controller):
                     return resource, job
         return None, None
 
-    def _suspend_job(self, wl, value):
+    def _suspend_job(self, wl, value, reason, message):
+        """Suspends (value True) or resumes the Workload's job; a change is told
+        in an event on the job (Stopped, Started)."""
         resource, job = self._job_of(wl)
         if job is None:
             return
         path = job_suspend_path(resource)
+        changed = []
 
         def fn(cur):
             spec = cur.setdefault("spec", {})
@@ -349,23 +392,23 @@ class KueueController(Controller):
             if spec.get(path[-1]) is value:
                 return False
             spec[path[-1]] = value
+            changed.append(True)
         self.rt.store.mutate(resource, *util.key_of(job), fn)
+        if changed:
+            api, kind = self.managed[resource]
+            self.job_event(job, api, kind, reason, message)
 
     def _admit(self, wl, cq_name, flavor, now):
         status = util.clone(wl.get("status") or {})
         status["admission"] = {"clusterQueue": cq_name, "podSetAssignments": [
-            {"name": ps.get("name"), "count": int(ps.get("count") or 0),
-             "flavors": {util.GPU: flavor},
-             "resourceUsage": {util.GPU: str(int(ps.get("count") or 0) * int(util.pod_request(
-                 ((ps.get("template") or {}).get("spec") or {}), util.GPU)))}}
-            for ps in (wl.get("spec") or {}).get("podSets") or []]}
+            assignment(ps, flavor) for ps in (wl.get("spec") or {}).get("podSets") or []]}
         _set(status, "QuotaReserved", "True", "QuotaReserved",
              "Quota reserved in ClusterQueue %s" % cq_name, now)
         _reset(status, "Evicted", "QuotaReserved", now)
         _reset(status, "Preempted", "QuotaReserved", now)
         _set(status, "Admitted", "True", "Admitted", "The workload is admitted", now)
         self.rt.set_status(WORKLOADS, wl, status)
-        self._suspend_job(wl, False)
+        self._suspend_job(wl, False, "Started", "Admitted by clusterQueue %s" % cq_name)
 
     def _unreserve(self, wl, reason, message, now, evict=None, preempted=None):
         status = util.clone(wl.get("status") or {})
@@ -380,7 +423,7 @@ class KueueController(Controller):
                  now)
         self.rt.set_status(WORKLOADS, wl, status)
         if evict:
-            self._suspend_job(wl, True)
+            self._suspend_job(wl, True, "Stopped", evict[1])
 
     def _schedule(self, cq, lqs, wls, now):
         name = util.meta(cq)["name"]
@@ -419,7 +462,9 @@ class KueueController(Controller):
                 self._unreserve(wl, "Inadmissible", "ClusterQueue %s is stopped" % name, now)
                 continue
             if lq_stop != "None":
-                self._unreserve(wl, "Inadmissible", "LocalQueue %s is stopped" %
+                # the real Kueue words it "is stopped" or "is inactive" as its two
+                # reconcilers race; the latter is what it was seen to settle on
+                self._unreserve(wl, "Inadmissible", "LocalQueue %s is inactive" %
                                 util.meta(lq)["name"], now)
                 continue
             if used + need <= quota:
