@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "k8s/cache/listparse.h"
@@ -39,6 +40,7 @@
 #include "k8s/http/streamget.h"
 #include "k8s/http/urlpath.h"
 #include "k8s/cache/watchparse.h"
+#include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 
@@ -443,13 +445,24 @@ static int list_page(struct reflector *r, const char *cont, json_t **rest, struc
 	return rc;
 }
 
+/* Removes this reflector's objects not marked with r->epoch, and says so. */
+static void sweep(struct reflector *r)
+{
+	struct store_change *gone = NULL;
+	size_t n = store_sweep(r->feed->store, r->type, r->kind,
+	                       type_namespaced(r->type) && r->ns[0] ? r->ns : NULL, r->epoch,
+	                       &gone);
+
+	for (size_t i = 0; i < n; i++)
+		cache_deliver(r->feed, &gone[i]);
+	free(gone);
+}
+
 /* Lists everything into the store and sweeps what the list lacks. */
 static int reflector_list(struct reflector *r, struct k8s_error *err)
 {
 	struct cache_feed *f = r->feed;
-	struct store_change *gone = NULL;
 	char *cont = NULL;
-	size_t n;
 	int rc;
 
 	r->epoch = atomic_fetch_add(&f->epochs, 1) + 1;
@@ -490,11 +503,7 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 			goto out;
 		}
 	}
-	n = store_sweep(f->store, r->type, r->kind,
-	                type_namespaced(r->type) && r->ns[0] ? r->ns : NULL, r->epoch, &gone);
-	for (size_t i = 0; i < n; i++)
-		cache_deliver(f, &gone[i]);
-	free(gone);
+	sweep(r);
 out:
 	free(cont);
 	return rc;
@@ -664,6 +673,46 @@ static int reflector_probe(struct reflector *r, struct k8s_error *err)
 
 /* ---- the thread ---- */
 
+/*
+ * A CRD deleted while it is watched (kubectl delete crd) is not an outage: its kind
+ * is no longer served. Its objects leave the store as a list of none would sweep
+ * them, the reflector stops (GONE) and the cluster stays connected; a server that
+ * does not answer is still an outage. The API server ends such a watch without an
+ * error, and the re-watch gets the 404, so any failure of a CRD's watch asks once
+ * whether the kind is still there.
+ */
+static bool kind_went_away(struct reflector *r, const struct k8s_error *err)
+{
+	struct k8s_error probe;
+
+	if (!type_is_crd(r->type) || cancelled(r))
+		return false;
+	if (err->code != 404) {
+		k8s_error_clear(&probe);
+		if (reflector_probe(r, &probe) == 0 || probe.code != 404)
+			return false;
+	}
+	r->epoch = atomic_fetch_add(&r->feed->epochs, 1) + 1;
+	sweep(r);
+	say(LOG_NOTICE, "%s.%s%s%s: no longer served (the CRD was removed); not watched",
+	    type_plural(r),
+	    r->type == CACHE_JOB ? kinds_info((enum job_kind)r->kind)->group : KUEUE_GROUP,
+	    r->ns[0] ? " in " : "", r->ns);
+	set_state(r, REFLECTOR_GONE, NULL, NULL);
+	return true;
+}
+
+/* A failure: FAILED, and the backoff before the next try; true when the kind went
+ * away instead (the thread ends). */
+static bool failed(struct reflector *r, const char *verb, const struct k8s_error *err)
+{
+	if (kind_went_away(r, err))
+		return true;
+	set_state(r, REFLECTOR_FAILED, verb, err);
+	note_failure(r);
+	return false;
+}
+
 static bool retryable_at_start(const struct k8s_error *err)
 {
 	return err->code == 429 || err->code >= 500;
@@ -809,10 +858,8 @@ static void *reflector_main(void *arg)
 			r->backoff_due = false;
 			if (!need_list) {
 				if (reflector_probe(r, &err) != 0) {
-					if (cancelled(r))
+					if (cancelled(r) || failed(r, "watch", &err))
 						break;
-					set_state(r, REFLECTOR_FAILED, "watch", &err);
-					note_failure(r);
 					continue;
 				}
 				mark_ok(r);
@@ -820,10 +867,8 @@ static void *reflector_main(void *arg)
 		}
 		if (need_list) {
 			if (reflector_list(r, &err) != 0) {
-				if (cancelled(r))
+				if (cancelled(r) || failed(r, "list", &err))
 					break;
-				set_state(r, REFLECTOR_FAILED, "list", &err);
-				note_failure(r);
 				continue;
 			}
 			need_list = false;
@@ -834,9 +879,9 @@ static void *reflector_main(void *arg)
 		case WATCH_REWATCH:
 			break;
 		case WATCH_REFUSED:
-			set_state(r, REFLECTOR_FAILED, "watch", &err);
+			if (failed(r, "watch", &err))
+				return NULL;
 			need_list = true;
-			note_failure(r);
 			break;
 		case WATCH_RELIST:
 			/* the history moved on, not an outage; a server that says so
@@ -845,8 +890,8 @@ static void *reflector_main(void *arg)
 			note_failure(r);
 			break;
 		case WATCH_FAILED:
-			set_state(r, REFLECTOR_FAILED, "watch", &err);
-			note_failure(r);
+			if (failed(r, "watch", &err))
+				return NULL;
 			break;
 		case WATCH_IDLE:
 			/* silence is not yet an outage: the probe decides */

@@ -60,8 +60,9 @@ def install_crds(real, request):
     """The four kinds' CRDs, deleted at the module's end. TrainJob's is up's
     (Trainer runs on the real cluster): neither installed nor deleted here."""
     names = [k[0] for k in (ET, VOLCANO, SPARK, RAY)]
-    request.addfinalizer(lambda: real.kubectl("delete", "crd", "--wait=false", *names,
-                                              check=False))
+    # waited for: a later test's mount must not meet them half gone
+    request.addfinalizer(lambda: real.kubectl("delete", "crd", "--timeout=120s", *names,
+                                              check=False, timeout=150))
     for f in crd_files():
         real.kubectl("apply", "--server-side", "--force-conflicts", "-f", f, timeout=120)
     # kubectl wait fails outright on a CRD the API server has not given conditions yet
