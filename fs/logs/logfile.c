@@ -13,7 +13,9 @@
  *   terminated container it waits (as long) for the whole log, so that tools
  *   which fstat once after open (tail -n, cp) see its full size.
  * - reads at the end of what has arrived wait while the stream is still
- *   catching up (bytes arrived within LOG_QUIET_MS), and for a finished
+ *   catching up (bytes arrived within LOG_QUIET_MS, and no line written since
+ *   the stream's request began has come: a chatty container's `cat` ends at
+ *   about now, not when its log pauses), and for a finished
  *   container until its log is complete: `cat` of a finished log is whole. No
  *   read waits more than log_wait for bytes.
  * - a pending container has no instance yet: an empty file, never an error;
@@ -476,7 +478,8 @@ static void wait_first_bytes(struct fs *fs, struct say *log, struct logstream *l
 		got = logstream_size(ls);
 		pthread_mutex_lock(&log->mu);
 		last = log->last_append_ms;
-		if (!finished && got > 0 && now - last >= LOG_QUIET_MS) {
+		if (!finished && got > 0 &&
+		    (now - last >= LOG_QUIET_MS || logstream_caught_up(ls))) {
 			pthread_mutex_unlock(&log->mu);
 			return;
 		}
@@ -544,7 +547,8 @@ static void wait_for_bytes(struct say *log, struct logstream *ls, bool finished,
 		if (finished)
 			more = true;
 		else
-			more = log->appended > 0 && now - log->last_append_ms < LOG_QUIET_MS;
+			more = log->appended > 0 && now - log->last_append_ms < LOG_QUIET_MS &&
+			       !logstream_caught_up(ls);
 		if (more)
 			wait_ms(log, LOG_POLL_MS);
 		pthread_mutex_unlock(&log->mu);

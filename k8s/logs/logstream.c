@@ -79,6 +79,7 @@ struct logstream {
 	pthread_t thread;
 	atomic_bool cancel;
 	atomic_bool answered;   /* the server answered: bytes, a response, the probe */
+	atomic_bool caught_up;  /* the follow request's log so far has all arrived */
 	int64_t started_ms;     /* CLOCK_MONOTONIC, when the stream started */
 	int probe_after_ms;     /* key.probe_after_ms; 0: no probe */
 	pthread_t probe_thread; /* running when has_probe */
@@ -100,6 +101,7 @@ struct logstream {
 	struct loglines lines;
 	struct strbuf staged; /* text of one chunk, appended under one lock */
 	bool got_data;        /* the current request delivered text */
+	struct logts request_wall; /* when the current follow request began; 0: none */
 	/* A terminated instance is read once, without timestamps (raw): nothing to
 	 * resume with sinceTime, and the bytes come as they are. After a break the
 	 * request starts over and the bytes already kept are skipped. */
@@ -230,6 +232,13 @@ static int on_data(void *arg, const char *data, size_t len)
 		rc = len > skip ? stage(ls, data + skip, len - skip) : 0;
 	} else {
 		rc = loglines_feed(&ls->lines, data, len, stage, ls);
+		/* A line the container wrote after the request began: the log as it
+		 * was has come; what follows is written as it happens. */
+		if (ls->request_wall.sec && ls->lines.have_last &&
+		    (ls->lines.last.sec > ls->request_wall.sec ||
+		     (ls->lines.last.sec == ls->request_wall.sec &&
+		      ls->lines.last.nsec >= ls->request_wall.nsec)))
+			atomic_store(&ls->caught_up, true);
 	}
 
 	if (!ls->got_data) {
@@ -281,8 +290,15 @@ static int run_request(struct logstream *ls, enum ls_mode mode, int *http_status
 	}
 
 	strbuf_puts(&path, ls->base_path);
-	if (mode == MODE_FOLLOW)
+	ls->request_wall = (struct logts){0, 0};
+	if (mode == MODE_FOLLOW) {
+		struct timespec now;
+
 		urlpath_add_query(&path, "follow", "true");
+		clock_gettime(CLOCK_REALTIME, &now);
+		ls->request_wall = (struct logts){(int64_t)now.tv_sec, (int32_t)now.tv_nsec};
+		atomic_store(&ls->caught_up, false);
+	}
 	if (mode == MODE_PREVIOUS)
 		urlpath_add_query(&path, "previous", "true");
 	if (since)
@@ -558,6 +574,7 @@ static struct logstream *logstream_new(struct k8s_client *c, const struct logstr
 	ls->probe_after_ms = ls->raw ? 0 : k->probe_after_ms;
 	atomic_init(&ls->cancel, false);
 	atomic_init(&ls->answered, false);
+	atomic_init(&ls->caught_up, false);
 	pthread_mutex_init(&ls->lock, NULL);
 	pthread_mutex_init(&ls->cb_lock, NULL);
 	pthread_mutex_init(&ls->wait_lock, NULL);
@@ -691,6 +708,7 @@ int logstream_from_file(int fd, uint64_t size, int64_t mtime, struct logstream *
 	ls->health = LOGSTREAM_OK;
 	atomic_init(&ls->cancel, false);
 	atomic_init(&ls->answered, true);   /* the whole log is on disk */
+	atomic_init(&ls->caught_up, false);
 	*out = ls;
 	return 0;
 }
@@ -762,4 +780,9 @@ void logstream_status(struct logstream *ls, char *buf, size_t size)
 	pthread_mutex_lock(&ls->lock);
 	snprintf(buf, size, "%s", ls->status);
 	pthread_mutex_unlock(&ls->lock);
+}
+
+bool logstream_caught_up(struct logstream *ls)
+{
+	return atomic_load(&ls->caught_up);
 }

@@ -110,4 +110,13 @@ enum logstream_health logstream_health(struct logstream *ls);
  * not an empty log. */
 int64_t logstream_unanswered_ms(struct logstream *ls);
 
+/* A follow stream has delivered a line the container wrote after the request
+ * began (by its timestamp): the log as it was has arrived, what comes now is being
+ * written, and a reader at the end of the bytes has the log up to about now (`cat`
+ * ends there; fs/logs/logfile.c). The node's clock stands in for ours: one ahead
+ * by d ends `cat` up to d early; one behind never says caught up, and the reader
+ * waits for the log to fall quiet as before. False again while a resumed request
+ * catches up; never true of a log read once. */
+bool logstream_caught_up(struct logstream *ls);
+
 #endif

@@ -218,6 +218,26 @@ def test_running_log_keeps_the_size_read_after_close(kubesim, arenafs):
     assert size > len(got) and len(again) == size and again.startswith(got)
 
 
+def test_cat_of_a_chatty_running_log_ends_with_the_log_so_far(kubesim, arenafs):
+    """A running container that never falls quiet (a progress bar: 200 lines a
+    second) still gives `cat` an end: the log up to about the open, never a
+    follow that lasts as long as the job. The stream knows when it has caught up
+    by the lines' timestamps (docs/tree.md, "Logs")."""
+    c, m = mount_with_job(kubesim("--nodes", "1"), arenafs,
+                          jobspecs.tfjob("chatty", gpus=0, start=1, run=3600, lines=200),
+                          "chatty-worker-0", "Running")
+    wait_until(lambda: kubectl_logs(c, "chatty-worker-0", "tensorflow").count("\n") >= 200,
+               message="a second of lines")
+    for _ in range(2):      # the first open starts the stream; the second joins it
+        before = kubectl_logs(c, "chatty-worker-0", "tensorflow")
+        # a hang would be a cat that follows the job: it runs for an hour
+        out = subprocess.run(["cat", m.path("jobs", "chatty", "logs")], capture_output=True,
+                             text=True, timeout=60).stdout
+        after = kubectl_logs(c, "chatty-worker-0", "tensorflow")
+        assert out.startswith(before) and after.startswith(out), (len(before), len(out))
+        assert out.endswith("\n")
+
+
 def test_pending_pods_log_is_an_empty_file(any_cluster, arenafs):
     c = any_cluster
     m = arenafs(c)

@@ -91,3 +91,52 @@ TEST(logstream_from_a_file_is_answered)
 	CHECK(logstream_done(ls));
 	logstream_release(ls, NULL, NULL);
 }
+
+/* A follow stream has caught up once a line written after its request began has
+ * come (fs/logs/logfile.c then ends `cat` there, however chatty the container). */
+TEST(logstream_is_caught_up_at_a_line_written_after_the_request)
+{
+	struct testsrv srv;
+	char server[64];
+	struct k8s_config cfg = {0};
+	struct k8s_client *client = NULL;
+	struct logstream_registry *reg = NULL;
+	struct logstream *ls = NULL;
+	struct logstream_key key = {"default", "mnist-worker-0", "tensorflow", "", false, false, 0};
+	struct k8s_error err;
+	int64_t deadline;
+
+	memset(&srv, 0, sizeof(srv));
+	CHECK_INT_EQ(testsrv_start(&srv), 0);
+	/* the log so far (old lines), then one written now (a date to come), then silence */
+	srv.script[0] = (struct testsrv_response){
+	    200, NULL, NULL, 0,
+	    {"2020-01-01T00:00:00.000000000Z old 1\n", "2020-01-01T00:00:01.5Z old 2\n",
+	     "2099-01-01T00:00:00Z now\n", NULL},
+	    300, true};
+	srv.n_script = 1;
+	snprintf(server, sizeof(server), "http://127.0.0.1:%d", srv.port);
+	cfg.server = server;
+	cfg.user = "tester";
+	cfg.token = "static-token";
+	CHECK_INT_EQ(k8s_client_new(&cfg, NULL, &client, &err), 0);
+	CHECK_INT_EQ(logstream_registry_new(&reg), 0);
+	CHECK_INT_EQ(logstream_open(reg, client, &key, NULL, NULL, &ls, &err), 0);
+	CHECK(!logstream_caught_up(ls));
+
+	deadline = now_ms() + WAIT_MAX_MS;
+	while (logstream_size(ls) < 12 && now_ms() < deadline)
+		usleep(10000);
+	if (logstream_size(ls) == 12)            /* both old lines, the new one 300 ms away */
+		CHECK(!logstream_caught_up(ls));
+	while (logstream_size(ls) < 16 && now_ms() < deadline)
+		usleep(10000);
+	CHECK_INT_EQ(logstream_size(ls), 16);
+	CHECK(logstream_caught_up(ls));
+	CHECK(!logstream_done(ls));              /* still following */
+
+	logstream_release(ls, NULL, NULL);
+	logstream_registry_free(reg);
+	k8s_client_free(client);
+	testsrv_stop(&srv);
+}
