@@ -31,48 +31,70 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-TEST(logstream_is_unanswered_until_the_server_answers)
-{
+/* One follow stream of mnist-worker-0's log from the scripted server answering
+ * script (one response). */
+struct follow {
 	struct testsrv srv;
 	char server[64];
+	struct k8s_client *client;
+	struct logstream_registry *reg;
+	struct logstream *ls;
+};
+
+static void follow_start(struct follow *f, struct testsrv_response script)
+{
 	struct k8s_config cfg = {0};
-	struct k8s_client *client = NULL;
-	struct logstream_registry *reg = NULL;
-	struct logstream *ls = NULL;
 	struct logstream_key key = {"default", "mnist-worker-0", "tensorflow", "", false, false, 0};
 	struct k8s_error err;
-	int64_t deadline;
 
-	memset(&srv, 0, sizeof(srv));
-	CHECK_INT_EQ(testsrv_start(&srv), 0);
-	/* a server slow to answer the follow: nothing for 800 ms, then one line */
-	srv.script[0] = (struct testsrv_response){
-	    200, NULL, NULL, 800, {"2026-12-02T10:00:00.000000000Z hello\n", NULL}, 0, true};
-	srv.n_script = 1;
-	snprintf(server, sizeof(server), "http://127.0.0.1:%d", srv.port);
-	cfg.server = server;
+	memset(f, 0, sizeof(*f));
+	CHECK_INT_EQ(testsrv_start(&f->srv), 0);
+	f->srv.script[0] = script;
+	f->srv.n_script = 1;
+	snprintf(f->server, sizeof(f->server), "http://127.0.0.1:%d", f->srv.port);
+	cfg.server = f->server;
 	cfg.user = "tester";
 	cfg.token = "static-token";
-	CHECK_INT_EQ(k8s_client_new(&cfg, NULL, &client, &err), 0);
-	CHECK_INT_EQ(logstream_registry_new(&reg), 0);
-	CHECK_INT_EQ(logstream_open(reg, client, &key, NULL, NULL, &ls, &err), 0);
+	CHECK_INT_EQ(k8s_client_new(&cfg, NULL, &f->client, &err), 0);
+	CHECK_INT_EQ(logstream_registry_new(&f->reg), 0);
+	CHECK_INT_EQ(logstream_open(f->reg, f->client, &key, NULL, NULL, &f->ls, &err), 0);
+}
+
+static void follow_stop(struct follow *f)
+{
+	logstream_release(f->ls, NULL, NULL);
+	logstream_registry_free(f->reg);
+	k8s_client_free(f->client);
+	testsrv_stop(&f->srv);
+}
+
+/* Waits (WAIT_MAX_MS at most: a hang) for the stream to hold at least size bytes. */
+static void wait_size(struct logstream *ls, uint64_t size)
+{
+	int64_t deadline = now_ms() + WAIT_MAX_MS;
+
+	while (logstream_size(ls) < size && now_ms() < deadline)
+		usleep(10000);
+}
+
+TEST(logstream_is_unanswered_until_the_server_answers)
+{
+	struct follow f;
+
+	/* a server slow to answer the follow: nothing for 800 ms, then one line */
+	follow_start(&f, (struct testsrv_response){
+	    200, NULL, NULL, 800, {"2026-12-02T10:00:00.000000000Z hello\n", NULL}, 0, true});
 
 	/* nothing yet: an empty buffer that is not an empty log */
-	CHECK(logstream_unanswered_ms(ls) > 0);
-	CHECK_INT_EQ(logstream_size(ls), 0);
-	CHECK(!logstream_done(ls));
-	CHECK_INT_EQ(logstream_health(ls), LOGSTREAM_OK);
+	CHECK(logstream_unanswered_ms(f.ls) > 0);
+	CHECK_INT_EQ(logstream_size(f.ls), 0);
+	CHECK(!logstream_done(f.ls));
+	CHECK_INT_EQ(logstream_health(f.ls), LOGSTREAM_OK);
 
-	deadline = now_ms() + WAIT_MAX_MS;
-	while (logstream_size(ls) == 0 && now_ms() < deadline)
-		usleep(10000);
-	CHECK_INT_EQ(logstream_size(ls), 6);                 /* "hello\n", its timestamp cut */
-	CHECK_INT_EQ(logstream_unanswered_ms(ls), 0);         /* answered, and stays so */
-
-	logstream_release(ls, NULL, NULL);
-	logstream_registry_free(reg);
-	k8s_client_free(client);
-	testsrv_stop(&srv);
+	wait_size(f.ls, 1);
+	CHECK_INT_EQ(logstream_size(f.ls), 6);                 /* "hello\n", its timestamp cut */
+	CHECK_INT_EQ(logstream_unanswered_ms(f.ls), 0);         /* answered, and stays so */
+	follow_stop(&f);
 }
 
 TEST(logstream_from_a_file_is_answered)
@@ -96,47 +118,21 @@ TEST(logstream_from_a_file_is_answered)
  * come (fs/logs/logfile.c then ends `cat` there, however chatty the container). */
 TEST(logstream_is_caught_up_at_a_line_written_after_the_request)
 {
-	struct testsrv srv;
-	char server[64];
-	struct k8s_config cfg = {0};
-	struct k8s_client *client = NULL;
-	struct logstream_registry *reg = NULL;
-	struct logstream *ls = NULL;
-	struct logstream_key key = {"default", "mnist-worker-0", "tensorflow", "", false, false, 0};
-	struct k8s_error err;
-	int64_t deadline;
+	struct follow f;
 
-	memset(&srv, 0, sizeof(srv));
-	CHECK_INT_EQ(testsrv_start(&srv), 0);
 	/* the log so far (old lines), then one written now (a date to come), then silence */
-	srv.script[0] = (struct testsrv_response){
+	follow_start(&f, (struct testsrv_response){
 	    200, NULL, NULL, 0,
 	    {"2020-01-01T00:00:00.000000000Z old 1\n", "2020-01-01T00:00:01.5Z old 2\n",
 	     "2099-01-01T00:00:00Z now\n", NULL},
-	    300, true};
-	srv.n_script = 1;
-	snprintf(server, sizeof(server), "http://127.0.0.1:%d", srv.port);
-	cfg.server = server;
-	cfg.user = "tester";
-	cfg.token = "static-token";
-	CHECK_INT_EQ(k8s_client_new(&cfg, NULL, &client, &err), 0);
-	CHECK_INT_EQ(logstream_registry_new(&reg), 0);
-	CHECK_INT_EQ(logstream_open(reg, client, &key, NULL, NULL, &ls, &err), 0);
-	CHECK(!logstream_caught_up(ls));
-
-	deadline = now_ms() + WAIT_MAX_MS;
-	while (logstream_size(ls) < 12 && now_ms() < deadline)
-		usleep(10000);
-	if (logstream_size(ls) == 12)            /* both old lines, the new one 300 ms away */
-		CHECK(!logstream_caught_up(ls));
-	while (logstream_size(ls) < 16 && now_ms() < deadline)
-		usleep(10000);
-	CHECK_INT_EQ(logstream_size(ls), 16);
-	CHECK(logstream_caught_up(ls));
-	CHECK(!logstream_done(ls));              /* still following */
-
-	logstream_release(ls, NULL, NULL);
-	logstream_registry_free(reg);
-	k8s_client_free(client);
-	testsrv_stop(&srv);
+	    300, true});
+	CHECK(!logstream_caught_up(f.ls));
+	wait_size(f.ls, 12);
+	if (logstream_size(f.ls) == 12)            /* both old lines, the new one 300 ms away */
+		CHECK(!logstream_caught_up(f.ls));
+	wait_size(f.ls, 16);
+	CHECK_INT_EQ(logstream_size(f.ls), 16);
+	CHECK(logstream_caught_up(f.ls));
+	CHECK(!logstream_done(f.ls));              /* still following */
+	follow_stop(&f);
 }
