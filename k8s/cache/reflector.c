@@ -677,21 +677,13 @@ static int reflector_probe(struct reflector *r, struct k8s_error *err)
  * A CRD deleted while it is watched (kubectl delete crd) is not an outage: its kind
  * is no longer served. Its objects leave the store as a list of none would sweep
  * them, the reflector stops (GONE) and the cluster stays connected; a server that
- * does not answer is still an outage. The API server ends such a watch without an
- * error, and the re-watch gets the 404, so any failure of a CRD's watch asks once
- * whether the kind is still there.
+ * does not answer is still an outage. The API server ends such a watch, and the
+ * probe, list or re-watch after it gets the 404.
  */
 static bool kind_went_away(struct reflector *r, const struct k8s_error *err)
 {
-	struct k8s_error probe;
-
-	if (!type_is_crd(r->type) || cancelled(r))
+	if (!type_is_crd(r->type) || err->code != 404 || cancelled(r))
 		return false;
-	if (err->code != 404) {
-		k8s_error_clear(&probe);
-		if (reflector_probe(r, &probe) == 0 || probe.code != 404)
-			return false;
-	}
 	r->epoch = atomic_fetch_add(&r->feed->epochs, 1) + 1;
 	sweep(r);
 	say(LOG_NOTICE, "%s.%s%s%s: no longer served (the CRD was removed); not watched",
@@ -890,6 +882,12 @@ static void *reflector_main(void *arg)
 			note_failure(r);
 			break;
 		case WATCH_FAILED:
+			if (type_is_crd(r->type) && err.code != 404) {
+				/* the probe decides, as after silence: a CRD's watch
+				 * also ends when the CRD goes, which is no outage */
+				note_failure(r);
+				break;
+			}
 			if (failed(r, "watch", &err))
 				return NULL;
 			break;
