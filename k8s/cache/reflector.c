@@ -519,9 +519,9 @@ static bool rv_too_large(const struct k8s_error *e)
 }
 
 /* A watch refused for its resourceVersion: a 400, or kube-apiserver's own answer
- * to a version it cannot parse (1.36: a 500 without a reason whose message is its
- * storage's field error, `resourceVersion: Invalid value: "abc": strconv.ParseUint:
- * …`; test_conformance_real.py). */
+ * to a version it cannot parse (1.32 to 1.37: a 500 without a reason whose message
+ * is its storage's field error, `resourceVersion: Invalid value: "abc":
+ * strconv.ParseUint: …`; test_conformance_real.py on both releases). */
 static bool rv_refused(const struct k8s_error *e)
 {
 	return e->code == 400 ||
