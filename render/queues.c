@@ -8,9 +8,10 @@
  *   before the operator's SUSPENDED, which Kueue's suspend also brings);
  * - why's sentence for such a job: its LocalQueue and ClusterQueue, its place in
  *   line (the visibility API's positions, which Kueue counts from 0 and the tree
- *   from 1; none while Kueue holds it out of line as inadmissible), how long it has waited and Kueue's own message (the QuotaReserved
- *   condition's, e.g. "couldn't assign flavors to pod set worker: insufficient
- *   unused quota for nvidia.com/gpu in flavor default-flavor, 4 more needed");
+ *   from 1; none while Kueue holds it out of line as inadmissible), how long it
+ *   has waited and Kueue's own message (the QuotaReserved condition's, e.g.
+ *   "couldn't assign flavors to pod set worker: insufficient unused quota for
+ *   nvidia.com/gpu in flavor default-flavor, 4 more needed");
  * - cluster/queues and queues/list: a table of the queues (kueuectl list
  *   clusterqueue's and list localqueue's facts, with their GPU quota and use),
  *   then each queue's jobs, admitted, and waiting in the order of the line.

@@ -51,7 +51,7 @@ int loglines_parse_ts(const char *s, size_t len, struct logts *out)
 	return 0;
 }
 
-static int ts_cmp(const struct logts *a, const struct logts *b)
+int loglines_ts_cmp(const struct logts *a, const struct logts *b)
 {
 	if (a->sec != b->sec)
 		return a->sec < b->sec ? -1 : 1;
@@ -88,7 +88,7 @@ static void line_begins(struct loglines *l, const struct logts *ts, const char *
 	l->skip_bytes = 0;
 	l->passed = 0;
 	if (l->dedup && ts && l->have_last) {
-		int c = ts_cmp(ts, &l->last);
+		int c = loglines_ts_cmp(ts, &l->last);
 		unsigned complete = l->last_count - (l->last_open ? 1 : 0);
 
 		if (c < 0) {
@@ -111,7 +111,7 @@ static void line_begins(struct loglines *l, const struct logts *ts, const char *
 	l->dedup = false;
 	if (!ts)
 		return;
-	if (l->have_last && ts_cmp(ts, &l->last) == 0) {
+	if (l->have_last && loglines_ts_cmp(ts, &l->last) == 0) {
 		l->last_count++;
 	} else {
 		l->last = *ts;

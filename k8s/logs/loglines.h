@@ -81,4 +81,7 @@ const char *loglines_since(const struct loglines *l);
 /* "2026-03-02T10:14:40.123456789Z" → *out; -1 when it is not such a time. */
 int loglines_parse_ts(const char *s, size_t len, struct logts *out);
 
+/* <0, 0 or >0 as a is before, at or after b. */
+int loglines_ts_cmp(const struct logts *a, const struct logts *b);
+
 #endif

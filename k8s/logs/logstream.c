@@ -235,9 +235,7 @@ static int on_data(void *arg, const char *data, size_t len)
 		/* A line the container wrote after the request began: the log as it
 		 * was has come; what follows is written as it happens. */
 		if (ls->request_wall.sec && ls->lines.have_last &&
-		    (ls->lines.last.sec > ls->request_wall.sec ||
-		     (ls->lines.last.sec == ls->request_wall.sec &&
-		      ls->lines.last.nsec >= ls->request_wall.nsec)))
+		    loglines_ts_cmp(&ls->lines.last, &ls->request_wall) >= 0)
 			atomic_store(&ls->caught_up, true);
 	}
 
