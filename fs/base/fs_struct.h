@@ -47,7 +47,7 @@ struct pod;
 struct submit_areas;
 struct submit_defer;
 struct fs_deletes;
-struct fs_suspends;
+struct notes;
 
 /* The tree's answers the rooms below it need, each under the cache's read lock. */
 struct fs_upcalls {
@@ -77,7 +77,7 @@ struct fs {
 	struct access_cache *access; /* who may create jobs where (access.c) */
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */
-	struct fs_suspends *suspends; /* the last refused write of each job's suspend */
+	struct notes *suspends;      /* the last refused write of each job's suspend */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */

@@ -1,7 +1,10 @@
 /*
  * rmdir's DELETEs, each on a thread of its own, and the outcome of those that
- * outlived their rmdir (deletes.h). Tested by tests/integration/
- * test_submit_delete.py (a DELETE the server delays, then answers or refuses).
+ * outlived their rmdir (deletes.h): the list holds the DELETEs under way, the notes
+ * (notes.h) what info tells of those no rmdir waits for (under way, or failed). The
+ * notes' lock is taken under d->lock, and alone by deletes_note. Tested by
+ * tests/integration/test_submit_delete.py (a DELETE the server delays, then
+ * answers or refuses).
  */
 #include "fs/submit/deletes.h"
 
@@ -15,6 +18,7 @@
 
 #include "fs/base/fs_struct.h"
 #include "fs/base/node.h"
+#include "fs/submit/notes.h"
 #include "k8s/api/api.h"
 #include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
@@ -23,7 +27,7 @@
 
 #define DELETES_NOTE_KEEP_S 3600 /* a failed delete's note, unless tried again sooner */
 
-/* One job's DELETE: under way, or failed with no rmdir to hear it. */
+/* One job's DELETE under way, or answered to rmdirs still waiting for it. */
 struct deletion {
 	struct deletion *next;
 	struct fs_deletes *owner;
@@ -41,7 +45,8 @@ struct fs_deletes {
 	pthread_mutex_t lock;
 	pthread_cond_t changed; /* a DELETE answered */
 	struct deletion *list;
-	unsigned running; /* threads not yet finished */
+	unsigned running;    /* threads not yet finished */
+	struct notes *notes; /* by uid: asked, ended (0: under way), the failure */
 };
 
 static void deletion_free(struct deletion *e)
@@ -76,6 +81,20 @@ static void log_outcome(const struct deletion *e, bool heard)
 		    heard ? "" : " (after the rmdir returned; its info says so)");
 }
 
+/* What info tells of e, which no rmdir waits for now: that it is under way, that it
+ * failed, or nothing (deleted, or gone before). Under d->lock. */
+static void tell(struct fs_deletes *d, const struct deletion *e)
+{
+	/* a note not kept (out of memory) leaves the log to tell */
+	if (!e->done)
+		(void)notes_put(d->notes, e->uid, &(struct note){e->asked, 0, 0, ""});
+	else if (e->ret != 0 && e->ret != -ENOENT)
+		(void)notes_put(d->notes, e->uid,
+				&(struct note){e->asked, e->ended, 0, e->err.message});
+	else
+		notes_forget(d->notes, e->uid);
+}
+
 static void *delete_thread(void *arg)
 {
 	struct deletion *e = arg;
@@ -97,32 +116,14 @@ static void *delete_thread(void *arg)
 	if (e->waiters == 0) {
 		/* its rmdir answered EINPROGRESS: the log and, on failure, info tell */
 		log_outcome(e, false);
-		if (ret == 0 || ret == -ENOENT) {
-			unlist(d, e);
-			deletion_free(e);
-		}
+		tell(d, e);
+		unlist(d, e);
+		deletion_free(e);
 	}
 	pthread_cond_broadcast(&d->changed);
 	d->running--;
 	pthread_mutex_unlock(&d->lock);
 	return NULL;
-}
-
-/* Failed deletes nobody retried for a long time are forgotten. Under d->lock. */
-static void prune(struct fs_deletes *d, int64_t now)
-{
-	struct deletion **p = &d->list;
-
-	while (*p) {
-		struct deletion *e = *p;
-
-		if (e->done && e->waiters == 0 && now - e->ended > DELETES_NOTE_KEEP_S) {
-			*p = e->next;
-			deletion_free(e);
-		} else {
-			p = &e->next;
-		}
-	}
 }
 
 static struct deletion *find(struct fs_deletes *d, const char *uid)
@@ -170,14 +171,12 @@ int deletes_run(struct fs_deletes *d, const struct fs_node *node, int64_t deadli
 	int ret = 0;
 
 	pthread_mutex_lock(&d->lock);
-	prune(d, time(NULL));
+	/* failed deletes nobody retried for a long time are forgotten */
+	notes_prune(d->notes, time(NULL) - DELETES_NOTE_KEEP_S);
+	/* a failed one, told in info, this rmdir tries again; one under way it joins,
+	 * and it is this rmdir's to tell while it waits */
+	notes_forget(d->notes, node->uid);
 	e = find(d, node->uid ? node->uid : "");
-	if (e && e->done && e->waiters == 0) {
-		/* a failed one, told in info: this rmdir tries again */
-		unlist(d, e);
-		deletion_free(e);
-		e = NULL;
-	}
 	if (!e && !(e = start(d, node, &ret))) {
 		k8s_error_set(err, -ret, "the delete could not be started: %s", strerror(-ret));
 		pthread_mutex_unlock(&d->lock);
@@ -205,6 +204,8 @@ int deletes_run(struct fs_deletes *d, const struct fs_node *node, int64_t deadli
 	} else {
 		ret = -EINPROGRESS;
 		k8s_error_set(err, EINPROGRESS, "no answer to the DELETE yet: it goes on");
+		if (e->waiters == 0)
+			tell(d, e);
 	}
 	pthread_mutex_unlock(&d->lock);
 	return ret;
@@ -213,23 +214,14 @@ int deletes_run(struct fs_deletes *d, const struct fs_node *node, int64_t deadli
 int deletes_note(struct fs_deletes *d, const char *uid, struct delete_note *note, char *buf,
                  size_t size)
 {
-	struct deletion *e;
-	int ret = 0;
+	struct note n;
 
-	if (!uid || !size)
+	if (!notes_get(d->notes, uid, &n, buf, size))
 		return 0;
-	pthread_mutex_lock(&d->lock);
-	e = find(d, uid);
-	/* one an rmdir is waiting for is that rmdir's to tell */
-	if (e && e->waiters == 0) {
-		note->asked = e->asked;
-		note->ended = e->done ? e->ended : 0;
-		snprintf(buf, size, "%s", e->done ? e->err.message : "");
-		note->reason = buf;
-		ret = 1;
-	}
-	pthread_mutex_unlock(&d->lock);
-	return ret;
+	note->asked = n.asked;
+	note->ended = n.ended;
+	note->reason = n.reason;
+	return 1;
 }
 
 int deletes_new(struct fs *fs, struct fs_deletes **out)
@@ -240,6 +232,11 @@ int deletes_new(struct fs *fs, struct fs_deletes **out)
 	if (!d)
 		return -ENOMEM;
 	d->fs = fs;
+	if (notes_new(0, &d->notes) < 0) {
+		free(d);
+		*out = NULL;
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->changed, NULL);
 	return 0;
@@ -259,6 +256,7 @@ void deletes_free(struct fs_deletes *d)
 		d->list = e->next;
 		deletion_free(e);
 	}
+	notes_free(d->notes);
 	pthread_mutex_destroy(&d->lock);
 	pthread_cond_destroy(&d->changed);
 	free(d);

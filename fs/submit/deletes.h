@@ -9,8 +9,8 @@
  * (render_delete_note), the daemon logs it, and a job deleted leaves jobs/ when
  * the watch shows it gone (docs/submit.md, "rmdir jobs/NAME").
  *
- * Called by submit.c (rmdir) and content.c (the note). The table's mutex is a
- * leaf: no request and no other lock is taken under it.
+ * Called by submit.c (rmdir) and content.c (the note). No request is made under
+ * the table's mutex, and no lock but its notes' (notes.h, a leaf) taken under it.
  */
 #ifndef ARENAFS_FS_SUBMIT_DELETES_H
 #define ARENAFS_FS_SUBMIT_DELETES_H

@@ -8,13 +8,14 @@
  * status word is not guessed from the write: it follows the operator's Suspended
  * condition through the watch (render/status.c). A refused write is told where
  * the job is: jobs/NAME/info ends with its note (render_suspend_note) until a
- * write succeeds; the table of those is a leaf lock, never held across the PATCH.
+ * write succeeds; the table of those (notes.h) is a leaf lock, never held across
+ * the PATCH.
  */
 #include "fs/submit/suspend.h"
 #include "fs/submit/access.h"
+#include "fs/submit/notes.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,94 +31,41 @@
 #include "k8s/objects/kinds.h"
 
 #define SUSPENDS_MAX 64 /* jobs whose refusal is told; the oldest goes first */
-#define SUSPENDS_UID_MAX 64
 
-struct suspend_refusal {
-	char uid[SUSPENDS_UID_MAX];
-	int64_t at;
-	bool on;
-	char reason[K8S_ERROR_MESSAGE_MAX];
-};
-
-struct fs_suspends {
-	pthread_mutex_t lock;
-	struct suspend_refusal r[SUSPENDS_MAX]; /* guarded by lock, oldest first */
-	size_t n;
-};
-
-int suspends_new(struct fs_suspends **out)
+int suspends_new(struct notes **out)
 {
-	struct fs_suspends *t = calloc(1, sizeof(*t));
-
-	*out = t;
-	if (!t)
-		return -ENOMEM;
-	pthread_mutex_init(&t->lock, NULL);
-	return 0;
+	return notes_new(SUSPENDS_MAX, out);
 }
 
-void suspends_free(struct fs_suspends *t)
+void suspends_free(struct notes *t)
 {
-	if (!t)
-		return;
-	pthread_mutex_destroy(&t->lock);
-	free(t);
-}
-
-/* Under t->lock: drops the entry of uid, if any. */
-static void forget_locked(struct fs_suspends *t, const char *uid)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->r[i].uid, uid) == 0) {
-			memmove(&t->r[i], &t->r[i + 1], (t->n - i - 1) * sizeof(t->r[0]));
-			t->n--;
-			return;
-		}
+	notes_free(t);
 }
 
 /* A write's outcome: a refusal is kept (the newest of each job), a success forgets. */
-static void remember(struct fs_suspends *t, const char *uid, int rc, bool on,
+static void remember(struct notes *t, const char *uid, int rc, bool on,
 		     const struct k8s_error *err)
 {
-	struct suspend_refusal *e;
+	int64_t now = time_now();
 
-	if (!uid || !*uid || strlen(uid) >= SUSPENDS_UID_MAX)
-		return;
-	pthread_mutex_lock(&t->lock);
-	forget_locked(t, uid);
-	if (rc) {
-		if (t->n == SUSPENDS_MAX) {
-			memmove(&t->r[0], &t->r[1], (t->n - 1) * sizeof(t->r[0]));
-			t->n--;
-		}
-		e = &t->r[t->n++];
-		snprintf(e->uid, sizeof(e->uid), "%s", uid);
-		e->at = time_now();
-		e->on = on;
-		snprintf(e->reason, sizeof(e->reason), "%s", err->message);
-	}
-	pthread_mutex_unlock(&t->lock);
+	/* a note not kept (no uid, out of memory) leaves the log to tell */
+	if (rc)
+		(void)notes_put(t, uid, &(struct note){now, now, on, err->message});
+	else
+		notes_forget(t, uid);
 }
 
-int suspends_note(struct fs_suspends *t, const char *uid, struct suspend_note *note, char *buf,
+int suspends_note(struct notes *t, const char *uid, struct suspend_note *note, char *buf,
 		  size_t size)
 {
-	int ret = 0;
+	struct note n;
 
-	if (!uid || !size)
+	if (!notes_get(t, uid, &n, buf, size))
 		return 0;
-	pthread_mutex_lock(&t->lock);
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->r[i].uid, uid) == 0) {
-			note->at = t->r[i].at;
-			note->on = t->r[i].on;
-			snprintf(buf, size, "%s", t->r[i].reason);
-			note->reason = buf;
-			ret = 1;
-			break;
-		}
-	pthread_mutex_unlock(&t->lock);
-	return ret;
+	note->at = n.asked;
+	note->on = n.arg;
+	note->reason = n.reason;
+	return 1;
 }
 
 bool suspend_supported(const struct fs_node *node)

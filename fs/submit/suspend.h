@@ -20,16 +20,16 @@
 
 struct fs;
 struct fs_node;
-struct fs_suspends;
+struct notes;
 
 /* The table of the last refused write of each job's suspend (by uid, the newest
- * SUSPENDS_MAX), for jobs/NAME/info's note. Its mutex is a leaf, never held across a
- * request. */
-int suspends_new(struct fs_suspends **out);
-void suspends_free(struct fs_suspends *t);
+ * SUSPENDS_MAX), for jobs/NAME/info's note: a table of notes (notes.h), its arg 1 for
+ * a suspend asked, 0 for a resume. Its mutex is a leaf, never held across a request. */
+int suspends_new(struct notes **out);
+void suspends_free(struct notes *t);
 /* 1 with note filled (its reason copied into buf) when the job of uid had a write
  * refused and none succeeded since, else 0. */
-int suspends_note(struct fs_suspends *t, const char *uid, struct suspend_note *note, char *buf,
+int suspends_note(struct notes *t, const char *uid, struct suspend_note *note, char *buf,
 		  size_t size);
 
 /* Whether the job node's kind has a suspend its operator honours (kinds.h). */
