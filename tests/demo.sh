@@ -39,21 +39,18 @@ trap cleanup EXIT
 trap 'exit 0' INT
 trap 'exit 143' TERM
 
-if [ -n "$real" ]; then
-	echo "arenafs demo: starting the real cluster (tests/cluster/up; minutes the first time)"
-	# the MPI operator's profile: the MPIJob below is today's v2beta1
-	if ! "$root/tests/cluster/up" "$dir/cluster" --mpi v2beta1 >"$dir/cluster.log" 2>&1; then
-		echo "arenafs demo: the real cluster did not start; its log:" >&2
-		cat "$dir/cluster.log" >&2
-		exit 1
-	fi
-	# a few jobs the real operator runs: one long, one that fails, one that ends
-	for j in resnet:forever:0 broken:20s:1 mnist:30s:0; do
-		name=${j%%:*}; rest=${j#*:}; run=${rest%%:*}; code=${rest#*:}
-		KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null <<EOF
+# Creates what stdin says, in the demo's cluster.
+create() {
+	KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null
+}
+
+# The demo's TFJob, two workers of 2 GPUs each: its name, more of its metadata
+# (flow mapping items, each after a comma; or ""), its workers' env (a flow list).
+tfjob() {
+	cat <<EOF
 apiVersion: kubeflow.org/v1
 kind: TFJob
-metadata: {name: $name}
+metadata: {name: $1$2}
 spec:
   tfReplicaSpecs:
     Worker:
@@ -65,13 +62,28 @@ spec:
           - name: tensorflow
             image: tensorflow/tensorflow:2.15.0-gpu
             command: [python, train.py]
-            env: [{name: KWOK_RUN, value: "$run"}, {name: KWOK_EXIT, value: "$code"}]
+            env: $3
             resources: {limits: {nvidia.com/gpu: 2}}
 EOF
+}
+
+if [ -n "$real" ]; then
+	echo "arenafs demo: starting the real cluster (tests/cluster/up; minutes the first time)"
+	# the MPI operator's profile: the MPIJob below is today's v2beta1
+	if ! "$root/tests/cluster/up" "$dir/cluster" --mpi v2beta1 >"$dir/cluster.log" 2>&1; then
+		echo "arenafs demo: the real cluster did not start; its log:" >&2
+		cat "$dir/cluster.log" >&2
+		exit 1
+	fi
+	# a few jobs the real operator runs: one long, one that fails, one that ends
+	for j in resnet:forever:0 broken:20s:1 mnist:30s:0; do
+		name=${j%%:*}; rest=${j#*:}; run=${rest%%:*}; code=${rest#*:}
+		tfjob "$name" "" "[{name: KWOK_RUN, value: \"$run\"}, {name: KWOK_EXIT, value: \"$code\"}]" |
+			create
 	done
 	# today's Kubeflow: a TrainJob (Trainer v2 on a JobSet) and an MPIJob
 	# v2beta1 (the MPI operator: launcher Job and two workers), both running on
-	KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null <<EOF
+	create <<EOF
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob
 metadata: {name: llm}
@@ -127,24 +139,8 @@ fi
 # Kueue's queue (ClusterQueue cluster-queue: 8 GPUs; LocalQueue user-queue): two
 # jobs of 4 GPUs take its quota, the third waits in line (jobs/waiting/why)
 for name in first second waiting; do
-	KUBECONFIG=$dir/cluster/kubeconfig kubectl create -f - >/dev/null <<EOF
-apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: $name, labels: {kueue.x-k8s.io/queue-name: user-queue}}
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 2
-      restartPolicy: Never
-      template:
-        spec:
-          containers:
-          - name: tensorflow
-            image: tensorflow/tensorflow:2.15.0-gpu
-            command: [python, train.py]
-            env: [{name: KWOK_RUN, value: forever}, {name: SIM_RUN_SECONDS, value: "100000"}]
-            resources: {limits: {nvidia.com/gpu: 2}}
-EOF
+	tfjob "$name" ", labels: {kueue.x-k8s.io/queue-name: user-queue}" \
+		'[{name: KWOK_RUN, value: forever}, {name: SIM_RUN_SECONDS, value: "100000"}]' | create
 	sleep 1
 done
 
