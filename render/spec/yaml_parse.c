@@ -1,10 +1,8 @@
 /*
- * YAML → JSON with positions (see yaml_parse.h), on libyaml's event API.
- *
- * The tree is built by recursive descent over the events; beside it a hash
- * table maps (parent container, key or index) to where the node was in the
- * text. Containers are unique allocations, so they are safe keys; jansson's
- * true/false/null are shared singletons, so a node's own address is not.
+ * YAML → JSON with positions (see yaml_parse.h), on libyaml's event API: the
+ * builder. The tree is built by recursive descent over the events; each member
+ * and item is recorded in the document's table of positions (yaml_doc.c) as it
+ * is read. A scalar's value is yaml_scalar.c's, an error's words yaml_errors.c's.
  *
  * What reading costs is bounded by the text and the limits, whatever the text
  * says: an alias finds its anchor in a hash table (yaml_anchors.c), shares the
@@ -16,38 +14,15 @@
  */
 #include "render/spec/yaml_parse.h"
 #include "render/spec/yaml_anchors.h"
+#include "render/spec/yaml_doc.h"
+#include "render/spec/yaml_errors.h"
 #include "render/spec/yaml_scalar.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <yaml.h>
-
-struct entry {
-	const json_t *parent;
-	char *key; /* NULL for sequence items */
-	size_t index;
-	struct yaml_node_info info; /* info.text: owned when owns_text, else the doc's */
-	bool owns_text;
-	size_t size, bytes; /* what the value expands to: for merging it elsewhere */
-	struct entry *next;
-};
-
-struct yaml_doc {
-	json_t *root;
-	struct yaml_node_info top;
-	bool has_top;
-	struct entry **buckets;
-	size_t nbuckets;
-	size_t nentries;
-	char **kept; /* anchors' texts, which entries of aliases point to */
-	size_t nkept, capkept;
-	size_t steps;
-};
 
 struct parse_ctx {
 	yaml_parser_t parser;
@@ -58,148 +33,11 @@ struct parse_ctx {
 	struct k8s_error *err;
 };
 
-/* ---- the position table ---- */
-
-static size_t entry_hash(const json_t *parent, const char *key, size_t index)
-{
-	size_t h = (size_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ull;
-
-	if (key)
-		for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-			h = (h ^ *p) * 0x100000001b3ull;
-	else
-		h ^= index * 0xff51afd7ed558ccdull;
-	return h ^ (h >> 29);
-}
-
-static bool entry_is(const struct entry *e, const json_t *parent, const char *key, size_t index)
-{
-	if (e->parent != parent)
-		return false;
-	if (key)
-		return e->key && strcmp(e->key, key) == 0;
-	return !e->key && e->index == index;
-}
-
-static int table_grow(struct yaml_doc *d)
-{
-	size_t n = d->nbuckets ? d->nbuckets * 2 : 64;
-	struct entry **b = calloc(n, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->nbuckets; i++) {
-		struct entry *e = d->buckets[i], *next;
-
-		for (; e; e = next) {
-			size_t slot = entry_hash(e->parent, e->key, e->index) & (n - 1);
-
-			next = e->next;
-			e->next = b[slot];
-			b[slot] = e;
-		}
-	}
-	free(d->buckets);
-	d->buckets = b;
-	d->nbuckets = n;
-	return 0;
-}
-
-static const struct entry *table_find(const struct yaml_doc *d, const json_t *parent,
-                                      const char *key, size_t index)
-{
-	if (!d->nbuckets || !parent)
-		return NULL;
-	for (const struct entry *e = d->buckets[entry_hash(parent, key, index) & (d->nbuckets - 1)];
-	     e; e = e->next)
-		if (entry_is(e, parent, key, index))
-			return e;
-	return NULL;
-}
-
-/*
- * Records info for parent[key] / parent[index], whose value expands to size nodes
- * and bytes bytes. copy_text: info->text is about to go (an event's), take a copy;
- * else it lives as long as d (an anchor's, another entry's) and is shared.
- */
-static int table_add(struct yaml_doc *d, const json_t *parent, const char *key, size_t index,
-                     const struct yaml_node_info *info, bool copy_text, size_t size,
-                     size_t bytes)
-{
-	struct entry *e;
-	size_t slot;
-
-	if (d->nentries + 1 > d->nbuckets * 3 / 4 && table_grow(d) < 0)
-		return -ENOMEM;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	e->parent = parent;
-	e->index = index;
-	e->info = *info;
-	e->size = size;
-	e->bytes = bytes;
-	e->owns_text = copy_text && info->text;
-	if (e->owns_text)
-		e->info.text = NULL;
-	if ((key && !(e->key = strdup(key))) ||
-	    (e->owns_text && !(e->info.text = strdup(info->text)))) {
-		free(e->key);
-		free(e);
-		return -ENOMEM;
-	}
-	slot = entry_hash(parent, key, index) & (d->nbuckets - 1);
-	e->next = d->buckets[slot];
-	d->buckets[slot] = e;
-	d->nentries++;
-	return 0;
-}
-
-/* ---- errors ---- */
-
-static int fail_at(struct parse_ctx *c, yaml_mark_t mark, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct parse_ctx *c, yaml_mark_t mark, const char *fmt, ...)
-{
-	char what[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return k8s_error_set(c->err, EINVAL, "line %zu, column %zu: %s", mark.line + 1,
-	                     mark.column + 1, what);
-}
-
-static int syntax_error(struct parse_ctx *c)
-{
-	yaml_parser_t *p = &c->parser;
-
-	if (p->error == YAML_MEMORY_ERROR)
-		return k8s_error_set(c->err, ENOMEM, "out of memory while parsing YAML");
-	if (p->error == YAML_READER_ERROR)
-		return k8s_error_set(
-		    c->err, EINVAL, "YAML: %s at byte %zu (the text must be UTF-8)",
-		    p->problem ? p->problem : "unreadable input", p->problem_offset);
-	if (p->context)
-		return k8s_error_set(
-		    c->err, EINVAL,
-		    "line %zu, column %zu: YAML syntax error: %s (%s that starts at "
-		    "line %zu, column %zu)",
-		    p->problem_mark.line + 1, p->problem_mark.column + 1,
-		    p->problem ? p->problem : "invalid YAML", p->context, p->context_mark.line + 1,
-		    p->context_mark.column + 1);
-	return k8s_error_set(c->err, EINVAL, "line %zu, column %zu: YAML syntax error: %s",
-	                     p->problem_mark.line + 1, p->problem_mark.column + 1,
-	                     p->problem ? p->problem : "invalid YAML");
-}
-
 static int next_event(struct parse_ctx *c, yaml_event_t *ev)
 {
 	c->steps++;
 	if (!yaml_parser_parse(&c->parser, ev))
-		return syntax_error(c);
+		return yaml_syntax_error(&c->parser, c->err);
 	return 0;
 }
 
@@ -209,15 +47,15 @@ static int count_nodes(struct parse_ctx *c, size_t n, size_t bytes, yaml_mark_t 
 	c->nodes += n;
 	c->bytes += bytes;
 	if (c->nodes > YAML_MAX_NODES)
-		return k8s_error_set(c->err, EINVAL,
-		                     "line %zu, column %zu: the document expands to more than %d "
-		                     "nodes (aliases repeated too often?)",
-		                     mark.line + 1, mark.column + 1, YAML_MAX_NODES);
+		return yaml_fail_at(c->err, mark,
+		                    "the document expands to more than %d nodes (aliases repeated "
+		                    "too often?)",
+		                    YAML_MAX_NODES);
 	if (c->bytes > YAML_MAX_BYTES)
-		return k8s_error_set(c->err, EINVAL,
-		                     "line %zu, column %zu: the document expands to more than %d MiB "
-		                     "of text (aliases repeated too often?)",
-		                     mark.line + 1, mark.column + 1, YAML_MAX_BYTES >> 20);
+		return yaml_fail_at(c->err, mark,
+		                    "the document expands to more than %d MiB of text (aliases "
+		                    "repeated too often?)",
+		                    YAML_MAX_BYTES >> 20);
 	return 0;
 }
 
@@ -234,26 +72,10 @@ static int scalar_json(struct parse_ctx *c, const yaml_event_t *ev, json_t **out
 	                        &oom);
 	if (*out)
 		return 0;
-	return oom ? -ENOMEM : fail_at(c, ev->start_mark, "%s", why);
+	return oom ? -ENOMEM : yaml_fail_at(c->err, ev->start_mark, "%s", why);
 }
 
 /* ---- anchors ---- */
-
-/* Keeps s (owned) as long as the document: texts that entries share. */
-static int doc_keep(struct yaml_doc *d, char *s)
-{
-	if (d->nkept == d->capkept) {
-		size_t cap = d->capkept ? d->capkept * 2 : 16;
-		char **p = realloc(d->kept, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		d->kept = p;
-		d->capkept = cap;
-	}
-	d->kept[d->nkept++] = s;
-	return 0;
-}
 
 /* Defines anchor name as value, its text kept by the doc for the aliases' entries. */
 static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size_t size,
@@ -262,7 +84,7 @@ static int anchor_add(struct parse_ctx *c, const char *name, json_t *value, size
 	struct yaml_anchor a = {NULL, value, size, bytes, NULL, quoted};
 	char *kept = NULL;
 
-	if (text && (!(kept = strdup(text)) || doc_keep(c->doc, kept) < 0)) {
+	if (text && (!(kept = strdup(text)) || yaml_doc_keep(c->doc, kept) < 0)) {
 		free(kept);
 		return -ENOMEM;
 	}
@@ -309,7 +131,7 @@ static int apply_merges(struct parse_ctx *c, json_t *obj, json_t *const *merges,
 
 		json_object_foreach(merges[i], key, val)
 		{
-			const struct entry *e;
+			const struct yaml_doc_entry *e;
 
 			c->steps++;
 			if (json_object_get(obj, key))
@@ -317,8 +139,9 @@ static int apply_merges(struct parse_ctx *c, json_t *obj, json_t *const *merges,
 			if (json_object_set(obj, key, val) < 0)
 				return -ENOMEM;
 			/* every member of a source was recorded where it was parsed */
-			e = table_find(c->doc, merges[i], key, 0);
-			if (e && table_add(c->doc, obj, key, 0, &e->info, false, e->size, e->bytes) < 0)
+			e = yaml_doc_find(c->doc, merges[i], key, 0);
+			if (e && yaml_doc_record(c->doc, obj, key, 0, &e->info, false, e->size,
+			                         e->bytes) < 0)
 				return -ENOMEM;
 			out->size += e ? e->size : 1;
 			out->bytes += strlen(key) + (e ? e->bytes : 0);
@@ -336,10 +159,12 @@ static int collect_merge(struct parse_ctx *c, json_t *val, yaml_mark_t mark, jso
 	json_t **p;
 
 	if (!json_is_object(val) && !json_is_array(val))
-		return fail_at(c, mark, "the merge key << needs a mapping or a list of mappings");
+		return yaml_fail_at(c->err, mark,
+		                    "the merge key << needs a mapping or a list of mappings");
 	for (size_t i = 0; json_is_array(val) && i < add; i++)
 		if (!json_is_object(json_array_get(val, i)))
-			return fail_at(c, mark, "the merge key << needs mappings in its list");
+			return yaml_fail_at(c->err, mark,
+			                    "the merge key << needs mappings in its list");
 	p = realloc(*merges, (*n + add) * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -358,7 +183,7 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 	if (kev->type == YAML_SCALAR_EVENT) {
 		text = (const char *)kev->data.scalar.value;
 		if (strlen(text) != kev->data.scalar.length)
-			return fail_at(c, kev->start_mark, "a key holds a NUL character");
+			return yaml_fail_at(c->err, kev->start_mark, "a key holds a NUL character");
 		*is_merge = kev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 		            !kev->data.scalar.tag && strcmp(text, "<<") == 0;
 		if (kev->data.scalar.anchor) {
@@ -378,9 +203,9 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 		text = a ? a->text : NULL;
 	}
 	if (!text)
-		return fail_at(c, kev->start_mark,
-		               "a mapping key must be a plain value (a string), not a mapping or a "
-		               "list");
+		return yaml_fail_at(c->err, kev->start_mark,
+		                    "a mapping key must be a plain value (a string), not a mapping or a "
+		                    "list");
 	*key = strdup(text);
 	return *key ? 0 : -ENOMEM;
 }
@@ -389,7 +214,7 @@ static int key_text(struct parse_ctx *c, const yaml_event_t *kev, char **key, bo
 static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *kev, int depth,
                         json_t ***merges, size_t *nmerges, struct node *out)
 {
-	const struct entry *first;
+	const struct yaml_doc_entry *first;
 	struct node val = {0};
 	yaml_event_t vev;
 	char *key = NULL;
@@ -398,11 +223,11 @@ static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *ke
 
 	if (rc < 0)
 		return rc;
-	first = table_find(c->doc, obj, key, 0);
+	first = yaml_doc_find(c->doc, obj, key, 0);
 	if (first) {
-		rc = fail_at(c, kev->start_mark,
-		             "duplicate key \"%s\" (first at line %d, column %d)", key,
-		             first->info.key.line, first->info.key.column);
+		rc = yaml_fail_at(c->err, kev->start_mark,
+		                  "duplicate key \"%s\" (first at line %d, column %d)", key,
+		                  first->info.key.line, first->info.key.column);
 		free(key);
 		return rc;
 	}
@@ -421,8 +246,8 @@ static int parse_member(struct parse_ctx *c, json_t *obj, const yaml_event_t *ke
 		rc = json_object_set(obj, key, val.value) < 0 ? -ENOMEM : 0;
 	/* `<<` is recorded too, so that a second one counts as a duplicate */
 	if (rc == 0)
-		rc = table_add(c->doc, obj, key, 0, &val.info, !val.shared_text, val.size,
-		               val.bytes);
+		rc = yaml_doc_record(c->doc, obj, key, 0, &val.info, !val.shared_text, val.size,
+		                     val.bytes);
 	if (rc == 0 && !is_merge) {
 		out->size += val.size;
 		out->bytes += strlen(key) + val.bytes;
@@ -488,8 +313,8 @@ static int parse_sequence(struct parse_ctx *c, int depth, struct node *out)
 		if (rc == 0)
 			rc = json_array_append(out->value, item.value) < 0 ? -ENOMEM : 0;
 		if (rc == 0)
-			rc = table_add(c->doc, out->value, NULL, i, &item.info, !item.shared_text,
-			               item.size, item.bytes);
+			rc = yaml_doc_record(c->doc, out->value, NULL, i, &item.info,
+			                     !item.shared_text, item.size, item.bytes);
 		out->size += item.size;
 		out->bytes += item.bytes;
 		json_decref(item.value);
@@ -528,10 +353,10 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		const struct yaml_anchor *a = yaml_anchors_find(&c->anchors, (const char *)ev->data.alias.anchor);
 
 		if (!a)
-			return fail_at(c, ev->start_mark,
-			               "alias *%s refers to no anchor &%s defined before it",
-			               (const char *)ev->data.alias.anchor,
-			               (const char *)ev->data.alias.anchor);
+			return yaml_fail_at(c->err, ev->start_mark,
+			                    "alias *%s refers to no anchor &%s defined before it",
+			                    (const char *)ev->data.alias.anchor,
+			                    (const char *)ev->data.alias.anchor);
 		out->value = json_incref(a->value);
 		out->size = a->size;
 		out->bytes = a->bytes;
@@ -550,11 +375,11 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		    (const char *)(map ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
 
 		if (tag && strcmp(tag, map ? YAML_TAG_PREFIX "map" : YAML_TAG_PREFIX "seq") != 0)
-			return fail_at(c, ev->start_mark, "tag %s is not supported on a %s", tag,
-			               map ? "mapping" : "list");
+			return yaml_fail_at(c->err, ev->start_mark, "tag %s is not supported on a %s",
+			                    tag, map ? "mapping" : "list");
 		if (depth >= YAML_MAX_DEPTH)
-			return fail_at(c, ev->start_mark, "nested deeper than %d levels",
-			               YAML_MAX_DEPTH);
+			return yaml_fail_at(c->err, ev->start_mark, "nested deeper than %d levels",
+			                    YAML_MAX_DEPTH);
 		rc = count_nodes(c, 1, 0, ev->start_mark);
 		if (rc == 0)
 			rc = map ? parse_mapping(c, depth, out) : parse_sequence(c, depth, out);
@@ -563,7 +388,7 @@ static int parse_node(struct parse_ctx *c, const yaml_event_t *ev, int depth, st
 		break;
 	}
 	default:
-		return fail_at(c, ev->start_mark, "unexpected YAML event");
+		return yaml_fail_at(c->err, ev->start_mark, "unexpected YAML event");
 	}
 	if (rc == 0 && anchor)
 		rc = anchor_add(c, anchor, out->value, out->size, out->bytes, out->info.text,
@@ -621,15 +446,16 @@ static int parse_rest(struct parse_ctx *c)
 		yaml_event_delete(&ev);
 		rc = parse_document(c, &extra, NULL);
 		if (rc == 0 && !json_is_null(extra.value))
-			rc = fail_at(c, start,
-			             "a second YAML document starts here; a spec holds exactly one "
-			             "(remove the '---' line, or submit each document as its own "
-			             "file)");
+			rc = yaml_fail_at(c->err, start,
+			                  "a second YAML document starts here; a spec holds exactly one "
+			                  "(remove the '---' line, or submit each document as its own "
+			                  "file)");
 		json_decref(extra.value);
 		if (rc < 0)
 			return rc;
 	}
 }
+
 
 int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_error *err)
 {
@@ -642,7 +468,7 @@ int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_e
 	*out = NULL;
 	c.err = err;
 	c.anchors.steps = &c.steps;
-	c.doc = calloc(1, sizeof(*c.doc));
+	c.doc = yaml_doc_new();
 	if (!c.doc)
 		return k8s_error_set(err, ENOMEM, "out of memory");
 	if (!yaml_parser_initialize(&c.parser)) {
@@ -675,78 +501,7 @@ int yaml_parse(const char *text, size_t len, struct yaml_doc **out, struct k8s_e
 		yaml_doc_free(c.doc);
 		return rc;
 	}
-	c.doc->steps = c.steps;
-	c.doc->root = root.value;
-	c.doc->top = root.info;
-	c.doc->has_top = !json_is_null(root.value);
+	yaml_doc_finish(c.doc, root.value, &root.info, c.steps);
 	*out = c.doc;
 	return 0;
-}
-
-void yaml_doc_free(struct yaml_doc *d)
-{
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->nbuckets; i++) {
-		struct entry *e = d->buckets[i], *next;
-
-		for (; e; e = next) {
-			next = e->next;
-			free(e->key);
-			if (e->owns_text)
-				free((char *)e->info.text);
-			free(e);
-		}
-	}
-	free(d->buckets);
-	for (size_t i = 0; i < d->nkept; i++)
-		free(d->kept[i]);
-	free(d->kept);
-	free((char *)d->top.text);
-	json_decref(d->root);
-	free(d);
-}
-
-size_t yaml_doc_steps(const struct yaml_doc *d)
-{
-	return d ? d->steps : 0;
-}
-
-json_t *yaml_doc_root(const struct yaml_doc *d)
-{
-	return d ? d->root : NULL;
-}
-
-size_t yaml_text_offset(const char *text, size_t len, size_t index)
-{
-	size_t i = 0;
-
-	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
-	/* a character starts at every byte that is not a UTF-8 continuation byte */
-	for (; i < len; i++)
-		if (((unsigned char)text[i] & 0xC0) != 0x80 && index-- == 0)
-			return i;
-	return len;
-}
-
-const struct yaml_node_info *yaml_doc_top(const struct yaml_doc *d)
-{
-	return d && d->has_top ? &d->top : NULL;
-}
-
-const struct yaml_node_info *yaml_doc_member(const struct yaml_doc *d, const json_t *object,
-                                             const char *key)
-{
-	const struct entry *e = d && key ? table_find(d, object, key, 0) : NULL;
-
-	return e ? &e->info : NULL;
-}
-
-const struct yaml_node_info *yaml_doc_item(const struct yaml_doc *d, const json_t *array,
-                                           size_t index)
-{
-	const struct entry *e = d ? table_find(d, array, NULL, index) : NULL;
-
-	return e ? &e->info : NULL;
 }

@@ -23,7 +23,9 @@
  * - one document per text: further documents that are empty (a trailing `---`)
  *   are ignored, a second non-empty one is an error.
  *
- * Pure: no I/O. Called by render/spec/spec.c.
+ * Pure: no I/O. Called by render/spec/spec.c. yaml_parse.c reads the text
+ * (yaml_scalar.c, yaml_anchors.c, yaml_errors.c beside it); the document and its
+ * accessors below are yaml_doc.c's. Tested by tests/unit/test_spec_yaml_parse.c.
  */
 #ifndef ARENAFS_SPEC_YAML_PARSE_H
 #define ARENAFS_SPEC_YAML_PARSE_H
