@@ -78,7 +78,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
 CEILING  := $(BUILD)/ceiling
 
-.PHONY: all unit test test-oldest test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
+.PHONY: all unit test test-build test-oldest test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
 	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
@@ -170,7 +170,7 @@ test-oldest: deps-check
 	@$(MAKE) --no-print-directory K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real cluster
 	ARENAFS_K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real ARENAFS_BIN=$(abspath $(BIN)) \
 	  ARENAFS_TOOLS=$(abspath $(BUILD)/tools) ARENAFS_CEILING=$(abspath $(CEILING)) \
-	  $(PYTHON) -m pytest -q $(OLDEST_TESTS)
+	  $(PYTHON) -m pytest -q -p no:cacheprovider $(OLDEST_TESTS)
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
 # arena and kueuectl: the peers the parity tests compare with.
@@ -183,6 +183,9 @@ endif
 
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN)
+
+# Everything make test and test-oldest run, built at once (.ci/run runs the two side by side)
+test-build: $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(CEILING)
 
 # The real-cluster tests are one xdist group, the kubesim tests one group per module
 # (tests/conftest.py); TEST_JOBS=1 runs them all in one process, the real ones last.
