@@ -2,8 +2,9 @@
 #
 #   make            build ./arenafs (objects under build/)
 #   make test       unit tests (C) and integration tests (pytest against kubesim and
-#                   the real cluster of tests/cluster/: its binaries, when not cached, are
-#                   built while the kubesim tests run, and the real tests come last)
+#                   the real cluster of tests/cluster/), in TEST_JOBS (2) pytest-xdist
+#                   workers: one runs the real-cluster tests in turn (after building its
+#                   binaries, when not cached), the others the kubesim tests meanwhile
 #   make demo       run the daemon on the embedded test cluster (CLUSTER=real: the real one)
 #   make screenshot docs/screenshot.png: a file manager on the demo's mount, under Xvfb
 #                   (tests/screenshot.sh; installs its own packages; not part of make test)
@@ -77,7 +78,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 # The bench's FUSE ceiling (tests/bench/ceiling.c): libfuse alone, no arenafs object.
 CEILING  := $(BUILD)/ceiling
 
-.PHONY: all unit test test-oldest test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
+.PHONY: all unit test test-build test-oldest test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
 	clean deps deps-check format cluster fuzz fuzz-build
 
 all: $(BIN)
@@ -137,7 +138,7 @@ fuzz: deps-check
 # second make so that pkg-config is asked again after an install.
 deps-check:
 	@pkg-config --exists $(PKGS) && [ -x $(PYTHON) ] && \
-	  $(PYTHON) -c 'import pytest, kubernetes, yaml' 2>/dev/null && \
+	  $(PYTHON) -c 'import pytest, xdist, kubernetes, yaml' 2>/dev/null && \
 	  command -v kubectl >/dev/null && command -v fusermount3 >/dev/null && \
 	  command -v openssl >/dev/null && command -v rsync >/dev/null && \
 	  command -v gio >/dev/null && command -v dpkg-shlibdeps >/dev/null && \
@@ -169,7 +170,7 @@ test-oldest: deps-check
 	@$(MAKE) --no-print-directory K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real cluster
 	ARENAFS_K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real ARENAFS_BIN=$(abspath $(BIN)) \
 	  ARENAFS_TOOLS=$(abspath $(BUILD)/tools) ARENAFS_CEILING=$(abspath $(CEILING)) \
-	  $(PYTHON) -m pytest -q $(OLDEST_TESTS)
+	  $(PYTHON) -m pytest -q -p no:cacheprovider $(OLDEST_TESTS)
 
 # The upstream binaries of the real test cluster (minutes the first time, then cached).
 # arena and kueuectl: the peers the parity tests compare with.
@@ -183,9 +184,16 @@ endif
 test-unit: $(UNIT_BIN)
 	$(UNIT_BIN)
 
+# Everything make test and test-oldest run, built at once (.ci/run runs the two side by side)
+test-build: $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(CEILING)
+
+# The real-cluster tests are one xdist group, the kubesim tests one group per module
+# (tests/conftest.py); TEST_JOBS=1 runs them all in one process, the real ones last.
+TEST_JOBS ?= 2
+PYTEST_JOBS = $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup,)
 test-integration: $(BIN) $(TOOL_BIN) $(CEILING)
 	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) \
-	  ARENAFS_CEILING=$(abspath $(CEILING)) $(PYTHON) -m pytest -q tests/
+	  ARENAFS_CEILING=$(abspath $(CEILING)) $(PYTHON) -m pytest -q $(PYTEST_JOBS) tests/
 
 # CLUSTER=real: on the real cluster of tests/cluster/, at a size it populates in minutes
 BENCH_REAL := $(if $(filter real,$(CLUSTER)),--cluster real --jobs 1000 --nodes 100 \

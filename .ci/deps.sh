@@ -6,7 +6,7 @@
 set -e
 PACKAGES="$*"
 [ -n "$PACKAGES" ] || PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
-libyaml-dev python3 python3-pytest python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
+libyaml-dev python3 python3-pytest python3-pytest-xdist python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
 procps psmisc rsync libglib2.0-bin clang valgrind dpkg-dev lintian"
 # libFuzzer's and the sanitizers' runtimes come in their own package, only
 # recommended by clang (and apt-get below installs no recommends).

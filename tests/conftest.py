@@ -110,13 +110,34 @@ def real_cluster():
     yield _real["cluster"]
 
 
-# Tests that need the real cluster run last, after every kubesim test, and the
-# real cluster's binaries are built meanwhile: on a fresh machine the Go builds
-# (tens of minutes) and the kubesim tests then share the wall clock instead of
-# following each other. `up` takes the build lock (tests/cluster/cluster.py), so
-# the first real test waits for the build rather than building a second time.
+# The real cluster's binaries are built in the background from the start of the
+# session, so that on a fresh machine the Go builds (tens of minutes) and the
+# kubesim tests share the wall clock instead of following each other. `up` takes
+# the build lock (tests/cluster/cluster.py), so the first real test waits for the
+# build rather than building a second time.
+#
+# Run serially, the tests that need the real cluster come last, after every
+# kubesim test. Run by pytest-xdist (make test: `-n 2 --dist loadgroup`), they
+# are one group, handed first to one worker, which waits for the build and runs
+# them one after another on the session's one cluster while the other worker
+# runs the kubesim tests; each kubesim test module is a group of its own, so a
+# module's shared fixtures start once and its tests keep their order.
+#
+# A test needs the real cluster when it asks for one of _REAL_FIXTURES (a fixture
+# that reaches the cluster through request.getfixturevalue must name
+# real_cluster too) or is the "real" case of a cluster parameter. The real
+# tests marked later_binary(NAME) need an upstream binary built after the
+# cluster's (tests/cluster/cluster.py, LATER_BINARIES): they come last among
+# the real tests, so that the others run while it is built.
 _REAL_FIXTURES = {"real_cluster", "real_view", "real_namespace", "private_real_view"}
 _build = {}
+_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "later_binary(name): the test needs an upstream "
+                            "binary built after the real cluster's; it runs last among "
+                            "the real tests")
 
 
 def _needs_real(item):
@@ -126,19 +147,35 @@ def _needs_real(item):
     return callspec is not None and "real" in callspec.params.values()
 
 
-@pytest.hookimpl(trylast=True)
+# tryfirst: xdist reads the group marks in its own modifyitems hook
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     real = [i for i in items if _needs_real(i)]
-    if not real:
+    real.sort(key=lambda i: i.get_closest_marker("later_binary") is not None)
+    kubesim_only = [i for i in items if not _needs_real(i)]
+    if _XDIST_WORKER is None:
+        items[:] = kubesim_only + real
         return
-    items[:] = [i for i in items if not _needs_real(i)] + real
-    if realcluster.CLUSTER_CHOICE != "kubesim" and not config.option.collectonly:
-        log = tempfile.NamedTemporaryFile(prefix="arenafs-cluster-build-", suffix=".log",
-                                          delete=False)
-        _build["log"] = log.name
-        _build["proc"] = subprocess.Popen([os.path.join(HERE, "cluster", "build")], stdout=log,
-                                          stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
+    for i in real:
+        i.add_marker(pytest.mark.xdist_group("real-cluster"))
+    for i in kubesim_only:
+        i.add_marker(pytest.mark.xdist_group(i.nodeid.split("::")[0]))
+    items[:] = real + kubesim_only
+
+
+def pytest_collection_finish(session):
+    """Starts the real cluster's build when a selected test needs it (one
+    builder per run: under xdist, the first worker's)."""
+    if (realcluster.CLUSTER_CHOICE == "kubesim" or session.config.option.collectonly
+            or _XDIST_WORKER not in (None, "gw0")
+            or not any(_needs_real(i) for i in session.items)):
+        return
+    log = tempfile.NamedTemporaryFile(prefix="arenafs-cluster-build-", suffix=".log",
+                                      delete=False)
+    _build["log"] = log.name
+    _build["proc"] = subprocess.Popen([os.path.join(HERE, "cluster", "build")], stdout=log,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+    log.close()
 
 
 def _stop_build():

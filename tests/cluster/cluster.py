@@ -50,9 +50,9 @@ BINARIES = {
     "kwok": ("kwok", "sigs.k8s.io/kwok/cmd/kwok"),
     "training-operator": ("operator",
                           "github.com/kubeflow/training-operator/cmd/training-operator.v1"),
+    "jobset-controller": ("jobset", "sigs.k8s.io/jobset"),
     "trainer-controller-manager": ("kubeflow",
                                    "github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager"),
-    "jobset-controller": ("jobset", "sigs.k8s.io/jobset"),
     "kueue": ("kubeflow", "sigs.k8s.io/kueue/cmd/kueue"),
     "mpi-operator": ("mpi", "github.com/kubeflow/mpi-operator/cmd/mpi-operator"),
     # the peers arenafs is compared with: Arena for jobs
@@ -61,7 +61,11 @@ BINARIES = {
     "kueuectl": ("kubeflow", "sigs.k8s.io/kueue/cmd/kueuectl"),
 }
 # What `up` runs in its default profile (`--mpi v2beta1` runs mpi-operator too)
-CLUSTER_BINARIES = [n for n in BINARIES if n not in ("arena", "kueuectl", "mpi-operator")]
+LATER_BINARIES = ("arena", "kueuectl", "mpi-operator")
+CLUSTER_BINARIES = [n for n in BINARIES if n not in LATER_BINARIES]
+# What a full build makes, in this order: the first real test waits only for the
+# cluster's binaries; the tests that need a later one run last (tests/conftest.py).
+ALL_BINARIES = CLUSTER_BINARIES + list(LATER_BINARIES)
 
 # The module whose version names a component's cache directory.
 MAIN_MODULE = {
@@ -221,42 +225,64 @@ def go_env():
 
 
 def build(names):
-    """Builds the named binaries that are not in the cache yet, one module at a time.
-    One build at a time on the machine (a lock file in the cache): the test session
-    builds in the background while its kubesim tests run, and `up` or `make
-    cluster` asking for the same binaries meanwhile waits, then finds them built
-    instead of building them a second time into the same directory."""
+    """Builds the named binaries that are not in the cache yet, one module at a time,
+    in the order named. One build at a time on the machine (a lock file in the
+    cache), taken per module: the test session and .ci/run build everything in
+    the background (ALL_BINARIES: the cluster's first) while the kubesim tests
+    run, and `up` asking for the cluster's binaries meanwhile waits for the
+    module under way, then finds its binaries built instead of building them a
+    second time, and starts while the peers (Arena, kueuectl, the MPI operator)
+    are still being built."""
     os.makedirs(cache_root(), exist_ok=True)
-    with open(os.path.join(cache_root(), ".build.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        _build_missing(names)
+    for moddir, group in _by_module(names):
+        if all(os.path.exists(binary_path(n)) for n in group):
+            continue    # the binaries land whole (os.replace): no lock needed to see them
+        with open(os.path.join(cache_root(), ".build.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            _build_missing(moddir, [n for n in group if not os.path.exists(binary_path(n))])
+        # flock keeps no queue: without a pause this process would take the lock
+        # again at once, and an `up` waiting for a module built meanwhile would
+        # wait for every module after it too
+        time.sleep(0.5)
 
 
-def _build_missing(names):
-    missing = [n for n in names if not os.path.exists(binary_path(n))]
-    by_module = {}
-    for n in missing:
-        by_module.setdefault(BINARIES[n][0], []).append(n)
-    for moddir, group in by_module.items():
-        bindir = os.path.dirname(binary_path(group[0]))
-        tmp = bindir + ".tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        log("building %s (%s %s): a few minutes the first time"
-            % (", ".join(group), MAIN_MODULE[moddir], module_version(moddir)))
-        started = time.monotonic()
-        facts = module_facts(moddir)
-        for n in group:
-            cmd = [GO] + build_args(n, os.path.join(tmp, n), facts)
-            r = subprocess.run(cmd, cwd=module_path(moddir), env=go_env(),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            if r.returncode != 0:
-                raise ClusterError("building %s failed:\n%s" % (n, r.stdout[-4000:]))
-        os.makedirs(bindir, exist_ok=True)
-        for n in group:
-            os.replace(os.path.join(tmp, n), os.path.join(bindir, n))
-        shutil.rmtree(tmp, ignore_errors=True)
-        log("built %s in %.0f s" % (", ".join(group), time.monotonic() - started))
+def _by_module(names):
+    """[(module directory, [names])]: the names in order, a run of names of one
+    module together (a module named again later is built again then, from Go's
+    cache: kueuectl after the cluster's kueue)."""
+    groups = []
+    for n in names:
+        if n not in BINARIES:
+            raise ClusterError("unknown binary %r (known: %s)" % (n, ", ".join(sorted(BINARIES))))
+        if groups and groups[-1][0] == BINARIES[n][0]:
+            groups[-1][1].append(n)
+        else:
+            groups.append((BINARIES[n][0], [n]))
+    return groups
+
+
+def _build_missing(moddir, group):
+    if not group:
+        return
+    bindir = os.path.dirname(binary_path(group[0]))
+    tmp = bindir + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    log("building %s (%s %s): a few minutes the first time"
+        % (", ".join(group), MAIN_MODULE[moddir], module_version(moddir)))
+    started = time.monotonic()
+    facts = module_facts(moddir)
+    for n in group:
+        cmd = [GO] + build_args(n, os.path.join(tmp, n), facts)
+        r = subprocess.run(cmd, cwd=module_path(moddir), env=go_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise ClusterError("building %s failed:\n%s" % (n, r.stdout[-4000:]))
+    os.makedirs(bindir, exist_ok=True)
+    for n in group:
+        os.replace(os.path.join(tmp, n), os.path.join(bindir, n))
+    shutil.rmtree(tmp, ignore_errors=True)
+    log("built %s in %.0f s" % (", ".join(group), time.monotonic() - started))
 
 
 def arena_charts():

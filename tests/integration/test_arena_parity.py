@@ -20,8 +20,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "cluster"))
 import cluster as upstream  # noqa: E402
 
-pytestmark = pytest.mark.skipif(realcluster.CLUSTER_CHOICE == "kubesim",
-                                reason="ARENAFS_CLUSTER=kubesim: Arena runs on the real cluster")
+pytestmark = [pytest.mark.skipif(realcluster.CLUSTER_CHOICE == "kubesim",
+                                 reason="ARENAFS_CLUSTER=kubesim: Arena runs on the real cluster"),
+              pytest.mark.later_binary("arena")]
 
 RUNNING = "env: {KWOK_RUN: forever}"
 
@@ -169,7 +170,7 @@ def tensorboard_url(text):
 
 
 @pytest.fixture(scope="module")
-def scene(request, arenafs_module):
+def scene(request, arenafs_module, real_cluster):
     try:
         upstream.build(["arena"])
     except upstream.ClusterError as e:

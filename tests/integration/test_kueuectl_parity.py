@@ -20,6 +20,8 @@ from helpers import wait_until, write_as_cp
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cluster"))
 import cluster as upstream  # noqa: E402
 
+pytestmark = pytest.mark.later_binary("kueuectl")
+
 LQ = "kq"
 KUEUE = "kueue.x-k8s.io/v1beta2"
 SPEC = ("type: tfjob\nimage: tensorflow/tensorflow:2.15.0-gpu\ncommand: python train.py\n"
@@ -46,7 +48,7 @@ def table(text, first="NAME"):
 
 
 @pytest.fixture(scope="module")
-def scene(request, arenafs_module):
+def scene(request, arenafs_module, real_cluster):
     view = realcluster.module_view(request)     # skips, saying why, on kubesim alone
     try:
         upstream.build(["kueuectl"])

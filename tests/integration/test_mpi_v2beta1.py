@@ -26,6 +26,8 @@ from helpers import wait_until
 import realcluster
 import tree_expect as te
 
+pytestmark = pytest.mark.later_binary("mpi-operator")
+
 SPEC = """type: mpijob
 image: horovod/horovod:0.28.1
 command: horovodrun -np 4 python train.py
