@@ -125,7 +125,8 @@ def real_cluster():
 #
 # A test needs the real cluster when it asks for one of _REAL_FIXTURES (a fixture
 # that reaches the cluster through request.getfixturevalue must name
-# real_cluster too) or is the "real" case of a cluster parameter. The real
+# real_cluster too), is the "real" case of a cluster parameter, or is marked
+# own_real_cluster (it starts a cluster of its own with options of its own). The real
 # tests marked later_binary(NAME) need an upstream binary built after the
 # cluster's (tests/cluster/cluster.py, LATER_BINARIES): they come last among
 # the real tests, so that the others run while it is built.
@@ -135,6 +136,8 @@ _XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "own_real_cluster: the test starts a real cluster of "
+                            "its own (tests/cluster/up): it is one of the real tests")
     config.addinivalue_line("markers", "later_binary(name): the test needs an upstream "
                             "binary built after the real cluster's; it runs last among "
                             "the real tests")
@@ -142,6 +145,8 @@ def pytest_configure(config):
 
 def _needs_real(item):
     if _REAL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    if item.get_closest_marker("own_real_cluster") is not None:
         return True
     callspec = getattr(item, "callspec", None)
     return callspec is not None and "real" in callspec.params.values()

@@ -142,6 +142,7 @@ def own_cluster(tmp_path_factory):
 EVENT_TTL = 30
 
 
+@pytest.mark.own_real_cluster
 def test_an_event_expires_with_a_deleted_watch_event(own_cluster):
     """What kubesim's --event-ttl mirrors (docs/kubesim.md, "Events expire")."""
     from kubernetes import client, watch
@@ -168,6 +169,7 @@ def test_an_event_expires_with_a_deleted_watch_event(own_cluster):
     assert api.list_namespaced_event(ns).items == []
 
 
+@pytest.mark.own_real_cluster
 def test_down_leaves_no_process_of_a_real_cluster(own_cluster):
     c = own_cluster
     pids = os.path.join(c.dir, "pids")

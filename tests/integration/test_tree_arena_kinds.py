@@ -285,6 +285,10 @@ def test_arena_list_says_the_same_of_them(env, tmp_path):
     c, m = env
     if not isinstance(c, realcluster.RealCluster):
         pytest.skip("Arena runs on the real cluster; this is kubesim's run of the module")
+    try:
+        upstream.build(["arena"])   # built after the cluster's binaries: maybe not yet
+    except upstream.ClusterError as e:
+        pytest.fail("the Arena CLI could not be built: %s" % e, pytrace=False)
     arena = Arena(upstream.binary_path("arena"), c.kubeconfig, c.namespace, str(tmp_path))
 
     def rows(text):
