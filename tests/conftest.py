@@ -168,6 +168,14 @@ def pytest_collection_modifyitems(session, config, items):
     items[:] = real + kubesim_only
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Tells RealCluster whether this test counts as a real one: one that does not
+    and starts a cluster anyway fails, saying so, instead of waiting for the build
+    (or starting a second cluster) on a kubesim worker."""
+    os.environ[realcluster.TEST_NEEDS_REAL] = "1" if _needs_real(item) else "0"
+
+
 def pytest_collection_finish(session):
     """Starts the real cluster's build when a selected test needs it (one
     builder per run: under xdist, the first worker's)."""

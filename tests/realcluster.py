@@ -23,6 +23,10 @@ UP = os.path.join(HERE, "cluster", "up")
 DOWN = os.path.join(HERE, "cluster", "down")
 
 
+# Set by tests/conftest.py for each test: "1" when it counts as a real-cluster test.
+TEST_NEEDS_REAL = "ARENAFS_TEST_NEEDS_REAL"
+
+
 class RealCluster(kubesimcluster.Cluster):
     """A running tests/cluster control plane in self.dir."""
 
@@ -32,6 +36,11 @@ class RealCluster(kubesimcluster.Cluster):
         """event_ttl: kube-apiserver's --event-ttl ("2m"); None: its default, 1h.
         mpi: who serves MPIJob, "v1" (the training-operator) or "v2beta1"
         (the MPI operator: up's --mpi profile)."""
+        if os.environ.get(TEST_NEEDS_REAL) == "0":
+            # tests/conftest.py runs the real tests on one worker, after the build
+            raise RuntimeError("a test not counted as a real-cluster test started a real "
+                               "cluster: name real_cluster among its fixtures, or mark it "
+                               "own_real_cluster (tests/conftest.py)")
         self.dir = str(directory)
         self.args = ["--nodes", str(nodes), "--gpus", str(gpus), "--mpi", mpi]
         if event_ttl:
