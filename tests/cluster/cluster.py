@@ -22,10 +22,12 @@ Python standard library only: it runs under any python3.
 """
 
 import base64
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -237,8 +239,7 @@ def build(names):
     for moddir, group in _by_module(names):
         if all(os.path.exists(binary_path(n)) for n in group):
             continue    # the binaries land whole (os.replace): no lock needed to see them
-        with open(os.path.join(cache_root(), ".build.lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with machine_lock(".build.lock"):
             _build_missing(moddir, [n for n in group if not os.path.exists(binary_path(n))])
         # flock keeps no queue: without a pause this process would take the lock
         # again at once, and an `up` waiting for a module built meanwhile would
@@ -455,10 +456,45 @@ def cert_user(pki, name):
 
 # ---------------------------------------------------------------- processes
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def pick_ports(names):
+    """{name: port}: free ports below the kernel's ephemeral range. A port bind(0)
+    gives is one that connect() may give any client too, in the seconds before
+    the component binds it (seen: JobSet's webhook port taken, "address already
+    in use", while the tests made connections); below the range, only a
+    listener takes a port, and `up` holds the machine's up lock until its own
+    listen. Binding without SO_REUSEADDR counts a port in TIME_WAIT as taken."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            ephemeral = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral = 32768
+    pool = list(range(PORT_FLOOR, max(ephemeral, PORT_FLOOR + 2000)))
+    random.SystemRandom().shuffle(pool)
+    ports = {}
+    for port in pool:
+        if len(ports) == len(names):
+            break
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports[names[len(ports)]] = port
+    if len(ports) < len(names):
+        raise ClusterError("no %d free ports from %d up" % (len(names), PORT_FLOOR))
+    return ports
+
+
+PORT_FLOOR = 20000  # above the well-known and registered services a test machine runs
+
+
+@contextlib.contextmanager
+def machine_lock(name):
+    """Holds the lock file NAME in the cache: one holder at a time on the machine."""
+    os.makedirs(cache_root(), exist_ok=True)
+    with open(os.path.join(cache_root(), name), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 class Plane:
@@ -696,6 +732,16 @@ def up(directory, nodes=4, gpus=8, event_ttl=None, mpi="v1"):
     if os.path.exists(os.path.join(plane.dir, "ready")):
         raise ClusterError("%s already holds a running cluster: down it first" % plane.dir)
     build(CLUSTER_BINARIES + kubeflow.binaries(mpi))
+    # One `up` at a time on the machine, from choosing its ports until every
+    # component listens on its own: a second `up` (test-oldest's beside make
+    # test's) then finds them taken (pick_ports)
+    with machine_lock(".up.lock"):
+        return _start(plane, nodes, gpus, event_ttl, mpi)
+
+
+def _start(plane, nodes, gpus, event_ttl, mpi):
+    """up's work once the binaries are built: the components, started and ready."""
+    import kubeflow
     started = time.monotonic()
     kwok_src = module_source("kwok", "sigs.k8s.io/kwok")
     operator_src = module_source("operator", "github.com/kubeflow/training-operator")
@@ -704,8 +750,8 @@ def up(directory, nodes=4, gpus=8, event_ttl=None, mpi="v1"):
         shutil.rmtree(os.path.join(plane.dir, sub), ignore_errors=True)
     pki = plane.pki
     make_pki(pki)
-    p = {k: free_port() for k in ("etcd", "etcd_peer", "apiserver", "kcm", "scheduler", "kwok",
-                                  "op_metrics", "op_probe", "op_webhook") + kubeflow.PORTS}
+    p = pick_ports(("etcd", "etcd_peer", "apiserver", "kcm", "scheduler", "kwok",
+                    "op_metrics", "op_probe", "op_webhook") + kubeflow.PORTS)
     P = lambda f: os.path.join(pki, f)  # noqa: E731
     url = "https://127.0.0.1:%d" % p["apiserver"]
 
