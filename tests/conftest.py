@@ -155,9 +155,10 @@ def _needs_real(item):
 # tryfirst: xdist reads the group marks in its own modifyitems hook
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    real = [i for i in items if _needs_real(i)]
+    real, kubesim_only = [], []
+    for i in items:
+        (real if _needs_real(i) else kubesim_only).append(i)
     real.sort(key=lambda i: i.get_closest_marker("later_binary") is not None)
-    kubesim_only = [i for i in items if not _needs_real(i)]
     if _XDIST_WORKER is None:
         items[:] = kubesim_only + real
         return

@@ -16,6 +16,8 @@ import ssl
 import subprocess
 import time
 
+import pytest
+
 import kubesimcluster
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -141,6 +143,21 @@ if CLUSTER_CHOICE not in ("kubesim", "real", "both"):
 def cluster_params():
     """The clusters a test that means the same on both runs on, as ARENAFS_CLUSTER says."""
     return ["kubesim", "real"] if CLUSTER_CHOICE == "both" else [CLUSTER_CHOICE]
+
+
+def later_binary(name, what):
+    """The path of an upstream binary built after the cluster's (LATER_BINARIES of
+    tests/cluster/cluster.py: Arena, kueuectl, the MPI operator), built now or
+    waited for while the session's background build makes it. One that cannot
+    be built fails the test, naming what (the Arena CLI)."""
+    import sys
+    sys.path.insert(0, os.path.join(HERE, "cluster"))
+    import cluster
+    try:
+        cluster.build([name])
+    except cluster.ClusterError as e:
+        pytest.fail("%s could not be built: %s" % (what, e), pytrace=False)
+    return cluster.binary_path(name)
 
 
 def module_view(request):

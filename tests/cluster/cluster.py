@@ -235,7 +235,6 @@ def build(names):
     module under way, then finds its binaries built instead of building them a
     second time, and starts while the peers (Arena, kueuectl, the MPI operator)
     are still being built."""
-    os.makedirs(cache_root(), exist_ok=True)
     for moddir, group in _by_module(names):
         if all(os.path.exists(binary_path(n)) for n in group):
             continue    # the binaries land whole (os.replace): no lock needed to see them
@@ -458,11 +457,11 @@ def cert_user(pki, name):
 
 def pick_ports(names):
     """{name: port}: free ports below the kernel's ephemeral range. A port bind(0)
-    gives is one that connect() may give any client too, in the seconds before
-    the component binds it (seen: JobSet's webhook port taken, "address already
-    in use", while the tests made connections); below the range, only a
-    listener takes a port, and `up` holds the machine's up lock until its own
-    listen. Binding without SO_REUSEADDR counts a port in TIME_WAIT as taken."""
+    gives is one that connect() may give any client, or another `up`, in the
+    seconds before the component binds it (seen: JobSet's webhook port taken,
+    "address already in use", as test-oldest's cluster started); below the
+    range, only a listener takes a port, and `up` holds the machine's up lock
+    until its own listen. Binding without SO_REUSEADDR counts a port in TIME_WAIT as taken."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
             ephemeral = int(f.read().split()[0])

@@ -171,15 +171,12 @@ def tensorboard_url(text):
 
 @pytest.fixture(scope="module")
 def scene(request, arenafs_module, real_cluster):
-    try:
-        upstream.build(["arena"])
-    except upstream.ClusterError as e:
-        pytest.fail("the Arena CLI could not be built: %s" % e, pytrace=False)
+    binary = realcluster.later_binary("arena", "the Arena CLI")
     view = realcluster.module_view(request)
     ns = view.namespace
     m = arenafs_module(view, "namespace=" + ns)
     home = tempfile.mkdtemp(prefix="arena-home-")
-    arena = Arena(upstream.binary_path("arena"), view.kubeconfig, ns, home)
+    arena = Arena(binary, view.kubeconfig, ns, home)
     for name, (spec, _) in JOBS.items():
         with open(m.path("submit", name + ".yaml"), "w") as f:
             f.write(spec)

@@ -7,18 +7,13 @@ waiting in a LocalQueue of the module's namespace, `kueuectl list workload`,
 fact. Real cluster only: kubesim's Kueue is our own reading of it."""
 
 import json
-import os
 import re
 import subprocess
-import sys
 
 import pytest
 
 import realcluster
 from helpers import wait_until, write_as_cp
-
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cluster"))
-import cluster as upstream  # noqa: E402
 
 pytestmark = pytest.mark.later_binary("kueuectl")
 
@@ -50,10 +45,7 @@ def table(text, first="NAME"):
 @pytest.fixture(scope="module")
 def scene(request, arenafs_module, real_cluster):
     view = realcluster.module_view(request)     # skips, saying why, on kubesim alone
-    try:
-        upstream.build(["kueuectl"])
-    except upstream.ClusterError as e:
-        pytest.fail("kueuectl could not be built: %s" % e, pytrace=False)
+    binary = realcluster.later_binary("kueuectl", "kueuectl")
     ns = view.namespace
     view.kubectl("apply", "-f", "-", input=json.dumps({
         "apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": LQ, "namespace": ns},
@@ -74,7 +66,6 @@ def scene(request, arenafs_module, real_cluster):
     # Kueue writes the queue's counts a moment after the Workloads' conditions
     wait_until(lambda: {r["NAME"]: r for r in table(m.read("queues", "list"))}[LQ]["ADMITTED"]
                == "2", timeout=60, message="queues/list: 2 admitted")
-    binary = upstream.binary_path("kueuectl")
 
     def kueuectl(*args):
         r = subprocess.run([binary, "--kubeconfig", view.kubeconfig] + list(args),

@@ -279,17 +279,12 @@ def test_arena_list_says_the_same_of_them(env, tmp_path):
     """The Arena CLI (tests/cluster/arena) lists the same jobs of these kinds with the
     same STATUS and TRAINER as cluster/list: the words are Arena's. On the real
     cluster, where Arena runs (test_arena_parity.py)."""
-    sys.path.insert(0, CLUSTER_DIR)
-    import cluster as upstream
     from test_arena_parity import Arena, columns
     c, m = env
     if not isinstance(c, realcluster.RealCluster):
         pytest.skip("Arena runs on the real cluster; this is kubesim's run of the module")
-    try:
-        upstream.build(["arena"])   # built after the cluster's binaries: maybe not yet
-    except upstream.ClusterError as e:
-        pytest.fail("the Arena CLI could not be built: %s" % e, pytrace=False)
-    arena = Arena(upstream.binary_path("arena"), c.kubeconfig, c.namespace, str(tmp_path))
+    arena = Arena(realcluster.later_binary("arena", "the Arena CLI"), c.kubeconfig, c.namespace,
+                  str(tmp_path))
 
     def rows(text):
         lines = [l for l in text.splitlines() if l.strip()]
