@@ -247,13 +247,18 @@ def build(names):
 
 
 def _by_module(names):
-    """[(module directory, [names])]: the names in order, a run of names of one
-    module together (a module named again later is built again then, from Go's
-    cache: kueuectl after the cluster's kueue)."""
-    groups = []
+    """[(module directory, [names])]: each name once (its first mention; `up`
+    asks for the cluster's binaries plus a profile's, which name Trainer's and
+    Kueue's again), in order, a run of names of one module together (a module
+    named again later, after another's, is a second group: kueuectl after the
+    cluster's kueue, built then from Go's cache)."""
+    groups, seen = [], set()
     for n in names:
         if n not in BINARIES:
             raise ClusterError("unknown binary %r (known: %s)" % (n, ", ".join(sorted(BINARIES))))
+        if n in seen:
+            continue
+        seen.add(n)
         if groups and groups[-1][0] == BINARIES[n][0]:
             groups[-1][1].append(n)
         else:
@@ -262,8 +267,12 @@ def _by_module(names):
 
 
 def _build_missing(moddir, group):
+    """Builds each of group into bin.tmp/, then moves it whole into bin/ (os.replace):
+    a binary in bin/ is always complete. A build that failed or was killed leaves
+    only whole binaries in bin/ and a bin.tmp/ that the next build empties first."""
     if not group:
         return
+    assert len(set(group)) == len(group), group
     bindir = os.path.dirname(binary_path(group[0]))
     tmp = bindir + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -272,15 +281,17 @@ def _build_missing(moddir, group):
         % (", ".join(group), MAIN_MODULE[moddir], module_version(moddir)))
     started = time.monotonic()
     facts = module_facts(moddir)
+    os.makedirs(bindir, exist_ok=True)
     for n in group:
-        cmd = [GO] + build_args(n, os.path.join(tmp, n), facts)
+        out = os.path.join(tmp, n)
+        cmd = [GO] + build_args(n, out, facts)
         r = subprocess.run(cmd, cwd=module_path(moddir), env=go_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             raise ClusterError("building %s failed:\n%s" % (n, r.stdout[-4000:]))
-    os.makedirs(bindir, exist_ok=True)
-    for n in group:
-        os.replace(os.path.join(tmp, n), os.path.join(bindir, n))
+        if not os.path.isfile(out) or not os.access(out, os.X_OK):
+            raise ClusterError("building %s: go build exited 0 but wrote no program at %s" % (n, out))
+        os.replace(out, os.path.join(bindir, n))
     shutil.rmtree(tmp, ignore_errors=True)
     log("built %s in %.0f s" % (", ".join(group), time.monotonic() - started))
 
