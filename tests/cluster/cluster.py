@@ -107,9 +107,14 @@ def log(msg):
 # ---------------------------------------------------------------- building
 
 def cache_root():
-    d = os.environ.get("ARENAFS_CLUSTER_CACHE")
-    if d:
-        return d
+    """Where the built binaries are kept (ARENAFS_CLUSTER_CACHE, or the machine's)."""
+    return os.environ.get("ARENAFS_CLUSTER_CACHE") or machine_cache_root()
+
+
+def machine_cache_root():
+    """The machine's cache, whatever ARENAFS_CLUSTER_CACHE says: where `up`'s lock
+    lives, since the ports it guards are the machine's (a test building into a
+    cache of its own still starts its cluster one `up` at a time with the rest)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "arenafs", "cluster")
 
@@ -499,10 +504,11 @@ PORT_FLOOR = 20000  # above the well-known and registered services a test machin
 
 
 @contextlib.contextmanager
-def machine_lock(name):
-    """Holds the lock file NAME in the cache: one holder at a time on the machine."""
-    os.makedirs(cache_root(), exist_ok=True)
-    with open(os.path.join(cache_root(), name), "w") as lock:
+def machine_lock(name, root=None):
+    """Holds the lock file NAME in root (default the cache): one holder at a time."""
+    root = root or cache_root()
+    os.makedirs(root, exist_ok=True)
+    with open(os.path.join(root, name), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
@@ -745,7 +751,7 @@ def up(directory, nodes=4, gpus=8, event_ttl=None, mpi="v1"):
     # One `up` at a time on the machine, from choosing its ports until every
     # component listens on its own: a second `up` (test-oldest's beside make
     # test's) then finds them taken (pick_ports)
-    with machine_lock(".up.lock"):
+    with machine_lock(".up.lock", machine_cache_root()):
         return _start(plane, nodes, gpus, event_ttl, mpi)
 
 
