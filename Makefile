@@ -58,7 +58,7 @@ override LDFLAGS += -fsanitize=fuzzer,address,undefined
 endif
 LDLIBS += $(PKG_LIBS) -lpthread
 
-# Layers, bottom first: k8s/base → k8s → render (the renderers, and render/spec/ the spec
+# Layers, bottom first: k8s/base → k8s → render (the renderers, and render/jobspec/ the spec
 # compiler, which include nothing of each other) → fs → mount (see docs/architecture.md).
 # Each room's sub-rooms are one folder deep: ROOM/*.c and ROOM/*/*.c.
 ROOMS    := k8s render fs

@@ -6,7 +6,7 @@
  * The caller (fs/) gathers a view under the cache's read lock, calls one
  * function, and keeps the text. Every function appends to sb; formats are
  * documented in docs/tree.md. Only objects → text: the other direction, a
- * user's spec → objects, is spec/ (render/spec/spec.h).
+ * user's spec → objects, is spec/ (render/jobspec/spec.h).
  *
  * This header holds the views every renderer is handed; each file's functions are
  * in its own header (render/status.h for status.c, ...), so that a file's includes

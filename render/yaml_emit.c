@@ -5,7 +5,7 @@
  * every string's style is chosen by what YAML 1.1 would resolve it to.
  *
  * Pure: no I/O. Tested by tests/unit/test_render_yaml_emit.c, which reads the text
- * back with /usr/bin/python3's yaml.safe_load and with render/spec/yaml_parse.c.
+ * back with /usr/bin/python3's yaml.safe_load and with render/jobspec/yaml_parse.c.
  */
 #include "render/yaml_emit.h"
 

@@ -4,7 +4,7 @@
  * block style, two-space indent, sequences at their key's column, keys sorted.
  *
  * The text reads back as the same JSON under YAML 1.1 resolution (PyYAML's
- * safe_load, go-yaml v2, render/spec/yaml_parse.c): strings that would read as
+ * safe_load, go-yaml v2, render/jobspec/yaml_parse.c): strings that would read as
  * something else (numbers, booleans, null, yes/no/on/off/y/n, timestamps,
  * ".inf", "<<", "=") are double-quoted, as are strings with characters YAML
  * cannot hold raw; multi-line strings are literal blocks (|, |-, |+) when that

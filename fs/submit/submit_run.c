@@ -1,6 +1,6 @@
 /*
  * One submission, from a spec's text to objects in the cluster (docs/submit.md):
- * parse and validate (render/spec/spec.h), dry-run every object so that the API
+ * parse and validate (render/jobspec/spec.h), dry-run every object so that the API
  * server's own validation (names, admission, a taken name) speaks before anything
  * exists, ask for the PriorityClasses its pods name and the Kueue LocalQueue it
  * names (its queue: label), create the job, then its
@@ -33,7 +33,7 @@
 #include "k8s/api/api.h"
 #include "fs/submit/staging.h"
 #include "fs/tree/runtimes.h"
-#include "render/spec/spec.h"
+#include "render/jobspec/spec.h"
 #include "render/yaml_emit.h"
 #include "k8s/base/timefmt.h"
 

@@ -2,7 +2,7 @@
  * annotation or from the object, and the job's mtime. */
 #include "render/render.h"
 #include "render/job_files.h"
-#include "render/spec/yaml_parse.h"
+#include "render/jobspec/yaml_parse.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 

@@ -1,10 +1,10 @@
 /*
  * Tests render/yaml_emit.c: kubectl's layout, the quoting YAML 1.1 needs, block
  * scalars, escapes, reals — and that the text reads back as the same JSON with
- * /usr/bin/python3's yaml.safe_load and with render/spec/yaml_parse.c.
+ * /usr/bin/python3's yaml.safe_load and with render/jobspec/yaml_parse.c.
  */
 #include "render/yaml_emit.h"
-#include "render/spec/yaml_parse.h"
+#include "render/jobspec/yaml_parse.h"
 #include "tests/unit/harness.h"
 
 #include <math.h>
