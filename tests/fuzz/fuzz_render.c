@@ -74,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
 		                      .n_nodes = nn, .events = events, .n_events = ne,
 		                      .failed_log_tail = json_string_value(json_object_get(root, "log")),
+		                      .failed_log_tail_len = json_string_length(json_object_get(root, "log")),
 		                      .now = 1764669600};
 		render_job_status(&sb, &v);
 		render_job_info(&sb, &v);
