@@ -24,7 +24,8 @@ struct k8s_error {
 	int code;                              /* HTTP status of a Status; 0 for local or transport errors */
 	int err;                               /* errno this error maps to (positive), 0 when unset */
 	char reason[K8S_ERROR_REASON_MAX];     /* Status.reason ("AlreadyExists"), or "" */
-	char message[K8S_ERROR_MESSAGE_MAX];   /* one readable paragraph; no trailing newline */
+	char message[K8S_ERROR_MESSAGE_MAX];   /* one readable line: no control character, UTF-8
+	                                          (made so when set: k8s/base/textsafe.h) */
 };
 
 /* Resets to "no error". */

@@ -65,8 +65,11 @@ struct job_view {
 	/* NULL, or keeping logs fails (err set): why a job's logs may be gone */
 	const struct logs_kept_state *keep;
 	/* The end of the log of the instance why names as failed (render_job_why_failure),
-	 * when it is at hand without a request (arenafs kept it: keep_logs); else NULL. */
+	 * when it is at hand without a request (arenafs kept it: keep_logs); else NULL.
+	 * Bytes as the container wrote them (NUL and what is not UTF-8 included): its
+	 * length says where it ends. */
 	const char *failed_log_tail;
+	size_t failed_log_tail_len;
 	struct job_queue queue;                 /* always gathered (a lookup in an index) */
 	int64_t now;
 };

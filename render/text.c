@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/textsafe.h"
 #include "k8s/base/timefmt.h"
 
 void render_put_oneline(struct strbuf *sb, const char *s, size_t max)
@@ -18,26 +19,10 @@ void render_put_oneline(struct strbuf *sb, const char *s, size_t max)
 	bool cut = false;
 
 	if (max && len > max) {
-		n = max > 3 ? max - 3 : 0;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
+		n = textsafe_cut(s, len, max > 3 ? max - 3 : 0);
 		cut = true;
 	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		/* C0 controls and DEL; C1 controls (U+0080..U+009F, "\xC2\x80".."\xC2\x9F"),
-		 * which terminals also obey (CSI is U+009B). */
-		if (c < 0x20 || c == 0x7F) {
-			strbuf_putc(sb, ' ');
-		} else if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-		           (unsigned char)s[i + 1] <= 0x9F) {
-			strbuf_putc(sb, ' ');
-			i++;
-		} else {
-			strbuf_putc(sb, (char)c);
-		}
-	}
+	textsafe_line(sb, s, n);
 	if (cut)
 		strbuf_puts(sb, "...");
 }

@@ -16,8 +16,9 @@
 /* Arena's word for a value it does not have (priority, node of a pending pod). */
 #define RENDER_NA "N/A"
 
-/* Appends s with every control character (newline, tab, ESC...) as a space and at most
- * max bytes (0: no limit; longer text ends in "..."), for single-line values. */
+/* Appends s with every control character (newline, tab, ESC...) as a space, bytes that
+ * are not UTF-8 as U+FFFD (k8s/base/textsafe.h), and at most max bytes of s (0: no
+ * limit; longer text ends in "..."), for single-line values. */
 void render_put_oneline(struct strbuf *sb, const char *s, size_t max);
 
 /* Arena's util.ShortHumanDuration: "0s", "59s", "12m", "5h", "3d", "2y", "<invalid>". */

@@ -35,6 +35,7 @@
 #include "render/status.h"
 #include "render/queues.h"
 #include "render/text.h"
+#include "k8s/base/textsafe.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -126,10 +127,21 @@ bool render_job_why_failure(const struct job_view *v, const struct pod **pod,
 	return true;
 }
 
-/* The last WHY_LOG_LINES lines of tail, each indented and made one safe line. */
-static void put_log_tail(struct strbuf *sb, const char *tail)
+/* Does the tail hold anything but newlines? */
+static bool tail_has_text(const char *tail, size_t len)
 {
-	const char *end = tail + strlen(tail), *start = end;
+	for (size_t i = 0; i < len; i++)
+		if (tail[i] != '\n')
+			return true;
+	return false;
+}
+
+/* The last WHY_LOG_LINES lines of the len bytes of tail, each indented, cut at
+ * WHY_MESSAGE_MAX bytes and made one safe line (its bytes as written: NUL and what
+ * is not UTF-8 shown, not ending it). */
+static void put_log_tail(struct strbuf *sb, const char *tail, size_t len)
+{
+	const char *end = tail + len, *start;
 	int lines = 0;
 
 	while (end > tail && end[-1] == '\n')
@@ -145,12 +157,9 @@ static void put_log_tail(struct strbuf *sb, const char *tail)
 	while (start < end) {
 		const char *nl = memchr(start, '\n', (size_t)(end - start));
 		size_t n = nl ? (size_t)(nl - start) : (size_t)(end - start);
-		char line[WHY_MESSAGE_MAX + 1];
 
-		snprintf(line, sizeof(line), "%.*s", (int)(n < WHY_MESSAGE_MAX ? n : WHY_MESSAGE_MAX),
-		         start);
 		strbuf_puts(sb, "    ");
-		render_put_oneline(sb, line, 0);
+		textsafe_line(sb, start, textsafe_cut(start, n, WHY_MESSAGE_MAX));
 		strbuf_putc(sb, '\n');
 		start += n + 1;
 	}
@@ -211,9 +220,9 @@ static void why_failed(struct strbuf *sb, const struct job_view *v)
 		strbuf_puts(sb, "; its log: instances/");
 		put_msg(sb, p->meta.name);
 		strbuf_puts(sb, st == &c->state ? "/logs" : "/logs.previous");
-		if (v->failed_log_tail && v->failed_log_tail[0]) {
+		if (v->failed_log_tail && tail_has_text(v->failed_log_tail, v->failed_log_tail_len)) {
 			strbuf_puts(sb, ", which ends:\n");
-			put_log_tail(sb, v->failed_log_tail);
+			put_log_tail(sb, v->failed_log_tail, v->failed_log_tail_len);
 			return;
 		}
 		end_sentence(sb);

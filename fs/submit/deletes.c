@@ -107,7 +107,16 @@ static void *delete_thread(void *arg)
 	k8s_job_resource(e->kind, &res);
 	/* Background, as kubectl and arena delete: the job goes at once and the garbage
 	 * collector removes its pods and TensorBoard (owner references) after it. */
-	ret = k8s_delete(d->fs->client, &res, e->ns, e->name, K8S_PROPAGATE_BACKGROUND, &err);
+	/* Only the object the folder shows (its uid): not one made since under its name
+	 * that the cache has not seen yet. */
+	ret = k8s_delete(d->fs->client, &res, e->ns, e->name, e->uid, K8S_PROPAGATE_BACKGROUND,
+	                 &err);
+	if (ret == -EBUSY && err.code == 409 && e->uid[0])
+		k8s_error_set(&err, EBUSY,
+		              "not deleted: the %s %s the cluster holds now is another job than "
+		              "the one its folder showed (uid %s), made since under its name; "
+		              "look again (ls) before deleting it",
+		              kinds_info(e->kind)->kind_name, e->name, e->uid);
 	pthread_mutex_lock(&d->lock);
 	e->done = true;
 	e->ret = ret;

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "k8s/base/strbuf.h"
+#include "k8s/base/textsafe.h"
 #include "k8s/base/timefmt.h"
 
 #define STAGING_BUCKETS  1024
@@ -908,6 +910,18 @@ static int set_generated(struct staging *st, struct snode *dir, const char *name
 	return 0;
 }
 
+/* The text of an `error` file: message as one safe line (a policy webhook's
+ * message may hold newlines, escape sequences and BEL), and a newline; NULL when
+ * out of memory. */
+static char *one_line(const char *message)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	textsafe_line(&sb, message, strlen(message));
+	strbuf_putc(&sb, '\n');
+	return strbuf_take(&sb);
+}
+
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
                         const char *message)
 {
@@ -915,7 +929,7 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 	char *error = NULL;
 	int err = 0;
 
-	if (outcome == STAGING_FAILED && asprintf(&error, "%s\n", message ? message : "") < 0)
+	if (outcome == STAGING_FAILED && !(error = one_line(message ? message : "")))
 		return -ENOMEM;
 	pthread_mutex_lock(&st->lock);
 	d = child(st->root, entry);
@@ -1224,7 +1238,7 @@ int staging_set_notice(struct staging *st, const char *message)
 	char *text = NULL;
 	int err = 0;
 
-	if (message && asprintf(&text, "%s\n", message) < 0)
+	if (message && !(text = one_line(message)))
 		return -ENOMEM;
 	pthread_mutex_lock(&st->lock);
 	n = child(st->root, STAGING_ERROR);

@@ -665,6 +665,7 @@ static void list_jobs(struct fs *fs, const char *ns, struct list_builder *b)
 	const struct job **jobs = NULL;
 	struct fs_job_name *names = NULL;
 	size_t n = cache_jobs(fs->cache, ns, &jobs), kept = 0;
+	int listed = 0;
 
 	if (n && !jobs) {
 		b->err = -ENOMEM;
@@ -675,11 +676,12 @@ static void list_jobs(struct fs *fs, const char *ns, struct list_builder *b)
 	for (size_t i = 0; i < n; i++)
 		if (fs->served[jobs[i]->kind])
 			jobs[kept++] = jobs[i];
-	if (naming_list_jobs((const struct job *const *)jobs, kept, &names) < 0) {
+	listed = naming_list_jobs((const struct job *const *)jobs, kept, &names);
+	if (listed < 0) {
 		b->err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < kept; i++) {
+	for (int i = 0; i < listed; i++) {
 		struct fs_node node;
 
 		if (job_node(names[i].job, &node) < 0) {
@@ -689,7 +691,7 @@ static void list_jobs(struct fs *fs, const char *ns, struct list_builder *b)
 		list_add(b, names[i].display, &node);
 	}
 out:
-	naming_free(names, kept);
+	naming_free(names, listed > 0 ? (size_t)listed : 0);
 	free(jobs);
 }
 

@@ -150,6 +150,7 @@ static int gather_log_tail(struct fs *fs, struct fs_job_view *out)
 	}
 	out->log_tail[n] = '\0';
 	out->v.failed_log_tail = out->log_tail;
+	out->v.failed_log_tail_len = (size_t)n; /* a log may hold NUL: its bytes, not a string */
 	return 0;
 }
 

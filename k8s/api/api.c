@@ -141,31 +141,49 @@ static const char *propagation_name(enum k8s_propagation p)
 	}
 }
 
-int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-               const char *name, enum k8s_propagation prop, struct k8s_error *err)
+/* DeleteOptions, as kubectl sends them; with uid, a precondition (kubectl delete
+ * --now does not, the garbage collector does): the server deletes the object only
+ * while it is that one, else answers 409 Conflict. malloc'd, or NULL. */
+static char *delete_options(enum k8s_propagation prop, const char *uid)
 {
-	struct strbuf path = STRBUF_INIT, body = STRBUF_INIT;
+	json_t *o = json_pack("{s:s, s:s, s:s}", "kind", "DeleteOptions", "apiVersion", "v1",
+	                      "propagationPolicy", propagation_name(prop));
+	char *body = NULL;
+
+	if (o && uid && uid[0] &&
+	    json_object_set_new(o, "preconditions", json_pack("{s:s}", "uid", uid)) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	if (o)
+		body = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return body;
+}
+
+int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
+               const char *name, const char *uid, enum k8s_propagation prop,
+               struct k8s_error *err)
+{
+	struct strbuf path = STRBUF_INIT;
 	struct k8s_response r = {0};
+	char *body = NULL;
 	int rc;
 
 	rc = urlpath_resource(&path, res->api_path, res->namespaced ? ns : NULL, res->plural, name,
 	                      NULL, err);
 	if (rc)
 		goto out;
-	/* DeleteOptions in the body, as kubectl sends them */
-	strbuf_printf(&body,
-	              "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
-	              "\"propagationPolicy\":\"%s\"}",
-	              propagation_name(prop));
-	if (!strbuf_ok(&path) || !strbuf_ok(&body)) {
+	body = delete_options(prop, uid);
+	if (!strbuf_ok(&path) || !body) {
 		rc = k8s_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = k8s_request(c, "DELETE", strbuf_str(&path), NULL, strbuf_str(&body), &r, err);
+	rc = k8s_request(c, "DELETE", strbuf_str(&path), NULL, body, &r, err);
 out:
 	k8s_response_free(&r);
 	strbuf_free(&path);
-	strbuf_free(&body);
+	free(body);
 	return rc;
 }
 
@@ -174,8 +192,9 @@ int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
 {
 	const char *api = json_string_value(json_object_get(obj, "apiVersion"));
 	const char *kind = json_string_value(json_object_get(obj, "kind"));
-	const char *name =
-	    json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+	const json_t *meta = json_object_get(obj, "metadata");
+	const char *name = json_string_value(json_object_get(meta, "name"));
+	const char *uid = json_string_value(json_object_get(meta, "uid"));
 	struct k8s_resource res;
 	int rc = k8s_resource_for(api, kind, &res, err);
 
@@ -183,7 +202,7 @@ int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
 		return rc;
 	if (!name)
 		return k8s_error_set(err, EINVAL, "the %s to delete has no name", kind);
-	return k8s_delete(c, &res, ns, name, prop, err);
+	return k8s_delete(c, &res, ns, name, uid, prop, err);
 }
 
 int k8s_merge_patch(struct k8s_client *c, const struct k8s_resource *res, const char *ns,

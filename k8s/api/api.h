@@ -41,11 +41,18 @@ int k8s_create(struct k8s_client *c, const char *ns, json_t *obj, bool dry_run,
 
 enum k8s_propagation { K8S_PROPAGATE_BACKGROUND, K8S_PROPAGATE_FOREGROUND, K8S_PROPAGATE_ORPHAN };
 
+/*
+ * DELETE of ns/name. uid (NULL or "": none) is a precondition: the server deletes
+ * the object only while it is the one of that uid, and answers 409 Conflict (EBUSY)
+ * when the name holds another one (deleted and made again since the caller looked).
+ */
 int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	       const char *name, enum k8s_propagation prop, struct k8s_error *err);
+	       const char *name, const char *uid, enum k8s_propagation prop,
+	       struct k8s_error *err);
 
-/* DELETE of the object obj names (its apiVersion, kind, metadata.name), in ns: how a
- * submission undoes what it made when a later object fails. */
+/* DELETE of the object obj names (its apiVersion, kind, metadata.name; metadata.uid,
+ * when it has one, as the precondition), in ns: how a submission undoes what it made
+ * when a later object fails. */
 int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
 		      enum k8s_propagation prop, struct k8s_error *err);
 

@@ -1,5 +1,6 @@
 /*
- * What the daemon says (say.h): one line each, to wherever mount/ says (stderr in the
+ * What the daemon says (say.h): one safe line each (textsafe.h: no control
+ * character, UTF-8), to wherever mount/ says (stderr in the
  * foreground, syslog once detached, a buffer during start-up). Priorities are
  * syslog's; lines above the level set (LOG_INFO by default, LOG_DEBUG with -d)
  * are dropped.
@@ -12,6 +13,7 @@
 #include <syslog.h>
 
 #include "k8s/base/say.h"
+#include "k8s/base/textsafe.h"
 
 static void stderr_sink(int priority, const char *msg)
 {
@@ -39,7 +41,7 @@ bool say_enabled(int priority)
 
 void vsay(int priority, const char *fmt, va_list ap)
 {
-	char msg[2048];
+	char msg[2048], line[2048];
 	size_t len;
 
 	if (priority > max_priority)
@@ -49,10 +51,9 @@ void vsay(int priority, const char *fmt, va_list ap)
 	len = strlen(msg);
 	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
 		msg[--len] = '\0';
-	for (char *p = msg; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	sink(priority, msg);
+	/* and safe on a terminal: what it quotes (a server's message, a name) may hold
+	 * newlines, ESC, BEL and bytes that are not UTF-8 */
+	sink(priority, textsafe_line_buf(line, sizeof(line), msg, len));
 }
 
 void say(int priority, const char *fmt, ...)

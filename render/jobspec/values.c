@@ -75,12 +75,58 @@ static bool looks_integer(const char *s)
 	return true;
 }
 
+/* A count written with a leading 0 (`gpus: 010`) or in another base (0x10, 0o10,
+ * 0b10) is refused (issue 33): YAML 1.1 (kubectl's, and ours) reads 010 as octal,
+ * 8, where a person, YAML 1.2 and a Kubernetes quantity read 10, and 0x10 in a
+ * count is a slip more often than a wish. The message gives what each reading
+ * makes of it. Manifests are not checked here: they mean what kubectl makes. */
+static int refuse_unclear_base(struct spec_ctx *c, const char *path,
+                               const struct yaml_node_info *info, long long n)
+{
+	const char *text = info && info->text ? info->text : NULL, *t = text, *base = NULL;
+	char digits[64];
+	size_t k = 0;
+	long long decimal;
+	char *end;
+
+	if (!t)
+		return 0;
+	if (*t == '+' || *t == '-')
+		t++;
+	if (t[0] != '0' || !t[1] || t[1] == '.' || t[1] == 'e' || t[1] == 'E')
+		return 0;
+	if (t[1] == 'x' || t[1] == 'X')
+		base = "hexadecimal";
+	else if (t[1] == 'o' || t[1] == 'O')
+		base = "octal";
+	else if (t[1] == 'b' || t[1] == 'B')
+		base = "binary";
+	if (base)
+		return spec_fail(c, info, false, path,
+		                 "%s is %s for %lld: write counts in decimal (%lld)", text, base, n, n);
+	/* 010 as a person reads it: the digits in base 10, underscores dropped as YAML does */
+	for (const char *p = text; *p && k + 1 < sizeof(digits); p++)
+		if (*p != '_')
+			digits[k++] = *p;
+	digits[k] = '\0';
+	decimal = strtoll(digits, &end, 10);
+	if (*end != '\0' || decimal == n)
+		return spec_fail(c, info, false, path, "%s has a leading 0: write %lld", text, n);
+	return spec_fail(c, info, false, path,
+	                 "%s has a leading 0, which YAML 1.1 (as kubectl reads it) takes for "
+	                 "octal, %lld, and others for %lld: write %lld or %lld",
+	                 text, n, decimal, n, decimal);
+}
+
 int spec_get_int(struct spec_ctx *c, const char *path, const json_t *v,
                  const struct yaml_node_info *info, long long min, long long max, long long *out)
 {
 	char got[96];
 	long long n;
+	int rc;
 
+	if (json_is_integer(v) && (rc = refuse_unclear_base(c, path, info, json_integer_value(v))) < 0)
+		return rc;
 	if (!json_is_integer(v)) {
 		spec_describe(v, info, got, sizeof(got));
 		if (json_is_string(v) && looks_integer(json_string_value(v)))

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: objects → text (render/). The input is JSON
  * {"job": {...}, "pods": [...], "nodes": [...], "events": [...], "pvcs": [...], "log": "..."};
- * "log" stands for a failed instance's kept log, whose end why quotes; what decodes
+ * "log" stands for a failed instance's kept log, whose end why quotes (why must
+ * stay lines without control characters, in UTF-8, whatever it holds); what decodes
  * becomes a job view, a node view and a data view, and every job, node and data/
  * file is rendered from it (and the tables of jobs), as the tree would show them;
  * each pod's main container's state and last state as instances/POD/attempts/N/info;
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "k8s/objects/objects.h"
 #include "render/render.h"
@@ -26,12 +28,37 @@
 #include "render/status.h"
 #include "render/yaml_emit.h"
 #include "k8s/base/strbuf.h"
+#include "k8s/base/textsafe.h"
 
 #define MAX_ITEMS 64
 
+/* why, its quoted log included, is lines without control characters, in UTF-8
+ * (docs/tree.md), whatever the log holds (NUL, escape sequences): each line is
+ * what the sanitizer makes of it. */
+static void why_lines_are_safe(const struct job_view *v)
+{
+	struct strbuf why = STRBUF_INIT, safe = STRBUF_INIT;
+	const char *line;
+
+	render_job_why(&why, v);
+	for (line = strbuf_str(&why); *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+
+		strbuf_reset(&safe);
+		textsafe_line(&safe, line, n);
+		if (safe.len != n || memcmp(strbuf_str(&safe), line, n) != 0)
+			abort();
+		line += n + (nl != NULL);
+	}
+	strbuf_free(&why);
+	strbuf_free(&safe);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	json_t *root = json_loadb((const char *)data, size, 0, NULL);
+	/* NUL allowed, as a watch's objects are read (watchparse.c), and a log may hold it */
+	json_t *root = json_loadb((const char *)data, size, JSON_ALLOW_NUL, NULL);
 	const struct pod *pods[MAX_ITEMS];
 	const struct k8s_node *nodes[MAX_ITEMS];
 	const struct event *events[MAX_ITEMS];
@@ -74,10 +101,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
 		                      .n_nodes = nn, .events = events, .n_events = ne,
 		                      .failed_log_tail = json_string_value(json_object_get(root, "log")),
+		                      .failed_log_tail_len = json_string_length(json_object_get(root, "log")),
 		                      .now = 1764669600};
 		render_job_status(&sb, &v);
 		render_job_info(&sb, &v);
 		render_job_why(&sb, &v);
+		why_lines_are_safe(&v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
 		render_job_suspend(&sb, job);

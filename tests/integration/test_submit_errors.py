@@ -56,6 +56,11 @@ BAD_SPECS = [
      ["image: required"]),
     ("badtype", GOOD.replace("type: tfjob", "type: tfjobs"),
      ['type: "tfjobs" is not a job type', "did you mean tfjob?", "tfjob, pytorchjob"]),
+    # issue 33: YAML 1.1 made these 8 and 16 GPUs without a word
+    ("octalgpus", GOOD.replace("gpus: 1", "gpus: 010"),
+     ["line 4, column 7", "gpus: 010 has a leading 0", "octal, 8", "write 8 or 10"]),
+    ("hexgpus", GOOD.replace("gpus: 1", "gpus: 0x10"),
+     ["line 4, column 7", "gpus: 0x10 is hexadecimal for 16"]),
     ("badname", "name: Bad_Name\n" + GOOD,
      ["line 1", "name:", "Bad_Name"]),
     # a real cluster creates such a job and then refuses every one of its pods

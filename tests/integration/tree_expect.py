@@ -16,6 +16,14 @@ KINDS = [  # (kubectl resource, kind, spec type)
     ("trainjobs.trainer.kubeflow.org", "TrainJob", "trainjob"),
 ]
 TYPE_OF_KIND = {k: t for _, k, t in KINDS}
+# The kinds listed read-only (--arena-kinds), by (API group, kind): Volcano's is "Job".
+ARENA_TYPES = {("kai.alibabacloud.com", "TrainingJob"): "etjob",
+               ("batch.volcano.sh", "Job"): "volcanojob",
+               ("sparkoperator.k8s.io", "SparkApplication"): "sparkjob",
+               ("ray.io", "RayJob"): "rayjob"}
+# Every type of the kinds' table: a name ending in ".TYPE" always carries its own.
+ALL_TYPES = set(TYPE_OF_KIND.values()) | set(ARENA_TYPES.values())
+NAME_MAX = 255
 OPERATOR_KINDS = {"tfjob-controller": "TFJob", "pytorchjob-controller": "PyTorchJob",
                   "mpijob-controller": "MPIJob", "xgboostjob-controller": "XGBoostJob",
                   "paddlejob-controller": "PaddleJob", "jaxjob-controller": "JAXJob"}
@@ -120,15 +128,26 @@ def job_status(job, job_pods):
     return s
 
 
+def type_of(job):
+    """The `type` of a job object (kubectl's JSON)."""
+    group = job["apiVersion"].split("/")[0]
+    return ARENA_TYPES.get((group, job["kind"])) or TYPE_OF_KIND[job["kind"]]
+
+
 def job_dir_names(jobs):
-    """{directory name: job} by the naming rule (NAME, or NAME.TYPE when shared)."""
+    """{directory name: job} by the naming rule: NAME, or NAME.TYPE when several
+    kinds hold NAME or NAME ends in ".TYPE" for any type; names longer than a file
+    name may be are not listed."""
     count = {}
     for j in jobs:
         count[j["metadata"]["name"]] = count.get(j["metadata"]["name"], 0) + 1
     names = {}
     for j in jobs:
         n = j["metadata"]["name"]
-        names[n if count[n] == 1 else n + "." + TYPE_OF_KIND[j["kind"]]] = j
+        suffixed = count[n] > 1 or n.rsplit(".", 1)[-1] in ALL_TYPES and "." in n
+        d = n + "." + type_of(j) if suffixed else n
+        if len(d.encode()) <= NAME_MAX:
+            names[d] = j
     return names
 
 

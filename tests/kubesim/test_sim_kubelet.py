@@ -80,6 +80,17 @@ def test_log_lines_are_padded_to_requested_bytes():
         assert raw and all(len(l) == 200 for _, l in raw), [len(l) for _, l in raw]
 
 
+def test_last_words_are_written_as_the_bytes_they_are():
+    words = b"before\0NUL\0after\n\xff caf\xe9 \x1b[31mred\x07"
+    with Cluster() as c:
+        c.store.create("pods", pod("garbled", SIM_RUN_SECONDS=2, SIM_EXIT_CODE=1,
+                                   SIM_LAST_WORDS_HEX=words.hex()))
+        c.wait_phase("garbled", "Failed")
+        raw, _ = c.logs.lines_from("default", "garbled", "main", 0, 0)
+        assert b"".join(l for _, l in raw).endswith(words + b"\n")
+        assert raw[-2][1].startswith(b"ERROR training failed")
+
+
 def test_failing_container_fails_pod_with_error():
     with Cluster() as c:
         c.store.create("pods", pod("bad", SIM_RUN_SECONDS=3, SIM_EXIT_CODE=2))

@@ -184,7 +184,7 @@ static int run_once(struct k8s_client *c, const struct k8s_config *cfg, int argc
 	if (strcmp(cmd, "delete") == 0 && argc >= 4) {
 		rc = k8s_resource_for(argv[1], argv[2], &res, err);
 		if (!rc)
-			rc = k8s_delete(c, &res, cfg->namespace, argv[3],
+			rc = k8s_delete(c, &res, cfg->namespace, argv[3], NULL,
 			                propagation(argc >= 5 ? argv[4] : NULL), err);
 		if (!rc)
 			printf("deleted\n");

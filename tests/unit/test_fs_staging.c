@@ -918,6 +918,29 @@ TEST(fs_staging_failed_outcome_writes_error_and_a_later_success_removes_it)
 	staging_free(st);
 }
 
+/* Issue 33: a policy webhook's multi-line 422 with colours, an OSC title and BEL
+ * made a two-line `error` holding those bytes raw; docs/tree.md promises one line
+ * without control characters (and only UTF-8), and so for submit/'s own notice. */
+TEST(fs_staging_error_is_one_safe_line_whatever_the_message_holds)
+{
+	struct staging *st = new_staging();
+	struct staging_attr a;
+	uint64_t entry = make_dir(st, STAGING_ROOT, "mnist");
+	char buf[256];
+
+	CHECK_INT_EQ(staging_set_outcome(st, "mnist", STAGING_FAILED,
+	                                 "denied:\n\n rule\r\x1b[31m red\x1b[0m\x1b]0;pwned\x07\xff\n"),
+	             0);
+	CHECK_INT_EQ(staging_lookup(st, entry, STAGING_ERROR, &a), 0);
+	read_text(st, a.id, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "denied:   rule  [31m red [0m ]0;pwned \xEF\xBF\xBD \n");
+	CHECK_INT_EQ(staging_set_notice(st, "cannot read\x1b[2J\nnamespaces"), 0);
+	CHECK_INT_EQ(staging_lookup(st, STAGING_ROOT, STAGING_ERROR, &a), 0);
+	read_text(st, a.id, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "cannot read [2J namespaces\n");
+	staging_free(st);
+}
+
 /* check/: "checked" with objects.yaml read-only; a later failure takes objects.yaml
  * away (no stale answer beside an error); a user's own objects.yaml is never
  * overwritten. */

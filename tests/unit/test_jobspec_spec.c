@@ -116,6 +116,43 @@ TEST(spec_wrong_types_name_the_key_and_value)
 	             "line 4, column 8: retry: expected an integer, got yes");
 }
 
+/* Issue 33: `gpus: 010` became 8 GPUs (YAML 1.1's octal) and `0x10` 16, with no
+ * word; a count with a leading 0 or a base prefix is refused, saying what each
+ * reading makes of it. */
+TEST(spec_counts_with_a_leading_zero_or_a_base_are_refused)
+{
+	static const char *const cases[][2] = {
+	    {BASE "gpus: 010\n", "line 4, column 7: gpus: 010 has a leading 0, which YAML 1.1 (as "
+	                         "kubectl reads it) takes for octal, 8, and others for 10: write 8 "
+	                         "or 10"},
+	    {BASE "gpus: 0x10\n", "line 4, column 7: gpus: 0x10 is hexadecimal for 16: write "
+	                          "counts in decimal (16)"},
+	    {BASE "workers: 0o4\n", "line 4, column 10: workers: 0o4 is octal for 4: write counts "
+	                            "in decimal (4)"},
+	    {BASE "retry: 0b11\n", "line 4, column 8: retry: 0b11 is binary for 3: write counts in "
+	                           "decimal (3)"},
+	    /* the same either way: still refused, the number to write named */
+	    {BASE "workers: 04\n", "line 4, column 10: workers: 04 has a leading 0: write 4"},
+	    {BASE "ttl_after_finished: 0_90\n", "line 4, column 21: ttl_after_finished: 0_90 has a "
+	                                        "leading 0: write 90"},
+	    {BASE "gpus: 00\n", "line 4, column 7: gpus: 00 has a leading 0: write 0"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR_EQ(SPEC_ERROR(cases[i][0]), cases[i][1]);
+	/* 0, 0.0 and 1_0 are what they look like; a quantity is the API server's to
+	 * read, which reads 010 as 10 */
+	json_t *job = JOB(BASE "gpus: 0\nworkers: 1_0\nretry: 0.0\ncpu: 010\n");
+
+	if (!job)
+		return;
+	CHECK_INT_EQ(jp_int(job, "spec.tfReplicaSpecs.Worker.replicas"), 10);
+	CHECK_STR_EQ(jp_str(job, "spec.tfReplicaSpecs.Worker.template.spec.containers[0]."
+	                         "resources.limits.cpu"),
+	             "010");
+	json_decref(job);
+}
+
 TEST(spec_integral_floats_are_integers_as_in_kubernetes)
 {
 	json_t *job = JOB(BASE "gpus: 2.0\nworkers: 1e1\n");

@@ -168,8 +168,8 @@ TEST(api_delete_sends_delete_options_and_get_decodes)
 	CHECK(api_start(&f));
 	SCRIPT(&f, {200, NULL, "{\"kind\":\"Status\",\"status\":\"Success\"}"},
 	       {200, NULL, "{\"kind\":\"PyTorchJob\",\"metadata\":{\"name\":\"bert\"}}"});
-	CHECK_INT_EQ(k8s_delete(f.client, &res, "default", "bert", K8S_PROPAGATE_FOREGROUND, &err),
-	             0);
+	CHECK_INT_EQ(
+	    k8s_delete(f.client, &res, "default", "bert", NULL, K8S_PROPAGATE_FOREGROUND, &err), 0);
 	CHECK_STR_CONTAINS(
 	    f.srv.seen[0],
 	    "DELETE /apis/kubeflow.org/v1/namespaces/default/pytorchjobs/bert HTTP/1.1");
@@ -179,9 +179,38 @@ TEST(api_delete_sends_delete_options_and_get_decodes)
 	CHECK_STR_EQ(json_string_value(json_object_get(obj, "kind")), "PyTorchJob");
 	json_decref(obj);
 	CHECK_INT_EQ(
-	    k8s_delete(f.client, &res, "default", "../../nodes/n1", K8S_PROPAGATE_BACKGROUND, &err),
+	    k8s_delete(f.client, &res, "default", "../../nodes/n1", NULL, K8S_PROPAGATE_BACKGROUND,
+	               &err),
 	    -EINVAL);
 	CHECK_INT_EQ(atomic_load(&f.srv.requests), 2);
+	api_stop(&f);
+}
+
+/* Issue 33: rmdir deletes the object its folder shows, by uid: a precondition the
+ * server checks (409 Conflict when the name holds another object now). */
+TEST(api_delete_with_a_uid_sends_it_as_a_precondition)
+{
+	struct api_fixture f;
+	struct k8s_resource res = {"/apis/kubeflow.org/v1", "tfjobs", true};
+	struct k8s_error err;
+
+	CHECK(api_start(&f));
+	SCRIPT(&f, {200, NULL, "{\"kind\":\"Status\",\"status\":\"Success\"}"},
+	       {409, NULL,
+	        "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":\"Conflict\",\"code\":409,"
+	        "\"message\":\"Precondition failed: UID in precondition: u\\\"1, UID in object "
+	        "meta: u2\"}"});
+	CHECK_INT_EQ(k8s_delete(f.client, &res, "default", "mnist", "u\"1",
+	                        K8S_PROPAGATE_BACKGROUND, &err),
+	             0);
+	CHECK_STR_CONTAINS(f.srv.seen[0], "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+	                                  "\"propagationPolicy\":\"Background\","
+	                                  "\"preconditions\":{\"uid\":\"u\\\"1\"}}");
+	CHECK_INT_EQ(k8s_delete(f.client, &res, "default", "mnist", "u\"1",
+	                        K8S_PROPAGATE_BACKGROUND, &err),
+	             -EBUSY);
+	CHECK_INT_EQ(err.code, 409);
+	CHECK_STR_CONTAINS(err.message, "Precondition failed");
 	api_stop(&f);
 }
 

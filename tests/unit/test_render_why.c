@@ -71,6 +71,9 @@ TEST(why_of_a_failed_job_names_the_instance_exit_code_and_log)
 	fx_job_free(j);
 }
 
+/* a failed container's log: NUL inside a line, bytes that are not UTF-8, é as UTF-8 */
+#define RAW_TAIL "before\0NUL\0after\n\xff\xfe caf\xe9 \xc3\xa9t\xc3\xa9\n"
+
 TEST(why_of_a_failed_job_quotes_the_end_of_its_kept_log)
 {
 	struct job *j = mnist();
@@ -88,6 +91,7 @@ TEST(why_of_a_failed_job_quotes_the_end_of_its_kept_log)
 	CHECK(fp == p && fc == c && !previous);
 	v.failed_log_tail = "epoch 1\nepoch 2\nepoch 3\nepoch 4\nepoch 5\nTraceback:\n"
 	                    "  \x1b[31mKeyError\x1b[0m: 'x'\n\n";
+	v.failed_log_tail_len = strlen(v.failed_log_tail);
 	s = why_of(&v);
 	CHECK_STR_EQ(s, "Failed at 2026-12-02 09:59:00 UTC: instance mnist-worker-0 ended with exit "
 	                "code 1 (Error); its log: instances/mnist-worker-0/logs, which ends:\n"
@@ -99,8 +103,17 @@ TEST(why_of_a_failed_job_quotes_the_end_of_its_kept_log)
 	free(s);
 	/* fewer lines than asked for, without a final newline */
 	v.failed_log_tail = "only line";
+	v.failed_log_tail_len = strlen(v.failed_log_tail);
 	s = why_of(&v);
 	CHECK_STR_CONTAINS(s, "which ends:\n    only line\n");
+	free(s);
+	/* Issue 33: the bytes as written, NUL and all; what is not UTF-8 as U+FFFD, never
+	 * raw (a log read as a C string was quoted up to its first NUL) */
+	v.failed_log_tail = RAW_TAIL;
+	v.failed_log_tail_len = sizeof(RAW_TAIL) - 1;
+	s = why_of(&v);
+	CHECK_STR_CONTAINS(s, "which ends:\n    before NUL after\n"
+	                      "    \xEF\xBF\xBD\xEF\xBF\xBD caf\xEF\xBF\xBD \xc3\xa9t\xc3\xa9\n");
 	free(s);
 	fx_pod_free(p);
 	fx_job_free(j);

@@ -6,7 +6,7 @@ ContainerCreating (SIM_START_SECONDS, default 2) → init containers one by one
 container ends after SIM_RUN_SECONDS (default 30) with SIM_EXIT_CODE
 (default 0) → the pod's phase per restartPolicy. While running, a container
 prints SIM_LOG_LINES_PER_SECOND lines (default 2) into the LogStore, one
-instance per restart. Restarts follow the kubelet: restartCount+1,
+instance per restart, and at its end SIM_LAST_WORDS_HEX's bytes, if any. Restarts follow the kubelet: restartCount+1,
 lastState.terminated, a CrashLoopBackOff wait of 10 s doubling to 5 min
 (the first restart is immediate), a new container ID and log instance.
 
@@ -255,6 +255,8 @@ class Kubelet(Controller):
             final = c.profile.final(c.exit, c.lines) if code is None else None
             if final is not None:
                 self.rt.logs.append(ns, name, c.name, c.restarts, final)
+            if c.last_words and code is None:
+                self.rt.logs.append(ns, name, c.name, c.restarts, c.last_words)
         self.rt.logs.finish(ns, name, c.name, c.restarts)
         c.state = "terminated"
         c.finished_at = util.rfc3339()

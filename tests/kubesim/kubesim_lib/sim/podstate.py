@@ -52,6 +52,9 @@ class Container:
         self.pull_fails = util.env_value(spec, "SIM_PULL_FAILS") not in (None, "", "0")
         self.rate = util.env_float(spec, "SIM_LOG_LINES_PER_SECOND", DEFAULT_RATE)
         self.line_bytes = util.env_int(spec, "SIM_LOG_LINE_BYTES", 0)
+        # SIM_LAST_WORDS_HEX: bytes (in hex) the process writes last, as they are:
+        # NUL, escape sequences, what is not UTF-8 (a hostile or broken program)
+        self.last_words = bytes.fromhex(util.env_value(spec, "SIM_LAST_WORDS_HEX") or "")
         self.state = "waiting"
         self.reason = "ContainerCreating"
         self.message = None
