@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/suggest.h"
 #include "k8s/names.h"
 #include "k8s/base/strbuf.h"
 
@@ -105,7 +106,7 @@ static int toleration_field(struct spec_ctx *c, const char *path, const char *k,
 {
 	static const char *const OPERATORS[] = {"Exists", "Equal", NULL};
 	static const char *const EFFECTS[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
-	const char *near = spec_suggest(k, TOLERATION_FIELDS);
+	const char *near = k8s_suggest(k, TOLERATION_FIELDS);
 	char sub[128], *s = NULL;
 	int rc;
 
@@ -326,7 +327,7 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 	json_object_foreach((json_t *)v, k, val)
 	{
 		const struct yaml_node_info *vat = yaml_doc_member(c->doc, v, k);
-		const char *near = spec_suggest(k, FIELDS);
+		const char *near = k8s_suggest(k, FIELDS);
 
 		snprintf(sub, sizeof(sub), "%s.%s", key, k);
 		if (!near || strcmp(near, k) != 0)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/suggest.h"
 #include "k8s/names.h"
 
 typedef int (*key_handler)(struct spec_ctx *c, const char *key, const json_t *v,
@@ -501,7 +502,7 @@ static int check_type(struct spec_ctx *c)
 		return rc;
 	k = kinds_by_type(t, c->served);
 	if (k < 0) {
-		const char *near = spec_suggest(t, TYPES);
+		const char *near = k8s_suggest(t, TYPES);
 
 		rc = near ? spec_fail(c, at, false, "type",
 		                      "\"%s\" is not a job type (did you mean %s?); this cluster "
@@ -544,7 +545,7 @@ static int check_unknown_keys(struct spec_ctx *c)
 		/* x-...: free for the user (YAML anchors), as docker compose does */
 		if (key_find(key) || strncmp(key, "x-", 2) == 0)
 			continue;
-		near = spec_suggest(key, words);
+		near = k8s_suggest(key, words);
 		if (near)
 			return spec_fail(c, at, true, key, "unknown key (did you mean %s?)", near);
 		return spec_fail(c, at, true, key,
