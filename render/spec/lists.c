@@ -299,8 +299,8 @@ static char *git_project(const char *source)
 	return *last ? strdup(last) : NULL;
 }
 
-int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
-                  const struct yaml_node_info *at)
+static int read_sync(struct spec_ctx *c, const char *key, const json_t *v,
+                     const struct yaml_node_info *at)
 {
 	static const char *const FIELDS[] = {"mode", "source", "branch", "image", NULL};
 	static const char *const MODES[] = {"git", "rsync", NULL};
@@ -310,7 +310,6 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 	char got[96], sub[64];
 	int rc = 0;
 
-	c->s->has_sync = true;
 	if (json_is_string(v)) { /* sync: URL means git */
 		rc = spec_set_string(c, &y->source, json_string_value(v));
 		if (rc == 0)
@@ -360,4 +359,15 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 		return spec_fail(c, yaml_doc_member(c->doc, v, "source"), false, "sync.source",
 		                 "\"%s\" names no repository", y->source);
 	return 0;
+}
+
+/* The job has code to sync only when sync: was read whole: a refused sync: leaves
+ * no half-made mode or source for the defaults and rules checked after it. */
+int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
+                  const struct yaml_node_info *at)
+{
+	int rc = read_sync(c, key, v, at);
+
+	c->s->has_sync = rc == 0;
+	return rc;
 }

@@ -17,6 +17,10 @@
 #include "render/spec/spec.h"
 #include "render/spec/yaml_parse.h"
 
+/* Where a user reads the spec's keys: in the sources, and as the package and
+ * make install (PREFIX=/usr) install it (docs/packaging.md). */
+#define SPEC_DOC "docs/spec.md (installed as /usr/share/doc/arenafs/spec.md)"
+
 /* Arena's limit on job names (pkg/util/validate.go JobMaxLength): room for the
  * "-tensorboard" Service and the operators' "-<role>-<index>" pod names. */
 #define SPEC_NAME_MAX 49
@@ -128,6 +132,10 @@ struct spec_ctx {
 	const bool *served; /* may be NULL: every kind */
 	const char *entry_name; /* the staging entry's name, or NULL (spec_parse) */
 	struct k8s_error *err;
+	/* A small spec's mistakes so far (render/spec/errors.h), every one reported;
+	 * NULL: the first alone (a manifest). */
+	struct spec_errors *errors;
+	bool kind_known; /* type: was read: the rules of its kind apply */
 };
 
 /* What a mapping of strings must hold (env, labels, data, ...). */

@@ -7,6 +7,7 @@
  */
 #include "render/spec/spec_internal.h"
 #include "render/spec/values.h"
+#include "render/spec/errors.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,14 +25,19 @@ int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, 
 	char msg[1024];
 	const struct yaml_pos *p = at ? (at_key ? &at->key : &at->value) : NULL;
 	va_list ap;
+	char full[K8S_ERROR_MESSAGE_MAX];
+	bool placed = p && p->line > 0;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (p && p->line > 0)
-		return k8s_error_set(c->err, EINVAL, "line %d, column %d: %s: %s", p->line,
-		                     p->column, path, msg);
-	return k8s_error_set(c->err, EINVAL, "%s: %s", path, msg);
+	if (placed)
+		snprintf(full, sizeof(full), "line %d, column %d: %s: %s", p->line, p->column, path,
+		         msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", path, msg);
+	spec_errors_add(c, placed ? p->line : 0, placed ? p->column : 0, path, full);
+	return k8s_error_set(c->err, EINVAL, "%s", full);
 }
 
 void spec_describe(const json_t *v, const struct yaml_node_info *info, char *buf, size_t size)
