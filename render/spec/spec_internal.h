@@ -14,12 +14,14 @@
 
 #include "k8s/error.h"
 #include "k8s/objects/kinds.h"
+#include "gen/docdir.h"
 #include "render/spec/spec.h"
 #include "render/spec/yaml_parse.h"
 
-/* Where a user reads the spec's keys: in the sources, and as the package and
- * make install (PREFIX=/usr) install it (docs/packaging.md). */
-#define SPEC_DOC "docs/spec.md (installed as /usr/share/doc/arenafs/spec.md)"
+/* Where a user reads the spec's keys: in the sources, and where make install
+ * (and so the Debian package: /usr/share/doc/arenafs) puts it, which the Makefile
+ * writes into gen/docdir.h from PREFIX (docs/packaging.md). */
+#define SPEC_DOC "docs/spec.md (installed as " ARENAFS_DOC_DIR "/spec.md)"
 
 /* Arena's limit on job names (pkg/util/validate.go JobMaxLength): room for the
  * "-tensorboard" Service and the operators' "-<role>-<index>" pod names. */

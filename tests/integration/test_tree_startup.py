@@ -448,6 +448,16 @@ def test_install_follows_the_prefix_in_the_man_page_and_installs_the_docs(tmp_pa
         assert "/opt/af/share/doc/arenafs/" + doc in man, doc
         assert (dest / "opt/af/share/doc/arenafs" / doc).exists(), doc
     assert "docs/tree.md" not in man
+    # the example specs, to copy into submit/ from the installed docs
+    assert "cp \\-r /opt/af/share/doc/arenafs/examples/tf\\-mnist MOUNTPOINT/submit/" in man
+    assert "docs/examples" not in man
+    examples = os.path.join(root, "docs", "examples")
+    for where, _, names in os.walk(examples):
+        for name in names:
+            rel = os.path.relpath(os.path.join(where, name), examples)
+            installed = dest / "opt/af/share/doc/arenafs/examples" / rel
+            assert installed.read_bytes() == open(os.path.join(where, name), "rb").read(), rel
+            assert installed.stat().st_mode & 0o777 == 0o644, rel
     r = subprocess.run(["make", "-s", "-C", root, "uninstall", "DESTDIR=" + str(dest),
                         "PREFIX=/opt/af", "SBINDIR=/opt/af/sbin"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -2,8 +2,10 @@
  * Tests render/spec/errors.c through spec_parse: a small spec's mistakes are all
  * reported at once, in line order, the unplaced ones (a key missing) last; a
  * refused value is not blamed twice; a long list ends with "and N more" within
- * one error message; a manifest still reports its first mistake.
+ * one error message; a manifest still reports its first mistake; the pointer to the
+ * spec's keys names where make install (PREFIX) puts docs/spec.md.
  */
+#include "gen/docdir.h"
 #include "render/spec/spec.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/spec_testing.h"
@@ -85,4 +87,14 @@ TEST(spec_errors_a_manifest_reports_its_first)
 
 	CHECK_STR_CONTAINS(m, "spec: required");
 	CHECK(!strstr(m, "; "));
+}
+
+/* A key no guess fits sends the user to the keys' list, in the sources and where it
+ * is installed (the Makefile's PREFIX: /usr/share/doc/arenafs for the package). */
+TEST(spec_errors_point_at_the_installed_docs)
+{
+	CHECK_STR_CONTAINS(SPEC_ERROR("type: tfjob\nimage: x\ncommand: y\nflavour: large\n"),
+	                   "line 4, column 1: flavour: unknown key; the spec's keys are listed in "
+	                   "docs/spec.md (installed as " ARENAFS_DOC_DIR "/spec.md) (type, image,");
+	CHECK_STR_CONTAINS(ARENAFS_DOC_DIR, "/share/doc/arenafs");
 }
