@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "k8s/base/suggest.h"
 #include "k8s/base/version.h"
 
 enum { KEY_ALLOW_OTHER, KEY_DEFAULT_PERMISSIONS, KEY_FSNAME, KEY_SUBTYPE };
@@ -59,6 +60,52 @@ static const struct fuse_opt OPTS[] = {
 	FUSE_OPT_END,
 };
 
+/* libfuse's own -o options (fuse_session_new, fuse_parse_cmdline, the mount
+ * flags): never taken for a typo of arenafs' */
+static const char *const FUSE_WORDS[] = {
+	"allow_root", "auto_unmount", "blkdev", "blksize", "max_read", "max_write",
+	"max_readahead", "max_background", "congestion_threshold", "sync_read", "async_read",
+	"atomic_o_trunc", "no_remote_lock", "no_remote_flock", "no_remote_posix_lock",
+	"splice_write", "splice_move", "splice_read", "auto_inval_data", "readdirplus",
+	"async_dio", "writeback_cache", "time_gran", "debug", "rootmode", "user_id",
+	"group_id", "rw", "ro", "suid", "nosuid", "dev", "nodev", "exec", "noexec", "async",
+	"sync", "atime", "noatime", "dirsync", "max_threads", "max_idle_threads", "clone_fd",
+};
+
+#define N_OPTS        (sizeof(OPTS) / sizeof(OPTS[0]) - 1)
+#define N_FUSE_WORDS  (sizeof(FUSE_WORDS) / sizeof(FUSE_WORDS[0]))
+
+/*
+ * An option neither arenafs nor fstab takes, close to one of arenafs' own
+ * (request_timout=5): says which was meant, and true; libfuse would only say it is
+ * unknown. Any other goes on to libfuse, which refuses what it does not know.
+ */
+static bool near_miss(const char *arg)
+{
+	char names[N_OPTS][32], word[64];
+	const char *words[N_OPTS + N_FUSE_WORDS + 1];
+	const char *near;
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_OPTS; i++) {
+		snprintf(names[i], sizeof(names[i]), "%.*s", (int)strcspn(OPTS[i].templ, "="),
+		         OPTS[i].templ);
+		words[n++] = names[i];
+	}
+	for (size_t i = 0; i < N_FUSE_WORDS; i++)
+		words[n++] = FUSE_WORDS[i];
+	words[n] = NULL;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg, "="), arg);
+	near = k8s_suggest(word, words);
+	/* not the word itself (a value where none goes: libfuse says so), nor libfuse's */
+	for (size_t i = 0; near && strcmp(near, word) != 0 && i < N_OPTS; i++)
+		if (near == words[i]) {
+			fprintf(stderr, "arenafs: unknown option %s (did you mean %s?)\n", arg, near);
+			return true;
+		}
+	return false;
+}
+
 /* Notes the libfuse options arenafs must know of, and passes them on (returns 1). */
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
@@ -75,7 +122,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		o->words[o->n_words] = strdup(arg);
 		return o->words[o->n_words++] ? 0 : -1;
 	case FUSE_OPT_KEY_OPT:
-		return fstab_only(arg) ? 0 : 1;
+		if (fstab_only(arg))
+			return 0;
+		return near_miss(arg) ? -1 : 1;
 	case KEY_ALLOW_OTHER:
 		o->allow_other = 1;
 		break;

@@ -7,8 +7,10 @@
  *
  * Values, and where they depart from Arena 0.15 (docs/tree.md says the same):
  * - Duration: from status.startTime (MPI and TrainJob: creation, as Arena times
- *   MPI) to completionTime, or to the final condition's transition, or to now;
- *   0s before it starts. Printed as Arena's short form (618s → "10m").
+ *   MPI) to completionTime, or to the final condition's transition, or to now.
+ *   A job not started (held in a Kueue queue, suspended) counts from its
+ *   creation: how long it has waited, as its why line says, where Arena prints
+ *   0s. Printed as Arena's short form (618s → "10m").
  * - CreateTime is metadata.creationTimestamp (Arena printed startTime under that
  *   name, 1970 for a job not started). EndTime: when it ended, "N/A" before
  *   (Arena leaves it blank). Times are UTC, "2006-01-02 15:04:05".
@@ -95,6 +97,9 @@ int64_t render_job_duration(const struct job_view *v)
 {
 	int64_t start = render_job_start(v), end;
 
+	/* never started: its wait, so that a job queued 5m does not read 0s */
+	if (!start)
+		start = v->job->meta.created;
 	if (!start)
 		return 0;
 	end = render_job_end(v);

@@ -25,7 +25,8 @@ int64_t render_job_start(const struct job_view *v);
 /* When the job ended, or 0 while it runs. */
 int64_t render_job_end(const struct job_view *v);
 
-/* Arena's Duration: from render_job_start to the end, or to v->now; 0 before the start. */
+/* Arena's Duration: from render_job_start to the end, or to v->now; a job not started
+ * counts from its creation (Arena: 0s); 0 when neither is known. */
 int64_t render_job_duration(const struct job_view *v);
 
 #endif

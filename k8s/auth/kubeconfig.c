@@ -24,6 +24,7 @@
 #include "k8s/names.h"
 #include "k8s/auth/secret.h"
 #include "k8s/base/strbuf.h"
+#include "k8s/base/suggest.h"
 
 #define SERVICEACCOUNT_DIR     "/var/run/secrets/kubernetes.io/serviceaccount"
 #define SERVICEACCOUNT_DIR_ENV "ARENAFS_SERVICEACCOUNT_DIR" /* tests point this elsewhere */
@@ -388,6 +389,42 @@ static int build_user(struct k8s_config *cfg, struct kc_entry *e, struct k8s_err
 	return rc ? k8s_error_set(err, ENOMEM, "out of memory") : 0;
 }
 
+/* The context asked for is not in the kubeconfig: the error names the ones that are
+ * (the first CONTEXTS_NAMED of them), and the one meant when it is a typo's away. */
+#define CONTEXTS_NAMED 10
+
+static int context_not_found(struct kc_merge *m, const char *ctx_name, struct k8s_error *err)
+{
+	const char *names[CONTEXTS_NAMED + 1];
+	size_t n = m->contexts.n < CONTEXTS_NAMED ? m->contexts.n : CONTEXTS_NAMED;
+	const char *near;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	if (m->contexts.n == 0)
+		return k8s_error_set(err, EINVAL, "%s: context \"%s\" not found: it has no contexts",
+		                     strbuf_str(&m->source), ctx_name);
+	for (size_t i = 0; i < n; i++)
+		names[i] = m->contexts.v[i].name;
+	names[n] = NULL;
+	near = k8s_suggest(ctx_name, names);
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(&sb, "%s%s", i ? ", " : "", names[i]);
+	if (m->contexts.n > n)
+		strbuf_printf(&sb, ", ... (%zu in all)", m->contexts.n);
+	if (!strbuf_ok(&sb))
+		rc = k8s_error_set(err, ENOMEM, "out of memory");
+	else if (near)
+		rc = k8s_error_set(err, EINVAL, "%s: context \"%s\" not found (did you mean %s?); its "
+		                   "contexts: %s", strbuf_str(&m->source), ctx_name, near,
+		                   strbuf_str(&sb));
+	else
+		rc = k8s_error_set(err, EINVAL, "%s: context \"%s\" not found; its contexts: %s",
+		                   strbuf_str(&m->source), ctx_name, strbuf_str(&sb));
+	strbuf_free(&sb);
+	return rc;
+}
+
 static int build_from_merge(struct kc_merge *m, const struct k8s_config_options *opts,
                             struct k8s_config *cfg, struct k8s_error *err)
 {
@@ -405,7 +442,7 @@ static int build_from_merge(struct kc_merge *m, const struct k8s_config_options 
 		                     src);
 	ctx = list_find(&m->contexts, ctx_name);
 	if (!ctx)
-		return k8s_error_set(err, EINVAL, "%s: context \"%s\" not found", src, ctx_name);
+		return context_not_found(m, ctx_name, err);
 	if ((rc = kc_get_str(ctx->file, ctx->node, "cluster", &cluster, err)) ||
 	    (rc = kc_get_str(ctx->file, ctx->node, "user", &user, err)) ||
 	    (rc = kc_get_str(ctx->file, ctx->node, "namespace", &ns, err)))

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/suggest.h"
 #include "k8s/names.h"
 #include "k8s/base/strbuf.h"
 
@@ -105,7 +106,7 @@ static int toleration_field(struct spec_ctx *c, const char *path, const char *k,
 {
 	static const char *const OPERATORS[] = {"Exists", "Equal", NULL};
 	static const char *const EFFECTS[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
-	const char *near = spec_suggest(k, TOLERATION_FIELDS);
+	const char *near = k8s_suggest(k, TOLERATION_FIELDS);
 	char sub[128], *s = NULL;
 	int rc;
 
@@ -298,8 +299,8 @@ static char *git_project(const char *source)
 	return *last ? strdup(last) : NULL;
 }
 
-int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
-                  const struct yaml_node_info *at)
+static int read_sync(struct spec_ctx *c, const char *key, const json_t *v,
+                     const struct yaml_node_info *at)
 {
 	static const char *const FIELDS[] = {"mode", "source", "branch", "image", NULL};
 	static const char *const MODES[] = {"git", "rsync", NULL};
@@ -309,7 +310,6 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 	char got[96], sub[64];
 	int rc = 0;
 
-	c->s->has_sync = true;
 	if (json_is_string(v)) { /* sync: URL means git */
 		rc = spec_set_string(c, &y->source, json_string_value(v));
 		if (rc == 0)
@@ -326,7 +326,7 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 	json_object_foreach((json_t *)v, k, val)
 	{
 		const struct yaml_node_info *vat = yaml_doc_member(c->doc, v, k);
-		const char *near = spec_suggest(k, FIELDS);
+		const char *near = k8s_suggest(k, FIELDS);
 
 		snprintf(sub, sizeof(sub), "%s.%s", key, k);
 		if (!near || strcmp(near, k) != 0)
@@ -359,4 +359,15 @@ int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
 		return spec_fail(c, yaml_doc_member(c->doc, v, "source"), false, "sync.source",
 		                 "\"%s\" names no repository", y->source);
 	return 0;
+}
+
+/* The job has code to sync only when sync: was read whole: a refused sync: leaves
+ * no half-made mode or source for the defaults and rules checked after it. */
+int spec_key_sync(struct spec_ctx *c, const char *key, const json_t *v,
+                  const struct yaml_node_info *at)
+{
+	int rc = read_sync(c, key, v, at);
+
+	c->s->has_sync = rc == 0;
+	return rc;
 }

@@ -336,7 +336,7 @@ int spec_parse(const char *text, size_t len, const char *entry_name,
 		rc =
 		    k8s_error_set(err, EINVAL,
 		                  "the spec is empty: it needs at least type:, image: and command: "
-		                  "(see docs/spec.md)");
+		                  "(see " SPEC_DOC ")");
 	} else if (json_is_object(c.root) &&
 	           (json_object_get(c.root, "apiVersion") || json_object_get(c.root, "kind"))) {
 		rc = spec_validate_manifest(&c);

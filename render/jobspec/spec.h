@@ -9,6 +9,7 @@
  *   spec.c         spec_parse: YAML, small spec or full manifest, the annotation text
  *   values.c       checkers for one value each (int, string, quantity, maps, names)
  *   validate.c     the keys of the small spec and the per-type rules
+ *   errors.c       a small spec's mistakes, all of them, in line order
  *   lists.c        the structured keys: tolerations, pull secrets, sync, commands
  *   manifest.c     full manifests: checks and the job as given
  *   build.c        the job object of a small spec
@@ -56,8 +57,9 @@ struct job_spec;
  * full manifest (apiVersion + kind of a supported job) is accepted as it stands,
  * bar its name. served: the kinds the cluster offers (kinds_discover); NULL means
  * every kind (MPIJob: v1).
- * Errors: -EINVAL with err->message "line L, column C: KEY: what is wrong", or
- * -ENOMEM. The format is documented in docs/spec.md.
+ * Errors: -EINVAL with err->message "line L, column C: KEY: what is wrong" (a
+ * small spec: every mistake so, in line order, joined by "; "), or -ENOMEM. The
+ * format is documented in docs/spec.md.
  */
 int spec_parse(const char *text, size_t len, const char *entry_name,
 	       const bool served[JOB_KIND_COUNT], struct job_spec **out, struct k8s_error *err);

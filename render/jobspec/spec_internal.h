@@ -14,8 +14,14 @@
 
 #include "k8s/error.h"
 #include "k8s/objects/kinds.h"
+#include "gen/docdir.h"
 #include "render/jobspec/spec.h"
 #include "render/jobspec/yaml_parse.h"
+
+/* Where a user reads the spec's keys: in the sources, and where make install
+ * (and so the Debian package: /usr/share/doc/arenafs) puts it, which the Makefile
+ * writes into gen/docdir.h from PREFIX (docs/packaging.md). */
+#define SPEC_DOC "docs/spec.md (installed as " ARENAFS_DOC_DIR "/spec.md)"
 
 /* Arena's limit on job names (pkg/util/validate.go JobMaxLength): room for the
  * "-tensorboard" Service and the operators' "-<role>-<index>" pod names. */
@@ -128,6 +134,10 @@ struct spec_ctx {
 	const bool *served; /* may be NULL: every kind */
 	const char *entry_name; /* the staging entry's name, or NULL (spec_parse) */
 	struct k8s_error *err;
+	/* A small spec's mistakes so far (render/jobspec/errors.h), every one reported;
+	 * NULL: the first alone (a manifest). */
+	struct spec_errors *errors;
+	bool kind_known; /* type: was read: the rules of its kind apply */
 };
 
 /* What a mapping of strings must hold (env, labels, data, ...). */

@@ -7,6 +7,7 @@
  */
 #include "render/jobspec/spec_internal.h"
 #include "render/jobspec/validate.h"
+#include "render/jobspec/errors.h"
 #include "render/jobspec/lists.h"
 #include "render/jobspec/values.h"
 
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/suggest.h"
 #include "k8s/names.h"
 
 typedef int (*key_handler)(struct spec_ctx *c, const char *key, const json_t *v,
@@ -501,7 +503,7 @@ static int check_type(struct spec_ctx *c)
 		return rc;
 	k = kinds_by_type(t, c->served);
 	if (k < 0) {
-		const char *near = spec_suggest(t, TYPES);
+		const char *near = k8s_suggest(t, TYPES);
 
 		rc = near ? spec_fail(c, at, false, "type",
 		                      "\"%s\" is not a job type (did you mean %s?); this cluster "
@@ -526,12 +528,13 @@ static int check_type(struct spec_ctx *c)
 	return rc;
 }
 
-/* The first key the spec does not know, named with a guess. */
+/* Every key the spec does not know, each named with a guess. */
 static int check_unknown_keys(struct spec_ctx *c)
 {
 	const char *words[NKEYS + 1];
 	const char *key;
 	json_t *v;
+	int rc = 0;
 
 	for (size_t i = 0; i < NKEYS; i++)
 		words[i] = KEYS[i].name;
@@ -544,14 +547,16 @@ static int check_unknown_keys(struct spec_ctx *c)
 		/* x-...: free for the user (YAML anchors), as docker compose does */
 		if (key_find(key) || strncmp(key, "x-", 2) == 0)
 			continue;
-		near = spec_suggest(key, words);
+		near = k8s_suggest(key, words);
 		if (near)
-			return spec_fail(c, at, true, key, "unknown key (did you mean %s?)", near);
-		return spec_fail(c, at, true, key,
-		                 "unknown key; the spec's keys are listed in docs/spec.md (type, "
-		                 "image, command, gpus, workers, cpu, memory, env, data, ...)");
+			rc = spec_fail(c, at, true, key, "unknown key (did you mean %s?)", near);
+		else
+			rc = spec_fail(c, at, true, key,
+			               "unknown key; the spec's keys are listed in " SPEC_DOC
+			               " (type, image, command, gpus, workers, cpu, memory, env, "
+			               "data, ...)");
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- rules between keys ---- */
@@ -627,37 +632,60 @@ static int apply_defaults(struct spec_ctx *c)
 	return 0;
 }
 
+/* The rules of the job's kind: its runtime, its count of nodes or workers. */
+static int check_kind_rules(struct spec_ctx *c)
+{
+	struct job_spec *s = c->s;
+	int rc = 0;
+
+	if (s->kind == JOB_TRAINJOB && !s->runtime && !spec_errors_at(c, "runtime"))
+		rc = spec_fail(c, NULL, false, "runtime",
+		               "required for a trainjob: the ClusterTrainingRuntime that makes its "
+		               "pods (e.g. runtime: torch-distributed), or TrainingRuntime/NAME");
+	if (spec_errors_at(c, "nodes") || spec_errors_at(c, "workers") ||
+	    spec_errors_at(c, "chief"))
+		return rc;
+	if (s->kind == JOB_TRAINJOB && s->workers < 1)
+		rc = spec_fail(c, yaml_doc_member(c->doc, c->root, "nodes"), false, "nodes",
+		               "must be at least 1, got %lld", s->workers);
+	else if (s->kind == JOB_TFJOB && s->workers == 0 && s->chief == 0)
+		rc = spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
+		               "a tfjob needs at least one worker (or chief: 1)");
+	else if (s->kind != JOB_TFJOB && s->kind != JOB_TRAINJOB && s->workers < 1)
+		rc = spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
+		               "must be at least 1%s, got %lld",
+		               s->kind == JOB_PYTORCHJOB || s->kind == JOB_XGBOOSTJOB
+		                   ? " (it counts the Master, as Arena's --workers does)"
+		                   : "",
+		               s->workers);
+	return rc;
+}
+
+/* A rule about key is said unless key's own value was refused already. */
+static bool rule_applies(const struct spec_ctx *c, const char *key)
+{
+	return !spec_errors_at(c, key);
+}
+
+/* The rules between keys; every one broken is reported. The rules of the job's
+ * kind only when its type was read. */
 static int check_rules(struct spec_ctx *c)
 {
 	struct job_spec *s = c->s;
 	const char *key;
 	json_t *v;
+	int rc = 0;
 
-	if (!s->image)
-		return spec_fail(c, NULL, false, "image",
-		                 "required: the container image to run (e.g. image: "
-		                 "tensorflow/tensorflow:2.15.0-gpu)");
-	if (!s->command)
-		return spec_fail(c, NULL, false, "command",
-		                 "required: what the containers run, with sh -c (e.g. command: "
-		                 "python /root/code/main.py)");
-	if (s->kind == JOB_TRAINJOB && !s->runtime)
-		return spec_fail(c, NULL, false, "runtime",
-		                 "required for a trainjob: the ClusterTrainingRuntime that makes its "
-		                 "pods (e.g. runtime: torch-distributed), or TrainingRuntime/NAME");
-	if (s->kind == JOB_TRAINJOB && s->workers < 1)
-		return spec_fail(c, yaml_doc_member(c->doc, c->root, "nodes"), false, "nodes",
-		                 "must be at least 1, got %lld", s->workers);
-	if (s->kind == JOB_TFJOB && s->workers == 0 && s->chief == 0)
-		return spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
-		                 "a tfjob needs at least one worker (or chief: 1)");
-	if (s->kind != JOB_TFJOB && s->kind != JOB_TRAINJOB && s->workers < 1)
-		return spec_fail(c, yaml_doc_member(c->doc, c->root, "workers"), false, "workers",
-		                 "must be at least 1%s, got %lld",
-		                 s->kind == JOB_PYTORCHJOB || s->kind == JOB_XGBOOSTJOB
-		                     ? " (it counts the Master, as Arena's --workers does)"
-		                     : "",
-		                 s->workers);
+	if (!s->image && rule_applies(c, "image"))
+		rc = spec_fail(c, NULL, false, "image",
+		               "required: the container image to run (e.g. image: "
+		               "tensorflow/tensorflow:2.15.0-gpu)");
+	if (!s->command && rule_applies(c, "command"))
+		rc = spec_fail(c, NULL, false, "command",
+		               "required: what the containers run, with sh -c (e.g. command: "
+		               "python /root/code/main.py)");
+	if (c->kind_known)
+		rc = check_kind_rules(c) ?: rc;
 	/* TensorBoard reads the logs from the volume they are written to; with none,
 	 * from a hostPath on the node of the main pod (Arena's isLocalLogging). */
 	s->local_logs = true;
@@ -665,14 +693,57 @@ static int check_rules(struct spec_ctx *c)
 	    s->local_logs = false;
 	json_object_foreach(s->data_dir, key, v) if (path_under(s->logdir, json_string_value(v)))
 	    s->local_logs = false;
-	return check_mounts(c);
+	return check_mounts(c) ?: rc;
+}
+
+/* Each key's value, by the rules of its kind when the type was read. */
+static int check_keys(struct spec_ctx *c)
+{
+	struct job_spec *s = c->s;
+	int rc = 0;
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key_def *k = &KEYS[i];
+		const json_t *v = json_object_get(c->root, k->name);
+		const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, k->name);
+		int r;
+
+		if (!k->check || !v || json_is_null(v))
+			continue;
+		/* without a type, what belongs to one kind cannot be judged */
+		if (!c->kind_known && k->only_kind != ALL)
+			continue;
+		if (c->kind_known && s->kind == JOB_TRAINJOB && !trainjob_takes(k->name))
+			r = spec_fail(c, at, true, k->name,
+			              "a trainjob takes only type, name, runtime, image, command, "
+			              "shell, gpus, nodes, cpu, memory, env, labels, annotations and "
+			              "queue: its runtime makes the pods (a manifest can say more)");
+		else if (c->kind_known && !kind_is(s->kind, k->only_kind))
+			r = spec_fail(c, at, true, k->name, "only a %s has %s (this is a %s)",
+			              kinds_info(k->only_kind)->type, k->only_why,
+			              kinds_info(s->kind)->type);
+		else
+			r = k->check(c, k->name, v, at);
+		if (r < 0 && r != -EINVAL)
+			return r;
+		if (r < 0)
+			rc = r;
+	}
+	return rc;
+}
+
+/* A hard error (-ENOMEM) stops validation; a refused value (-EINVAL) does not:
+ * the others are checked too, and all are reported (errors.h). */
+static bool goes_on(int rc)
+{
+	return rc == 0 || rc == -EINVAL;
 }
 
 int spec_validate_small(struct spec_ctx *c)
 {
 	struct job_spec *s = c->s;
 	char got[96];
-	int rc;
+	int rc, r;
 
 	if (!json_is_object(c->root)) {
 		spec_describe(c->root, yaml_doc_top(c->doc), got, sizeof(got));
@@ -681,36 +752,21 @@ int spec_validate_small(struct spec_ctx *c)
 		    "expected a mapping of keys (type:, image:, command:, ...), got %s", got);
 	}
 	s->workers = 1;
-	rc = check_unknown_keys(c);
-	if (rc == 0)
-		rc = check_type(c);
-	for (size_t i = 0; rc == 0 && i < NKEYS; i++) {
-		const struct key_def *k = &KEYS[i];
-		const json_t *v = json_object_get(c->root, k->name);
-		const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, k->name);
-
-		if (!k->check || !v || json_is_null(v))
-			continue;
-		if (s->kind == JOB_TRAINJOB && !trainjob_takes(k->name)) {
-			rc = spec_fail(c, at, true, k->name,
-			               "a trainjob takes only type, name, runtime, image, command, "
-			               "shell, gpus, nodes, cpu, memory, env, labels, annotations and queue: "
-			               "its runtime makes the pods (a manifest can say more)");
-			break;
-		}
-		if (!kind_is(s->kind, k->only_kind)) {
-			rc = spec_fail(c, at, true, k->name, "only a %s has %s (this is a %s)",
-			               kinds_info(k->only_kind)->type, k->only_why,
-			               kinds_info(s->kind)->type);
-			break;
-		}
-		rc = k->check(c, k->name, v, at);
+	rc = spec_errors_begin(c);
+	if (rc < 0)
+		return rc;
+	r = check_unknown_keys(c);
+	if (goes_on(r)) {
+		r = check_type(c);
+		c->kind_known = r == 0;
 	}
-	if (rc == 0)
-		rc = spec_choose_name(c, SPEC_NAME_MAX);
-	if (rc == 0)
-		rc = apply_defaults(c);
-	if (rc == 0)
-		rc = check_rules(c);
-	return rc;
+	if (goes_on(r))
+		r = check_keys(c);
+	if (goes_on(r) && !spec_errors_at(c, "name"))
+		r = spec_choose_name(c, SPEC_NAME_MAX);
+	if (goes_on(r))
+		r = apply_defaults(c);
+	if (goes_on(r))
+		r = check_rules(c);
+	return spec_errors_end(c, r);
 }

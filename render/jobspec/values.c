@@ -7,6 +7,7 @@
  */
 #include "render/jobspec/spec_internal.h"
 #include "render/jobspec/values.h"
+#include "render/jobspec/errors.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/suggest.h"
 #include "k8s/names.h"
 
 int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, const char *path,
@@ -23,14 +25,19 @@ int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, 
 	char msg[1024];
 	const struct yaml_pos *p = at ? (at_key ? &at->key : &at->value) : NULL;
 	va_list ap;
+	char full[K8S_ERROR_MESSAGE_MAX];
+	bool placed = p && p->line > 0;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (p && p->line > 0)
-		return k8s_error_set(c->err, EINVAL, "line %d, column %d: %s: %s", p->line,
-		                     p->column, path, msg);
-	return k8s_error_set(c->err, EINVAL, "%s: %s", path, msg);
+	if (placed)
+		snprintf(full, sizeof(full), "line %d, column %d: %s: %s", p->line, p->column, path,
+		         msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", path, msg);
+	spec_errors_add(c, placed ? p->line : 0, placed ? p->column : 0, path, full);
+	return k8s_error_set(c->err, EINVAL, "%s", full);
 }
 
 void spec_describe(const json_t *v, const struct yaml_node_info *info, char *buf, size_t size)
@@ -377,7 +384,7 @@ int spec_get_choice(struct spec_ctx *c, const char *path, const json_t *v,
 
 		snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", *p);
 	}
-	near = spec_suggest(s, choices);
+	near = k8s_suggest(s, choices);
 	if (near)
 		rc = spec_fail(c, info, false, path, "\"%s\" is not one of %s (did you mean %s?)",
 		               s, list, near);
@@ -441,68 +448,6 @@ int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
 	}
 	*out = map;
 	return 0;
-}
-
-/* Lowercase, without '_' and '-': "workingDir", "working-dir", "working_dir" agree. */
-static void normalize_word(const char *s, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (; *s && n + 1 < size; s++)
-		if (*s != '_' && *s != '-')
-			buf[n++] = (char)tolower((unsigned char)*s);
-	buf[n] = '\0';
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[64];
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			if (up + 1 < best)
-				best = up + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-const char *spec_suggest(const char *s, const char *const *words)
-{
-	char ns[64], nw[64];
-	const char *best = NULL;
-	size_t best_d = 3;
-
-	normalize_word(s, ns, sizeof(ns));
-	for (const char *const *w = words; *w; w++) {
-		size_t d;
-
-		normalize_word(*w, nw, sizeof(nw));
-		if (strcmp(ns, nw) == 0)
-			return *w;
-		d = edit_distance(ns, nw);
-		/* two edits in a short word is another word, not a typo */
-		if (d < best_d && d * 3 <= strlen(nw)) {
-			best_d = d;
-			best = *w;
-		}
-	}
-	return best;
 }
 
 const char *spec_name_problem(const char *name, size_t max, char *buf, size_t size)

@@ -66,9 +66,6 @@ bool spec_has_key(const struct spec_ctx *c, const char *key);
  */
 int spec_choose_name(struct spec_ctx *c, size_t max);
 
-/* The closest of the words (NULL-terminated) to s, or NULL when none is close. */
-const char *spec_suggest(const char *s, const char *const *words);
-
 /* NULL when name is a valid job name of at most max bytes, else why not. */
 const char *spec_name_problem(const char *name, size_t max, char *buf, size_t size);
 

@@ -1,19 +1,22 @@
 """The Debian package, the way a user meets it: `make deb` builds it (tests/deb.sh),
 lintian finds nothing to say, `dpkg -i` installs it on this machine, the installed
 arenafs mounts kubesim's demo cluster through `mount -t fuse.arenafs` and through an
-fstab line, and `dpkg --purge` takes every file it brought away again.
+fstab line, its example specs submit from /usr/share/doc/arenafs/examples/, a
+spec's error names the installed spec.md, and `dpkg --purge` takes every file it
+brought away again.
 
 It installs a package on the machine that runs it, so it needs root (CI runs as
 root) and a machine where arenafs is not installed already: it fails and says so
 otherwise, rather than touch a user's own installation."""
 
+import errno
 import os
 import re
 import subprocess
 
 import pytest
 
-from helpers import wait_until
+from helpers import wait_until, write_as_cp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -57,6 +60,30 @@ def mounted_status(mnt):
         status = f.read()
     assert re.fullmatch(r"(PENDING|RUNNING|SUCCEEDED|FAILED)\n", status), (jobs[0], status)
     return status
+
+
+def after_apt_install(mnt, files):
+    """What a user of the package has without the sources: the example specs, in
+    /usr/share/doc/arenafs/examples/, which submit as they are, and a spec's error
+    that sends the user to the spec's keys where the package put them."""
+    examples = "/usr/share/doc/arenafs/examples"
+    for name in os.listdir(os.path.join(ROOT, "docs", "examples")):
+        if os.path.isdir(os.path.join(ROOT, "docs", "examples", name)):
+            assert os.path.join(examples, name, "spec.yaml") in files, name
+    assert examples + "/README.md" in files
+    r = run(["cp", "-r", examples + "/tf-mnist", os.path.join(mnt, "submit") + "/"])
+    assert r.returncode == 0, r.stderr
+    # a folder submits once its files have all come (docs/submit.md)
+    status = os.path.join(mnt, "submit", "tf-mnist", "status")
+    wait_until(lambda: open(status).read() == "submitted\n", timeout=60,
+               message="submit/tf-mnist/status: submitted")
+    bad = os.path.join(mnt, "submit", "bad.yaml")
+    assert write_as_cp(bad, "type: tfjob\nimage: x\ncommand: y\nflavour: big\n") == errno.EINVAL
+    with open(os.path.join(mnt, "submit", "bad", "error")) as f:
+        error = f.read()
+    assert "the spec's keys are listed in docs/spec.md (installed as " \
+           "/usr/share/doc/arenafs/spec.md)" in error, error
+    assert "/usr/share/doc/arenafs/spec.md" in files
 
 
 def unmount(mnt):
@@ -120,6 +147,7 @@ def test_package_installs_mounts_with_mount_8_and_fstab_and_purges_clean(kubesim
                  "arenafs", mnt], env=env)
         assert r.returncode == 0, r.stderr
         mounted_status(mnt)
+        after_apt_install(mnt, files)
         unmount(mnt)
 
         # an fstab line, with fstab's own options, from a file of fstab's format

@@ -82,6 +82,29 @@ def test_bad_spec_fails_close_with_einval_and_an_error_naming_it(env, entry, tex
     assert not nothing_named(c, "bad-name")
 
 
+THREE_MISTAKES = ("type: tfjob\n"
+                  "image: tensorflow/tensorflow:2.15.0-gpu\n"
+                  "gpus: two\n"
+                  "workrs: 2\n"
+                  "memory: 4GG\n")
+
+
+@pytest.mark.parametrize("area", ["submit", "check"])
+def test_a_spec_with_three_mistakes_reports_them_all_in_line_order(env, area):
+    """Every mistake at once, by line, the missing command: last: the error file of
+    submit/ and of check/ alike (docs/spec.md, "Errors")."""
+    c, m = env
+    assert write_as_cp(m.path(area, "three.yaml"), THREE_MISTAKES) == errno.EINVAL
+    error = m.read(area, "three", "error")
+    assert error == ('line 3, column 7: gpus: expected an integer, got "two"; '
+                     "line 4, column 1: workrs: unknown key (did you mean workers?); "
+                     'line 5, column 9: memory: "4GG" is not a quantity; write it like 4, '
+                     "1.5, 500m, 512Mi or 8Gi; "
+                     "command: required: what the containers run, with sh -c (e.g. command: "
+                     "python /root/code/main.py)\n"), error
+    assert nothing_named(c, "three") == []
+
+
 def test_cp_shows_the_failure(env, tmp_path):
     c, m = env
     src = tmp_path / "cpbad"

@@ -249,17 +249,27 @@ def test_rmdir_deletes_the_job_and_everything_it_owns(env, tmp_path):
         os.stat(m.path("jobs", "doomed", "status"))
 
 
-def test_rm_r_of_a_job_directory_deletes_the_job(env, tmp_path):
+@pytest.mark.parametrize("flags", ["-r", "-rf"])
+def test_rm_r_of_a_job_directory_deletes_the_job(env, tmp_path, flags):
+    """rm -r and rm -rf empty a directory before removing it: inside a job's
+    directory every unlink and rmdir returns 0 and changes nothing, so that the
+    job itself is deleted and rm exits 0 (docs/tree.md, "Deleting")."""
     c, m = env
-    (tmp_path / "removed.yaml").write_text(spec())
-    assert run("cp", tmp_path / "removed.yaml", m.path("submit")).returncode == 0
-    assert_launched(c, m, "removed")
-    wait_until(lambda: os.listdir(m.path("jobs", "removed", "instances")),
-               message="removed's instances to be listed")
-    r = run("rm", "-r", m.path("jobs", "removed"))
+    name = "removed" + flags.replace("-", "")
+    (tmp_path / (name + ".yaml")).write_text(spec())
+    assert run("cp", tmp_path / (name + ".yaml"), m.path("submit")).returncode == 0
+    assert_launched(c, m, name)
+    wait_until(lambda: os.listdir(m.path("jobs", name, "instances")),
+               message=name + "'s instances to be listed")
+    # a subdirectory alone: 0, and nothing changes
+    pods = listdir(m.path("jobs", name, "instances"))
+    os.rmdir(m.path("jobs", name, "instances", pods[0]))
+    os.rmdir(m.path("jobs", name, "instances"))
+    assert listdir(m.path("jobs", name, "instances")) == pods
+    r = run("rm", flags, m.path("jobs", name))
     assert r.returncode == 0, r.stderr
-    assert "removed" not in listdir(m.path("jobs"))
-    assert gone_from_cluster(c, "tfjob/removed")
+    assert name not in listdir(m.path("jobs"))
+    assert gone_from_cluster(c, "tfjob/" + name)
 
 
 def test_unlink_of_one_job_file_changes_nothing(env, tmp_path):

@@ -73,10 +73,16 @@ def test_a_kubeconfig_that_is_a_directory_says_so(tmp_path, mnt):
     assert not os.path.ismount(mnt)
 
 
-def test_unknown_context_prints_one_line(kubesim, tmp_path, mnt):
+def test_unknown_context_prints_one_line_naming_the_contexts_there_are(kubesim, tmp_path, mnt):
     c = kubesim("--nodes", "1")
-    r = run_arenafs(["-f", "-o", "kubeconfig=%s,context=nope" % c.kubeconfig, mnt], tmp_path)
-    one_line_failure(r, '"nope"')
+    contexts = [x["name"] for x in c.config()["contexts"]]
+    r = run_arenafs(["-f", "-o", "kubeconfig=%s,context=prod" % c.kubeconfig, mnt], tmp_path)
+    line = one_line_failure(r, 'context "prod" not found; its contexts: ' + ", ".join(contexts))
+    assert "did you mean" not in line
+    # a typo of one of them: which was meant
+    r = run_arenafs(["-f", "-o", "kubeconfig=%s,context=%sx" % (c.kubeconfig, contexts[0]), mnt],
+                    tmp_path)
+    one_line_failure(r, "(did you mean %s?)" % contexts[0])
     assert not os.path.ismount(mnt)
 
 
@@ -280,6 +286,17 @@ def test_a_server_that_comes_up_during_the_wait_is_mounted(kubesim, tmp_path, mn
     assert proc.returncode == 0
 
 
+@pytest.mark.parametrize("typo,meant", [("request_timout=5", "request_timeout"),
+                                        ("keep-logs=1G", "keep_logs"),
+                                        ("contxt=prod", "context")])
+def test_a_mistyped_option_says_which_was_meant(kubesim, tmp_path, mnt, typo, meant):
+    c = kubesim("--nodes", "1")
+    r = run_arenafs(["-f", "-o", "kubeconfig=%s,%s" % (c.kubeconfig, typo), mnt], tmp_path)
+    assert one_line_failure(r) == \
+        "arenafs: unknown option %s (did you mean %s?)" % (typo, meant)
+    assert not os.path.ismount(mnt)
+
+
 def test_unknown_option_prints_one_line(kubesim, tmp_path, mnt):
     c = kubesim("--nodes", "1")
     r = run_arenafs(["-f", "-o", "kubeconfig=%s,bogus_option" % c.kubeconfig, mnt], tmp_path)
@@ -431,6 +448,16 @@ def test_install_follows_the_prefix_in_the_man_page_and_installs_the_docs(tmp_pa
         assert "/opt/af/share/doc/arenafs/" + doc in man, doc
         assert (dest / "opt/af/share/doc/arenafs" / doc).exists(), doc
     assert "docs/tree.md" not in man
+    # the example specs, to copy into submit/ from the installed docs
+    assert "cp \\-r /opt/af/share/doc/arenafs/examples/tf\\-mnist MOUNTPOINT/submit/" in man
+    assert "docs/examples" not in man
+    examples = os.path.join(root, "docs", "examples")
+    for where, _, names in os.walk(examples):
+        for name in names:
+            rel = os.path.relpath(os.path.join(where, name), examples)
+            installed = dest / "opt/af/share/doc/arenafs/examples" / rel
+            assert installed.read_bytes() == open(os.path.join(where, name), "rb").read(), rel
+            assert installed.stat().st_mode & 0o777 == 0o644, rel
     r = subprocess.run(["make", "-s", "-C", root, "uninstall", "DESTDIR=" + str(dest),
                         "PREFIX=/opt/af", "SBINDIR=/opt/af/sbin"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -42,7 +42,7 @@ TEST(info_of_a_job_without_instances)
 	                "Namespace:   default\n"
 	                "Priority:    N/A\n"
 	                "Trainer:     PYTORCHJOB\n"
-	                "Duration:    0s\n"
+	                "Duration:    30s\n"
 	                "CreateTime:  2026-12-02 09:59:30\n"
 	                "EndTime:     N/A\n"
 	                "\n"

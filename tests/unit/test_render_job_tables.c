@@ -5,8 +5,10 @@
  * tables of no jobs at all.
  */
 #include "render/render.h"
+#include "render/job_info.h"
 #include "render/job_tables.h"
 #include "tests/unit/harness.h"
+#include "tests/unit/kueue_fixture.h"
 #include "tests/unit/objects_fixture.h"
 
 #include <stdlib.h>
@@ -47,7 +49,7 @@ static void scene_init(struct scene *s)
 	fx_job_condition(mnist, "Running", true, FX_T0 - 540);
 	s->pods[0] = job_pod(mnist, "mnist-chief-0", "chief", POD_RUNNING, 2, "10.0.0.11");
 	s->pods[1] = job_pod(mnist, "mnist-worker-0", "worker", POD_RUNNING, 1, "10.0.0.12");
-	/* waiting for 16 GPUs: not started */
+	/* waiting for 16 GPUs, not started: its DURATION is its wait (docs/tree.md) */
 	big = s->jobs[1] = fx_job(JOB_TFJOB, "big", FX_T0 - 120);
 	s->pods[2] = job_pod(big, "big-worker-0", "worker", POD_PENDING, 16, "");
 	/* done an hour ago after 590 s */
@@ -88,7 +90,7 @@ TEST(jobs_list_is_arena_list_newest_first)
 	/* a finished job holds nothing: Arena prints N/A allocated for it */
 	CHECK_STR_EQ(text,
 	             "NAME   STATUS     TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	             "big    PENDING    TFJOB       0s        16              0               N/A\n"
+	             "big    PENDING    TFJOB       2m        16              0               N/A\n"
 	             "mnist  RUNNING    TFJOB       9m        3               3               "
 	             "10.0.0.11\n"
 	             "bert   SUCCEEDED  PYTORCHJOB  9m        1               N/A             "
@@ -108,7 +110,7 @@ TEST(jobs_list_all_is_arena_list_A_with_the_namespace_first)
 	                   "GPU(Allocated)  NODE\n"
 	                   "research   gan    RUNNING    TFJOB       50s       4               4"
 	                   "               10.0.0.13\n"
-	                   "default    big    PENDING    TFJOB       0s        16              0"
+	                   "default    big    PENDING    TFJOB       2m        16              0"
 	                   "               N/A\n"
 	                   "default    mnist  RUNNING    TFJOB       9m        3               3"
 	                   "               10.0.0.11\n"
@@ -128,7 +130,7 @@ TEST(jobs_top_is_arena_top_job_most_gpus_first_with_the_running_jobs_total)
 	/* AGE is the duration; a finished job's allocation is its number, 0; the total
 	 * counts RUNNING jobs only (not big's 16 pending GPUs) */
 	CHECK_STR_EQ(text, "NAME   STATUS     TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "big    PENDING    TFJOB       0s   16              0               N/A\n"
+	                   "big    PENDING    TFJOB       2m   16              0               N/A\n"
 	                   "mnist  RUNNING    TFJOB       9m   3               3               "
 	                   "10.0.0.11\n"
 	                   "bert   SUCCEEDED  PYTORCHJOB  9m   1               0               "
@@ -174,10 +176,10 @@ TEST(jobs_tables_break_ties_by_name_and_type)
 	v[3] = fx_view(d, (const struct pod *const *)&p, 1);
 	text = FX_RENDER(render_jobs_list(sb, v, 4));
 	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "zulu   PENDING  TFJOB       0s        2               0               N/A\n"
-	                   "alpha  PENDING  TFJOB       0s        0               0               N/A\n"
-	                   "same   PENDING  PYTORCHJOB  0s        0               0               N/A\n"
-	                   "same   PENDING  TFJOB       0s        0               0               N/A\n");
+	                   "zulu   PENDING  TFJOB       5s        2               0               N/A\n"
+	                   "alpha  PENDING  TFJOB       10s       0               0               N/A\n"
+	                   "same   PENDING  PYTORCHJOB  10s       0               0               N/A\n"
+	                   "same   PENDING  TFJOB       10s       0               0               N/A\n");
 	free(text);
 	/* ...and when it asks for none, the listing order decides among equals */
 	p->gpus = 0;
@@ -185,10 +187,10 @@ TEST(jobs_tables_break_ties_by_name_and_type)
 	d->meta.created = FX_T0 - 20;
 	text = FX_RENDER(render_jobs_top(sb, v, 4));
 	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "alpha  PENDING  TFJOB       0s   0               0               N/A\n"
-	                   "same   PENDING  PYTORCHJOB  0s   0               0               N/A\n"
-	                   "same   PENDING  TFJOB       0s   0               0               N/A\n"
-	                   "zulu   PENDING  TFJOB       0s   0               0               N/A\n"
+	                   "alpha  PENDING  TFJOB       10s  0               0               N/A\n"
+	                   "same   PENDING  PYTORCHJOB  10s  0               0               N/A\n"
+	                   "same   PENDING  TFJOB       10s  0               0               N/A\n"
+	                   "zulu   PENDING  TFJOB       20s  0               0               N/A\n"
 	                   "\n"
 	                   "Total Allocated/Requested GPUs of Training Jobs: 0/0\n");
 	free(text);
@@ -214,16 +216,44 @@ TEST(jobs_list_node_and_allocation_follow_arena)
 	text = FX_RENDER(render_jobs_list(sb, &v, 1));
 	/* the chief is Pending: no node yet, though a worker runs */
 	CHECK_STR_EQ(text, "NAME  STATUS   TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "q     QUEUING  TFJOB    0s        2               N/A             N/A\n");
+	                   "q     QUEUING  TFJOB    1m        2               N/A             N/A\n");
 	free(text);
 	/* a running chief without a host IP (none reported yet): N/A; top job prints the
 	 * allocation whatever the status (the worker's GPU: the chief has no start time) */
 	pods[0]->phase = POD_RUNNING;
 	fx_set(&pods[0]->host_ip, "");
 	text = FX_RENDER(render_jobs_top(sb, &v, 1));
-	CHECK_STR_CONTAINS(text, "\nq     QUEUING  TFJOB    0s   2               1               N/A\n");
+	CHECK_STR_CONTAINS(text, "\nq     QUEUING  TFJOB    1m   2               1               N/A\n");
 	free(text);
 	fx_pod_free(pods[0]);
 	fx_pod_free(pods[1]);
 	fx_job_free(j);
+}
+
+/* A job Kueue has held in line for 5 minutes never started (no startTime): its
+ * DURATION in list and top-job and info's Duration are all its wait, not 0s. */
+TEST(jobs_tables_and_info_give_a_queued_job_its_wait)
+{
+	struct workload *w = fx_workload(WL_QUEUED);
+	struct job *j = fx_job(JOB_TFJOB, "big", KUEUE_T0 - 300);
+	struct job_view v;
+	char *text;
+
+	CHECK(w != NULL);
+	fx_job_condition(j, "Suspended", true, KUEUE_T0 - 300);
+	v = fx_view(j, NULL, 0);
+	v.queue.workload = w;
+	v.now = KUEUE_T0;
+	text = FX_RENDER(render_jobs_list(sb, &v, 1));
+	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
+	                   "big   QUEUED  TFJOB    5m        4               N/A             N/A\n");
+	free(text);
+	text = FX_RENDER(render_jobs_top(sb, &v, 1));
+	CHECK_STR_CONTAINS(text, "\nbig   QUEUED  TFJOB    5m   4");
+	free(text);
+	text = FX_RENDER(render_job_info(sb, &v));
+	CHECK_STR_CONTAINS(text, "\nDuration:    5m\n");
+	free(text);
+	fx_job_free(j);
+	workload_free(w);
 }
