@@ -226,6 +226,29 @@ struct event {
 	int64_t last_seen;           /* lastTimestamp, else first_seen */
 };
 
+/* ---- what a job owns between it and its pods (jobs/NAME/events) ---- */
+
+/* The kinds of object that stand between a job and its pods: an MPIJob v2beta1's
+ * launcher batch Job, a TrainJob's JobSet and the JobSet's batch Jobs. */
+enum owned_kind { OWNED_BATCH_JOB, OWNED_JOBSET, OWNED_KIND_COUNT };
+
+struct owned_kind_info {
+	const char *kind_name;       /* "Job", "JobSet": an event's involvedObject.kind */
+	const char *group, *version, *plural;
+};
+
+const struct owned_kind_info *owned_kinds(int kind);
+
+/* A batch Job or a JobSet, by its owner: only what the owner chain needs. */
+struct owned {
+	struct obj_meta meta;
+	int kind;                    /* enum owned_kind */
+	char *owner_kind;            /* its controller ownerReference ("MPIJob", "JobSet",
+	                                "TrainJob"), "" when it has none */
+	char *owner_name;
+	char *owner_uid;
+};
+
 /* ---- persistent volume claims (data/) ---- */
 
 struct pvc {
@@ -324,6 +347,7 @@ struct k8s_node *node_decode(json_t *obj);
 struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
 struct k8s_namespace *namespace_decode(json_t *obj);
+struct owned *owned_decode(json_t *obj, enum owned_kind kind);
 struct pvc *pvc_decode(json_t *obj);
 struct workload *workload_decode(json_t *obj);
 struct localqueue *localqueue_decode(json_t *obj);
@@ -342,6 +366,7 @@ void node_free(struct k8s_node *n);
 void service_free(struct service *s);
 void event_free(struct event *e);
 void namespace_free(struct k8s_namespace *n);
+void owned_free(struct owned *o);
 void pvc_free(struct pvc *p);
 void workload_free(struct workload *w);
 void localqueue_free(struct localqueue *q);

@@ -123,6 +123,18 @@ def test_mpijob_v2beta1_runs_with_its_launcher_as_chief(v2):
     # ended: byte-equal (the workers are gone: cleanPodPolicy All; the
     # launcher's Job keeps its pod)
     assert m.read("jobs", "horovod", "logs") == c.kubectl("logs", "-n", ns, lname).stdout
+    # the launcher's batch Job is the job's too: its events (the pod it made, its
+    # end) are in events, as kubectl shows them
+    said = wait_until(lambda: (lambda s: {"SuccessfulCreate", "Completed"} <= {r for r, _ in s}
+                                and s)([(e["reason"], e["message"]) for e in c.kubectl_json(
+                                    "get", "events", "-n", ns)["items"]
+                                    if e["involvedObject"]["kind"] == "Job" and
+                                    e["involvedObject"]["name"] == "horovod-launcher"]),
+                      timeout=60, message="the launcher Job's events in kubectl")
+    wait_until(lambda: (lambda t: all(
+        any(l.split()[:1] == ["job/horovod-launcher"] and "[%s] %s" % (r, msg) in l
+            for l in t.splitlines()) for r, msg in said))(m.read("jobs", "horovod", "events")),
+        timeout=30, message="the launcher Job's events in jobs/horovod/events: %s" % said)
     os.rmdir(m.path("jobs", "horovod"))
     wait_until(lambda: c.kubectl("get", "mpijobs.kubeflow.org", "horovod",
                                  check=False).returncode != 0,

@@ -293,6 +293,8 @@ def build(mpi_v2beta1=False, no_kinds=(), arena_kinds=False, kueue=False):
                  crd=True, subresources=()))
     res.append(R("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
                  "ClusterTrainingRuntime", namespaced=False, crd=True, subresources=()))
+    # JobSet (v0.11.1), which Trainer makes of a TrainJob (sim/trainjob.py)
+    res.append(R("jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", crd=True))
     if arena_kinds:
         for group, version, plural, kind in ARENA_KINDS:
             res.append(R(group, version, plural, kind, crd=True))
