@@ -283,7 +283,24 @@ struct workload {
 	int gpus;                    /* what it asks: podSets' count × their template's GPUs */
 	int admitted_gpus;           /* status.admission's nvidia.com/gpu resourceUsage */
 	int priority;                /* spec.priority, 0 when absent */
+	char *priority_class;        /* v1beta2 spec.priorityClassRef.name (v1beta1
+	                                spec.priorityClassName), "" when none */
+	char *priority_kind;         /* its kind: "WorkloadPriorityClass" or "PriorityClass"
+	                                (v1beta1: from priorityClassSource), "" when none */
 	bool active;                 /* spec.active (absent: true) */
+};
+
+/* One resource of one flavor of a ClusterQueue's quota, with its use (status.flavorsUsage),
+ * or, of a LocalQueue, its use alone. Quantities as the API server writes them
+ * ("128", "1Ti", "500m"), as kubectl describe shows them: never summed. */
+struct kueue_quota {
+	char *flavor;
+	char *resource;
+	char *nominal;               /* nominalQuota ("0" when absent); "" for a LocalQueue */
+	char *borrowing_limit;       /* borrowingLimit, "" when there is none (no limit) */
+	char *lending_limit;         /* lendingLimit, "" when there is none */
+	char *used;                  /* flavorsUsage's total, "0" when not listed */
+	char *borrowed;              /* flavorsUsage's borrowed (from the cohort), "0" likewise */
 };
 
 /* A LocalQueue: a namespace's door to a ClusterQueue. */
@@ -295,6 +312,8 @@ struct localqueue {
 	int reserving;               /* status.reservingWorkloads */
 	int admitted;                /* status.admittedWorkloads */
 	int gpus_used;               /* status.flavorsUsage (v1beta1: flavorUsage), GPUs summed */
+	struct kueue_quota *usage;   /* that list: every flavor and resource, used only */
+	size_t n_usage;
 };
 
 /* A ClusterQueue: quotas per flavor, shared by its LocalQueues. */
@@ -306,7 +325,13 @@ struct clusterqueue {
 	bool active;                 /* the Active condition is True */
 	char *inactive_reason;       /* else its message (reason when none), "" when active */
 	int gpu_quota;               /* the nominalQuota of nvidia.com/gpu over its flavors */
+	bool gpu_quota_named;        /* some flavor's quota names nvidia.com/gpu (0 or more) */
 	int gpus_used;               /* status.flavorsUsage's GPUs, summed */
+	int gpus_borrowed;           /* their borrowed, summed */
+	bool borrowing;              /* some resource's borrowed is not 0 */
+	struct kueue_quota *quotas;  /* spec.resourceGroups' flavors × resources, in order,
+	                                each with its status.flavorsUsage */
+	size_t n_quotas;
 	int pending;                 /* status.pendingWorkloads */
 	int reserving;               /* status.reservingWorkloads */
 	int admitted;                /* status.admittedWorkloads */

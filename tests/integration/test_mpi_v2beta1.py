@@ -231,7 +231,8 @@ def test_mpijob_v2beta1_waits_in_a_kueue_queue_and_runs_once_admitted(v2):
     rows = {l.split()[0]: l.split() for l in m.read("cluster", "list").splitlines()[1:] if l}
     assert rows["mq-wait"][1] == "QUEUED" and rows["mq-ahead"][1] == "RUNNING", rows
     waiting = m.read("queues", "list").split("  Waiting, in line:\n")[1].splitlines()
-    assert waiting[2].split()[:7] == ["1", ns, "mq-wait", "MPIJOB", QUEUE, "4", "QUEUED"], waiting
+    assert waiting[2].split()[:8] == ["1", ns, "mq-wait", "MPIJOB", QUEUE, "4", "0", "QUEUED"], \
+        waiting
 
     # the job ahead goes: mq-wait is admitted, resumed and runs
     os.rmdir(m.path("jobs", "mq-ahead"))

@@ -233,6 +233,8 @@ def kueue_resources():
           short=["flavor", "flavors", "rf"], crd=True, subresources=()),
         R(KUEUE_GROUP, KUEUE_VERSION, "workloads", "Workload",
           short=["kwl", "kueueworkload", "kueueworkloads"], crd=True),
+        R(KUEUE_GROUP, KUEUE_VERSION, "workloadpriorityclasses", "WorkloadPriorityClass",
+          namespaced=False, crd=True, subresources=()),
         # Kueue's visibility server (pkg/visibility/storage): storage with no verbs of
         # its own, whose New() is a PendingWorkloadsSummary, and their subresource;
         # crd: named in OpenAPI as a custom group's kinds are
