@@ -15,7 +15,8 @@
  * - cluster/queues and queues/list: a table of the queues (kueuectl list
  *   clusterqueue's and list localqueue's facts, with their GPU quota and use),
  *   then each queue's quota of every resource (render/queue_quota.c) and its
- *   jobs, admitted, and waiting in the order of the line, with their priority.
+ *   jobs, admitted (with the flavors they were given), and waiting in the order
+ *   of the line, with their priority.
  *
  * Pure (now passed in); called by render/status.c, render/why.c and
  * fs/tree/content.c; tested by tests/unit/test_render_queues.c and fuzzed by
@@ -334,9 +335,10 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 		}
 		strbuf_putc(sb, '\n');
 		if (admitted) {
-			render_table_init(&t, 6);
+			render_table_init(&t, 7);
 			render_table_add(&t, (const char *[]){"NAMESPACE", "JOB", "TRAINER",
-			                                      "LOCALQUEUE", "GPU", "PRIORITY"});
+			                                      "LOCALQUEUE", "GPU", "PRIORITY",
+			                                      "FLAVOR"});
 		} else {
 			render_table_init(&t, 9);
 			render_table_add(&t, (const char *[]){"PLACE", "NAMESPACE", "JOB", "TRAINER",
@@ -354,7 +356,9 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 			if (admitted) {
 				render_table_add(&t, (const char *[]){w->meta.namespace, job,
 				                                      trainer_of(w, tr, sizeof(tr)),
-				                                      w->queue, gpus, prio});
+				                                      w->queue, gpus, prio,
+				                                      *w->flavors ? w->flavors
+				                                                  : RENDER_NA});
 				continue;
 			}
 			if (part[i].pos >= 0)

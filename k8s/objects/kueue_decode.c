@@ -157,6 +157,7 @@ static void workload_layout(void *obj, struct packer *pk)
 	pack_str(pk, &w->owner_name, false);
 	pack_str(pk, &w->owner_uid, false);
 	pack_str(pk, &w->cluster_queue, true);
+	pack_str(pk, &w->flavors, true);
 	pack_str(pk, &w->priority_class, true);
 	pack_str(pk, &w->priority_kind, true);
 	for (size_t i = 0; i < w->n_conditions; i++) {
@@ -200,6 +201,28 @@ static int admission_gpus(const json_t *admission)
 			return GPU_COUNT_MAX;
 	}
 	return sum;
+}
+
+/* status.admission.podSetAssignments[].flavors {resource: flavor}: the flavors,
+ * each once, in order, comma-joined, on s. */
+static char *admission_flavors(struct scratch *s, const json_t *admission)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *a, *f;
+	const char *resource;
+	size_t i;
+
+	json_array_foreach(json_object_get(admission, "podSetAssignments"), i, a)
+		json_object_foreach((json_t *)json_object_get(a, "flavors"), resource, f) {
+			const char *name = json_string_value(f);
+
+			if (!name || !*name || list_has(strbuf_str(&sb), name))
+				continue;
+			if (sb.len)
+				strbuf_putc(&sb, ',');
+			strbuf_puts(&sb, name);
+		}
+	return dec_take(s, &sb);
 }
 
 /* The Workload's priority class and its kind: v1beta2 spec.priorityClassRef
@@ -249,6 +272,7 @@ struct workload *workload_decode(json_t *obj)
 	tmp.cluster_queue = dec_str(json_object_get(status, "admission"), "clusterQueue");
 	tmp.gpus = podsets_gpus(json_object_get(spec, "podSets"));
 	tmp.admitted_gpus = admission_gpus(json_object_get(status, "admission"));
+	tmp.flavors = admission_flavors(&s, json_object_get(status, "admission"));
 	tmp.priority = dec_int(spec, "priority", 0);
 	priority_class_of(spec, &tmp);
 	tmp.active = !json_is_false(active);

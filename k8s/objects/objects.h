@@ -282,6 +282,8 @@ struct workload {
 	size_t n_conditions;
 	int gpus;                    /* what it asks: podSets' count × their template's GPUs */
 	int admitted_gpus;           /* status.admission's nvidia.com/gpu resourceUsage */
+	char *flavors;               /* the flavors of its admission's podSetAssignments,
+	                                comma-joined once each (list_has), or "" */
 	int priority;                /* spec.priority, 0 when absent */
 	char *priority_class;        /* v1beta2 spec.priorityClassRef.name (v1beta1
 	                                spec.priorityClassName), "" when none */

@@ -5,8 +5,8 @@ it whose Workload has a WorkloadPriorityClass (the job's label
 kueue.x-k8s.io/priority-class). cluster/queues has a row per flavor and
 resource with the nominal quota, the borrowing and lending limits, the use and
 the borrowing that kubectl reads of the ClusterQueue; its headline names the
-cohort; the job's row and info give the class and value that kubectl reads of
-its Workload. It read "0/0 GPUs used" and "Priority: N/A" before.
+cohort; the job's row and info give the class and value, and the row the
+flavors Kueue assigned, that kubectl reads of its Workload. It read "0/0 GPUs used" and "Priority: N/A" before.
 
 On kubesim (--kueue; its Kueue admits by GPUs alone and counts no other
 resource, so nothing is borrowed there: docs/kubesim.md) and on the real
@@ -166,9 +166,16 @@ def test_a_jobs_workload_priority_class_in_its_row_and_info(scene):
     assert (ref["kind"], ref["name"], value) == ("WorkloadPriorityClass", WPC, 10000), wl["spec"]
     info = m.read("jobs", "urgent", "info")
     assert "\nPriority:    %s (WorkloadPriorityClass, %d)\n" % (WPC, value) in info, info
+    # its row: the class and value, and the flavors Kueue gave it, as kubectl reads them
+    flavors = []
+    for a in wl["status"]["admission"]["podSetAssignments"]:
+        for f in (a.get("flavors") or {}).values():
+            if f not in flavors:
+                flavors.append(f)
     admitted = block(m.read("queues", "list"), "LocalQueue %s " % LQ).split("  Admitted:")[1]
-    assert re.search(r"\n    %s\s+urgent\s+TFJOB\s+%s\s+0\s+%s \(%d\)\n" % (ns, LQ, WPC, value),
-                     admitted + "\n"), admitted
+    assert re.search(r"\n    %s\s+urgent\s+TFJOB\s+%s\s+0\s+%s \(%d\)\s+%s\n" % (
+        ns, LQ, WPC, value, re.escape(",".join(flavors) or "N/A")), admitted + "\n"), \
+        (admitted, flavors)
 
 
 def test_a_queue_borrowing_from_its_cohort_says_how_much(scene):

@@ -132,7 +132,9 @@
 	"\"creationTimestamp\":\"2025-12-05T10:50:00Z\"," WL_OWNER("TFJob", "urgent") "},\"spec\":" \
 	"{\"queueName\":\"cpu-lq\",\"priority\":10000,\"priorityClassRef\":{\"group\":" \
 	"\"kueue.x-k8s.io\",\"kind\":\"WorkloadPriorityClass\",\"name\":\"urgent\"}," WL_PODSET("0") \
-	"},\"status\":{\"admission\":{\"clusterQueue\":\"cpu-queue\"},\"conditions\":[{\"type\":" \
+	"},\"status\":{\"admission\":{\"clusterQueue\":\"cpu-queue\",\"podSetAssignments\":[{" \
+	"\"name\":\"chief\",\"flavors\":{\"cpu\":\"on-demand\",\"memory\":\"on-demand\"}},{\"name\":" \
+	"\"worker\",\"flavors\":{\"cpu\":\"spot\",\"memory\":\"on-demand\"}}]},\"conditions\":[{\"type\":" \
 	"\"QuotaReserved\",\"status\":\"True\",\"lastTransitionTime\":\"2025-12-05T10:51:00Z\"}," \
 	"{\"type\":\"Admitted\",\"status\":\"True\"}]}}"
 

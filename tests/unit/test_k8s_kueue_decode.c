@@ -114,6 +114,8 @@ TEST(kueue_workload_priority_class_in_both_versions)
 
 	CHECK(w2 && w1 && none);
 	if (w2 && w1 && none) {
+		CHECK_STR_EQ(w2->flavors, "on-demand,spot"); /* each once, in order */
+		CHECK_STR_EQ(none->flavors, "");
 		CHECK_STR_EQ(w2->priority_class, "urgent");
 		CHECK_STR_EQ(w2->priority_kind, "WorkloadPriorityClass");
 		CHECK_INT_EQ(w2->priority, 10000);

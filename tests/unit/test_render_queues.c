@@ -241,9 +241,9 @@ TEST(queues_files_list_queues_then_their_jobs_in_line)
 	             "    default-flavor  nvidia.com/gpu  4     6\n"
 	             "    default-flavor  cpu             3     100\n"
 	             "  Admitted:\n"
-	             "    NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU  PRIORITY\n"
-	             "    ---------  ---  -------  ----------  ---  --------\n"
-	             "    default    a    TFJOB    user-queue  4    0\n"
+	             "    NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU  PRIORITY  FLAVOR\n"
+	             "    ---------  ---  -------  ----------  ---  --------  ------\n"
+	             "    default    a    TFJOB    user-queue  4    0         N/A\n"
 	             "  Waiting, in line:\n"
 	             "    PLACE  NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU  PRIORITY  STATE    WHY\n"
 	             "    -----  ---------  ---  -------  ----------  ---  --------  -----    ---\n"
@@ -322,9 +322,9 @@ TEST(queues_a_cpu_queue_borrowing_from_its_cohort_and_a_priority_class)
 	             "    spot       cpu       500m     <none>           <none>         0     0\n"
 	             "    spot       memory    1Gi      <none>           <none>         0     0\n"
 	             "  Admitted:\n"
-	             "    NAMESPACE  JOB     TRAINER  LOCALQUEUE  GPU  PRIORITY\n"
-	             "    ---------  ---     -------  ----------  ---  --------\n"
-	             "    default    urgent  TFJOB    cpu-lq      0    urgent (10000)\n"
+	             "    NAMESPACE  JOB     TRAINER  LOCALQUEUE  GPU  PRIORITY        FLAVOR\n"
+	             "    ---------  ---     -------  ----------  ---  --------        ------\n"
+	             "    default    urgent  TFJOB    cpu-lq      0    urgent (10000)  on-demand,spot\n"
 	             "  Waiting, in line: none\n");
 	free(s);
 	clusterqueue_free(c);
