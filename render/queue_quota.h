@@ -25,6 +25,12 @@ void render_cq_quota(struct strbuf *sb, const struct clusterqueue *c);
  * nominal quota of each (c may be NULL: not in the cache). */
 void render_lq_usage(struct strbuf *sb, const struct localqueue *l, const struct clusterqueue *c);
 
+/* "Cohorts:" and the tree of cohorts: each cohort (named by a ClusterQueue, a
+ * Cohort object or its parentName) under its parent, with its ClusterQueues;
+ * nothing when there is none. cqs by name. */
+void render_cohort_tree(struct strbuf *sb, const struct clusterqueue *const *cqs, size_t n_cqs,
+                        const struct kueue_cohort *const *cohorts, size_t n_cohorts);
+
 /* A Workload's priority: "CLASS (VALUE)" when it has a class, else "VALUE". */
 const char *render_workload_priority(const struct workload *w, char *buf, size_t size);
 

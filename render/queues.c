@@ -445,6 +445,7 @@ void render_queues_cluster(struct strbuf *sb, const struct queue_view *v)
 		render_cq_quota(sb, c);
 		put_members(sb, v, c->meta.name, NULL);
 	}
+	render_cohort_tree(sb, v->cqs, v->n_cqs, v->cohorts, v->n_cohorts);
 }
 
 static const struct clusterqueue *cq_named(const struct queue_view *v, const char *name)

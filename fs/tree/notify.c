@@ -394,6 +394,7 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		break;
 	case CACHE_LOCALQUEUE:
 	case CACHE_CLUSTERQUEUE:
+	case CACHE_COHORT:
 		add_key(b, SRC_QUEUES, NULL, 0, NULL);
 		break;
 	case CACHE_NAMESPACE:

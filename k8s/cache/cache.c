@@ -275,7 +275,7 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 		rc = spawn_or_fail(f, CACHE_OWNED, k, err);
 	/* Kueue's objects, where it is served: absent, nothing is watched and its files
 	 * are empty (docs/tree.md, "Queues") */
-	for (int t = CACHE_WORKLOAD; rc == 0 && f->kueue.version[0] && t <= CACHE_CLUSTERQUEUE; t++)
+	for (int t = CACHE_WORKLOAD; rc == 0 && f->kueue.version[0] && t <= CACHE_COHORT; t++)
 		rc = spawn_or_fail(f, (enum cache_object_type)t, -1, err);
 	/* on a failure, feed_stop cancels the lists still under way */
 	if (rc == 0)

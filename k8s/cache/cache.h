@@ -39,7 +39,8 @@ struct k8s_client;
 /* CACHE_NAMESPACE stays last: loops run to it. */
 enum cache_object_type {
 	CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_PVC,
-	CACHE_WORKLOAD, CACHE_LOCALQUEUE, CACHE_CLUSTERQUEUE, /* Kueue's, where it is served */
+	CACHE_WORKLOAD, CACHE_LOCALQUEUE, CACHE_CLUSTERQUEUE, CACHE_COHORT, /* Kueue's, where
+	                                                                      it is served */
 	CACHE_QUEUE_LINE,  /* a LocalQueue's pending Workloads: polled (queuepoll.c), not watched */
 	CACHE_OWNED,       /* batch Jobs and JobSets (struct owned): a job's owner chain */
 	CACHE_NAMESPACE
@@ -150,6 +151,8 @@ const struct localqueue *cache_find_localqueue(struct k8s_cache *c, const char *
 					       const char *name);
 /* Every ClusterQueue, by name. */
 size_t cache_clusterqueues(struct k8s_cache *c, const struct clusterqueue ***out);
+/* Every Cohort object, by name (a cohort ClusterQueues name may have none). */
+size_t cache_cohorts(struct k8s_cache *c, const struct kueue_cohort ***out);
 const struct clusterqueue *cache_find_clusterqueue(struct k8s_cache *c, const char *name);
 /* The pending line of LocalQueue lq of ns, as last polled, or NULL (none pending, or
  * no visibility API). */

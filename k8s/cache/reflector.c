@@ -86,6 +86,8 @@ static const char *type_plural(const struct reflector *r)
 		return "localqueues";
 	case CACHE_CLUSTERQUEUE:
 		return "clusterqueues";
+	case CACHE_COHORT:
+		return "cohorts";
 	case CACHE_QUEUE_LINE:
 		return "pendingworkloads";
 	case CACHE_OWNED:
@@ -119,6 +121,8 @@ static const char *type_kind(const struct reflector *r)
 		return "LocalQueue";
 	case CACHE_CLUSTERQUEUE:
 		return "ClusterQueue";
+	case CACHE_COHORT:
+		return "Cohort";
 	case CACHE_QUEUE_LINE:
 		return "PendingWorkloadsSummary";
 	case CACHE_OWNED:
@@ -131,7 +135,8 @@ static const char *type_kind(const struct reflector *r)
 
 static bool type_namespaced(enum cache_object_type t)
 {
-	return t != CACHE_NODE && t != CACHE_NAMESPACE && t != CACHE_CLUSTERQUEUE;
+	return t != CACHE_NODE && t != CACHE_NAMESPACE && t != CACHE_CLUSTERQUEUE &&
+	       t != CACHE_COHORT;
 }
 
 /* Kueue's kinds are CRDs that may be absent or go: a 404 is "not served", as a job's.
@@ -140,7 +145,7 @@ static bool type_namespaced(enum cache_object_type t)
 static bool type_is_crd(enum cache_object_type t)
 {
 	return t == CACHE_JOB || t == CACHE_WORKLOAD || t == CACHE_LOCALQUEUE ||
-	       t == CACHE_CLUSTERQUEUE || t == CACHE_OWNED;
+	       t == CACHE_CLUSTERQUEUE || t == CACHE_COHORT || t == CACHE_OWNED;
 }
 
 /* The API group of a reflector's CRD, for messages. */
@@ -274,6 +279,8 @@ static void *decode(struct reflector *r, json_t *obj, bool watched)
 		return localqueue_decode(obj);
 	case CACHE_CLUSTERQUEUE:
 		return clusterqueue_decode(obj);
+	case CACHE_COHORT:
+		return cohort_decode(obj);
 	case CACHE_QUEUE_LINE:
 		return NULL; /* polled, never listed: queuepoll.c */
 	case CACHE_OWNED:

@@ -351,6 +351,9 @@ void store_object_free(enum cache_object_type type, void *obj)
 	case CACHE_CLUSTERQUEUE:
 		clusterqueue_free(obj);
 		break;
+	case CACHE_COHORT:
+		cohort_free(obj);
+		break;
 	case CACHE_QUEUE_LINE:
 		queue_line_free(obj);
 		break;

@@ -311,6 +311,11 @@ size_t cache_clusterqueues(struct k8s_cache *st, const struct clusterqueue ***ou
 	return collect_table(&st->tables[CACHE_CLUSTERQUEUE], cmp_meta, (const void ***)out);
 }
 
+size_t cache_cohorts(struct k8s_cache *st, const struct kueue_cohort ***out)
+{
+	return collect_table(&st->tables[CACHE_COHORT], cmp_meta, (const void ***)out);
+}
+
 const struct clusterqueue *cache_find_clusterqueue(struct k8s_cache *st, const char *name)
 {
 	struct entry *e = store_entry_get(&st->tables[CACHE_CLUSTERQUEUE], -1, "", name);

@@ -1,7 +1,7 @@
 /*
  * Kueue's objects (kueue.x-k8s.io, v1beta2 or v1beta1: the fields read are in
  * both, under the two names noted) → the compact structs of objects.h: Workloads,
- * LocalQueues, ClusterQueues, and a LocalQueue's line of pending Workloads from
+ * LocalQueues, ClusterQueues, Cohorts, and a LocalQueue's line of pending Workloads from
  * the visibility API (visibility.kueue.x-k8s.io PendingWorkloadsSummary).
  *
  * GPUs (nvidia.com/gpu) are counted, for the queue tables' GPU columns; every
@@ -433,6 +433,38 @@ out:
 void clusterqueue_free(struct clusterqueue *q)
 {
 	pack_free(q, clusterqueue_layout);
+}
+
+/* ---- Cohorts ---- */
+
+static void cohort_layout(void *obj, struct packer *pk)
+{
+	struct kueue_cohort *c = obj;
+
+	meta_layout(&c->meta, pk);
+	pack_str(pk, &c->parent, true);
+}
+
+struct kueue_cohort *cohort_decode(json_t *obj)
+{
+	struct scratch s = SCRATCH_INIT;
+	struct kueue_cohort tmp;
+	struct kueue_cohort *c = NULL;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (dec_meta(&s, obj, &tmp.meta, NULL))
+		goto out;
+	tmp.parent = dec_str(json_object_get(obj, "spec"), "parentName");
+	if (!s.oom)
+		c = pack_object(&tmp, sizeof(tmp), cohort_layout);
+out:
+	scratch_free(&s);
+	return c;
+}
+
+void cohort_free(struct kueue_cohort *c)
+{
+	pack_free(c, cohort_layout);
 }
 
 /* ---- a LocalQueue's line (the visibility API) ---- */

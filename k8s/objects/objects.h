@@ -339,6 +339,13 @@ struct clusterqueue {
 	int admitted;                /* status.admittedWorkloads */
 };
 
+/* A Cohort (kueue.x-k8s.io Cohort): a node of the tree of cohorts ClusterQueues
+ * borrow within; a cohort a ClusterQueue names needs no object of its own. */
+struct kueue_cohort {
+	struct obj_meta meta;
+	char *parent;                /* spec.parentName, or "" (a root) */
+};
+
 /* One pending Workload of a LocalQueue's line, as Kueue's visibility API gives it. */
 struct queue_place {
 	char *workload;              /* the Workload's name (namespace: the line's) */
@@ -379,6 +386,7 @@ struct pvc *pvc_decode(json_t *obj);
 struct workload *workload_decode(json_t *obj);
 struct localqueue *localqueue_decode(json_t *obj);
 struct clusterqueue *clusterqueue_decode(json_t *obj);
+struct kueue_cohort *cohort_decode(json_t *obj);
 /* A pendingworkloads answer (visibility.kueue.x-k8s.io PendingWorkloadsSummary) for
  * LocalQueue lq of ns. */
 struct queue_line *queue_line_decode(json_t *obj, const char *ns, const char *lq);
@@ -398,6 +406,7 @@ void pvc_free(struct pvc *p);
 void workload_free(struct workload *w);
 void localqueue_free(struct localqueue *q);
 void clusterqueue_free(struct clusterqueue *q);
+void cohort_free(struct kueue_cohort *c);
 void queue_line_free(struct queue_line *l);
 
 #endif

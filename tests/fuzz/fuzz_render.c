@@ -7,7 +7,7 @@
  * each pod's main container's state and last state as instances/POD/attempts/N/info;
  * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
  * and each document of check/NAME/objects.yaml); its "clusterqueues",
- * "localqueues" and "workloads" as cluster/queues and queues/list (render/queues.c,
+ * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list (render/queues.c,
  * render/queue_quota.c).
  */
 #include <stddef.h>
@@ -38,7 +38,8 @@ static void render_queue_files(json_t *root, struct strbuf *sb)
 	const struct clusterqueue *cqs[MAX_ITEMS];
 	const struct localqueue *lqs[MAX_ITEMS];
 	const struct workload *wls[MAX_ITEMS];
-	size_t ncq = 0, nlq = 0, nwl = 0, i;
+	const struct kueue_cohort *cos[MAX_ITEMS];
+	size_t ncq = 0, nlq = 0, nwl = 0, nco = 0, i;
 	json_t *item;
 
 	json_array_foreach(json_object_get(root, "clusterqueues"), i, item)
@@ -50,7 +51,11 @@ static void render_queue_files(json_t *root, struct strbuf *sb)
 	json_array_foreach(json_object_get(root, "workloads"), i, item)
 		if (nwl < MAX_ITEMS && (wls[nwl] = workload_decode(item)))
 			nwl++;
-	struct queue_view qv = {cqs, ncq, lqs, nlq, wls, nwl, NULL, 0, true, true, 1764669600};
+	json_array_foreach(json_object_get(root, "cohorts"), i, item)
+		if (nco < MAX_ITEMS && (cos[nco] = cohort_decode(item)))
+			nco++;
+	struct queue_view qv = {cqs, ncq, lqs, nlq, wls, nwl, NULL, 0, true, true, 1764669600,
+	                        cos, nco};
 
 	render_queues_cluster(sb, &qv);
 	render_queues_local(sb, &qv);
@@ -61,6 +66,8 @@ static void render_queue_files(json_t *root, struct strbuf *sb)
 		localqueue_free((struct localqueue *)lqs[i]);
 	for (i = 0; i < nwl; i++)
 		workload_free((struct workload *)wls[i]);
+	for (i = 0; i < nco; i++)
+		cohort_free((struct kueue_cohort *)cos[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -24,7 +24,7 @@ from helpers import wait_until, write_as_cp
 KUEUE = "kueue.x-k8s.io/v1beta2"
 FLAVORS = ("qq-on-demand", "qq-spot")
 LENDER, BORROWER, COHORT = "qq-lender", "qq-borrower", "qq-cohort"
-LQ, WPC = "qq-lq", "qq-urgent"
+LQ, WPC, ORG = "qq-lq", "qq-urgent", "qq-org"
 SPEC = """type: tfjob
 image: tensorflow/tensorflow:2.15.0
 command: python train.py
@@ -71,7 +71,8 @@ def scene(request, kubesim_module, arenafs_module):
     # so that its Workload frees the quota)
     request.addfinalizer(lambda: c.kubectl(
         "delete", "clusterqueue/" + BORROWER, "clusterqueue/" + LENDER,
-        "workloadpriorityclass/" + WPC, *["resourceflavor/" + f for f in FLAVORS],
+        "workloadpriorityclass/" + WPC, "cohort/" + COHORT,
+        *["resourceflavor/" + f for f in FLAVORS],
         "--wait=false", check=False))
     request.addfinalizer(lambda: c.kubectl("delete", "tfjobs", "--all", "-n", ns,
                                            "--wait=true", timeout=120, check=False))
@@ -79,6 +80,9 @@ def scene(request, kubesim_module, arenafs_module):
         apply(c, {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": f}})
     apply(c, {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": WPC},
               "value": 10000, "description": "the module's urgent jobs"})
+    # the cohort's own object puts it under a parent, which has none
+    apply(c, {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": COHORT},
+              "spec": {"parentName": ORG}})
     apply(c, cluster_queue(LENDER, [quota(FLAVORS[0], "4", "8Gi")]))
     apply(c, cluster_queue(BORROWER, [
         quota(FLAVORS[0], "1", "2Gi", cpu_borrowing="3", memory_lending="1Gi"),
@@ -158,6 +162,15 @@ def test_a_cpu_queue_shows_every_resource_of_every_flavor_as_kubectl_reads_it(sc
     assert row[1:5] == [COHORT, "BestEffortFIFO", "<none>", "<none>"], row
 
 
+def test_the_tree_of_cohorts_with_their_cluster_queues(scene):
+    _, c, m, _ = scene
+    assert c.kubectl_json("get", "cohort", COHORT)["spec"]["parentName"] == ORG
+    tree = m.read("cluster", "queues").split("\n\nCohorts:\n")[1].splitlines()
+    # qq-org, a root, and under it qq-cohort with the ClusterQueues that name it
+    at = tree.index("  " + ORG)
+    assert tree[at + 1] == "    %s: %s, %s" % (COHORT, BORROWER, LENDER), tree
+
+
 def test_a_jobs_workload_priority_class_in_its_row_and_info(scene):
     _, c, m, ns = scene
     wl = [w for w in c.kubectl_json("get", "workloads", "-n", ns)["items"]
@@ -181,7 +194,7 @@ def test_a_jobs_workload_priority_class_in_its_row_and_info(scene):
 def test_a_queue_borrowing_from_its_cohort_says_how_much(scene):
     param, c, m, _ = scene
     if param != "real":
-        pytest.skip("kubesim's Kueue models no cohort and counts no cpu (docs/kubesim.md)")
+        pytest.skip("kubesim's Kueue models no borrowing and counts no cpu (docs/kubesim.md)")
     # 2 cpu asked of a nominal 1 in the first flavor: 1 borrowed from the lender
     text = wait_until(lambda: (lambda t: quota_rows(block(t, "ClusterQueue %s:" % BORROWER))
                                .get((FLAVORS[0], "cpu"), [""] * 5)[3:] == ["2", "1"] and t)(

@@ -43,7 +43,8 @@ static int watch_timeout_s;
 static const char *const OBJECT_NAMES[] = {"job",          "pod",          "node",
                                               "service",      "event",        "pvc",
                                               "workload",     "localqueue",   "clusterqueue",
-                                              "queueline",    "owned",        "namespace"};
+                                              "cohort",       "queueline",    "owned",
+                                              "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
 static const char *const PHASES[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 

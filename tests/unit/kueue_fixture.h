@@ -144,6 +144,11 @@
 	"\"priorityClassName\":\"batch\",\"priorityClassSource\":" \
 	"\"kueue.x-k8s.io/workloadpriorityclass\"}}"
 
+/* A Cohort object: research's parent, org (which has no object of its own). */
+#define COHORT_RESEARCH \
+	"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Cohort\",\"metadata\":{\"name\":" \
+	"\"research\"},\"spec\":{\"parentName\":\"org\"}}"
+
 #define LINE_TWO \
 	"{\"kind\":\"PendingWorkloadsSummary\",\"items\":[{\"metadata\":{\"name\":" \
 	"\"tfjob-big-1a2b3\",\"namespace\":\"default\"},\"priority\":5,\"localQueueName\":" \
@@ -176,6 +181,15 @@ static inline struct clusterqueue *fx_clusterqueue(const char *text)
 
 	json_decref(o);
 	return q;
+}
+
+static inline struct kueue_cohort *fx_cohort(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	struct kueue_cohort *c = o ? cohort_decode(o) : NULL;
+
+	json_decref(o);
+	return c;
 }
 
 static inline struct queue_line *fx_line(const char *ns, const char *lq, const char *text)

@@ -107,6 +107,21 @@ TEST(kueue_clusterqueue_keeps_every_resource_of_every_flavor_with_its_borrowing)
 	clusterqueue_free(g);
 }
 
+TEST(kueue_cohort_decodes_its_parent)
+{
+	struct kueue_cohort *c = fx_cohort(COHORT_RESEARCH);
+	struct kueue_cohort *root = fx_cohort("{\"metadata\":{\"name\":\"org\"},\"spec\":{}}");
+
+	CHECK(c && root);
+	if (c && root) {
+		CHECK_STR_EQ(c->meta.name, "research");
+		CHECK_STR_EQ(c->parent, "org");
+		CHECK_STR_EQ(root->parent, "");
+	}
+	cohort_free(c);
+	cohort_free(root);
+}
+
 TEST(kueue_workload_priority_class_in_both_versions)
 {
 	struct workload *w2 = fx_workload(WL_WPC), *w1 = fx_workload(WL_V1BETA1_PRIORITY);

@@ -228,7 +228,7 @@ TEST(queues_files_list_queues_then_their_jobs_in_line)
 	lqs[0] = k.lq;
 	cqs[0] = k.cq;
 	lines[0] = k.line;
-	v = (struct queue_view){cqs, 1, lqs, 1, wls, 5, lines, 1, true, true, KUEUE_T0};
+	v = (struct queue_view){cqs, 1, lqs, 1, wls, 5, lines, 1, true, true, KUEUE_T0, NULL, 0};
 	s = FX_RENDER(render_queues_local(sb, &v));
 	CHECK_STR_EQ(s,
 	             "NAME        CLUSTERQUEUE   GPU(Quota)  GPU(Used)  PENDING  ADMITTED  AGE\n"
@@ -290,22 +290,27 @@ TEST(queues_files_list_queues_then_their_jobs_in_line)
  * limits, use and borrowing; the job's class and value. */
 TEST(queues_a_cpu_queue_borrowing_from_its_cohort_and_a_priority_class)
 {
-	struct clusterqueue *c = fx_clusterqueue(CQ_COHORT);
+	struct clusterqueue *c = fx_clusterqueue(CQ_COHORT), *g = fx_clusterqueue(CQ_V1BETA2);
 	struct workload *w = fx_workload(WL_WPC);
+	struct kueue_cohort *research = fx_cohort(COHORT_RESEARCH);
 	const struct workload *wls[1];
-	const struct clusterqueue *cqs[1];
+	const struct clusterqueue *cqs[2];
+	const struct kueue_cohort *cohorts[1];
 	struct queue_view v = {0};
 	char *s;
 
-	CHECK(c && w);
-	if (!c || !w) {
+	CHECK(c && g && w && research);
+	if (!c || !g || !w || !research) {
 		clusterqueue_free(c);
+		clusterqueue_free(g);
 		workload_free(w);
+		cohort_free(research);
 		return;
 	}
 	wls[0] = w;
 	cqs[0] = c;
-	v = (struct queue_view){cqs, 1, NULL, 0, wls, 1, NULL, 0, true, true, KUEUE_T0};
+	cohorts[0] = research;
+	v = (struct queue_view){cqs, 1, NULL, 0, wls, 1, NULL, 0, true, true, KUEUE_T0, NULL, 0};
 	s = FX_RENDER(render_queues_cluster(sb, &v));
 	CHECK_STR_EQ(s,
 	             "NAME       COHORT    STRATEGY        GPU(Quota)  GPU(Used)  PENDING  ADMITTED  "
@@ -325,8 +330,26 @@ TEST(queues_a_cpu_queue_borrowing_from_its_cohort_and_a_priority_class)
 	             "    NAMESPACE  JOB     TRAINER  LOCALQUEUE  GPU  PRIORITY        FLAVOR\n"
 	             "    ---------  ---     -------  ----------  ---  --------        ------\n"
 	             "    default    urgent  TFJOB    cpu-lq      0    urgent (10000)  on-demand,spot\n"
-	             "  Waiting, in line: none\n");
+	             "  Waiting, in line: none\n"
+	             "\n"
+	             "Cohorts:\n"
+	             "  research: cpu-queue\n");
+	free(s);
+	/* the tree of cohorts: research under org (which has no object), all under
+	 * another root with cluster-queue */
+	cqs[1] = g;
+	v.n_cqs = 2;
+	v.cohorts = cohorts;
+	v.n_cohorts = 1;
+	s = FX_RENDER(render_queues_cluster(sb, &v));
+	CHECK(s && strstr(s, "\n\nCohorts:\n") &&
+	      !strcmp(strstr(s, "\n\nCohorts:\n"), "\n\nCohorts:\n"
+	                                              "  all: cluster-queue\n"
+	                                              "  org\n"
+	                                              "    research: cpu-queue\n"));
 	free(s);
 	clusterqueue_free(c);
+	clusterqueue_free(g);
 	workload_free(w);
+	cohort_free(research);
 }

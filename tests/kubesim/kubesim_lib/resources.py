@@ -235,6 +235,7 @@ def kueue_resources():
           short=["kwl", "kueueworkload", "kueueworkloads"], crd=True),
         R(KUEUE_GROUP, KUEUE_VERSION, "workloadpriorityclasses", "WorkloadPriorityClass",
           namespaced=False, crd=True, subresources=()),
+        R(KUEUE_GROUP, KUEUE_VERSION, "cohorts", "Cohort", namespaced=False, crd=True),
         # Kueue's visibility server (pkg/visibility/storage): storage with no verbs of
         # its own, whose New() is a PendingWorkloadsSummary, and their subresource;
         # crd: named in OpenAPI as a custom group's kinds are
