@@ -6,7 +6,12 @@ kubectl shows them; each event kubectl lists of an object of the chain is a row
 of the file, with its source, reason and message. On kubesim (whose Trainer
 stand-in makes the JobSet and its Job as Trainer and JobSet do) and on the
 real cluster (Trainer v2 on the JobSet controller). An MPIJob v2beta1's
-launcher batch Job is test_mpi_v2beta1.py's."""
+launcher batch Job is test_mpi_v2beta1.py's. And when that batch Job cannot make
+the pods (a ResourceQuota: real cluster only, kubesim enforces none), `why` says
+so, quoting its FailedCreate event, as it does for an operator's."""
+
+import json
+import os
 
 import pytest
 
@@ -85,3 +90,27 @@ def test_a_finished_trainjobs_events_say_how_its_jobset_and_job_ended(env):
     assert shown(events, "jobset/ended", "[AllJobsCompleted] jobset completed successfully"), \
         events
     assert shown(events, "job/ended-node-0", "[Completed] Job completed"), events
+
+
+def test_a_trainjob_whose_batch_job_is_refused_its_pods_says_why(env, request):
+    c, m = env
+    if request.node.callspec.params["env"] != "real":
+        pytest.skip("kubesim enforces no ResourceQuota (docs/kubesim.md)")
+    c.kubectl("apply", "-f", "-", input=json.dumps({
+        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-pods"},
+        "spec": {"hard": {"pods": "0"}}}))
+    try:
+        with open(m.path("submit", "refused.yaml"), "w") as f:
+            f.write(SPEC)
+        said = wait_until(lambda: [e["message"] for e in c.kubectl_json("get", "events")["items"]
+                                   if e["involvedObject"]["kind"] == "Job" and
+                                   e["involvedObject"]["name"] == "refused-node-0" and
+                                   e["reason"] == "FailedCreate"], timeout=120,
+                          message="the batch Job's FailedCreate in kubectl")
+        why = wait_until(lambda: (lambda w: w.startswith("Pods refused: ") and w)(
+            m.read("jobs", "refused", "why")), timeout=60, message="why: Pods refused")
+        assert "exceeded quota: no-pods" in why and said[-1].split(":")[0] in why, (why, said)
+    finally:
+        c.kubectl("delete", "resourcequota", "no-pods", check=False)
+        if os.path.isdir(m.path("jobs", "refused")):
+            os.rmdir(m.path("jobs", "refused"))
