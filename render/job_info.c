@@ -11,6 +11,8 @@
  *   A job not started (held in a Kueue queue, suspended) counts from its
  *   creation: how long it has waited, as its why line says, where Arena prints
  *   0s. Printed as Arena's short form (618s → "10m").
+ * - Priority: Arena's (the pods' class), and where the job's Kueue Workload has a
+ *   class of its own (a WorkloadPriorityClass), that class, kind and value too.
  * - CreateTime is metadata.creationTimestamp (Arena printed startTime under that
  *   name, 1970 for a job not started). EndTime: when it ended, "N/A" before
  *   (Arena leaves it blank). Times are UTC, "2006-01-02 15:04:05".
@@ -136,10 +138,26 @@ static int64_t pod_age(const struct pod *p, int64_t now)
 	return end - start;
 }
 
+/* Priority: the pods' PriorityClass, as Arena shows it; where Kueue holds the job
+ * under a class of its Workload's own (a WorkloadPriorityClass, by the job's label
+ * kueue.x-k8s.io/priority-class), that class, its kind and value besides
+ * (docs/tree.md, "Queues"). */
+static const char *info_priority(const struct job_view *v, char *buf, size_t size)
+{
+	const char *pod = v->job->priority_class;
+	const struct workload *w = v->queue.workload;
+
+	if (!w || !*w->priority_class || strcmp(w->priority_class, pod) == 0)
+		return *pod ? pod : RENDER_NA;
+	snprintf(buf, size, "%s%s%s (%s, %d)", pod, *pod ? "; Kueue: " : "", w->priority_class,
+	         *w->priority_kind ? w->priority_kind : "priority class", w->priority);
+	return buf;
+}
+
 static void info_header(struct strbuf *sb, const struct job_view *v)
 {
 	const struct job *job = v->job;
-	char duration[32], created[32], ended[32], queue[800];
+	char duration[32], created[32], ended[32], queue[800], prio[600];
 	int64_t end = render_job_end(v);
 	struct render_table t;
 
@@ -147,9 +165,7 @@ static void info_header(struct strbuf *sb, const struct job_view *v)
 	render_table_add(&t, (const char *[]){"Name:", job->meta.name});
 	render_table_add(&t, (const char *[]){"Status:", render_job_status_word(v)});
 	render_table_add(&t, (const char *[]){"Namespace:", job->meta.namespace});
-	render_table_add(&t,
-	                 (const char *[]){"Priority:", job->priority_class[0] ? job->priority_class
-	                                                                      : RENDER_NA});
+	render_table_add(&t, (const char *[]){"Priority:", info_priority(v, prio, sizeof(prio))});
 	render_table_add(&t, (const char *[]){"Trainer:", job_trainer_name(job)});
 	/* added by arenafs: the Kueue queue it is in (docs/tree.md, "Queues") */
 	if (v->queue.workload) {

@@ -14,13 +14,16 @@
  *   nvidia.com/gpu in flavor default-flavor, 4 more needed");
  * - cluster/queues and queues/list: a table of the queues (kueuectl list
  *   clusterqueue's and list localqueue's facts, with their GPU quota and use),
- *   then each queue's jobs, admitted, and waiting in the order of the line.
+ *   then each queue's quota of every resource (render/queue_quota.c) and its
+ *   jobs, admitted (with the flavors they were given), and waiting in the order
+ *   of the line, with their priority.
  *
  * Pure (now passed in); called by render/status.c, render/why.c and
  * fs/tree/content.c; tested by tests/unit/test_render_queues.c and fuzzed by
  * tests/fuzz/fuzz_render.c.
  */
 #include "render/queues.h"
+#include "render/queue_quota.h"
 #include "render/table.h"
 #include "render/text.h"
 
@@ -288,7 +291,7 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 {
 	struct member *m = v->n_workloads ? calloc(v->n_workloads, sizeof(*m)) : NULL;
 	size_t n = 0, n_admitted = 0;
-	char tr[64], pos[16], gpus[16];
+	char tr[64], pos[16], gpus[16], prio[300];
 
 	if (v->n_workloads && !m) {
 		strbuf_puts(sb, "  (out of memory)\n");
@@ -332,13 +335,15 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 		}
 		strbuf_putc(sb, '\n');
 		if (admitted) {
-			render_table_init(&t, 5);
+			render_table_init(&t, 7);
 			render_table_add(&t, (const char *[]){"NAMESPACE", "JOB", "TRAINER",
-			                                      "LOCALQUEUE", "GPU"});
+			                                      "LOCALQUEUE", "GPU", "PRIORITY",
+			                                      "FLAVOR"});
 		} else {
-			render_table_init(&t, 8);
+			render_table_init(&t, 9);
 			render_table_add(&t, (const char *[]){"PLACE", "NAMESPACE", "JOB", "TRAINER",
-			                                      "LOCALQUEUE", "GPU", "STATE", "WHY"});
+			                                      "LOCALQUEUE", "GPU", "PRIORITY", "STATE",
+			                                      "WHY"});
 		}
 		render_table_add_rule(&t);
 		for (size_t i = 0; i < k; i++) {
@@ -347,10 +352,13 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 
 			snprintf(gpus, sizeof(gpus), "%d", admitted && w->admitted_gpus
 			                                       ? w->admitted_gpus : w->gpus);
+			render_workload_priority(w, prio, sizeof(prio));
 			if (admitted) {
 				render_table_add(&t, (const char *[]){w->meta.namespace, job,
 				                                      trainer_of(w, tr, sizeof(tr)),
-				                                      w->queue, gpus});
+				                                      w->queue, gpus, prio,
+				                                      *w->flavors ? w->flavors
+				                                                  : RENDER_NA});
 				continue;
 			}
 			if (part[i].pos >= 0)
@@ -359,7 +367,7 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 				snprintf(pos, sizeof(pos), "%s", RENDER_NA);
 			render_table_add(&t, (const char *[]){pos, w->meta.namespace, job,
 			                                      trainer_of(w, tr, sizeof(tr)), w->queue,
-			                                      gpus, render_workload_state(w),
+			                                      gpus, prio, render_workload_state(w),
 			                                      state_message(w)});
 		}
 		render_table_render(sb, &t, "    ");
@@ -385,6 +393,13 @@ static const char *count(int n, char *buf, size_t size)
 	return buf;
 }
 
+/* A GPU column's cell: <none> for a ClusterQueue whose quota names no GPU (its 0
+ * is not a quota of 0 GPUs), else the count. */
+static const char *gpu_count(const struct clusterqueue *c, int n, char *buf, size_t size)
+{
+	return c && !c->gpu_quota_named ? "<none>" : count(n, buf, size);
+}
+
 void render_queues_cluster(struct strbuf *sb, const struct queue_view *v)
 {
 	struct render_table t;
@@ -399,8 +414,8 @@ void render_queues_cluster(struct strbuf *sb, const struct queue_view *v)
 		render_table_add(
 		    &t, (const char *[]){c->meta.name, *c->cohort ? c->cohort : "<none>",
 		                         *c->strategy ? c->strategy : RENDER_NA,
-		                         count(c->gpu_quota, q, sizeof(q)),
-		                         count(c->gpus_used, u, sizeof(u)),
+		                         gpu_count(c, c->gpu_quota, q, sizeof(q)),
+		                         gpu_count(c, c->gpus_used, u, sizeof(u)),
 		                         count(c->pending, p, sizeof(p)),
 		                         count(c->admitted, a, sizeof(a)),
 		                         c->active ? "True" : "False",
@@ -420,14 +435,25 @@ void render_queues_cluster(struct strbuf *sb, const struct queue_view *v)
 
 		strbuf_puts(sb, "\nClusterQueue ");
 		render_put_oneline(sb, c->meta.name, 256);
-		strbuf_printf(sb, ": %d/%d GPUs used", c->gpus_used, c->gpu_quota);
+		strbuf_puts(sb, ": ");
+		render_cq_headline(sb, c);
 		if (!c->active && *c->inactive_reason) {
 			strbuf_puts(sb, "; inactive: ");
 			put_msg(sb, c->inactive_reason);
 		}
 		strbuf_puts(sb, "\n");
+		render_cq_quota(sb, c);
 		put_members(sb, v, c->meta.name, NULL);
 	}
+	render_cohort_tree(sb, v->cqs, v->n_cqs, v->cohorts, v->n_cohorts);
+}
+
+static const struct clusterqueue *cq_named(const struct queue_view *v, const char *name)
+{
+	for (size_t j = 0; j < v->n_cqs; j++)
+		if (strcmp(v->cqs[j]->meta.name, name) == 0)
+			return v->cqs[j];
+	return NULL;
 }
 
 void render_queues_local(struct strbuf *sb, const struct queue_view *v)
@@ -440,15 +466,11 @@ void render_queues_local(struct strbuf *sb, const struct queue_view *v)
 	                                      "PENDING", "ADMITTED", "AGE"});
 	for (size_t i = 0; i < v->n_lqs; i++) {
 		const struct localqueue *l = v->lqs[i];
-		const struct clusterqueue *c = NULL;
-
-		for (size_t j = 0; j < v->n_cqs && !c; j++)
-			if (strcmp(v->cqs[j]->meta.name, l->cluster_queue) == 0)
-				c = v->cqs[j];
+		const struct clusterqueue *c = cq_named(v, l->cluster_queue);
 		render_table_add(
 		    &t, (const char *[]){l->meta.name, *l->cluster_queue ? l->cluster_queue : RENDER_NA,
-		                         c ? count(c->gpu_quota, q, sizeof(q)) : RENDER_NA,
-		                         count(l->gpus_used, u, sizeof(u)),
+		                         c ? gpu_count(c, c->gpu_quota, q, sizeof(q)) : RENDER_NA,
+		                         gpu_count(c, l->gpus_used, u, sizeof(u)),
 		                         count(l->pending, p, sizeof(p)),
 		                         count(l->admitted, a, sizeof(a)),
 		                         l->meta.created ? render_short_duration(
@@ -464,12 +486,17 @@ void render_queues_local(struct strbuf *sb, const struct queue_view *v)
 	}
 	for (size_t i = 0; i < v->n_lqs; i++) {
 		const struct localqueue *l = v->lqs[i];
+		const struct clusterqueue *c = cq_named(v, l->cluster_queue);
 
 		strbuf_puts(sb, "\nLocalQueue ");
 		render_put_oneline(sb, l->meta.name, 256);
 		strbuf_puts(sb, " (ClusterQueue ");
 		render_put_oneline(sb, *l->cluster_queue ? l->cluster_queue : RENDER_NA, 256);
-		strbuf_printf(sb, "): %d GPUs used\n", l->gpus_used);
+		if (c && !c->gpu_quota_named)
+			strbuf_puts(sb, "): no GPU quota\n");
+		else
+			strbuf_printf(sb, "): %d GPUs used\n", l->gpus_used);
+		render_lq_usage(sb, l, c);
 		put_members(sb, v, l->cluster_queue, l);
 	}
 }

@@ -28,6 +28,8 @@ struct queue_view {
 	bool kueue;                              /* Kueue is served (else: says so) */
 	bool visibility;                         /* its visibility API is */
 	int64_t now;
+	const struct kueue_cohort *const *cohorts; /* the Cohort objects, any order */
+	size_t n_cohorts;
 };
 
 /* A Workload's state, from its conditions alone: FINISHED, PREEMPTED, EVICTED,

@@ -14,8 +14,9 @@
  *    its place in line and Kueue's own message (render_queue_why, queues.c);
  *    else suspended (runPolicy.suspend, TrainJob's spec.suspend): said so, and
  *    that a queue may be what holds it;
- * 4. pods refused: the operator's FailedCreate* event (a PriorityClass that does
- *    not exist, a quota exceeded) while the job has fewer pods than replicas;
+ * 4. pods refused: the operator's FailedCreate* event, or that of a batch Job or
+ *    JobSet the job owns, which makes its pods (a TrainJob's); a PriorityClass that
+ *    does not exist, a quota exceeded; while the job has fewer pods than replicas;
  * 5. an image that cannot be pulled (ErrImagePull, ImagePullBackOff, ...);
  * 6. waiting for the scheduler: its message (which resource, how many nodes lack
  *    it), from the pod's PodScheduled condition, else its FailedScheduling event;
@@ -264,7 +265,9 @@ static int replicas_wanted(const struct job *job)
 	return n;
 }
 
-/* The newest event of the job itself whose reason starts with prefix. */
+/* The newest event of the job itself, or of an object it owns between it and its
+ * pods (a TrainJob's JobSet and batch Job, an MPIJob's launcher Job, whose
+ * controllers make the pods), whose reason starts with prefix. */
 static const struct event *newest_job_event(const struct job_view *v, const char *prefix)
 {
 	const struct event *best = NULL;
@@ -272,10 +275,12 @@ static const struct event *newest_job_event(const struct job_view *v, const char
 	for (size_t i = 0; i < v->n_events; i++) {
 		const struct event *e = v->events[i];
 
-		/* the view holds the events of the job and of its pods only */
+		/* the view holds the events of the job, of what it owns (fs/tree/view.c
+		 * follows the owner chain) and of its pods */
 		if (strncmp(e->reason, prefix, strlen(prefix)) != 0 ||
 		    strcmp(e->involved_kind, "Pod") == 0 ||
-		    strcmp(e->involved_name, v->job->meta.name) != 0)
+		    (strcmp(e->involved_name, v->job->meta.name) != 0 &&
+		     strcmp(e->involved_kind, "Job") != 0 && strcmp(e->involved_kind, "JobSet") != 0))
 			continue;
 		if (!best || e->last_seen > best->last_seen)
 			best = e;

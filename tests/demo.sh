@@ -162,7 +162,7 @@ Try, in another shell:
     ls $root/docs/examples/       # more jobs to copy, one of each kind
     cat runtimes                  # Kubeflow Trainer's runtimes: what a trainjob can name
     cat jobs/waiting/why          # a job waiting in a Kueue queue: its place in line, why
-    cat cluster/queues            # the queue: GPU quota, use, jobs admitted and waiting
+    cat cluster/queues            # the queue: quota of each resource, use, jobs waiting
     KUBECONFIG=$dir/cluster/kubeconfig kubectl get tfjobs,pods
 
 Ctrl-C here unmounts and stops the cluster.

@@ -111,7 +111,7 @@ static const struct place PLACES[] = {
 	{FS_CODE_DIR, FS_JOB_DIR, "code", SRC_JOB, 0, PLACE_DIR | PLACE_COMES_AND_GOES | PLACE_CODE,
 	 {0}, PLACE_WHEN_CODE, "the files shipped with it (cp -r DIR/ submit/), read-only"},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
-	 {.job = render_job_events}, 0, "Kubernetes events of the job and its pods, oldest first"},
+	 {.job = render_job_events}, 0, "Kubernetes events of the job, what it owns and its pods, oldest first"},
 	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0,
 	 "allocated/requested GPUs of the job"},
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL,

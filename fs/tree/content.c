@@ -193,6 +193,7 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 	const struct localqueue **lqs = NULL;
 	const struct workload **wls = NULL;
 	const struct queue_line **lines = NULL;
+	const struct kueue_cohort **cohorts = NULL;
 	struct queue_view v = {0};
 	struct kueue_api api;
 	int64_t t = fs->started;
@@ -206,6 +207,8 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 	v.n_lqs = cache_localqueues(fs->cache, ns, &lqs);
 	v.n_workloads = cache_workloads(fs->cache, ns, &wls);
 	v.n_lines = cache_objects(fs->cache, CACHE_QUEUE_LINE, (const void ***)&lines);
+	v.n_cohorts = cache_cohorts(fs->cache, &cohorts);
+	v.cohorts = cohorts;
 	v.cqs = cqs;
 	v.lqs = lqs;
 	v.workloads = wls;
@@ -216,6 +219,8 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 		t = later(t, cqs[i]->meta.created);
 	for (size_t i = 0; i < v.n_lqs; i++)
 		t = later(t, lqs[i]->meta.created);
+	for (size_t i = 0; i < v.n_cohorts; i++)
+		t = later(t, cohorts[i]->meta.created);
 	for (size_t i = 0; i < v.n_workloads; i++) {
 		t = later(t, wls[i]->meta.created);
 		for (size_t j = 0; j < wls[i]->n_conditions; j++)
@@ -226,6 +231,7 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 	free(lqs);
 	free(wls);
 	free(lines);
+	free(cohorts);
 	stale_note(fs, p, sb);
 	return 0;
 }

@@ -296,6 +296,33 @@ static void add_line_keys(struct fs *fs, struct batch *b, const char *ns, const 
 	free(w);
 }
 
+/* The job at the top of o's owner chain (a batch Job's MPIJob, or its JobSet's
+ * TrainJob): its keys. Under the read lock; as deep as view.c follows the chain. */
+static void add_chain_keys(struct fs *fs, struct batch *b, const char *ns, const struct owned *o)
+{
+	for (int depth = 0; o && depth < 4; depth++) {
+		const struct owned *up = NULL;
+
+		for (int k = 0; k < OWNED_KIND_COUNT && !up; k++)
+			if (strcmp(o->owner_kind, owned_kinds(k)->kind_name) == 0)
+				up = cache_find_owned(fs->cache, (enum owned_kind)k, ns, o->owner_name);
+		if (!up)
+			add_job_keys(b, ns, -1, o->owner_name);
+		o = up;
+	}
+}
+
+/* The jobs whose events show those of the batch Job or JobSet called name. */
+static void add_owned_keys(struct fs *fs, struct batch *b, const char *ns, const char *name)
+{
+	if (!ns || !name || !*name)
+		return;
+	cache_read_lock(fs->cache);
+	for (int k = 0; k < OWNED_KIND_COUNT; k++)
+		add_chain_keys(fs, b, ns, cache_find_owned(fs->cache, (enum owned_kind)k, ns, name));
+	cache_read_unlock(fs->cache);
+}
+
 /* The object keys a change touches. */
 static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it)
 {
@@ -342,6 +369,14 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		if (pod && pod->job_name)
 			add_job_keys(b, it->ns, pod->job_kind, pod->job_name);
 		cache_read_unlock(fs->cache);
+		/* or a batch Job or JobSet whose job shows it */
+		add_owned_keys(fs, b, it->ns, it->involved);
+		break;
+	case CACHE_OWNED:
+		/* a batch Job or JobSet came or went: its job's events gain or lose its
+		 * own; its owner is the job, or a JobSet whose job it is */
+		add_job_keys(b, it->ns, -1, it->owner_job);
+		add_owned_keys(fs, b, it->ns, it->owner_job);
 		break;
 	case CACHE_PVC:
 		add_key(b, SRC_DATA, it->ns, 0, NULL);
@@ -359,6 +394,7 @@ static void keys_of_change(struct fs *fs, struct batch *b, const struct item *it
 		break;
 	case CACHE_LOCALQUEUE:
 	case CACHE_CLUSTERQUEUE:
+	case CACHE_COHORT:
 		add_key(b, SRC_QUEUES, NULL, 0, NULL);
 		break;
 	case CACHE_NAMESPACE:

@@ -1,7 +1,8 @@
 /*
  * Gathering what render/ needs from the cache: a job with its pods, services,
- * nodes and events (struct job_view), the jobs of a namespace or of all with
- * their pods (the tables of jobs), the nodes with the pods bound to them
+ * nodes and events (its own, its pods', and those of the batch Jobs and JobSets
+ * between them, by the owner chain: struct job_view), the jobs of a namespace or
+ * of all with their pods (the tables of jobs), the nodes with the pods bound to them
  * (struct node_view), and the moment a pod last changed.
  *
  * Called under the cache's read lock by model.c and content.c; the pointers stay
@@ -67,6 +68,33 @@ static int gather_events(struct fs *fs, const char *ns, const char *name, const 
 		}
 	}
 	free(found);
+	return ret;
+}
+
+/* How deep the owner chain is followed below a job: job -> JobSet -> batch Jobs is
+ * two; a loop of ownerReferences (a hostile server's) stops here. */
+#define VIEW_OWNED_DEPTH 4
+
+/* Events of what the object of uid owns, and of what that owns, down the owner
+ * chain (a TrainJob's JobSet and its batch Jobs, an MPIJob's launcher Job); the
+ * pods are gathered as the job's. One index lookup per object: no request. */
+static int gather_owned_events(struct fs *fs, const char *ns, const char *uid, int depth,
+			       const struct event ***arr, size_t *n, size_t *cap)
+{
+	const struct owned **owned = NULL;
+	size_t no;
+	int ret = 0;
+
+	if (depth >= VIEW_OWNED_DEPTH || !*uid)
+		return 0;
+	no = cache_owned_by(fs->cache, ns, uid, &owned);
+	for (size_t i = 0; i < no && !ret; i++) {
+		ret = gather_events(fs, ns, owned[i]->meta.name, owned_kinds(owned[i]->kind)->kind_name,
+				    owned[i]->meta.uid, arr, n, cap);
+		if (!ret)
+			ret = gather_owned_events(fs, ns, owned[i]->meta.uid, depth + 1, arr, n, cap);
+	}
+	free(owned);
 	return ret;
 }
 
@@ -207,6 +235,9 @@ int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_
 
 		ret = gather_events(fs, job->meta.namespace, job->meta.name, ki->kind_name,
 				    job->meta.uid, &out->events, &v->n_events, &cap);
+		if (!ret)
+			ret = gather_owned_events(fs, job->meta.namespace, job->meta.uid, 0,
+						  &out->events, &v->n_events, &cap);
 		for (size_t i = 0; !ret && i < v->n_pods; i++)
 			ret = gather_events(fs, job->meta.namespace, v->pods[i]->meta.name, "Pod",
 					    v->pods[i]->meta.uid, &out->events, &v->n_events, &cap);

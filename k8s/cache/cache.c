@@ -269,9 +269,13 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	for (int k = 0; rc == 0 && k < JOB_KIND_COUNT; k++)
 		if (f->served[k])
 			rc = spawn_or_fail(f, CACHE_JOB, k, err);
+	/* what stands between a job and its pods, for its events: not served (no JobSet
+	 * CRD), its reflector ends quietly */
+	for (int k = 0; rc == 0 && k < OWNED_KIND_COUNT; k++)
+		rc = spawn_or_fail(f, CACHE_OWNED, k, err);
 	/* Kueue's objects, where it is served: absent, nothing is watched and its files
 	 * are empty (docs/tree.md, "Queues") */
-	for (int t = CACHE_WORKLOAD; rc == 0 && f->kueue.version[0] && t <= CACHE_CLUSTERQUEUE; t++)
+	for (int t = CACHE_WORKLOAD; rc == 0 && f->kueue.version[0] && t <= CACHE_COHORT; t++)
 		rc = spawn_or_fail(f, (enum cache_object_type)t, -1, err);
 	/* on a failure, feed_stop cancels the lists still under way */
 	if (rc == 0)

@@ -39,8 +39,10 @@ struct k8s_client;
 /* CACHE_NAMESPACE stays last: loops run to it. */
 enum cache_object_type {
 	CACHE_JOB, CACHE_POD, CACHE_NODE, CACHE_SERVICE, CACHE_EVENT, CACHE_PVC,
-	CACHE_WORKLOAD, CACHE_LOCALQUEUE, CACHE_CLUSTERQUEUE, /* Kueue's, where it is served */
+	CACHE_WORKLOAD, CACHE_LOCALQUEUE, CACHE_CLUSTERQUEUE, CACHE_COHORT, /* Kueue's, where
+	                                                                      it is served */
 	CACHE_QUEUE_LINE,  /* a LocalQueue's pending Workloads: polled (queuepoll.c), not watched */
+	CACHE_OWNED,       /* batch Jobs and JobSets (struct owned): a job's owner chain */
 	CACHE_NAMESPACE
 };
 enum cache_change_type { CACHE_ADDED, CACHE_MODIFIED, CACHE_DELETED };
@@ -53,7 +55,8 @@ struct cache_change {
 	const char *name;
 	int job_kind;                /* CACHE_JOB: its kind; CACHE_POD: its job's kind; else -1 */
 	const char *owner_job;       /* CACHE_POD, CACHE_SERVICE: the job it belongs to (the pod's
-	                                job, the service's release label), or NULL */
+	                                job, the service's release label); CACHE_OWNED: its
+	                                controller's name (a job, or another owned object); or NULL */
 	const char *involved_name;   /* CACHE_EVENT: the object it is about (a job or a pod) */
 	const char *node_name;       /* CACHE_POD: node now (or before deletion), may be "" */
 	const char *old_node_name;   /* CACHE_POD: node before this change, may be "" */
@@ -126,6 +129,14 @@ size_t cache_services_of_job(struct k8s_cache *c, const char *ns, const char *jo
 size_t cache_events_for(struct k8s_cache *c, const char *ns, const char *name,
 			const struct event ***out);
 
+/* The batch Jobs and JobSets of ns whose controller ownerReference has uid (a job's,
+ * or a JobSet's), by name: a job's owner chain for its events. */
+size_t cache_owned_by(struct k8s_cache *c, const char *ns, const char *uid,
+		      const struct owned ***out);
+/* The batch Job (OWNED_BATCH_JOB) or JobSet of ns called name, or NULL. */
+const struct owned *cache_find_owned(struct k8s_cache *c, enum owned_kind kind, const char *ns,
+				     const char *name);
+
 /* The PersistentVolumeClaims of ns, by name (data/). */
 size_t cache_pvcs(struct k8s_cache *c, const char *ns, const struct pvc ***out);
 
@@ -140,6 +151,8 @@ const struct localqueue *cache_find_localqueue(struct k8s_cache *c, const char *
 					       const char *name);
 /* Every ClusterQueue, by name. */
 size_t cache_clusterqueues(struct k8s_cache *c, const struct clusterqueue ***out);
+/* Every Cohort object, by name (a cohort ClusterQueues name may have none). */
+size_t cache_cohorts(struct k8s_cache *c, const struct kueue_cohort ***out);
 const struct clusterqueue *cache_find_clusterqueue(struct k8s_cache *c, const char *name);
 /* The pending line of LocalQueue lq of ns, as last polled, or NULL (none pending, or
  * no visibility API). */

@@ -86,8 +86,12 @@ static const char *type_plural(const struct reflector *r)
 		return "localqueues";
 	case CACHE_CLUSTERQUEUE:
 		return "clusterqueues";
+	case CACHE_COHORT:
+		return "cohorts";
 	case CACHE_QUEUE_LINE:
 		return "pendingworkloads";
+	case CACHE_OWNED:
+		return owned_kinds(r->kind)->plural;
 	case CACHE_NAMESPACE:
 		return "namespaces";
 	}
@@ -117,8 +121,12 @@ static const char *type_kind(const struct reflector *r)
 		return "LocalQueue";
 	case CACHE_CLUSTERQUEUE:
 		return "ClusterQueue";
+	case CACHE_COHORT:
+		return "Cohort";
 	case CACHE_QUEUE_LINE:
 		return "PendingWorkloadsSummary";
+	case CACHE_OWNED:
+		return owned_kinds(r->kind)->kind_name;
 	case CACHE_NAMESPACE:
 		return "Namespace";
 	}
@@ -127,14 +135,27 @@ static const char *type_kind(const struct reflector *r)
 
 static bool type_namespaced(enum cache_object_type t)
 {
-	return t != CACHE_NODE && t != CACHE_NAMESPACE && t != CACHE_CLUSTERQUEUE;
+	return t != CACHE_NODE && t != CACHE_NAMESPACE && t != CACHE_CLUSTERQUEUE &&
+	       t != CACHE_COHORT;
 }
 
-/* Kueue's kinds are CRDs that may be absent or go: a 404 is "not served", as a job's. */
+/* Kueue's kinds are CRDs that may be absent or go: a 404 is "not served", as a job's.
+ * So are JobSets; batch Jobs are always served, but a server that does not (a
+ * fake one) loses a job's events of them only, not the mount. */
 static bool type_is_crd(enum cache_object_type t)
 {
 	return t == CACHE_JOB || t == CACHE_WORKLOAD || t == CACHE_LOCALQUEUE ||
-	       t == CACHE_CLUSTERQUEUE;
+	       t == CACHE_CLUSTERQUEUE || t == CACHE_COHORT || t == CACHE_OWNED;
+}
+
+/* The API group of a reflector's CRD, for messages. */
+static const char *type_group(const struct reflector *r)
+{
+	if (r->type == CACHE_JOB)
+		return kinds_info((enum job_kind)r->kind)->group;
+	if (r->type == CACHE_OWNED)
+		return owned_kinds(r->kind)->group;
+	return KUEUE_GROUP;
 }
 
 static int collection_path(const struct reflector *r, struct strbuf *sb, struct k8s_error *err)
@@ -145,6 +166,9 @@ static int collection_path(const struct reflector *r, struct strbuf *sb, struct 
 		const struct job_kind_info *ki = kinds_info((enum job_kind)r->kind);
 
 		snprintf(api, sizeof(api), "/apis/%s/%s", ki->group, ki->version);
+	} else if (r->type == CACHE_OWNED) {
+		snprintf(api, sizeof(api), "/apis/%s/%s", owned_kinds(r->kind)->group,
+		         owned_kinds(r->kind)->version);
 	} else if (type_is_crd(r->type)) {
 		snprintf(api, sizeof(api), "/apis/%s/%s", KUEUE_GROUP, r->feed->kueue.version);
 	} else {
@@ -255,8 +279,12 @@ static void *decode(struct reflector *r, json_t *obj, bool watched)
 		return localqueue_decode(obj);
 	case CACHE_CLUSTERQUEUE:
 		return clusterqueue_decode(obj);
+	case CACHE_COHORT:
+		return cohort_decode(obj);
 	case CACHE_QUEUE_LINE:
 		return NULL; /* polled, never listed: queuepoll.c */
+	case CACHE_OWNED:
+		return owned_decode(obj, (enum owned_kind)r->kind);
 	case CACHE_NAMESPACE:
 		return namespace_decode(obj);
 	}
@@ -687,8 +715,7 @@ static bool kind_went_away(struct reflector *r, const struct k8s_error *err)
 	r->epoch = atomic_fetch_add(&r->feed->epochs, 1) + 1;
 	sweep(r);
 	say(LOG_NOTICE, "%s.%s%s%s: no longer served (the CRD was removed); not watched",
-	    type_plural(r),
-	    r->type == CACHE_JOB ? kinds_info((enum job_kind)r->kind)->group : KUEUE_GROUP,
+	    type_plural(r), type_group(r),
 	    r->ns[0] ? " in " : "", r->ns);
 	set_state(r, REFLECTOR_GONE, NULL, NULL);
 	return true;
@@ -918,7 +945,7 @@ struct reflector *reflector_spawn_locked(struct cache_feed *f, enum cache_object
 		return NULL;
 	r->feed = f;
 	r->type = type;
-	r->kind = type == CACHE_JOB ? kind : -1;
+	r->kind = type == CACHE_JOB || type == CACHE_OWNED ? kind : -1;
 	memcpy(r->ns, ns, strlen(ns) + 1);
 	snprintf(r->what, sizeof(r->what), "%s%s%s", type_plural(r), *ns ? " in " : "", ns);
 	atomic_init(&r->cancel, false);

@@ -58,6 +58,8 @@ static void etable_grow(struct etable *t)
 
 static int kind_of(int type, const void *obj)
 {
+	if (type == CACHE_OWNED)
+		return ((const struct owned *)obj)->kind;
 	return type == CACHE_JOB ? (int)((const struct job *)obj)->kind : -1;
 }
 
@@ -186,6 +188,7 @@ int store_links(int type)
 	case CACHE_EVENT:
 	case CACHE_JOB:
 	case CACHE_WORKLOAD:
+	case CACHE_OWNED:
 		return 1;
 	default:
 		return 0;
@@ -232,6 +235,13 @@ static void index_keys(int type, const void *obj, struct index_key keys[LINKS_PE
 
 		if (*w->owner_uid)
 			keys[0] = (struct index_key){IX_WORKLOAD_OWNER, m->namespace, w->owner_uid};
+		break;
+	}
+	case CACHE_OWNED: {
+		const struct owned *o = obj;
+
+		if (*o->owner_uid)
+			keys[0] = (struct index_key){IX_OWNED_OWNER, m->namespace, o->owner_uid};
 		break;
 	}
 	default:
@@ -341,8 +351,14 @@ void store_object_free(enum cache_object_type type, void *obj)
 	case CACHE_CLUSTERQUEUE:
 		clusterqueue_free(obj);
 		break;
+	case CACHE_COHORT:
+		cohort_free(obj);
+		break;
 	case CACHE_QUEUE_LINE:
 		queue_line_free(obj);
+		break;
+	case CACHE_OWNED:
+		owned_free(obj);
 		break;
 	case CACHE_NAMESPACE:
 		namespace_free(obj);
@@ -452,6 +468,9 @@ static void fill_change(struct store_change *ch, int type, enum cache_change_typ
 	case CACHE_EVENT:
 		ch->change.involved_name = ((const struct event *)now)->involved_name;
 		break;
+	case CACHE_OWNED:
+		ch->change.owner_job = ((const struct owned *)now)->owner_name;
+		break;
 	default:
 		break;
 	}
@@ -530,7 +549,7 @@ int store_remove(struct k8s_cache *st, enum cache_object_type type, int kind, co
 {
 	struct entry **pp, *e;
 
-	if (type != CACHE_JOB)
+	if (type != CACHE_JOB && type != CACHE_OWNED)
 		kind = -1;
 	pthread_rwlock_wrlock(&st->lock);
 	pp = etable_find(&st->tables[type], kind, ns, name, hash_key(kind, ns, name));
@@ -555,7 +574,7 @@ size_t store_sweep(struct k8s_cache *st, enum cache_object_type type, int kind, 
 	size_t n = 0, cap = 0;
 
 	*out = NULL;
-	if (type != CACHE_JOB)
+	if (type != CACHE_JOB && type != CACHE_OWNED)
 		kind = -1;
 	pthread_rwlock_wrlock(&st->lock);
 	for (size_t i = 0; i < t->nslots; i++) {

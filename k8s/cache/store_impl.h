@@ -19,6 +19,7 @@ enum index_id {
 	IX_EVENT_INVOLVED,
 	IX_JOB_NS,
 	IX_WORKLOAD_OWNER,  /* a Workload by its owner's uid: the job's Workload */
+	IX_OWNED_OWNER,     /* a batch Job or JobSet by its controller's uid */
 	IX_COUNT
 };
 

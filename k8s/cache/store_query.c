@@ -88,6 +88,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+size_t cache_owned_by(struct k8s_cache *st, const char *ns, const char *uid,
+                      const struct owned ***out)
+{
+	return collect_bucket(store_bucket_find(&st->indexes[IX_OWNED_OWNER], ns, uid), 0, NULL,
+	                      NULL, cmp_meta, (const void ***)out);
+}
+
+const struct owned *cache_find_owned(struct k8s_cache *st, enum owned_kind kind, const char *ns,
+                                     const char *name)
+{
+	struct entry *e = store_entry_get(&st->tables[CACHE_OWNED], (int)kind, ns, name);
+
+	return e ? e->obj : NULL;
+}
+
 size_t cache_namespaces(struct k8s_cache *st, const char ***out)
 {
 	const char *config_ns = st->config_ns;
@@ -294,6 +309,11 @@ const struct localqueue *cache_find_localqueue(struct k8s_cache *st, const char 
 size_t cache_clusterqueues(struct k8s_cache *st, const struct clusterqueue ***out)
 {
 	return collect_table(&st->tables[CACHE_CLUSTERQUEUE], cmp_meta, (const void ***)out);
+}
+
+size_t cache_cohorts(struct k8s_cache *st, const struct kueue_cohort ***out)
+{
+	return collect_table(&st->tables[CACHE_COHORT], cmp_meta, (const void ***)out);
 }
 
 const struct clusterqueue *cache_find_clusterqueue(struct k8s_cache *st, const char *name)

@@ -1,11 +1,13 @@
 /*
  * Kueue's objects (kueue.x-k8s.io, v1beta2 or v1beta1: the fields read are in
  * both, under the two names noted) → the compact structs of objects.h: Workloads,
- * LocalQueues, ClusterQueues, and a LocalQueue's line of pending Workloads from
+ * LocalQueues, ClusterQueues, Cohorts, and a LocalQueue's line of pending Workloads from
  * the visibility API (visibility.kueue.x-k8s.io PendingWorkloadsSummary).
  *
- * Only GPUs (nvidia.com/gpu) are counted: what the tree shows of a queue is its
- * GPU quota and use (docs/tree.md, "Queues"). Called by the cache's reflectors and
+ * GPUs (nvidia.com/gpu) are counted, for the queue tables' GPU columns; every
+ * resource of a ClusterQueue's quota is kept besides, flavor by flavor, with its
+ * borrowing and lending limits and its use and borrowing as the API server writes
+ * the quantities (docs/tree.md, "Queues"). Called by the cache's reflectors and
  * its poller (k8s/cache/queuepoll.c); tested by tests/unit/test_k8s_kueue_decode.c,
  * fuzzed by tests/fuzz/fuzz_watch.c.
  */
@@ -28,9 +30,9 @@ static int dec_small(const json_t *obj, const char *key)
 	return v < 0 ? 0 : v > KUEUE_COUNT_MAX ? KUEUE_COUNT_MAX : v;
 }
 
-/* The GPUs of a usage list: [{name: FLAVOR, resources: [{name, total}]}], summed over
- * the flavors. */
-static int usage_gpus(const json_t *flavors)
+/* The GPUs of a usage list: [{name: FLAVOR, resources: [{name, total, borrowed}]}],
+ * key's (total or borrowed) summed over the flavors. */
+static int usage_gpus(const json_t *flavors, const char *key)
 {
 	const json_t *f, *r;
 	size_t i, j;
@@ -39,9 +41,107 @@ static int usage_gpus(const json_t *flavors)
 	json_array_foreach(flavors, i, f)
 		json_array_foreach(json_object_get(f, "resources"), j, r)
 			if (strcmp(dec_str(r, "name"), KUEUE_GPU) == 0 &&
-			    sum + dec_count_quantity(json_object_get(r, "total")) <= GPU_COUNT_MAX)
-				sum += dec_count_quantity(json_object_get(r, "total"));
+			    sum + dec_count_quantity(json_object_get(r, key)) <= GPU_COUNT_MAX)
+				sum += dec_count_quantity(json_object_get(r, key));
 	return sum;
+}
+
+/* A quota entry's list is cut here (a hostile server's thousands of flavors). */
+#define KUEUE_QUOTAS_MAX 256
+
+/* A quantity as the API server writes it (a string), or an integer a client sent;
+ * "" when absent or neither. */
+static char *dec_quantity(struct scratch *s, const json_t *obj, const char *key)
+{
+	const json_t *q = json_object_get(obj, key);
+	char buf[32];
+
+	if (json_is_string(q))
+		return (char *)json_string_value(q);
+	if (!json_is_integer(q))
+		return "";
+	snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(q));
+	return scratch_strdup(s, buf);
+}
+
+/* Is a quantity something, not nothing ("", "0", "0Gi")? */
+static bool quantity_nonzero(const char *q)
+{
+	for (; *q; q++)
+		if (*q >= '1' && *q <= '9')
+			return true;
+		else if (*q != '0' && *q != '.' && *q != '+')
+			return false; /* the unit: digits before it were all 0 */
+	return false;
+}
+
+/* The entry of list for flavor and resource: appended ("0" used) when absent.
+ * NULL when the list is full or out of memory. */
+static struct kueue_quota *quota_slot(struct scratch *s, struct kueue_quota *list, size_t *n,
+                                      const char *flavor, const char *resource)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(list[i].flavor, flavor) == 0 && strcmp(list[i].resource, resource) == 0)
+			return &list[i];
+	if (*n >= KUEUE_QUOTAS_MAX || s->oom)
+		return NULL;
+	list[*n] = (struct kueue_quota){(char *)flavor, (char *)resource, "", "", "", "0", "0"};
+	return &list[(*n)++];
+}
+
+/* status.flavorsUsage [{name: FLAVOR, resources: [{name, total, borrowed}]}] onto list:
+ * what a quota lists gains its use; a flavor or resource it does not list (a
+ * LocalQueue's, which has no quota) is appended. */
+static void usage_into(struct scratch *s, const json_t *flavors, struct kueue_quota *list,
+                       size_t *n)
+{
+	const json_t *f, *r;
+	size_t i, j;
+
+	json_array_foreach(flavors, i, f)
+		json_array_foreach(json_object_get(f, "resources"), j, r) {
+			struct kueue_quota *q;
+
+			if (!*dec_str(f, "name") || !*dec_str(r, "name"))
+				continue;
+			q = quota_slot(s, list, n, dec_str(f, "name"), dec_str(r, "name"));
+			if (!q)
+				return;
+			if (*dec_quantity(s, r, "total"))
+				q->used = dec_quantity(s, r, "total");
+			if (*dec_quantity(s, r, "borrowed"))
+				q->borrowed = dec_quantity(s, r, "borrowed");
+		}
+}
+
+/* Room for a quota list of groups' resources and a usage list. */
+static struct kueue_quota *quota_list(struct scratch *s, const json_t *groups,
+                                      const json_t *usage)
+{
+	const json_t *g, *f;
+	size_t i, j, n = 0;
+
+	json_array_foreach(groups, i, g)
+		json_array_foreach(json_object_get(g, "flavors"), j, f)
+			n += json_array_size(json_object_get(f, "resources"));
+	json_array_foreach(usage, i, f)
+		n += json_array_size(json_object_get(f, "resources"));
+	n = n > KUEUE_QUOTAS_MAX ? KUEUE_QUOTAS_MAX : n;
+	return n ? scratch_alloc(s, n * sizeof(struct kueue_quota)) : NULL;
+}
+
+static void quota_layout(struct packer *pk, struct kueue_quota **list, size_t n)
+{
+	pack_array(pk, (void **)list, n, sizeof(struct kueue_quota));
+	for (size_t i = 0; i < n; i++) {
+		pack_str(pk, &(*list)[i].flavor, true);
+		pack_str(pk, &(*list)[i].resource, true);
+		pack_str(pk, &(*list)[i].nominal, true);
+		pack_str(pk, &(*list)[i].borrowing_limit, true);
+		pack_str(pk, &(*list)[i].lending_limit, true);
+		pack_str(pk, &(*list)[i].used, true);
+		pack_str(pk, &(*list)[i].borrowed, true);
+	}
 }
 
 /* ---- Workloads ---- */
@@ -57,6 +157,9 @@ static void workload_layout(void *obj, struct packer *pk)
 	pack_str(pk, &w->owner_name, false);
 	pack_str(pk, &w->owner_uid, false);
 	pack_str(pk, &w->cluster_queue, true);
+	pack_str(pk, &w->flavors, true);
+	pack_str(pk, &w->priority_class, true);
+	pack_str(pk, &w->priority_kind, true);
 	for (size_t i = 0; i < w->n_conditions; i++) {
 		pack_str(pk, &w->conditions[i].type, true);
 		pack_str(pk, &w->conditions[i].reason, true);
@@ -100,6 +203,49 @@ static int admission_gpus(const json_t *admission)
 	return sum;
 }
 
+/* status.admission.podSetAssignments[].flavors {resource: flavor}: the flavors,
+ * each once, in order, comma-joined, on s. */
+static char *admission_flavors(struct scratch *s, const json_t *admission)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const json_t *a, *f;
+	const char *resource;
+	size_t i;
+
+	json_array_foreach(json_object_get(admission, "podSetAssignments"), i, a)
+		json_object_foreach((json_t *)json_object_get(a, "flavors"), resource, f) {
+			const char *name = json_string_value(f);
+
+			if (!name || !*name || list_has(strbuf_str(&sb), name))
+				continue;
+			if (sb.len)
+				strbuf_putc(&sb, ',');
+			strbuf_puts(&sb, name);
+		}
+	return dec_take(s, &sb);
+}
+
+/* The Workload's priority class and its kind: v1beta2 spec.priorityClassRef
+ * {group, kind, name}; v1beta1 spec.priorityClassName with priorityClassSource
+ * (kueue.x-k8s.io/workloadpriorityclass or scheduling.k8s.io/priorityclass). */
+static void priority_class_of(const json_t *spec, struct workload *w)
+{
+	const json_t *ref = json_object_get(spec, "priorityClassRef");
+	const char *source = dec_str(spec, "priorityClassSource");
+
+	w->priority_class = w->priority_kind = "";
+	if (json_is_object(ref) && *dec_str(ref, "name")) {
+		w->priority_class = dec_str(ref, "name");
+		w->priority_kind = dec_str(ref, "kind");
+	} else if (*dec_str(spec, "priorityClassName")) {
+		w->priority_class = dec_str(spec, "priorityClassName");
+		w->priority_kind = strcmp(source, "kueue.x-k8s.io/workloadpriorityclass") == 0
+		                       ? "WorkloadPriorityClass"
+		                   : *source ? "PriorityClass"
+		                             : "";
+	}
+}
+
 struct workload *workload_decode(json_t *obj)
 {
 	struct scratch s = SCRATCH_INIT;
@@ -126,7 +272,9 @@ struct workload *workload_decode(json_t *obj)
 	tmp.cluster_queue = dec_str(json_object_get(status, "admission"), "clusterQueue");
 	tmp.gpus = podsets_gpus(json_object_get(spec, "podSets"));
 	tmp.admitted_gpus = admission_gpus(json_object_get(status, "admission"));
+	tmp.flavors = admission_flavors(&s, json_object_get(status, "admission"));
 	tmp.priority = dec_int(spec, "priority", 0);
+	priority_class_of(spec, &tmp);
 	tmp.active = !json_is_false(active);
 	if (dec_condition_list(&s, status, &tmp.conditions, &tmp.n_conditions))
 		goto out;
@@ -151,6 +299,7 @@ static void localqueue_layout(void *obj, struct packer *pk)
 	meta_layout(&q->meta, pk);
 	pack_str(pk, &q->cluster_queue, true);
 	pack_str(pk, &q->stop_policy, true);
+	quota_layout(pk, &q->usage, q->n_usage);
 }
 
 struct localqueue *localqueue_decode(json_t *obj)
@@ -171,7 +320,11 @@ struct localqueue *localqueue_decode(json_t *obj)
 	tmp.reserving = dec_small(status, "reservingWorkloads");
 	tmp.admitted = dec_small(status, "admittedWorkloads");
 	/* v1beta2 flavorsUsage, v1beta1 flavorUsage */
-	tmp.gpus_used = usage_gpus(usage ? usage : json_object_get(status, "flavorUsage"));
+	usage = usage ? usage : json_object_get(status, "flavorUsage");
+	tmp.gpus_used = usage_gpus(usage, "total");
+	tmp.usage = quota_list(&s, NULL, usage);
+	if (tmp.usage)
+		usage_into(&s, usage, tmp.usage, &tmp.n_usage);
 	if (!s.oom)
 		q = pack_object(&tmp, sizeof(tmp), localqueue_layout);
 out:
@@ -195,23 +348,39 @@ static void clusterqueue_layout(void *obj, struct packer *pk)
 	pack_str(pk, &q->strategy, true);
 	pack_str(pk, &q->stop_policy, true);
 	pack_str(pk, &q->inactive_reason, false);
+	quota_layout(pk, &q->quotas, q->n_quotas);
 }
 
-/* spec.resourceGroups[].flavors[].resources[]: nvidia.com/gpu's nominalQuota, summed. */
-static int quota_gpus(const json_t *groups)
+/* spec.resourceGroups[].flavors[].resources[] onto q->quotas, in order, and the
+ * GPUs' nominalQuota summed. */
+static void quotas_of(struct scratch *s, const json_t *groups, struct clusterqueue *q)
 {
 	const json_t *g, *f, *r;
 	size_t i, j, k;
-	int sum = 0;
 
 	json_array_foreach(groups, i, g)
 		json_array_foreach(json_object_get(g, "flavors"), j, f)
-			json_array_foreach(json_object_get(f, "resources"), k, r)
-				if (strcmp(dec_str(r, "name"), KUEUE_GPU) == 0 &&
-				    sum + dec_count_quantity(json_object_get(r, "nominalQuota")) <=
-				        GPU_COUNT_MAX)
-					sum += dec_count_quantity(json_object_get(r, "nominalQuota"));
-	return sum;
+			json_array_foreach(json_object_get(f, "resources"), k, r) {
+				struct kueue_quota *e;
+				int gpus;
+
+				if (!*dec_str(f, "name") || !*dec_str(r, "name"))
+					continue;
+				e = quota_slot(s, q->quotas, &q->n_quotas, dec_str(f, "name"),
+				               dec_str(r, "name"));
+				if (!e)
+					return;
+				e->nominal = dec_quantity(s, r, "nominalQuota");
+				e->nominal = *e->nominal ? e->nominal : "0";
+				e->borrowing_limit = dec_quantity(s, r, "borrowingLimit");
+				e->lending_limit = dec_quantity(s, r, "lendingLimit");
+				if (strcmp(e->resource, KUEUE_GPU) != 0)
+					continue;
+				q->gpu_quota_named = true;
+				gpus = dec_count_quantity(json_object_get(r, "nominalQuota"));
+				if (q->gpu_quota + gpus <= GPU_COUNT_MAX)
+					q->gpu_quota += gpus;
+			}
 }
 
 struct clusterqueue *clusterqueue_decode(json_t *obj)
@@ -241,8 +410,16 @@ struct clusterqueue *clusterqueue_decode(json_t *obj)
 		if (!tmp.active)
 			tmp.inactive_reason = *conds[i].message ? conds[i].message : conds[i].reason;
 	}
-	tmp.gpu_quota = quota_gpus(json_object_get(spec, "resourceGroups"));
-	tmp.gpus_used = usage_gpus(json_object_get(status, "flavorsUsage"));
+	tmp.quotas = quota_list(&s, json_object_get(spec, "resourceGroups"),
+	                        json_object_get(status, "flavorsUsage"));
+	if (tmp.quotas) {
+		quotas_of(&s, json_object_get(spec, "resourceGroups"), &tmp);
+		usage_into(&s, json_object_get(status, "flavorsUsage"), tmp.quotas, &tmp.n_quotas);
+	}
+	for (size_t i = 0; i < tmp.n_quotas; i++)
+		tmp.borrowing = tmp.borrowing || quantity_nonzero(tmp.quotas[i].borrowed);
+	tmp.gpus_used = usage_gpus(json_object_get(status, "flavorsUsage"), "total");
+	tmp.gpus_borrowed = usage_gpus(json_object_get(status, "flavorsUsage"), "borrowed");
 	tmp.pending = dec_small(status, "pendingWorkloads");
 	tmp.reserving = dec_small(status, "reservingWorkloads");
 	tmp.admitted = dec_small(status, "admittedWorkloads");
@@ -256,6 +433,38 @@ out:
 void clusterqueue_free(struct clusterqueue *q)
 {
 	pack_free(q, clusterqueue_layout);
+}
+
+/* ---- Cohorts ---- */
+
+static void cohort_layout(void *obj, struct packer *pk)
+{
+	struct kueue_cohort *c = obj;
+
+	meta_layout(&c->meta, pk);
+	pack_str(pk, &c->parent, true);
+}
+
+struct kueue_cohort *cohort_decode(json_t *obj)
+{
+	struct scratch s = SCRATCH_INIT;
+	struct kueue_cohort tmp;
+	struct kueue_cohort *c = NULL;
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (dec_meta(&s, obj, &tmp.meta, NULL))
+		goto out;
+	tmp.parent = dec_str(json_object_get(obj, "spec"), "parentName");
+	if (!s.oom)
+		c = pack_object(&tmp, sizeof(tmp), cohort_layout);
+out:
+	scratch_free(&s);
+	return c;
+}
+
+void cohort_free(struct kueue_cohort *c)
+{
+	pack_free(c, cohort_layout);
 }
 
 /* ---- a LocalQueue's line (the visibility API) ---- */

@@ -226,6 +226,29 @@ struct event {
 	int64_t last_seen;           /* lastTimestamp, else first_seen */
 };
 
+/* ---- what a job owns between it and its pods (jobs/NAME/events) ---- */
+
+/* The kinds of object that stand between a job and its pods: an MPIJob v2beta1's
+ * launcher batch Job, a TrainJob's JobSet and the JobSet's batch Jobs. */
+enum owned_kind { OWNED_BATCH_JOB, OWNED_JOBSET, OWNED_KIND_COUNT };
+
+struct owned_kind_info {
+	const char *kind_name;       /* "Job", "JobSet": an event's involvedObject.kind */
+	const char *group, *version, *plural;
+};
+
+const struct owned_kind_info *owned_kinds(int kind);
+
+/* A batch Job or a JobSet, by its owner: only what the owner chain needs. */
+struct owned {
+	struct obj_meta meta;
+	int kind;                    /* enum owned_kind */
+	char *owner_kind;            /* its controller ownerReference ("MPIJob", "JobSet",
+	                                "TrainJob"), "" when it has none */
+	char *owner_name;
+	char *owner_uid;
+};
+
 /* ---- persistent volume claims (data/) ---- */
 
 struct pvc {
@@ -259,8 +282,27 @@ struct workload {
 	size_t n_conditions;
 	int gpus;                    /* what it asks: podSets' count × their template's GPUs */
 	int admitted_gpus;           /* status.admission's nvidia.com/gpu resourceUsage */
+	char *flavors;               /* the flavors of its admission's podSetAssignments,
+	                                comma-joined once each (list_has), or "" */
 	int priority;                /* spec.priority, 0 when absent */
+	char *priority_class;        /* v1beta2 spec.priorityClassRef.name (v1beta1
+	                                spec.priorityClassName), "" when none */
+	char *priority_kind;         /* its kind: "WorkloadPriorityClass" or "PriorityClass"
+	                                (v1beta1: from priorityClassSource), "" when none */
 	bool active;                 /* spec.active (absent: true) */
+};
+
+/* One resource of one flavor of a ClusterQueue's quota, with its use (status.flavorsUsage),
+ * or, of a LocalQueue, its use alone. Quantities as the API server writes them
+ * ("128", "1Ti", "500m"), as kubectl describe shows them: never summed. */
+struct kueue_quota {
+	char *flavor;
+	char *resource;
+	char *nominal;               /* nominalQuota ("0" when absent); "" for a LocalQueue */
+	char *borrowing_limit;       /* borrowingLimit, "" when there is none (no limit) */
+	char *lending_limit;         /* lendingLimit, "" when there is none */
+	char *used;                  /* flavorsUsage's total, "0" when not listed */
+	char *borrowed;              /* flavorsUsage's borrowed (from the cohort), "0" likewise */
 };
 
 /* A LocalQueue: a namespace's door to a ClusterQueue. */
@@ -272,6 +314,8 @@ struct localqueue {
 	int reserving;               /* status.reservingWorkloads */
 	int admitted;                /* status.admittedWorkloads */
 	int gpus_used;               /* status.flavorsUsage (v1beta1: flavorUsage), GPUs summed */
+	struct kueue_quota *usage;   /* that list: every flavor and resource, used only */
+	size_t n_usage;
 };
 
 /* A ClusterQueue: quotas per flavor, shared by its LocalQueues. */
@@ -283,10 +327,23 @@ struct clusterqueue {
 	bool active;                 /* the Active condition is True */
 	char *inactive_reason;       /* else its message (reason when none), "" when active */
 	int gpu_quota;               /* the nominalQuota of nvidia.com/gpu over its flavors */
+	bool gpu_quota_named;        /* some flavor's quota names nvidia.com/gpu (0 or more) */
 	int gpus_used;               /* status.flavorsUsage's GPUs, summed */
+	int gpus_borrowed;           /* their borrowed, summed */
+	bool borrowing;              /* some resource's borrowed is not 0 */
+	struct kueue_quota *quotas;  /* spec.resourceGroups' flavors × resources, in order,
+	                                each with its status.flavorsUsage */
+	size_t n_quotas;
 	int pending;                 /* status.pendingWorkloads */
 	int reserving;               /* status.reservingWorkloads */
 	int admitted;                /* status.admittedWorkloads */
+};
+
+/* A Cohort (kueue.x-k8s.io Cohort): a node of the tree of cohorts ClusterQueues
+ * borrow within; a cohort a ClusterQueue names needs no object of its own. */
+struct kueue_cohort {
+	struct obj_meta meta;
+	char *parent;                /* spec.parentName, or "" (a root) */
 };
 
 /* One pending Workload of a LocalQueue's line, as Kueue's visibility API gives it. */
@@ -324,10 +381,12 @@ struct k8s_node *node_decode(json_t *obj);
 struct service *service_decode(json_t *obj);
 struct event *event_decode(json_t *obj);
 struct k8s_namespace *namespace_decode(json_t *obj);
+struct owned *owned_decode(json_t *obj, enum owned_kind kind);
 struct pvc *pvc_decode(json_t *obj);
 struct workload *workload_decode(json_t *obj);
 struct localqueue *localqueue_decode(json_t *obj);
 struct clusterqueue *clusterqueue_decode(json_t *obj);
+struct kueue_cohort *cohort_decode(json_t *obj);
 /* A pendingworkloads answer (visibility.kueue.x-k8s.io PendingWorkloadsSummary) for
  * LocalQueue lq of ns. */
 struct queue_line *queue_line_decode(json_t *obj, const char *ns, const char *lq);
@@ -342,10 +401,12 @@ void node_free(struct k8s_node *n);
 void service_free(struct service *s);
 void event_free(struct event *e);
 void namespace_free(struct k8s_namespace *n);
+void owned_free(struct owned *o);
 void pvc_free(struct pvc *p);
 void workload_free(struct workload *w);
 void localqueue_free(struct localqueue *q);
 void clusterqueue_free(struct clusterqueue *q);
+void cohort_free(struct kueue_cohort *c);
 void queue_line_free(struct queue_line *l);
 
 #endif

@@ -33,12 +33,37 @@ static void supported_kinds(char *buf, size_t size)
 	}
 }
 
+/* "kubeflow.org/v1 (served by this cluster) or kubeflow.org/v2beta1 (...)": the
+ * versions arenafs submits kind at; false when it submits no kind of that name. */
+static bool submitted_versions(const char *kind, const bool *served, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < JOB_KIND_COUNT; k++) {
+		const struct job_kind_info *ki = kinds_info(k);
+
+		if (ki->read_only || strcmp(ki->kind_name, kind) != 0)
+			continue;
+		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s/%s%s", n ? " or " : "",
+		                      ki->group, ki->version,
+		                      !served     ? ""
+		                      : served[k] ? " (served by this cluster)"
+		                                  : " (not served by this cluster)");
+	}
+	return n > 0;
+}
+
 static int check_kind(struct spec_ctx *c, const char *api, const char *kind)
 {
 	const struct yaml_node_info *at = yaml_doc_member(c->doc, c->root, "kind");
 	char list[512];
 	int k = kinds_by_api(api, kind);
 
+	/* a kind it submits, at a version it does not: the fault is apiVersion's */
+	if (k < 0 && submitted_versions(kind, c->served, list, sizeof(list)))
+		return spec_fail(c, yaml_doc_member(c->doc, c->root, "apiVersion"), false,
+		                 "apiVersion", "arenafs submits %s as %s, not as %s", kind, list, api);
 	if (k < 0 || kinds_info(k)->read_only) {
 		supported_kinds(list, sizeof(list));
 		return spec_fail(c, at, false, "kind",

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (int kueue = 0; kueue < 2; kueue++) {
 		struct queue_view v = {cqs, nc, lqs, nl, wls, nw, lines, nli, kueue, kueue,
-		                       1764669600};
+		                       1764669600, NULL, 0};
 
 		render_queues_cluster(&sb, &v);
 		render_queues_local(&sb, &v);

@@ -7,7 +7,9 @@
  * file is rendered from it (and the tables of jobs), as the tree would show them;
  * each pod's main container's state and last state as instances/POD/attempts/N/info;
  * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
- * and each document of check/NAME/objects.yaml).
+ * and each document of check/NAME/objects.yaml); its "clusterqueues",
+ * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list (render/queues.c,
+ * render/queue_quota.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +29,7 @@
 #include "render/job_tables.h"
 #include "render/status.h"
 #include "render/yaml_emit.h"
+#include "render/queues.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/textsafe.h"
 
@@ -53,6 +56,44 @@ static void why_lines_are_safe(const struct job_view *v)
 	}
 	strbuf_free(&why);
 	strbuf_free(&safe);
+}
+
+/* The queue files of the input's Kueue objects. */
+static void render_queue_files(json_t *root, struct strbuf *sb)
+{
+	const struct clusterqueue *cqs[MAX_ITEMS];
+	const struct localqueue *lqs[MAX_ITEMS];
+	const struct workload *wls[MAX_ITEMS];
+	const struct kueue_cohort *cos[MAX_ITEMS];
+	size_t ncq = 0, nlq = 0, nwl = 0, nco = 0, i;
+	json_t *item;
+
+	json_array_foreach(json_object_get(root, "clusterqueues"), i, item)
+		if (ncq < MAX_ITEMS && (cqs[ncq] = clusterqueue_decode(item)))
+			ncq++;
+	json_array_foreach(json_object_get(root, "localqueues"), i, item)
+		if (nlq < MAX_ITEMS && (lqs[nlq] = localqueue_decode(item)))
+			nlq++;
+	json_array_foreach(json_object_get(root, "workloads"), i, item)
+		if (nwl < MAX_ITEMS && (wls[nwl] = workload_decode(item)))
+			nwl++;
+	json_array_foreach(json_object_get(root, "cohorts"), i, item)
+		if (nco < MAX_ITEMS && (cos[nco] = cohort_decode(item)))
+			nco++;
+	struct queue_view qv = {cqs, ncq, lqs, nlq, wls, nwl, NULL, 0, true, true, 1764669600,
+	                        cos, nco};
+
+	render_queues_cluster(sb, &qv);
+	render_queues_local(sb, &qv);
+	strbuf_reset(sb);
+	for (i = 0; i < ncq; i++)
+		clusterqueue_free((struct clusterqueue *)cqs[i]);
+	for (i = 0; i < nlq; i++)
+		localqueue_free((struct localqueue *)lqs[i]);
+	for (i = 0; i < nwl; i++)
+		workload_free((struct workload *)wls[i]);
+	for (i = 0; i < nco; i++)
+		cohort_free((struct kueue_cohort *)cos[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -146,6 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			render_node_info(&sb, &nv[i]);
 	}
 	strbuf_reset(&sb);
+	render_queue_files(root, &sb);
 	render_yaml_emit(&sb, root);
 	strbuf_free(&sb);
 	if (job)

@@ -27,6 +27,8 @@ static void decode_all(json_t *object)
 	struct localqueue *lq;
 	struct clusterqueue *cq;
 	struct queue_line *line;
+	struct owned *ow;
+	struct kueue_cohort *co;
 	struct k8s_configmap *cm;
 	struct k8s_error err;
 
@@ -51,8 +53,13 @@ static void decode_all(json_t *object)
 		localqueue_free(lq);
 	if ((cq = clusterqueue_decode(object)))
 		clusterqueue_free(cq);
+	if ((co = cohort_decode(object)))
+		cohort_free(co);
 	if ((line = queue_line_decode(object, "default", "user-queue")))
 		queue_line_free(line);
+	for (int k = 0; k < OWNED_KIND_COUNT; k++)
+		if ((ow = owned_decode(object, (enum owned_kind)k)))
+			owned_free(ow);
 	if (k8s_configmap_decode(object, &cm, &err) == 0)
 		k8s_configmap_free(cm);
 }

@@ -123,6 +123,18 @@ def test_mpijob_v2beta1_runs_with_its_launcher_as_chief(v2):
     # ended: byte-equal (the workers are gone: cleanPodPolicy All; the
     # launcher's Job keeps its pod)
     assert m.read("jobs", "horovod", "logs") == c.kubectl("logs", "-n", ns, lname).stdout
+    # the launcher's batch Job is the job's too: its events (the pod it made, its
+    # end) are in events, as kubectl shows them
+    said = wait_until(lambda: (lambda s: {"SuccessfulCreate", "Completed"} <= {r for r, _ in s}
+                                and s)([(e["reason"], e["message"]) for e in c.kubectl_json(
+                                    "get", "events", "-n", ns)["items"]
+                                    if e["involvedObject"]["kind"] == "Job" and
+                                    e["involvedObject"]["name"] == "horovod-launcher"]),
+                      timeout=60, message="the launcher Job's events in kubectl")
+    wait_until(lambda: (lambda t: all(
+        any(l.split()[:1] == ["job/horovod-launcher"] and "[%s] %s" % (r, msg) in l
+            for l in t.splitlines()) for r, msg in said))(m.read("jobs", "horovod", "events")),
+        timeout=30, message="the launcher Job's events in jobs/horovod/events: %s" % said)
     os.rmdir(m.path("jobs", "horovod"))
     wait_until(lambda: c.kubectl("get", "mpijobs.kubeflow.org", "horovod",
                                  check=False).returncode != 0,
@@ -219,7 +231,8 @@ def test_mpijob_v2beta1_waits_in_a_kueue_queue_and_runs_once_admitted(v2):
     rows = {l.split()[0]: l.split() for l in m.read("cluster", "list").splitlines()[1:] if l}
     assert rows["mq-wait"][1] == "QUEUED" and rows["mq-ahead"][1] == "RUNNING", rows
     waiting = m.read("queues", "list").split("  Waiting, in line:\n")[1].splitlines()
-    assert waiting[2].split()[:7] == ["1", ns, "mq-wait", "MPIJOB", QUEUE, "4", "QUEUED"], waiting
+    assert waiting[2].split()[:8] == ["1", ns, "mq-wait", "MPIJOB", QUEUE, "4", "0", "QUEUED"], \
+        waiting
 
     # the job ahead goes: mq-wait is admitted, resumed and runs
     os.rmdir(m.path("jobs", "mq-ahead"))

@@ -63,6 +63,11 @@ BAD_SPECS = [
      ["line 4, column 7", "gpus: 0x10 is hexadecimal for 16"]),
     ("badname", "name: Bad_Name\n" + GOOD,
      ["line 1", "name:", "Bad_Name"]),
+    # a kind submitted at another version: apiVersion is at fault, on line 1
+    ("newversion", "apiVersion: trainer.kubeflow.org/v2alpha1\nkind: TrainJob\n"
+     "spec: {runtimeRef: {name: torch-distributed}}\n",
+     ["line 1, column 13: apiVersion: arenafs submits TrainJob as trainer.kubeflow.org/v1alpha1 "
+      "(served by this cluster), not as trainer.kubeflow.org/v2alpha1"]),
     # a real cluster creates such a job and then refuses every one of its pods
     ("nopriority", GOOD + "priority: nosuch\n",
      ['priority: no PriorityClass "nosuch" in this cluster', "kubectl get priorityclasses"]),

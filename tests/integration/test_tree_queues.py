@@ -144,10 +144,14 @@ def test_queued_jobs_wait_in_line_and_say_where_and_why(cluster, mnt):
                message="queues/list: %s 8/8 GPUs, 1 pending, 2 admitted" % LQ)
     lqs = m.read("queues", "list")
     block = lqs.split("\nLocalQueue %s (ClusterQueue cluster-queue): 8 GPUs used\n" % LQ)[1]
-    admitted, waiting = block.split("  Waiting, in line:\n")
-    assert [l.split()[1] for l in admitted.splitlines()[3:5]] == ["q-first", "q-second"], lqs
+    # what the LocalQueue uses of each resource of its ClusterQueue's quota, then its jobs
+    used, jobs = block.split("  Admitted:\n")
+    assert ["default-flavor", "nvidia.com/gpu", "8", "8"] in [
+        l.split() for l in used.splitlines()], lqs
+    admitted, waiting = jobs.split("  Waiting, in line:\n")
+    assert [l.split()[1] for l in admitted.splitlines()[2:4]] == ["q-first", "q-second"], lqs
     first = waiting.splitlines()[2].split()
-    assert first[:7] == ["1", ns, "q-third", "TFJOB", LQ, "4", "QUEUED"], lqs
+    assert first[:8] == ["1", ns, "q-third", "TFJOB", LQ, "4", "0", "QUEUED"], lqs
     cqs = m.read("cluster", "queues")
     assert "\nClusterQueue cluster-queue: 8/8 GPUs used\n" in cqs, cqs
     assert "q-third" in cqs.split("Waiting, in line:")[1], cqs

@@ -241,3 +241,14 @@ def test_trainjob_runs_indexed_pods_and_completes():
         cond = [x for x in j["status"]["conditions"] if x["type"] == "Complete"][0]
         assert (cond["reason"], cond["message"]) == ("AllJobsCompleted", "jobset completed successfully")
         assert j["status"]["jobsStatus"][0]["succeeded"] == 1
+        # as upstream: TrainJob -> JobSet -> Job -> pods, and the JobSet says how it ended
+        js = c.get("jobsets.jobset.x-k8s.io", "llm")
+        assert js["metadata"]["ownerReferences"][0]["kind"] == "TrainJob"
+        assert js["status"]["terminalState"] == "Completed"
+        node_job = c.get("jobs.batch", "llm-node-0")
+        assert node_job["metadata"]["ownerReferences"][0]["kind"] == "JobSet"
+        assert node_job["metadata"]["labels"]["jobset.sigs.k8s.io/jobset-uid"] == js["metadata"]["uid"]
+        said = c.wait("the JobSet's event", lambda: [
+            (e["type"], e["reason"], e["message"]) for e in c.events("llm")
+            if e["involvedObject"]["kind"] == "JobSet"])
+        assert said == [("Normal", "AllJobsCompleted", "jobset completed successfully")]

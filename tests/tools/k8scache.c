@@ -43,7 +43,8 @@ static int watch_timeout_s;
 static const char *const OBJECT_NAMES[] = {"job",          "pod",          "node",
                                               "service",      "event",        "pvc",
                                               "workload",     "localqueue",   "clusterqueue",
-                                              "queueline",    "namespace"};
+                                              "cohort",       "queueline",    "owned",
+                                              "namespace"};
 static const char *const CHANGE_NAMES[] = {"ADDED", "MODIFIED", "DELETED"};
 static const char *const PHASES[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown"};
 
@@ -262,6 +263,7 @@ static json_t *dump_all(struct k8s_cache *c)
 	json_object_set_new(d, "workloads", dump_simple(c, CACHE_WORKLOAD));
 	json_object_set_new(d, "localqueues", dump_simple(c, CACHE_LOCALQUEUE));
 	json_object_set_new(d, "clusterqueues", dump_simple(c, CACHE_CLUSTERQUEUE));
+	json_object_set_new(d, "owned", dump_simple(c, CACHE_OWNED));
 	if (dump_events)
 		json_object_set_new(d, "events", dump_simple(c, CACHE_EVENT));
 	cache_read_unlock(c);

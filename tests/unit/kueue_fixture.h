@@ -109,6 +109,46 @@
 	"\"conditions\":[{\"type\":\"Active\",\"status\":\"False\",\"reason\":\"FlavorNotFound\"," \
 	"\"message\":\"Can't admit new workloads: references missing ResourceFlavor(s): [gone]\"}]}}"
 
+/* A ClusterQueue whose quota names no GPU: cpu and memory in two flavors, in a cohort
+ * it borrows cpu from (in flavor on-demand, up to its borrowingLimit), lending memory
+ * up to a limit; quantities as the API server writes them. */
+#define CQ_COHORT \
+	"{\"metadata\":{\"name\":\"cpu-queue\",\"creationTimestamp\":\"2025-12-05T10:00:00Z\"}," \
+	"\"spec\":{\"cohortName\":\"research\",\"queueingStrategy\":\"BestEffortFIFO\"," \
+	"\"resourceGroups\":[{\"coveredResources\":[\"cpu\",\"memory\"],\"flavors\":[{\"name\":" \
+	"\"on-demand\",\"resources\":[{\"name\":\"cpu\",\"nominalQuota\":\"2\",\"borrowingLimit\":" \
+	"\"4\"},{\"name\":\"memory\",\"nominalQuota\":\"4Gi\",\"lendingLimit\":\"1Gi\"}]},{\"name\":" \
+	"\"spot\",\"resources\":[{\"name\":\"cpu\",\"nominalQuota\":\"500m\"},{\"name\":\"memory\"," \
+	"\"nominalQuota\":\"1Gi\"}]}]}]},\"status\":{\"admittedWorkloads\":1,\"flavorsUsage\":[{" \
+	"\"name\":\"on-demand\",\"resources\":[{\"name\":\"cpu\",\"total\":\"5\",\"borrowed\":" \
+	"\"3\"},{\"name\":\"memory\",\"total\":\"2Gi\",\"borrowed\":\"0\"}]},{\"name\":\"spot\"," \
+	"\"resources\":[{\"name\":\"cpu\",\"total\":\"0\"},{\"name\":\"memory\",\"total\":" \
+	"\"0\"}]}],\"conditions\":[{\"type\":\"Active\",\"status\":\"True\"}]}}"
+
+/* An admitted Workload of cpu-queue whose job carries the label
+ * kueue.x-k8s.io/priority-class: its WorkloadPriorityClass, v1beta2's reference. */
+#define WL_WPC \
+	"{\"metadata\":{\"name\":\"tfjob-urgent-uuuuu\",\"namespace\":\"default\",\"uid\":\"w7\"," \
+	"\"creationTimestamp\":\"2025-12-05T10:50:00Z\"," WL_OWNER("TFJob", "urgent") "},\"spec\":" \
+	"{\"queueName\":\"cpu-lq\",\"priority\":10000,\"priorityClassRef\":{\"group\":" \
+	"\"kueue.x-k8s.io\",\"kind\":\"WorkloadPriorityClass\",\"name\":\"urgent\"}," WL_PODSET("0") \
+	"},\"status\":{\"admission\":{\"clusterQueue\":\"cpu-queue\",\"podSetAssignments\":[{" \
+	"\"name\":\"chief\",\"flavors\":{\"cpu\":\"on-demand\",\"memory\":\"on-demand\"}},{\"name\":" \
+	"\"worker\",\"flavors\":{\"cpu\":\"spot\",\"memory\":\"on-demand\"}}]},\"conditions\":[{\"type\":" \
+	"\"QuotaReserved\",\"status\":\"True\",\"lastTransitionTime\":\"2025-12-05T10:51:00Z\"}," \
+	"{\"type\":\"Admitted\",\"status\":\"True\"}]}}"
+
+/* v1beta1 names the class and its source instead. */
+#define WL_V1BETA1_PRIORITY \
+	"{\"metadata\":{\"name\":\"w-old\",\"namespace\":\"default\"},\"spec\":{\"priority\":7," \
+	"\"priorityClassName\":\"batch\",\"priorityClassSource\":" \
+	"\"kueue.x-k8s.io/workloadpriorityclass\"}}"
+
+/* A Cohort object: research's parent, org (which has no object of its own). */
+#define COHORT_RESEARCH \
+	"{\"apiVersion\":\"kueue.x-k8s.io/v1beta2\",\"kind\":\"Cohort\",\"metadata\":{\"name\":" \
+	"\"research\"},\"spec\":{\"parentName\":\"org\"}}"
+
 #define LINE_TWO \
 	"{\"kind\":\"PendingWorkloadsSummary\",\"items\":[{\"metadata\":{\"name\":" \
 	"\"tfjob-big-1a2b3\",\"namespace\":\"default\"},\"priority\":5,\"localQueueName\":" \
@@ -141,6 +181,15 @@ static inline struct clusterqueue *fx_clusterqueue(const char *text)
 
 	json_decref(o);
 	return q;
+}
+
+static inline struct kueue_cohort *fx_cohort(const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL);
+	struct kueue_cohort *c = o ? cohort_decode(o) : NULL;
+
+	json_decref(o);
+	return c;
 }
 
 static inline struct queue_line *fx_line(const char *ns, const char *lq, const char *text)

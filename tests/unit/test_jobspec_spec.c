@@ -637,9 +637,23 @@ TEST(spec_manifest_errors)
 	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: apps/v1\nkind: Deployment\nspec: {}\n"),
 	                   "line 2, column 7: kind: apiVersion apps/v1, kind Deployment is not a "
 	                   "training job arenafs submits; it submits TFJob kubeflow.org/v1");
+	/* a kind arenafs submits at another version: the fault is apiVersion, on its line */
+	CHECK_STR_CONTAINS(SPEC_ERROR("apiVersion: trainer.kubeflow.org/v2alpha1\nkind: TrainJob\n"
+	                        "spec: {}\n"),
+	             "line 1, column 13: apiVersion: arenafs submits TrainJob as "
+	             "trainer.kubeflow.org/v1alpha1 (served by this cluster), not as "
+	             "trainer.kubeflow.org/v2alpha1");
 	CHECK_STR_CONTAINS(
 	    SPEC_ERROR("apiVersion: kubeflow.org/v1alpha1\nkind: MPIJob\nspec: {}\n"),
-	    "is not a training job arenafs submits");
+	    "line 1, column 13: apiVersion: arenafs submits MPIJob as kubeflow.org/v1 (served by "
+	    "this cluster) or kubeflow.org/v2beta1 (not served by this cluster), not as "
+	    "kubeflow.org/v1alpha1");
+	CHECK_STR_CONTAINS(
+	    spec_test_error(__FILE__, __LINE__,
+	                    "apiVersion: trainer.kubeflow.org/v2alpha1\nkind: TrainJob\nspec: {}\n",
+	                    "x", SERVED_TF_PT),
+	    "apiVersion: arenafs submits TrainJob as trainer.kubeflow.org/v1alpha1 (not served by "
+	    "this cluster), not as trainer.kubeflow.org/v2alpha1");
 	CHECK_STR_CONTAINS(
 	    spec_test_error(__FILE__, __LINE__,
 	                    "apiVersion: kubeflow.org/v1\nkind: XGBoostJob\nspec: {}\n", "x",

@@ -73,6 +73,78 @@ TEST(kueue_queues_decode_in_both_versions)
 	clusterqueue_free(c1);
 }
 
+TEST(kueue_clusterqueue_keeps_every_resource_of_every_flavor_with_its_borrowing)
+{
+	struct clusterqueue *c = fx_clusterqueue(CQ_COHORT), *g = fx_clusterqueue(CQ_V1BETA2);
+
+	CHECK(c && g);
+	if (c && g) {
+		CHECK(!c->gpu_quota_named);          /* no GPU quota: not a quota of 0 GPUs */
+		CHECK(g->gpu_quota_named);
+		CHECK_INT_EQ(c->gpu_quota, 0);
+		CHECK(c->borrowing);
+		CHECK(!g->borrowing);                /* borrowed "0" */
+		CHECK_INT_EQ(c->n_quotas, 4);
+		CHECK_STR_EQ(c->quotas[0].flavor, "on-demand");
+		CHECK_STR_EQ(c->quotas[0].resource, "cpu");
+		CHECK_STR_EQ(c->quotas[0].nominal, "2");
+		CHECK_STR_EQ(c->quotas[0].borrowing_limit, "4");
+		CHECK_STR_EQ(c->quotas[0].lending_limit, "");
+		CHECK_STR_EQ(c->quotas[0].used, "5");
+		CHECK_STR_EQ(c->quotas[0].borrowed, "3");
+		CHECK_STR_EQ(c->quotas[1].lending_limit, "1Gi");
+		CHECK_STR_EQ(c->quotas[1].used, "2Gi");
+		CHECK_STR_EQ(c->quotas[2].flavor, "spot");
+		CHECK_STR_EQ(c->quotas[2].nominal, "500m");
+		CHECK_STR_EQ(c->quotas[3].used, "0");
+		/* a flavor of the usage the quota does not list, and an integer quota */
+		CHECK_INT_EQ(g->n_quotas, 3);
+		CHECK_STR_EQ(g->quotas[2].flavor, "spare");
+		CHECK_STR_EQ(g->quotas[2].nominal, "2");
+		CHECK_STR_EQ(g->quotas[1].used, "8");
+	}
+	clusterqueue_free(c);
+	clusterqueue_free(g);
+}
+
+TEST(kueue_cohort_decodes_its_parent)
+{
+	struct kueue_cohort *c = fx_cohort(COHORT_RESEARCH);
+	struct kueue_cohort *root = fx_cohort("{\"metadata\":{\"name\":\"org\"},\"spec\":{}}");
+
+	CHECK(c && root);
+	if (c && root) {
+		CHECK_STR_EQ(c->meta.name, "research");
+		CHECK_STR_EQ(c->parent, "org");
+		CHECK_STR_EQ(root->parent, "");
+	}
+	cohort_free(c);
+	cohort_free(root);
+}
+
+TEST(kueue_workload_priority_class_in_both_versions)
+{
+	struct workload *w2 = fx_workload(WL_WPC), *w1 = fx_workload(WL_V1BETA1_PRIORITY);
+	struct workload *none = fx_workload(WL_QUEUED);
+
+	CHECK(w2 && w1 && none);
+	if (w2 && w1 && none) {
+		CHECK_STR_EQ(w2->flavors, "on-demand,spot"); /* each once, in order */
+		CHECK_STR_EQ(none->flavors, "");
+		CHECK_STR_EQ(w2->priority_class, "urgent");
+		CHECK_STR_EQ(w2->priority_kind, "WorkloadPriorityClass");
+		CHECK_INT_EQ(w2->priority, 10000);
+		CHECK_STR_EQ(w1->priority_class, "batch");
+		CHECK_STR_EQ(w1->priority_kind, "WorkloadPriorityClass");
+		CHECK_INT_EQ(w1->priority, 7);
+		CHECK_STR_EQ(none->priority_class, "");
+		CHECK_STR_EQ(none->priority_kind, "");
+	}
+	workload_free(w2);
+	workload_free(w1);
+	workload_free(none);
+}
+
 TEST(kueue_line_decodes_places_and_versions_by_content)
 {
 	struct queue_line *a = fx_line("default", "user-queue", LINE_TWO);

@@ -346,6 +346,55 @@ TEST(store_services_by_release_and_events_by_involved)
 	store_free(st);
 }
 
+static struct owned *mkowned(enum owned_kind kind, const char *name, const char *uid,
+                             const char *owner_kind, const char *owner, const char *owner_uid,
+                             bool controller)
+{
+	json_t *o = json_pack("{s:{s:s,s:s,s:s,s:s,s:[{s:s,s:s,s:s,s:b}]}}", "metadata", "name",
+	                      name, "namespace", "default", "uid", uid, "resourceVersion", "1",
+	                      "ownerReferences", "kind", owner_kind, "name", owner, "uid", owner_uid,
+	                      "controller", controller);
+	struct owned *ow = owned_decode(o, kind);
+
+	json_decref(o);
+	return ow;
+}
+
+/* A job's owner chain: the objects of its controller's uid, a batch Job and a JobSet
+ * of one name told apart by kind, and an owner that is not the controller ignored. */
+TEST(store_owned_by_their_controllers_uid)
+{
+	struct k8s_cache *st = store_new("default", NULL);
+	const struct owned **ow = NULL;
+	const struct owned *one;
+	size_t n;
+
+	put(st, CACHE_OWNED, mkowned(OWNED_JOBSET, "llm", "js-1", "TrainJob", "llm", "tj-1", true),
+	    1, 1);
+	put(st, CACHE_OWNED,
+	    mkowned(OWNED_BATCH_JOB, "llm-node-0", "j-1", "JobSet", "llm", "js-1", true), 1, 1);
+	put(st, CACHE_OWNED,
+	    mkowned(OWNED_BATCH_JOB, "llm-node-1", "j-2", "JobSet", "llm", "js-1", true), 1, 1);
+	put(st, CACHE_OWNED, mkowned(OWNED_BATCH_JOB, "llm", "j-3", "TrainJob", "llm", "tj-1", false),
+	    1, 1);
+
+	cache_read_lock(st);
+	n = cache_owned_by(st, "default", "tj-1", &ow);
+	CHECK(n == 1 && ow[0]->kind == OWNED_JOBSET);
+	CHECK_STR_EQ(names((const void **)ow, n), "llm"); /* frees ow */
+	n = cache_owned_by(st, "default", "js-1", &ow);
+	CHECK_STR_EQ(names((const void **)ow, n), "llm-node-0,llm-node-1");
+	one = cache_find_owned(st, OWNED_BATCH_JOB, "default", "llm");
+	CHECK(one != NULL && strcmp(one->owner_kind, "") == 0 && strcmp(one->meta.uid, "j-3") == 0);
+	one = cache_find_owned(st, OWNED_JOBSET, "default", "llm");
+	CHECK(one != NULL && strcmp(one->owner_kind, "TrainJob") == 0 &&
+	      strcmp(one->owner_uid, "tj-1") == 0);
+	CHECK_STR_EQ(owned_kinds(OWNED_JOBSET)->kind_name, "JobSet");
+	CHECK_STR_EQ(owned_kinds(OWNED_BATCH_JOB)->plural, "jobs");
+	cache_read_unlock(st);
+	store_free(st);
+}
+
 TEST(store_many_objects_survive_growth)
 {
 	struct k8s_cache *st = store_new("default", NULL);

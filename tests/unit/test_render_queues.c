@@ -3,6 +3,7 @@
  * status word (render/status.c) and info's Queue: line (render/job_info.c) they feed. */
 #include "render/queues.h"
 #include "render/job_info.h"
+#include "render/queue_quota.h"
 #include "render/status.h"
 #include "render/why.h"
 #include "tests/unit/harness.h"
@@ -165,6 +166,7 @@ TEST(queues_why_and_info_of_a_queued_job)
 {
 	struct kfx k;
 	struct job *j = fx_job(JOB_TFJOB, "big", KUEUE_T0 - 300);
+	struct workload *wpc;
 	struct job_view v;
 	char *why, *info;
 
@@ -181,8 +183,24 @@ TEST(queues_why_and_info_of_a_queued_job)
 	CHECK_STR_CONTAINS(info, "\nStatus:      QUEUED\n");
 	CHECK_STR_CONTAINS(info, "\nQueue:       user-queue (ClusterQueue cluster-queue), "
 	                         "Workload tfjob-big-1a2b3\n");
+	/* a Workload without a class: the pods' (none), as Arena */
+	CHECK_STR_CONTAINS(info, "\nPriority:    N/A\n");
+	free(info);
+	/* one of a WorkloadPriorityClass: its class, kind and value */
+	wpc = fx_workload(WL_WPC);
+	CHECK(wpc != NULL);
+	v.queue.workload = wpc ? wpc : k.queued;
+	info = FX_RENDER(render_job_info(sb, &v));
+	CHECK_STR_CONTAINS(info, "\nPriority:    urgent (WorkloadPriorityClass, 10000)\n");
+	free(info);
+	/* and the pods' PriorityClass besides */
+	free(j->priority_class);
+	j->priority_class = strdup("high");
+	info = FX_RENDER(render_job_info(sb, &v));
+	CHECK_STR_CONTAINS(info, "\nPriority:    high; Kueue: urgent (WorkloadPriorityClass, 10000)\n");
 	free(why);
 	free(info);
+	workload_free(wpc);
 	fx_job_free(j);
 	kfx_free(&k);
 }
@@ -210,34 +228,47 @@ TEST(queues_files_list_queues_then_their_jobs_in_line)
 	lqs[0] = k.lq;
 	cqs[0] = k.cq;
 	lines[0] = k.line;
-	v = (struct queue_view){cqs, 1, lqs, 1, wls, 5, lines, 1, true, true, KUEUE_T0};
+	v = (struct queue_view){cqs, 1, lqs, 1, wls, 5, lines, 1, true, true, KUEUE_T0, NULL, 0};
 	s = FX_RENDER(render_queues_local(sb, &v));
 	CHECK_STR_EQ(s,
 	             "NAME        CLUSTERQUEUE   GPU(Quota)  GPU(Used)  PENDING  ADMITTED  AGE\n"
 	             "user-queue  cluster-queue  8           4          1        1         1h\n"
 	             "\n"
 	             "LocalQueue user-queue (ClusterQueue cluster-queue): 4 GPUs used\n"
+	             "  Used:\n"
+	             "    FLAVOR          RESOURCE        USED  QUOTA(ClusterQueue)\n"
+	             "    ------          --------        ----  -------------------\n"
+	             "    default-flavor  nvidia.com/gpu  4     6\n"
+	             "    default-flavor  cpu             3     100\n"
 	             "  Admitted:\n"
-	             "    NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU\n"
-	             "    ---------  ---  -------  ----------  ---\n"
-	             "    default    a    TFJOB    user-queue  4\n"
+	             "    NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU  PRIORITY  FLAVOR\n"
+	             "    ---------  ---  -------  ----------  ---  --------  ------\n"
+	             "    default    a    TFJOB    user-queue  4    0         N/A\n"
 	             "  Waiting, in line:\n"
-	             "    PLACE  NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU  STATE    WHY\n"
-	             "    -----  ---------  ---  -------  ----------  ---  -----    ---\n"
-	             "    1      default    big  TFJOB    user-queue  4    QUEUED   couldn't assign "
-	             "flavors to pod set worker: insufficient unused quota for nvidia.com/gpu in "
-	             "flavor default-flavor, 4 more needed\n"
-	             "    N/A    default    ev   TFJOB    user-queue  2    EVICTED  The LocalQueue is "
-	             "stopped\n");
+	             "    PLACE  NAMESPACE  JOB  TRAINER  LOCALQUEUE  GPU  PRIORITY  STATE    WHY\n"
+	             "    -----  ---------  ---  -------  ----------  ---  --------  -----    ---\n"
+	             "    1      default    big  TFJOB    user-queue  4    5         QUEUED   couldn't "
+	             "assign flavors to pod set worker: insufficient unused quota for nvidia.com/gpu "
+	             "in flavor default-flavor, 4 more needed\n"
+	             "    N/A    default    ev   TFJOB    user-queue  2    0         EVICTED  The "
+	             "LocalQueue is stopped\n");
 	free(s);
 	s = FX_RENDER(render_queues_cluster(sb, &v));
 	CHECK(s && !strncmp(s, "NAME           COHORT  STRATEGY        GPU(Quota)  GPU(Used)  "
 	                       "PENDING  ADMITTED  ACTIVE  AGE\n"
 	                       "cluster-queue  all     BestEffortFIFO  8           8          "
 	                       "1        2         True    1h\n\n"
-	                       "ClusterQueue cluster-queue: 8/8 GPUs used\n", 200));
+	                       "ClusterQueue cluster-queue: 8/8 GPUs used; cohort all\n"
+	                       "  Quota:\n", 220));
+	/* every resource of every flavor, with its use */
+	CHECK_STR_CONTAINS(s, "    default-flavor  cpu             100      <none>           <none>"
+	                      "         0     0\n"
+	                      "    default-flavor  nvidia.com/gpu  6        <none>           <none>"
+	                      "         8     0\n"
+	                      "    spare           nvidia.com/gpu  2        <none>           <none>"
+	                      "         0     0\n  Admitted:\n");
 	/* in the ClusterQueue's line, by its own place (2 for big) */
-	CHECK_STR_CONTAINS(s, "    2      default    big  TFJOB    user-queue  4    QUEUED");
+	CHECK_STR_CONTAINS(s, "    2      default    big  TFJOB    user-queue  4    5         QUEUED");
 	free(s);
 	v.n_cqs = v.n_lqs = v.n_workloads = 0;
 	v.kueue = false;
@@ -252,4 +283,73 @@ TEST(queues_files_list_queues_then_their_jobs_in_line)
 	                "No LocalQueues in this namespace.\n");
 	free(s);
 	kfx_free(&k);
+}
+
+/* A ClusterQueue of cpu and memory in two flavors, borrowing cpu from its cohort, and
+ * a job of it whose Workload has a WorkloadPriorityClass: every resource with its
+ * limits, use and borrowing; the job's class and value. */
+TEST(queues_a_cpu_queue_borrowing_from_its_cohort_and_a_priority_class)
+{
+	struct clusterqueue *c = fx_clusterqueue(CQ_COHORT), *g = fx_clusterqueue(CQ_V1BETA2);
+	struct workload *w = fx_workload(WL_WPC);
+	struct kueue_cohort *research = fx_cohort(COHORT_RESEARCH);
+	const struct workload *wls[1];
+	const struct clusterqueue *cqs[2];
+	const struct kueue_cohort *cohorts[1];
+	struct queue_view v = {0};
+	char *s;
+
+	CHECK(c && g && w && research);
+	if (!c || !g || !w || !research) {
+		clusterqueue_free(c);
+		clusterqueue_free(g);
+		workload_free(w);
+		cohort_free(research);
+		return;
+	}
+	wls[0] = w;
+	cqs[0] = c;
+	cohorts[0] = research;
+	v = (struct queue_view){cqs, 1, NULL, 0, wls, 1, NULL, 0, true, true, KUEUE_T0, NULL, 0};
+	s = FX_RENDER(render_queues_cluster(sb, &v));
+	CHECK_STR_EQ(s,
+	             "NAME       COHORT    STRATEGY        GPU(Quota)  GPU(Used)  PENDING  ADMITTED  "
+	             "ACTIVE  AGE\n"
+	             "cpu-queue  research  BestEffortFIFO  <none>      <none>     0        1         "
+	             "True    1h\n"
+	             "\n"
+	             "ClusterQueue cpu-queue: no GPU quota; cohort research, borrowing from it\n"
+	             "  Quota:\n"
+	             "    FLAVOR     RESOURCE  NOMINAL  BORROWING LIMIT  LENDING LIMIT  USED  BORROWED\n"
+	             "    ------     --------  -------  ---------------  -------------  ----  --------\n"
+	             "    on-demand  cpu       2        4                <none>         5     3\n"
+	             "    on-demand  memory    4Gi      <none>           1Gi            2Gi   0\n"
+	             "    spot       cpu       500m     <none>           <none>         0     0\n"
+	             "    spot       memory    1Gi      <none>           <none>         0     0\n"
+	             "  Admitted:\n"
+	             "    NAMESPACE  JOB     TRAINER  LOCALQUEUE  GPU  PRIORITY        FLAVOR\n"
+	             "    ---------  ---     -------  ----------  ---  --------        ------\n"
+	             "    default    urgent  TFJOB    cpu-lq      0    urgent (10000)  on-demand,spot\n"
+	             "  Waiting, in line: none\n"
+	             "\n"
+	             "Cohorts:\n"
+	             "  research: cpu-queue\n");
+	free(s);
+	/* the tree of cohorts: research under org (which has no object), all under
+	 * another root with cluster-queue */
+	cqs[1] = g;
+	v.n_cqs = 2;
+	v.cohorts = cohorts;
+	v.n_cohorts = 1;
+	s = FX_RENDER(render_queues_cluster(sb, &v));
+	CHECK(s && strstr(s, "\n\nCohorts:\n") &&
+	      !strcmp(strstr(s, "\n\nCohorts:\n"), "\n\nCohorts:\n"
+	                                              "  all: cluster-queue\n"
+	                                              "  org\n"
+	                                              "    research: cpu-queue\n"));
+	free(s);
+	clusterqueue_free(c);
+	clusterqueue_free(g);
+	workload_free(w);
+	cohort_free(research);
 }

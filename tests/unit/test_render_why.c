@@ -226,6 +226,28 @@ TEST(why_of_a_job_whose_pods_are_refused_quotes_the_operators_event)
 	fx_job_free(j);
 }
 
+/* A TrainJob's pods are made by its JobSet's batch Job: that Job's refusal is the
+ * job's (its events are in the view, by the owner chain). */
+TEST(why_of_a_job_whose_batch_job_is_refused_its_pods_quotes_that_jobs_event)
+{
+	struct job *j = mnist();
+	struct event *e = fx_event("mnist-node-0.1", "Job", "mnist-node-0", "Warning",
+	                           "FailedCreate", "Error creating: pods \"mnist-node-0-0-x\" is "
+	                           "forbidden: exceeded quota: gpus", FX_T0 - 30);
+	struct job_view v = fx_view(j, NULL, 0);
+	char *s;
+
+	v.events = (const struct event *const *)&e;
+	v.n_events = 1;
+	s = why_of(&v);
+	CHECK_STR_CONTAINS(s, "Pods refused: 0 of 1 instances exist; the operator could not create "
+	                      "the others: Error creating: pods \"mnist-node-0-0-x\" is forbidden: "
+	                      "exceeded quota: gpus (FailedCreate, ");
+	free(s);
+	fx_event_free(e);
+	fx_job_free(j);
+}
+
 TEST(why_ignores_a_refusal_once_every_pod_exists)
 {
 	struct job *j = mnist();

@@ -232,6 +232,9 @@ FIELD_TYPES = {
     "firstTimestamp": "string", "lastTimestamp": "string", "count": "integer",
     "eventTime": "string", "series": "object", "action": "string", "related": "object",
     "reportingComponent": "string", "reportingInstance": "string",
+    # PriorityClass and Kueue's WorkloadPriorityClass
+    "value": "integer", "globalDefault": "boolean", "description": "string",
+    "preemptionPolicy": "string",
     # ListMeta and Status
     "continue": "string", "remainingItemCount": "integer", "code": "integer",
     "details": "object",

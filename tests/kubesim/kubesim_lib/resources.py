@@ -233,6 +233,9 @@ def kueue_resources():
           short=["flavor", "flavors", "rf"], crd=True, subresources=()),
         R(KUEUE_GROUP, KUEUE_VERSION, "workloads", "Workload",
           short=["kwl", "kueueworkload", "kueueworkloads"], crd=True),
+        R(KUEUE_GROUP, KUEUE_VERSION, "workloadpriorityclasses", "WorkloadPriorityClass",
+          namespaced=False, crd=True, subresources=()),
+        R(KUEUE_GROUP, KUEUE_VERSION, "cohorts", "Cohort", namespaced=False, crd=True),
         # Kueue's visibility server (pkg/visibility/storage): storage with no verbs of
         # its own, whose New() is a PendingWorkloadsSummary, and their subresource;
         # crd: named in OpenAPI as a custom group's kinds are
@@ -293,6 +296,8 @@ def build(mpi_v2beta1=False, no_kinds=(), arena_kinds=False, kueue=False):
                  crd=True, subresources=()))
     res.append(R("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
                  "ClusterTrainingRuntime", namespaced=False, crd=True, subresources=()))
+    # JobSet (v0.11.1), which Trainer makes of a TrainJob (sim/trainjob.py)
+    res.append(R("jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", crd=True))
     if arena_kinds:
         for group, version, plural, kind in ARENA_KINDS:
             res.append(R(group, version, plural, kind, crd=True))

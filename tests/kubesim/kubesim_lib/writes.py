@@ -32,6 +32,9 @@ TOP_FIELDS = {
     "events": {"involvedObject", "reason", "message", "source", "firstTimestamp",
                "lastTimestamp", "count", "type", "eventTime", "series", "action", "related",
                "reportingComponent", "reportingInstance"},
+    "priorityclasses.scheduling.k8s.io": {"value", "globalDefault", "description",
+                                          "preemptionPolicy"},
+    "workloadpriorityclasses.kueue.x-k8s.io": {"value", "description"},
 }
 KUBEFLOW_SPEC = {"runPolicy", "successPolicy", "enableDynamicWorker", "elasticPolicy",
                  "nprocPerNode", "slotsPerWorker", "mainContainer", "runLauncherAsWorker",

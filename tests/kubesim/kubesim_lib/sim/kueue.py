@@ -31,8 +31,10 @@ framework, scheduler and visibility API for what arenafs reads of it.
 
 Not modelled (docs/kubesim.md): cohorts and borrowing, flavors other than the
 first of a ClusterQueue, resources other than GPUs, admission checks,
-WorkloadPriorityClasses (priority is the pod templates' PriorityClass value),
-requeue backoff, v1beta1.
+requeue backoff, v1beta1. A Workload's priority and spec.priorityClassRef are
+Kueue's: the WorkloadPriorityClass the job's label kueue.x-k8s.io/priority-class
+names, else the PriorityClass of the first pod set that names one (jobframework's
+ExtractPriority).
 """
 
 import hashlib
@@ -48,6 +50,8 @@ WORKLOADS = "workloads." + GROUP
 LOCALQUEUES = "localqueues." + GROUP
 CLUSTERQUEUES = "clusterqueues." + GROUP
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+PRIORITY_CLASSES = "workloadpriorityclasses." + GROUP
 TRAINJOBS = "trainjobs.trainer.kubeflow.org"
 MPI_V2 = "mpijobs.kubeflow.org"   # the store's key of either MPIJob version
 
@@ -349,20 +353,32 @@ class KueueController(Controller):
                 rs = specs[rtype] or {}
                 podsets.append({"name": rtype.lower(), "count": int(rs.get("replicas", 1)),
                                 "template": util.clone(rs.get("template") or {})})
-        prio = 0
-        for ps in podsets:
-            pc = ((ps.get("template") or {}).get("spec") or {}).get("priorityClassName")
-            e = self.rt.store.get("priorityclasses.scheduling.k8s.io", "", pc) if pc else None
-            if e is not None:
-                prio = max(prio, int(e.obj.get("value") or 0))
+        prio, ref = self._priority(m, podsets)
         return {"apiVersion": API, "kind": "Workload",
                 "metadata": {"name": workload_name(kind, m["name"], m.get("uid", "")),
                              "namespace": m.get("namespace", ""),
                              "labels": {"kueue.x-k8s.io/job-uid": m.get("uid", "")},
                              "ownerReferences": [util.owner_ref(job, api, kind)]},
-                "spec": {"queueName": queue, "podSets": podsets, "priority": prio,
-                         "active": True},
+                "spec": dict({"queueName": queue, "podSets": podsets, "priority": prio,
+                              "active": True}, **({"priorityClassRef": ref} if ref else {})),
                 "status": {}}
+
+    def _priority(self, m, podsets):
+        """(priority, spec.priorityClassRef or None) as Kueue's priority.go picks them:
+        the job's label kueue.x-k8s.io/priority-class naming a WorkloadPriorityClass,
+        else the pod templates' PriorityClass."""
+        wpc = (m.get("labels") or {}).get(PRIORITY_LABEL)
+        e = self.rt.store.get(PRIORITY_CLASSES, "", wpc) if wpc else None
+        if e is not None:
+            return int(e.obj.get("value") or 0), {"group": GROUP, "kind": "WorkloadPriorityClass",
+                                                  "name": wpc}
+        for ps in podsets:
+            pc = ((ps.get("template") or {}).get("spec") or {}).get("priorityClassName")
+            e = self.rt.store.get("priorityclasses.scheduling.k8s.io", "", pc) if pc else None
+            if e is not None:
+                return int(e.obj.get("value") or 0), {"group": "scheduling.k8s.io",
+                                                      "kind": "PriorityClass", "name": pc}
+        return 0, None
 
     # ---- the scheduler ----
 
@@ -514,21 +530,22 @@ class KueueController(Controller):
 
     @staticmethod
     def _usage(cq, flavor, gpus, borrowed):
-        """flavorsUsage as Kueue writes it: every resource the flavor has a quota of,
-        by name, its total used ("0" for what kubesim does not count: only GPUs)."""
-        names = set()
+        """flavorsUsage as Kueue writes it: every flavor of the ClusterQueue's quota
+        in order, each with every resource it has a quota of and its total used (the
+        GPUs of flavor; "0" for what kubesim does not count: other resources and
+        flavors), and borrowed "0" (kubesim models no cohort)."""
+        out = []
         for g in (cq.get("spec") or {}).get("resourceGroups") or []:
             for f in g.get("flavors") or []:
-                if f.get("name") == flavor:
-                    names.update(r.get("name") for r in f.get("resources") or [])
-        names.add(util.GPU)
-        out = []
-        for n in sorted(names):
-            r = {"name": n, "total": str(gpus) if n == util.GPU else "0"}
-            if borrowed:
-                r["borrowed"] = "0"
-            out.append(r)
-        return [{"name": flavor, "resources": out}]
+                res = []
+                for n in sorted(r.get("name") for r in f.get("resources") or []):
+                    r = {"name": n, "total": str(gpus) if (n, f.get("name")) ==
+                         (util.GPU, flavor) else "0"}
+                    if borrowed:
+                        r["borrowed"] = "0"
+                    res.append(r)
+                out.append({"name": f.get("name"), "resources": res})
+        return out
 
     def _queue_status(self, cqs, lqs):
         wls = [e.obj for e in self.rt.store.list(WORKLOADS)[0]]

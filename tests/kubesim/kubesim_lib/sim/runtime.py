@@ -29,7 +29,7 @@ WATCHED = (
     "nodes", "pods", "services", "jobs.batch", "deployments.apps", "replicasets.apps",
     "tfjobs.kubeflow.org", "pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org",
     "xgboostjobs.kubeflow.org", "paddlejobs.kubeflow.org", "jaxjobs.kubeflow.org",
-    "trainjobs.trainer.kubeflow.org",
+    "trainjobs.trainer.kubeflow.org", "jobsets.jobset.x-k8s.io",
     "workloads.kueue.x-k8s.io", "localqueues.kueue.x-k8s.io", "clusterqueues.kueue.x-k8s.io",
 )
 

@@ -1,20 +1,25 @@
 """Kubeflow Trainer (trainer.kubeflow.org/v1alpha1 TrainJob).
 
 Upstream, a TrainJob plus its (Cluster)TrainingRuntime becomes a JobSet whose
-replicated job "node" is an Indexed batch Job of numNodes pods. JobSet is not
-served here, so the JobSet layer is folded into this controller: it creates
-the Job NAME-node-0 (owned by the TrainJob, so deleting the TrainJob collects
-everything) whose pods are NAME-node-0-<index>-xxxxx with the JobSet labels
+replicated job "node" is an Indexed batch Job of numNodes pods. This controller
+plays Trainer and the JobSet controller both: it creates the JobSet NAME
+(jobset.x-k8s.io/v1alpha2, owned by the TrainJob) and the Job NAME-node-0
+(owned by the JobSet, so deleting the TrainJob collects everything), whose
+pods are NAME-node-0-<index>-xxxxx with the JobSet labels
 (jobset.sigs.k8s.io/jobset-name=NAME, replicatedjob-name=node, job-index=0)
 and the trainer's container "node" built from spec.trainer (image, command,
 args, env, resourcesPerNode) plus the torch env (PET_NNODES, PET_NODE_RANK,
 PET_MASTER_ADDR, ...). The runtime named by spec.runtimeRef is not read.
 Status: jobsStatus for "node" (JobSet's counts of Jobs: ready is 1 once
 the Job's ready and succeeded pods reach its parallelism, not a count of
-pods) and the TrainJob's conditions as it copies
-them from the JobSet: Complete (AllJobsCompleted, "jobset completed
-successfully") or Failed (FailedJobs, "jobset failed due to one or more job
-failures"); Suspended when spec.suspend.
+pods), the JobSet's replicatedJobsStatus, terminalState and condition
+Completed (AllJobsCompleted, "jobset completed successfully", and an event of
+the JobSet saying so, as the JobSet controller records it) or Failed
+(FailedJobs, "jobset failed due to one or more job failures", a Warning), and
+the TrainJob's conditions as Trainer copies them from the JobSet: Complete or
+Failed with the same reason and message; Suspended when spec.suspend. The
+JobSet's spec holds the one replicated job and suspend; the runtime named by
+spec.runtimeRef is not read.
 """
 
 import copy
@@ -25,15 +30,12 @@ from .runtime import Controller
 
 API = "trainer.kubeflow.org/v1alpha1"
 RESOURCE = "trainjobs.trainer.kubeflow.org"
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+JOBSETS = "jobsets.jobset.x-k8s.io"
+JOBSET_COMPONENT = "jobset"
 NODE = "node"
 DEFAULT_IMAGE = "pytorch/pytorch:2.5.0-cuda12.4-cudnn9-runtime"
 MASTER_PORT = 29400
-
-
-def uid_like(hexdigest):
-    """A uid's shape (8-4-4-4-12) from a hex digest."""
-    d = hexdigest
-    return "-".join((d[:8], d[8:12], d[12:16], d[16:20], d[20:32]))
 
 
 def set_condition(status, ctype, cstatus, reason, message, now, generation):
@@ -53,7 +55,7 @@ def set_condition(status, ctype, cstatus, reason, message, now, generation):
 
 class TrainJobController(Controller):
     name = "trainer-controller-manager"
-    resources = (RESOURCE, "jobs.batch")
+    resources = (RESOURCE, JOBSETS, "jobs.batch")
 
     def observe(self, ev):
         if ev.resource == RESOURCE:
@@ -61,8 +63,12 @@ class TrainJobController(Controller):
                 self.enqueue(util.key_of(ev.obj))
             return
         ref = util.controller_ref(ev.obj)
+        ns = util.meta(ev.obj).get("namespace", "")
         if ref and ref.get("apiVersion") == API and ref.get("kind") == "TrainJob":
-            self.enqueue((util.meta(ev.obj).get("namespace", ""), ref.get("name")))
+            self.enqueue((ns, ref.get("name")))
+        elif ref and ref.get("apiVersion") == JOBSET_API and ref.get("kind") == "JobSet":
+            # Trainer names the JobSet after its TrainJob
+            self.enqueue((ns, ref.get("name")))
 
     def reconcile(self, key):
         tj = self.rt.get(RESOURCE, *key)
@@ -82,12 +88,14 @@ class TrainJobController(Controller):
         elif any(c.get("type") == "Suspended" and c.get("status") == "True"
                  for c in status.get("conditions") or []):
             set_condition(status, "Suspended", "False", "Resumed", "TrainJob is resumed", now, gen)
+        js = self._jobset(tj, terminal, suspended)
         jname = "%s-%s-0" % (name, NODE)
         job = self.rt.get("jobs.batch", ns, jname)
-        if job is not None and (util.controller_ref(job) or {}).get("uid") != m.get("uid"):
+        if job is not None and (js is None or (util.controller_ref(job) or {}).get("uid")
+                                != util.meta(js).get("uid")):
             job = None
-        if job is None and not terminal:
-            job = self.rt.create("jobs.batch", self._job(tj, jname, suspended))
+        if job is None and js is not None and not terminal:
+            job = self.rt.create("jobs.batch", self._job(tj, js, jname, suspended))
         elif job is not None and bool((job.get("spec") or {}).get("suspend")) != suspended \
                 and not batch.is_finished(job):
             # JobSet passes suspend on to its Jobs (Kueue admitting or evicting the TrainJob)
@@ -108,6 +116,8 @@ class TrainJobController(Controller):
                      "active": 0 if done else (1 if jst.get("active") else 0),
                      "suspended": 1 if suspended and not done else 0}
             status["jobsStatus"] = [entry]
+            if js is not None:
+                self._jobset_status(js, entry, done, now)
             if done == "Complete":
                 set_condition(status, "Complete", "True", "AllJobsCompleted",
                               "jobset completed successfully", now, gen)
@@ -117,7 +127,50 @@ class TrainJobController(Controller):
         if status != (tj.get("status") or {}):
             self.rt.set_status(RESOURCE, tj, status)
 
-    def _job(self, tj, jname, suspended):
+    def _jobset(self, tj, terminal, suspended):
+        """The TrainJob's JobSet (made unless the TrainJob has ended), with its
+        spec.suspend following the TrainJob's; None when there is none."""
+        m = util.meta(tj)
+        ns, name = m.get("namespace", ""), m["name"]
+        js = self.rt.get(JOBSETS, ns, name)
+        if js is not None and (util.controller_ref(js) or {}).get("uid") != m.get("uid"):
+            return None
+        if js is None:
+            if terminal:
+                return None
+            meta = {"name": name, "namespace": ns,
+                    "labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"},
+                    "ownerReferences": [util.owner_ref(tj, API, "TrainJob")]}
+            return self.rt.create(JOBSETS, {
+                "apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta,
+                "spec": {"replicatedJobs": [{"name": NODE, "replicas": 1}],
+                         "suspend": suspended}})
+        if bool((js.get("spec") or {}).get("suspend")) != suspended:
+            def flip(cur):
+                cur.setdefault("spec", {})["suspend"] = suspended
+            js = self.rt.store.mutate(JOBSETS, ns, name, flip) or js
+        return js
+
+    def _jobset_status(self, js, entry, done, now):
+        """The JobSet controller's status of its one Job, and its event when the
+        JobSet ends (recorded once: the condition is set once)."""
+        status = copy.deepcopy(js.get("status") or {})
+        status["replicatedJobsStatus"] = [dict(entry)]
+        ended = None
+        if done and not status.get("terminalState"):
+            ended = ("Completed", "Normal", "AllJobsCompleted", "jobset completed successfully") \
+                if done == "Complete" else \
+                ("Failed", "Warning", "FailedJobs", "jobset failed due to one or more job failures")
+            status["terminalState"] = ended[0]
+            status.setdefault("conditions", []).append({
+                "type": ended[0], "status": "True", "lastTransitionTime": now,
+                "reason": ended[2], "message": ended[3]})
+        if status != (js.get("status") or {}) and self.rt.set_status(JOBSETS, js, status) \
+                and ended:
+            self.rt.event(js, "JobSet", JOBSET_API, ended[1], ended[2], ended[3],
+                          JOBSET_COMPONENT)
+
+    def _job(self, tj, js, jname, suspended):
         m = util.meta(tj)
         ns, name = m.get("namespace", ""), m["name"]
         tr = (tj.get("spec") or {}).get("trainer") or {}
@@ -141,10 +194,9 @@ class TrainJobController(Controller):
         if tr.get("resourcesPerNode"):
             container["resources"] = copy.deepcopy(tr["resourcesPerNode"])
         # what JobSet v0.11.1 labels its Jobs and pods with (the conformance
-        # test compares them with the real controller's); no JobSet object
-        # here, so its uid is one of its own making
+        # test compares them with the real controller's)
         labels = {"jobset.sigs.k8s.io/jobset-name": name,
-                  "jobset.sigs.k8s.io/jobset-uid": uid_like(util.digest("jobset", ns, name)),
+                  "jobset.sigs.k8s.io/jobset-uid": util.meta(js)["uid"],
                   "jobset.sigs.k8s.io/replicatedjob-name": NODE,
                   "jobset.sigs.k8s.io/replicatedjob-replicas": "1",
                   "jobset.sigs.k8s.io/job-index": "0",
@@ -163,6 +215,6 @@ class TrainJobController(Controller):
                 "spec": {"containers": [container], "restartPolicy": "OnFailure",
                          "subdomain": name}}
         labels.update((tj.get("spec") or {}).get("labels") or {})
-        return batch.new_job(jname, ns, tmpl, owner=tj, owner_api=API, owner_kind="TrainJob",
+        return batch.new_job(jname, ns, tmpl, owner=js, owner_api=JOBSET_API, owner_kind="JobSet",
                              labels=labels, completionMode="Indexed", completions=n,
                              parallelism=n, backoffLimit=0, suspend=suspended)
