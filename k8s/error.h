@@ -21,8 +21,8 @@
 /* reason of a transport error that trying again cannot mend: the server's
  * certificate does not verify, or ours is unreadable */
 #define K8S_REASON_TLS "TLS"
-/* reason of any other transport error: no answer at all (refused, no route, reset,
- * no answer within the deadline) */
+/* reason of any other transport error but a timeout: no connection or no answer at
+ * all (refused, no route, reset). A timeout has no reason: a slow server is there. */
 #define K8S_REASON_UNREACHABLE "Unreachable"
 
 struct k8s_error {

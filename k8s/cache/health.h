@@ -23,8 +23,9 @@ struct cache_health {
 	/* the last one, printable, and why: `pods "../../etc" in default, a name no file
 	 * can have` */
 	char skipped_last[256];
-	/* disconnected because the API server gave no answer at all (refused, no route,
-	 * TLS, no answer in time): a request now would only wait (submit/ fails fast) */
+	/* disconnected because the API server could not be reached at all (refused, no
+	 * route, reset, TLS; not a timeout: a slow server is there): a request now would
+	 * only fail (submit/ fails fast) */
 	bool unreachable;
 };
 

@@ -547,13 +547,10 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 	if (a->too_big)
 		return k8s_error_set(err, EFBIG, "the answer of %s is larger than %u MiB",
 		                     c->cfg->server, RESPONSE_MAX >> 20);
-	if (r == CURLE_OPERATION_TIMEDOUT) {
-		rc = k8s_error_set(err, ETIMEDOUT, "cannot reach %s: no answer within %ld ms",
-		                   c->cfg->server, elapsed_ms);
-		if (err)
-			snprintf(err->reason, sizeof(err->reason), "%s", K8S_REASON_UNREACHABLE);
-		return rc;
-	}
+	/* no answer in time may be a slow server, not one that is gone: no reason */
+	if (r == CURLE_OPERATION_TIMEDOUT)
+		return k8s_error_set(err, ETIMEDOUT, "cannot reach %s: no answer within %ld ms",
+		                     c->cfg->server, elapsed_ms);
 	/* a certificate that does not verify: waiting will not change it (reason TLS) */
 	tls_final = r == CURLE_PEER_FAILED_VERIFICATION || r == CURLE_SSL_CACERT_BADFILE ||
 	            r == CURLE_SSL_CERTPROBLEM;
