@@ -577,11 +577,11 @@ static bool is_busy(const struct staging *st, const char *entry)
 	return false;
 }
 
-/* Waits (releasing the lock) until entry is not busy: 0, or -EBUSY after
- * STAGING_BUSY_WAIT_MS. Node pointers taken before may be stale afterwards. */
-static int wait_idle(struct staging *st, const char *entry, bool *waited)
+/* Waits (releasing the lock) until entry is not busy: 0, or -EBUSY after ms. Node
+ * pointers taken before may be stale afterwards. */
+static int wait_idle(struct staging *st, const char *entry, bool *waited, int64_t ms)
 {
-	struct timespec until = time_realtime_after_ms(STAGING_BUSY_WAIT_MS);
+	struct timespec until = time_realtime_after_ms(ms);
 
 	*waited = false;
 	while (is_busy(st, entry)) {
@@ -623,7 +623,7 @@ static int may_rewrite(struct staging *st, const struct snode *dir, const char *
 
 	if (!spec_entry_of(st, dir, name, entry, sizeof(entry)))
 		return 0;
-	if ((err = wait_idle(st, entry, &waited)) || waited)
+	if ((err = wait_idle(st, entry, &waited, STAGING_BUSY_WAIT_MS)) || waited)
 		return err ? err : 1;
 	d = child(st->root, entry);
 	if (d && d->dir && d->outcome == STAGING_SUBMITTED && d->job.name &&
@@ -1111,7 +1111,7 @@ static int wait_for_spec_entry(struct staging *st, const struct snode *dir, cons
 
 	if (!spec_entry_of(st, dir, name, entry, sizeof(entry)))
 		return 0;
-	err = wait_idle(st, entry, &waited);
+	err = wait_idle(st, entry, &waited, STAGING_BUSY_MAKE_WAIT_MS);
 	return err ? err : waited;
 }
 
@@ -1199,7 +1199,7 @@ void staging_busy(struct staging *st, const char *entry)
 
 	pthread_mutex_lock(&st->lock);
 	/* a bounded wait: past it, two makes of one entry meet the API server's 409 */
-	wait_idle(st, entry, &waited);
+	wait_idle(st, entry, &waited, STAGING_BUSY_MAKE_WAIT_MS);
 	mark_busy(st, entry);
 	pthread_mutex_unlock(&st->lock);
 }

@@ -54,7 +54,10 @@
                                * change after such a pause starts another copy) */
 #define STAGING_STAY_MS   10000 /* ... or this long, when a writer goes on running (a
                                  * notebook, a file manager, an IDE's sync) */
-#define STAGING_BUSY_WAIT_MS 300000 /* a writer waiting for a submission of its entry */
+#define STAGING_BUSY_WAIT_MS 3000 /* an open (or rename) of a spec waiting for its entry's
+                                   * submission: the kernel holds the directory's lock
+                                   * for an O_CREAT open, so ls waits too; then EBUSY */
+#define STAGING_BUSY_MAKE_WAIT_MS 300000 /* a close, or a folder's make, waiting so */
 #define STAGING_STATUS    "status"
 #define STAGING_ERROR     "error"
 #define STAGING_OBJECTS   "objects.yaml" /* check/'s: what the dry run answered */

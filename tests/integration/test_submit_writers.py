@@ -198,31 +198,39 @@ def test_a_spec_built_with_appends_is_staged_until_renamed(env):
 
 # ---- item 9: two cp to one name ----
 
-def test_two_cp_to_one_name_show_what_was_launched(env, tmp_path):
-    """Two shells cp different specs to submit/race.yaml, the second while the
+@pytest.mark.parametrize("delay_ms", [300, 5000])
+def test_two_cp_to_one_name_show_what_was_launched(env, tmp_path, delay_ms):
+    """Two shells cp different specs to submit/NAME.yaml, the second while the
     first's submission waits for the API server: before, the file showed the
     second spec while the job ran the first, status submitted. Now the second cp
-    waits for the first submission and is EEXIST: the file, status and job agree."""
+    waits for the first submission (3 s at most: an open that creates holds
+    submit/ in the kernel) and is EEXIST, or EBUSY when it is not over by then;
+    the file, status and job agree."""
     c, m = env
+    name = "race-%d" % delay_ms
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
     a.write_text(SPEC + "workers: 2\n")
     b.write_text(SPEC + "workers: 3\n")
-    c.fault(delay_ms=1500, delay_match=TFJOBS)
+    c.fault(delay_ms=delay_ms, delay_match=TFJOBS)
     try:
-        first = subprocess.Popen(["cp", str(a), m.path("submit", "race.yaml")],
+        first = subprocess.Popen(["cp", str(a), m.path("submit", name + ".yaml")],
                                  stderr=subprocess.PIPE, text=True)
-        wait_until(lambda: os.path.exists(m.path("submit", "race", "status")),
+        wait_until(lambda: os.path.exists(m.path("submit", name, "status")),
                    timeout=30, message="the first submission to start")
-        second = subprocess.run(["cp", str(b), m.path("submit", "race.yaml")],
+        second = subprocess.run(["cp", str(b), m.path("submit", name + ".yaml")],
                                 capture_output=True, text=True, timeout=120)
         assert first.wait(timeout=120) == 0, first.stderr.read()
     finally:
         c.fault(delay_ms=0)
     assert second.returncode == 1
-    assert "File exists" in second.stderr, second.stderr
-    assert m.read("submit", "race.yaml") == a.read_text()
-    assert m.read("submit", "race", "status") == "submitted\n"
-    job = c.kubectl_json("get", "tfjob", "race")
+    if delay_ms > 3000:  # two POSTs held 5 s each: still under way after 3 s
+        assert "Device or resource busy" in second.stderr, second.stderr
+    else:
+        assert "File exists" in second.stderr or "Device or resource busy" in second.stderr, \
+            second.stderr
+    assert m.read("submit", name + ".yaml") == a.read_text()
+    assert m.read("submit", name, "status") == "submitted\n"
+    job = c.kubectl_json("get", "tfjob", name)
     assert job["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] == 2
 
 
