@@ -608,6 +608,16 @@ static int mark_busy(struct staging *st, const char *entry)
 static bool spec_entry_of(const struct staging *st, const struct snode *dir, const char *name,
                           char *entry, size_t size);
 
+/* Is n a spec whose entry's submission is under way? Its text was taken: changing
+ * it now would make the file show another spec than the one launched. */
+static bool spec_taken(const struct staging *st, const struct snode *n)
+{
+	char entry[STAGING_NAME_MAX + 1];
+
+	return n->parent && spec_entry_of(st, n->parent, n->name, entry, sizeof(entry)) &&
+	       is_busy(st, entry);
+}
+
 /*
  * Before a spec dir/name is opened for writing or renamed onto: waits while its
  * entry is busy (1: waited, the caller looks its nodes up again), then -EEXIST when
@@ -787,6 +797,7 @@ ssize_t staging_write(struct staging *st, uint64_t id, uint64_t handle, const ch
 {
 	struct snode *n;
 	ssize_t ret = (ssize_t)size;
+	bool taken = false;
 	int err;
 
 	if (off < 0)
@@ -799,13 +810,15 @@ ssize_t staging_write(struct staging *st, uint64_t id, uint64_t handle, const ch
 		ret = err;
 	else if (n->generated)
 		ret = -EACCES;
+	else if ((taken = spec_taken(st, n)))
+		ret = -EBUSY; /* refused, not lost: the text launched stays as it is */
 	else if ((uint64_t)off + size > STAGING_FILE_MAX)
 		ret = -EFBIG;
 	else if ((size_t)off + size > n->len)
 		ret = set_size(st, n, (size_t)off + size);
-	if (n && !n->generated)
+	if (n && !n->generated && !taken)
 		note_write(st, n, handle);
-	if (ret < 0 && n && !n->generated) {
+	if (ret < 0 && n && !n->generated && !taken) {
 		n->lost = (int)-ret;
 		n->dirty = true;        /* so that close reports it */
 	}
@@ -852,6 +865,10 @@ int staging_setattr(struct staging *st, uint64_t id, uint64_t handle,
 	}
 	if (n->generated && (set->size_set || set->mode_set)) {
 		err = -EACCES;
+		goto out;
+	}
+	if (set->size_set && !n->dir && spec_taken(st, n)) {
+		err = -EBUSY; /* as staging_write */
 		goto out;
 	}
 	if (set->size_set) {
@@ -1074,7 +1091,9 @@ static int take_spec(struct staging *st, struct snode *n, const struct snode *di
 {
 	int ret;
 
-	if (n->dir || n->generated || (n->len == 0 && !n->lost))
+	/* an empty text is no spec, unless another writer emptied it under this one */
+	if (n->dir || n->generated ||
+	    (n->len == 0 && !n->lost && why != STAGING_REPLACED && why != STAGING_CLASHED))
 		return 0;
 	ret = spec_target(st, dir, name, sub);
 	if (ret > 0 && n->lost) {

@@ -23,6 +23,7 @@ SPEC = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
         "command: python model.py\n")
 REST = "gpus: 8\nworkers: 4\n"
+ROUNDS = int(os.environ.get("ARENAFS_TEST_ROUNDS", "8"))
 TFJOBS = "^POST /apis/kubeflow.org/v1/namespaces/default/tfjobs"
 
 
@@ -243,12 +244,13 @@ def test_two_cp_at_once_never_launch_a_mix(env, tmp_path):
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
     a.write_text(SPEC + "workers: 2\n")
     b.write_text(SPEC + "workers: 3\n")
-    for i in range(8):
+    for i in range(ROUNDS):
         name = "both-%d" % i
         dest = m.path("submit", name + ".yaml")
         procs = [subprocess.Popen(["cp", str(src), dest], stderr=subprocess.PIPE)
                  for src in (a, b)]
         codes = [p.wait(timeout=120) for p in procs]
+        errs = [p.stderr.read().decode() for p in procs]
         status = wait_outcome(m, name)
         shown = m.read("submit", name + ".yaml")
         jobs = jobs_named(c, name)
@@ -256,10 +258,10 @@ def test_two_cp_at_once_never_launch_a_mix(env, tmp_path):
             replicas = c.kubectl_json("get", "tfjob", name)[
                 "spec"]["tfReplicaSpecs"]["Worker"]["replicas"]
             assert shown == (a if replicas == 2 else b).read_text(), (i, shown, replicas)
-            assert sorted(codes) == [0, 1], codes
+            assert sorted(codes) == [0, 1], (codes, errs)
         else:
-            assert jobs == [], (i, status, jobs)
-            assert codes != [0, 0], (i, status, codes)
+            assert jobs == [], (i, status, jobs, errs)
+            assert codes != [0, 0], (i, status, codes, errs)
 
 
 # ---- issue 32, item 4: the cluster down ----

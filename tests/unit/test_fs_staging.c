@@ -1564,6 +1564,16 @@ TEST(fs_staging_two_writers_of_one_spec_never_both_submit)
 	staging_release(st, id, first);
 	staging_release(st, id, second);
 
+	/* emptied under the first before the second wrote: the first's close is told */
+	first = reopen(st, id, O_WRONLY | O_TRUNC, &err);
+	CHECK_INT_EQ(staging_write(st, id, first, "name: a\n", 8, 0), 8);
+	second = reopen(st, id, O_WRONLY | O_TRUNC, &err);
+	CHECK_INT_EQ(staging_take_flushed(st, id, first, false, &sub), 0);
+	CHECK_INT_EQ(sub.unfinished, STAGING_REPLACED);
+	staging_submission_clear(&sub);
+	staging_release(st, id, first);
+	staging_release(st, id, second);
+
 	/* both open on an empty text, both write: the text may mix them */
 	first = reopen(st, id, O_WRONLY | O_TRUNC, &err);
 	second = reopen(st, id, O_WRONLY | O_TRUNC, &err);
@@ -1593,6 +1603,9 @@ TEST(fs_staging_the_spec_of_a_launched_job_is_not_rewritten)
 
 	CHECK_INT_EQ(staging_take_flushed(st, id, H(id), false, &sub), 1);
 	staging_release(st, id, H(id));
+	/* a writer that opened before the take may not change the text taken */
+	CHECK_INT_EQ(staging_write(st, id, 0, "name: b\n", 8, 0), -EBUSY);
+	CHECK_INT_EQ(read_text(st, id, (char[16]){0}, 16), 8);
 	CHECK_INT_EQ(staging_set_outcome(st, "run", STAGING_SUBMITTED, NULL), 0);
 	CHECK_INT_EQ(staging_set_job(st, "run", "ns", 0, "run", "u1", true), 0);
 	staging_idle(st, sub.entry);
