@@ -145,7 +145,8 @@ static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	/* A folder copied into submit/ is made a moment after cp returns (submit_defer.c):
 	 * `cp -r mnist/ submit/ && cat jobs/mnist/status` waits for it here. */
 	if (!in && err == ENOENT && parent->node.type == FS_JOBS_DIR &&
-	    submit_defer_wait(fs->defer, parent->node.ns, name, SUBMIT_DEFER_WAIT_MS))
+	    submit_defer_wait(fs->defer, parent->node.ns, name, SUBMIT_DEFER_WAIT_MS,
+	                      fuse_req_ctx(req)->pid))
 		in = child_inode(fs, parent, name, &err);
 	if (!in) {
 		if (err == ENOENT)

@@ -113,3 +113,9 @@ void k8s_error_prefix(struct k8s_error *e, const char *fmt, ...)
 	memcpy(e->message, prefix, plen);
 	e->message[plen + mlen] = '\0';
 }
+
+bool k8s_error_unreachable(const struct k8s_error *e)
+{
+	return e->code == 0 && (strcmp(e->reason, K8S_REASON_TLS) == 0 ||
+	                        strcmp(e->reason, K8S_REASON_UNREACHABLE) == 0);
+}

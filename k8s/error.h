@@ -13,12 +13,17 @@
 #ifndef ARENAFS_K8S_ERROR_H
 #define ARENAFS_K8S_ERROR_H
 
+#include <stdbool.h>
+
 #define K8S_ERROR_REASON_MAX  64
 #define K8S_ERROR_MESSAGE_MAX 2048
 
 /* reason of a transport error that trying again cannot mend: the server's
  * certificate does not verify, or ours is unreadable */
 #define K8S_REASON_TLS "TLS"
+/* reason of any other transport error but a timeout: no connection or no answer at
+ * all (refused, no route, reset). A timeout has no reason: a slow server is there. */
+#define K8S_REASON_UNREACHABLE "Unreachable"
 
 struct k8s_error {
 	int code;                              /* HTTP status of a Status; 0 for local or transport errors */
@@ -53,5 +58,8 @@ void k8s_error_prefix(struct k8s_error *e, const char *fmt, ...) __attribute__((
  * 410 → ESTALE, 429/5xx → EIO, 504/Timeout → ETIMEDOUT, other → EIO.
  */
 int k8s_errno_for_status(int code, const char *reason);
+/* Was e a transport error: the API server gave no answer at all (reason TLS or
+ * Unreachable)? */
+bool k8s_error_unreachable(const struct k8s_error *e);
 
 #endif

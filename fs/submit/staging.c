@@ -3,7 +3,9 @@
  * children in a list sorted by name (a stable listing order), file bytes in one
  * growing buffer per file, and the accounting that keeps it all small.
  *
- * Pure bookkeeping under one mutex; called by fs/submit/submit.c only.
+ * Pure bookkeeping under one mutex; called by fs/submit/submit.c and submit_defer.c.
+ * The mutex's condition st->idle wakes writers waiting for a busy entry (staging.h);
+ * nothing else waits under it.
  */
 #include "fs/submit/staging.h"
 
@@ -40,17 +42,43 @@ struct snode {
 	char *data;
 	size_t len, cap;
 	unsigned opens;
+	unsigned wopens;   /* of them, open for writing with writes not yet flushed: close(2)
+	                    * flushes at once, but FUSE's release comes later, on its own */
+	uint64_t whole_by; /* the handle that wrote its text whole, 0: none (staging.h) */
+	bool clash;        /* since it was last emptied, a second handle wrote into a text
+	                    * another was writing whole: it may mix both */
 	enum staging_outcome outcome; /* top-level directories */
 	int64_t changed_ms;           /* top-level: when anything below last changed */
 	size_t code_wanted;           /* top-level: the code size a refused write wanted */
 	char *copy_failure;           /* top-level: the first thing this copy failed to make */
 	unsigned copy_failures;       /* top-level: how many, in this copy */
 	struct staging_job job;       /* top-level directories: what SUBMITTED made */
+	struct staging_writer *writers; /* top-level: who wrote in this copy */
+	size_t n_writers;
 	struct timespec atime, mtime, ctime;
+};
+
+/* One open(2) of a file: what the handle may do and did. */
+struct sopen {
+	uint64_t handle;
+	uint64_t id; /* the file */
+	bool writable, append, wrote;
+	bool pending; /* open for writing, not flushed since it opened or last wrote */
+	struct sopen *next;
+};
+
+/* An entry whose spec is being submitted. */
+struct busy {
+	char *entry;
+	struct busy *next;
 };
 
 struct staging {
 	pthread_mutex_t lock;
+	pthread_cond_t idle; /* an entry stopped being busy */
+	struct sopen *opens;
+	uint64_t next_handle;
+	struct busy *busy;
 	struct snode *buckets[STAGING_BUCKETS];
 	struct snode *root;
 	uint64_t next_id;
@@ -65,6 +93,7 @@ static const char *const OUTCOME_TEXT[] = {
     [STAGING_FAILED] = "failed\n",
     [STAGING_DELETED] = "deleted\n",
     [STAGING_CHECKED] = "checked\n",
+    [STAGING_STAGED] = "staged\n",
 };
 
 static struct timespec now(void)
@@ -88,6 +117,9 @@ static void forget_copy_failure(struct snode *e)
 	free(e->copy_failure);
 	e->copy_failure = NULL;
 	e->copy_failures = 0;
+	free(e->writers);
+	e->writers = NULL;
+	e->n_writers = 0;
 }
 
 /* Something below n's entry changed: a copy into it is still under way. A change
@@ -175,6 +207,7 @@ static void node_free(struct staging *st, struct snode *n)
 	st->bytes -= n->cap;
 	staging_job_clear(&n->job);
 	free(n->copy_failure);
+	free(n->writers);
 	free(n->name);
 	free(n->data);
 	free(n);
@@ -273,9 +306,12 @@ int staging_new(struct staging **out)
 	if (!st)
 		return -ENOMEM;
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->idle, NULL);
 	st->next_id = STAGING_ROOT;
+	st->next_handle = 1;
 	st->root = node_new(st, "", true, 0755, true);
 	if (!st->root) {
+		pthread_cond_destroy(&st->idle);
 		pthread_mutex_destroy(&st->lock);
 		free(st);
 		return -ENOMEM;
@@ -295,11 +331,26 @@ void staging_free(struct staging *st)
 			next = n->hash_next;
 			staging_job_clear(&n->job);
 			free(n->copy_failure);
+			free(n->writers);
 			free(n->name);
 			free(n->data);
 			free(n);
 		}
 	}
+	while (st->opens) {
+		struct sopen *o = st->opens;
+
+		st->opens = o->next;
+		free(o);
+	}
+	while (st->busy) {
+		struct busy *b = st->busy;
+
+		st->busy = b->next;
+		free(b->entry);
+		free(b);
+	}
+	pthread_cond_destroy(&st->idle);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
@@ -435,6 +486,7 @@ int staging_mkdir(struct staging *st, uint64_t dir, const char *name, mode_t mod
 }
 
 static int code_check_growth(struct staging *st, struct snode *n, size_t size);
+static void staging_release_locked(struct staging *st, struct snode *n, uint64_t handle);
 
 static int set_size(struct staging *st, struct snode *n, size_t size)
 {
@@ -472,23 +524,154 @@ static int set_size(struct staging *st, struct snode *n, size_t size)
 	return 0;
 }
 
-/* open(2) of a linked or open node n; O_TRUNC empties it. */
-static int open_node(struct staging *st, struct snode *n, int open_flags)
+/* ---- handles: who opened, wrote and closes a file ---- */
+
+static struct sopen *find_open(struct staging *st, uint64_t handle)
+{
+	struct sopen *o = st->opens;
+
+	while (o && o->handle != handle)
+		o = o->next;
+	return handle ? o : NULL;
+}
+
+/* Records an open of n: its handle, or 0 on ENOMEM. */
+static uint64_t add_open(struct staging *st, struct snode *n, bool writable, bool append)
+{
+	struct sopen *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return 0;
+	o->handle = st->next_handle++;
+	o->id = n->id;
+	o->writable = writable;
+	o->append = append;
+	o->pending = writable;
+	o->next = st->opens;
+	st->opens = o;
+	n->opens++;
+	n->wopens += writable;
+	return o->handle;
+}
+
+/* A handle (0: one not known) changed n's text: it alone wrote it whole, or nobody. */
+static void note_write(struct staging *st, struct snode *n, uint64_t handle)
+{
+	struct sopen *o = find_open(st, handle);
+
+	if (o)
+		o->wrote = true;
+	if (o && !o->pending) {
+		o->pending = true;
+		n->wopens++;
+	}
+	if (n->whole_by && n->whole_by != handle)
+		n->clash = true;
+	if (!o || n->whole_by != handle)
+		n->whole_by = 0;
+}
+
+static bool is_busy(const struct staging *st, const char *entry)
+{
+	for (const struct busy *b = st->busy; b; b = b->next)
+		if (strcmp(b->entry, entry) == 0)
+			return true;
+	return false;
+}
+
+/* Waits (releasing the lock) until entry is not busy: 0, or -EBUSY after ms. Node
+ * pointers taken before may be stale afterwards. */
+static int wait_idle(struct staging *st, const char *entry, bool *waited, int64_t ms)
+{
+	struct timespec until = time_realtime_after_ms(ms);
+
+	*waited = false;
+	while (is_busy(st, entry)) {
+		*waited = true;
+		if (pthread_cond_timedwait(&st->idle, &st->lock, &until) == ETIMEDOUT)
+			return -EBUSY;
+	}
+	return 0;
+}
+
+static int mark_busy(struct staging *st, const char *entry)
+{
+	struct busy *b = calloc(1, sizeof(*b));
+
+	if (!b || !(b->entry = strdup(entry))) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->next = st->busy;
+	st->busy = b;
+	return 0;
+}
+
+static bool spec_entry_of(const struct staging *st, const struct snode *dir, const char *name,
+                          char *entry, size_t size);
+
+/* Is n a spec whose entry's submission is under way? Its text was taken: changing
+ * it now would make the file show another spec than the one launched. */
+static bool spec_taken(const struct staging *st, const struct snode *n)
+{
+	char entry[STAGING_NAME_MAX + 1];
+
+	return n->parent && spec_entry_of(st, n->parent, n->name, entry, sizeof(entry)) &&
+	       is_busy(st, entry);
+}
+
+/*
+ * Before a spec dir/name is opened for writing or renamed onto: waits while its
+ * entry is busy (1: waited, the caller looks its nodes up again), then -EEXIST when
+ * the entry's submission made a job named as the entry that still exists (what the
+ * file shows is what was launched: docs/submit.md), -EBUSY after the wait's bound.
+ */
+static int may_rewrite(struct staging *st, const struct snode *dir, const char *name)
+{
+	char entry[STAGING_NAME_MAX + 1];
+	struct snode *d;
+	bool waited;
+	int err;
+
+	if (!spec_entry_of(st, dir, name, entry, sizeof(entry)))
+		return 0;
+	if ((err = wait_idle(st, entry, &waited, STAGING_BUSY_WAIT_MS)) || waited)
+		return err ? err : 1;
+	d = child(st->root, entry);
+	if (d && d->dir && d->outcome == STAGING_SUBMITTED && d->job.name &&
+	    strcmp(d->job.name, entry) == 0)
+		return -EEXIST;
+	return 0;
+}
+
+/* open(2) of a linked or open node n; O_TRUNC empties it. Its handle in *handle. */
+static int open_node(struct staging *st, struct snode *n, int open_flags, uint64_t *handle)
 {
 	int acc = open_flags & O_ACCMODE;
+	bool writable = acc != O_RDONLY, append = open_flags & O_APPEND;
 
 	if (n->dir)
 		return -EISDIR;
-	if (n->generated && (acc != O_RDONLY || (open_flags & O_TRUNC)))
+	if (n->generated && (writable || (open_flags & O_TRUNC)))
 		return -EACCES;
-	if ((open_flags & O_TRUNC) && acc != O_RDONLY) {
+	*handle = add_open(st, n, writable, append);
+	if (!*handle)
+		return -ENOMEM;
+	if ((open_flags & O_TRUNC) && writable) {
 		int err = n->len ? set_size(st, n, 0) : 0;
 
-		if (err)
+		if (err) {
+			staging_release_locked(st, n, *handle);
 			return err;
+		}
 		n->lost = 0;
+		find_open(st, *handle)->wrote = true;
 	}
-	n->opens++;
+	/* it is the writer of the whole text when it starts from nothing (append never) */
+	if (writable && !append && n->len == 0) {
+		n->whole_by = *handle;
+		n->clash = false;
+	}
 	return 0;
 }
 
@@ -496,51 +679,90 @@ int staging_create(struct staging *st, uint64_t dir, const char *name, mode_t mo
                    int open_flags, struct staging_attr *out)
 {
 	struct snode *d, *n;
+	uint64_t handle = 0;
 	int err;
 
 	pthread_mutex_lock(&st->lock);
-	err = check_new(st, dir, name, &d);
-	if (err == -EEXIST && !excl) {
-		n = child(d, name);
-		err = open_node(st, n, open_flags);
+	do {
+		err = check_new(st, dir, name, &d);
+		if (err == -EEXIST && !excl)
+			err = may_rewrite(st, d, name);
+		else if (!err)
+			err = may_rewrite(st, d, name);
+	} while (err == 1);
+	if (!err && (n = child(d, name))) {
+		err = open_node(st, n, open_flags, &handle);
 	} else if (!err) {
 		n = node_new(st, name, false, mode, false);
 		if (!n) {
 			err = st->nodes >= STAGING_NODES_MAX ? -ENOSPC : -ENOMEM;
 		} else {
 			link_child(d, n);
-			n->opens = 1;
-			n->dirty = true; /* created by a writer: cp of an empty file ends here */
+			handle = add_open(st, n, true, open_flags & O_APPEND);
+			if (!handle) {
+				remove_node(st, n);
+				err = -ENOMEM;
+			} else {
+				find_open(st, handle)->wrote = true;
+				n->dirty = true; /* created by a writer: cp of an empty file ends here */
+				n->whole_by = open_flags & O_APPEND ? 0 : handle;
+			}
 		}
 	}
-	if (!err)
+	if (!err) {
 		fill_attr(n, out);
+		out->handle = handle;
+	}
 	pthread_mutex_unlock(&st->lock);
 	return err;
 }
 
-int staging_open(struct staging *st, uint64_t id, int open_flags)
+int staging_open(struct staging *st, uint64_t id, int open_flags, uint64_t *handle)
 {
 	struct snode *n;
 	int err;
 
+	*handle = 0;
 	pthread_mutex_lock(&st->lock);
-	n = find(st, id);
-	err = n ? open_node(st, n, open_flags) : -ENOENT;
+	do {
+		n = find(st, id);
+		err = !n ? -ENOENT : (open_flags & O_ACCMODE) != O_RDONLY && n->parent && !n->dir
+		                          ? may_rewrite(st, n->parent, n->name)
+		                          : 0;
+	} while (err == 1);
+	if (!err)
+		err = open_node(st, n, open_flags, handle);
 	pthread_mutex_unlock(&st->lock);
 	return err;
 }
 
-void staging_release(struct staging *st, uint64_t id)
+static void staging_release_locked(struct staging *st, struct snode *n, uint64_t handle)
+{
+	struct sopen **pp = &st->opens;
+
+	while (*pp && (*pp)->handle != handle)
+		pp = &(*pp)->next;
+	if (*pp) {
+		struct sopen *o = *pp;
+
+		*pp = o->next;
+		n->wopens -= o->pending && n->wopens;
+		free(o);
+	}
+	if (n->opens) {
+		n->opens--;
+		maybe_free(st, n);
+	}
+}
+
+void staging_release(struct staging *st, uint64_t id, uint64_t handle)
 {
 	struct snode *n;
 
 	pthread_mutex_lock(&st->lock);
 	n = find(st, id);
-	if (n && n->opens) {
-		n->opens--;
-		maybe_free(st, n);
-	}
+	if (n)
+		staging_release_locked(st, n, handle);
 	pthread_mutex_unlock(&st->lock);
 }
 
@@ -572,10 +794,12 @@ ssize_t staging_read(struct staging *st, uint64_t id, char *buf, size_t size, of
 	return got;
 }
 
-ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t size, off_t off)
+ssize_t staging_write(struct staging *st, uint64_t id, uint64_t handle, const char *buf,
+                      size_t size, off_t off)
 {
 	struct snode *n;
 	ssize_t ret = (ssize_t)size;
+	bool taken = false;
 	int err;
 
 	if (off < 0)
@@ -588,11 +812,15 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 		ret = err;
 	else if (n->generated)
 		ret = -EACCES;
+	else if ((taken = spec_taken(st, n)))
+		ret = -EBUSY; /* refused, not lost: the text launched stays as it is */
 	else if ((uint64_t)off + size > STAGING_FILE_MAX)
 		ret = -EFBIG;
 	else if ((size_t)off + size > n->len)
 		ret = set_size(st, n, (size_t)off + size);
-	if (ret < 0 && n && !n->generated) {
+	if (n && !n->generated && !taken)
+		note_write(st, n, handle);
+	if (ret < 0 && n && !n->generated && !taken) {
 		n->lost = (int)-ret;
 		n->dirty = true;        /* so that close reports it */
 	}
@@ -607,13 +835,26 @@ ssize_t staging_write(struct staging *st, uint64_t id, const char *buf, size_t s
 	return ret;
 }
 
+/* A size set through handle (ftruncate; 0: by path): to nothing, the handle starts
+ * the whole text anew (O_TRUNC without atomic_o_trunc comes this way too). */
+static void truncated(struct staging *st, struct snode *n, uint64_t handle, uint64_t size)
+{
+	struct sopen *o = find_open(st, handle);
+
+	note_write(st, n, handle);
+	if (size == 0 && o && o->writable && !o->append) {
+		n->whole_by = handle;
+		n->clash = false;
+	}
+}
+
 static struct timespec time_or_now(struct timespec t)
 {
 	return t.tv_nsec == UTIME_NOW ? now() : t;
 }
 
-int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *set,
-                    struct staging_attr *out)
+int staging_setattr(struct staging *st, uint64_t id, uint64_t handle,
+                    const struct staging_set *set, struct staging_attr *out)
 {
 	struct snode *n;
 	int err = 0;
@@ -628,6 +869,10 @@ int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *s
 		err = -EACCES;
 		goto out;
 	}
+	if (set->size_set && !n->dir && spec_taken(st, n)) {
+		err = -EBUSY; /* as staging_write */
+		goto out;
+	}
 	if (set->size_set) {
 		if (n->dir)
 			err = -EISDIR;
@@ -635,6 +880,8 @@ int staging_setattr(struct staging *st, uint64_t id, const struct staging_set *s
 			err = -EFBIG;
 		else
 			err = set_size(st, n, (size_t)set->size);
+		if (!n->dir)
+			truncated(st, n, handle, set->size);
 		if (err && !n->dir) {
 			n->lost = -err;
 			n->dirty = true;
@@ -778,6 +1025,21 @@ static bool is_spec_name_in_entry(const char *name)
 	       strcmp(name, "spec.json") == 0;
 }
 
+/* Would a file called name in dir be a spec? Then its entry's name into entry. */
+static bool spec_entry_of(const struct staging *st, const struct snode *dir, const char *name,
+                          char *entry, size_t size)
+{
+	size_t stem;
+
+	if (dir == st->root && (stem = spec_file_stem(name)) > 0)
+		snprintf(entry, size, "%.*s", (int)stem, name);
+	else if (dir->parent == st->root && is_spec_name_in_entry(name))
+		snprintf(entry, size, "%s", dir->name);
+	else
+		return false;
+	return true;
+}
+
 /* Would a file called name in dir be a spec? Then fills the names of sub. */
 static int spec_target(const struct staging *st, const struct snode *dir, const char *name,
                        struct staging_submission *sub)
@@ -788,16 +1050,19 @@ static int spec_target(const struct staging *st, const struct snode *dir, const 
 	memset(sub, 0, sizeof(*sub));
 	if (dir == st->root && (stem = spec_file_stem(name)) > 0) {
 		sub->entry = strndup(name, stem);
+		sub->path = strdup(name);
 		/* submit/spec.yaml is a job's spec.yaml copied as it is: "spec" names no
 		 * job, the spec's name: does */
 		named_by_entry = !is_spec_name_in_entry(name);
 	} else if (dir->parent == st->root && is_spec_name_in_entry(name)) {
 		sub->entry = strdup(dir->name);
 		sub->in_dir = true;
+		if (asprintf(&sub->path, "%s/%s", dir->name, name) < 0)
+			sub->path = NULL;
 	} else {
 		return 0;
 	}
-	if (!sub->entry || (named_by_entry && !(sub->default_name = strdup(sub->entry)))) {
+	if (!sub->entry || !sub->path || (named_by_entry && !(sub->default_name = strdup(sub->entry)))) {
 		staging_submission_clear(sub);
 		return -ENOMEM;
 	}
@@ -817,38 +1082,94 @@ static int take_text(const struct snode *n, struct staging_submission *sub)
 	return 1;
 }
 
-/* Takes n's text into sub when n, as dir/name, is a spec that is not empty: 1, 0 or
- * -ENOMEM. Taking it clears dirty: the next submission needs another write. A spec
- * a write failed on gives -errno of that write and sub->entry, text-less. */
+/* Takes n's text into sub when n, as dir/name, is a spec that is not empty: 1 (the
+ * entry now busy), 0 or -ENOMEM. Taking it clears dirty: the next submission needs
+ * another write. A spec a write failed on gives -errno of that write and
+ * sub->entry, text-less; one that is not to be submitted (why) 0 and sub->entry
+ * with sub->unfinished. */
 static int take_spec(struct staging *st, struct snode *n, const struct snode *dir,
-                     const char *name, struct staging_submission *sub)
+                     const char *name, enum staging_unfinished why,
+                     struct staging_submission *sub)
 {
 	int ret;
 
-	if (n->dir || n->generated || (n->len == 0 && !n->lost))
+	/* an empty text is no spec, unless another writer emptied it under this one */
+	if (n->dir || n->generated ||
+	    (n->len == 0 && !n->lost && why != STAGING_REPLACED && why != STAGING_CLASHED))
 		return 0;
 	ret = spec_target(st, dir, name, sub);
 	if (ret > 0 && n->lost) {
 		n->dirty = false;
 		return -n->lost;
 	}
+	if (ret > 0 && why != STAGING_WHOLE) {
+		/* a replacing writer's close still submits: its dirty text stays */
+		if (why == STAGING_ABANDONED) {
+			n->dirty = false;
+			n->whole_by = 0; /* nor may the same handle's next close */
+		}
+		sub->unfinished = why;
+		return 0;
+	}
 	if (ret > 0)
 		ret = take_text(n, sub);
+	if (ret > 0 && mark_busy(st, sub->entry) < 0) {
+		staging_submission_clear(sub);
+		ret = -ENOMEM;
+	}
 	if (ret > 0)
 		n->dirty = false;
 	return ret;
 }
 
-int staging_take_flushed(struct staging *st, uint64_t id, struct staging_submission *sub)
+/* Waits while the entry the spec dir/name submits to is busy: 1 when it waited (the
+ * caller looks its nodes up again), 0, or -EBUSY. */
+static int wait_for_spec_entry(struct staging *st, const struct snode *dir, const char *name)
 {
+	char entry[STAGING_NAME_MAX + 1];
+	bool waited;
+	int err;
+
+	if (!spec_entry_of(st, dir, name, entry, sizeof(entry)))
+		return 0;
+	err = wait_idle(st, entry, &waited, STAGING_BUSY_MAKE_WAIT_MS);
+	return err ? err : waited;
+}
+
+int staging_take_flushed(struct staging *st, uint64_t id, uint64_t handle, bool abandoned,
+                         struct staging_submission *sub)
+{
+	enum staging_unfinished why = abandoned ? STAGING_ABANDONED : STAGING_WHOLE;
+	struct sopen *o;
 	struct snode *n;
 	int ret = 0;
 
 	memset(sub, 0, sizeof(*sub));
 	pthread_mutex_lock(&st->lock);
+	/* what it wrote is all there: no longer a writer under way (staging_release may
+	 * come long after close(2) returned) */
+	o = find_open(st, handle);
 	n = find(st, id);
-	if (n && n->parent && n->dirty)
-		ret = take_spec(st, n, n->parent, n->name, sub);
+	if (o && n && o->pending) {
+		o->pending = false;
+		n->wopens -= n->wopens > 0;
+	}
+	do {
+		n = find(st, id);
+		o = find_open(st, handle);
+		if (!n || !n->parent || !n->dirty || !o || !o->wrote)
+			goto out; /* a reader's close, or nothing new */
+		ret = wait_for_spec_entry(st, n->parent, n->name);
+	} while (ret == 1);
+	if (ret < 0)
+		goto out;
+	if (why == STAGING_WHOLE && n->whole_by != handle)
+		why = n->whole_by ? STAGING_REPLACED
+		      : n->clash && !o->append ? STAGING_CLASHED : STAGING_NOT_WHOLE;
+	if (why == STAGING_WHOLE && o->append)
+		why = STAGING_NOT_WHOLE;
+	ret = take_spec(st, n, n->parent, n->name, why, sub);
+out:
 	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
@@ -861,12 +1182,47 @@ int staging_take_renamed(struct staging *st, uint64_t dir, const char *name, uin
 
 	memset(sub, 0, sizeof(*sub));
 	pthread_mutex_lock(&st->lock);
-	n = find_child(st, dir, name, &err);
-	nd = n ? find_dir(st, newdir, &err) : NULL;
-	if (nd && (n->parent != nd || strcmp(name, newname) != 0))
-		ret = take_spec(st, n, nd, newname, sub);
+	do {
+		n = find_child(st, dir, name, &err);
+		nd = n ? find_dir(st, newdir, &err) : NULL;
+		if (!nd || (n->parent == nd && strcmp(name, newname) == 0) || n->dir ||
+		    n->generated)
+			goto out;
+		ret = may_rewrite(st, nd, newname);
+	} while (ret == 1);
+	if (ret == 0)
+		ret = take_spec(st, n, nd, newname, n->wopens ? STAGING_STILL_OPEN : STAGING_WHOLE,
+		                sub);
+out:
 	pthread_mutex_unlock(&st->lock);
 	return ret;
+}
+
+void staging_idle(struct staging *st, const char *entry)
+{
+	pthread_mutex_lock(&st->lock);
+	for (struct busy **pp = &st->busy; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->entry, entry) == 0) {
+			struct busy *b = *pp;
+
+			*pp = b->next;
+			free(b->entry);
+			free(b);
+			break;
+		}
+	pthread_cond_broadcast(&st->idle);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void staging_busy(struct staging *st, const char *entry)
+{
+	bool waited;
+
+	pthread_mutex_lock(&st->lock);
+	/* a bounded wait: past it, two makes of one entry meet the API server's 409 */
+	wait_idle(st, entry, &waited, STAGING_BUSY_MAKE_WAIT_MS);
+	mark_busy(st, entry);
+	pthread_mutex_unlock(&st->lock);
 }
 
 void staging_submission_clear(struct staging_submission *sub)
@@ -874,6 +1230,7 @@ void staging_submission_clear(struct staging_submission *sub)
 	free(sub->text);
 	free(sub->default_name);
 	free(sub->entry);
+	free(sub->path);
 	memset(sub, 0, sizeof(*sub));
 }
 
@@ -925,11 +1282,13 @@ static char *one_line(const char *message)
 int staging_set_outcome(struct staging *st, const char *entry, enum staging_outcome outcome,
                         const char *message)
 {
+	bool says = outcome == STAGING_FAILED || outcome == STAGING_STAGED ||
+	            (outcome == STAGING_SUBMITTING && message);
 	struct snode *d;
 	char *error = NULL;
 	int err = 0;
 
-	if (outcome == STAGING_FAILED && !(error = one_line(message ? message : "")))
+	if (says && !(error = one_line(message ? message : "")))
 		return -ENOMEM;
 	pthread_mutex_lock(&st->lock);
 	d = child(st->root, entry);
@@ -946,7 +1305,7 @@ int staging_set_outcome(struct staging *st, const char *entry, enum staging_outc
 		staging_job_clear(&d->job);
 		err = set_generated(st, d, STAGING_STATUS,
 		                    outcome == STAGING_NONE ? NULL : OUTCOME_TEXT[outcome]);
-		if (!err && outcome != STAGING_SUBMITTING)
+		if (!err)
 			err = set_generated(st, d, STAGING_ERROR, error);
 		if (!err && outcome != STAGING_CHECKED)
 			err = set_generated(st, d, STAGING_OBJECTS, NULL);
@@ -1068,39 +1427,155 @@ static void entry_path(const struct snode *dir, const char *name, char *buf, siz
 		snprintf(buf + len, size - len, "%s", name);
 }
 
+/* staging_copy_failed under the lock, d the directory (NULL: nothing to record). */
+static void copy_failed_locked(struct snode *d, const char *name, const char *what)
+{
+	struct snode *e = d ? entry_of(d) : NULL;
+	char path[1024];
+
+	if (!e)
+		return;
+	touch_entry(d); /* first: a failure may be what starts a copy */
+	if (!e->copy_failure) {
+		entry_path(d, name, path, sizeof(path));
+		asprintf_or_null(&e->copy_failure, "%s: %s", path, what);
+	}
+	e->copy_failures++;
+}
+
 void staging_copy_failed(struct staging *st, uint64_t dir, const char *name, const char *what)
 {
-	struct snode *d, *e;
-	char path[1024];
 	int err;
 
 	pthread_mutex_lock(&st->lock);
-	d = find_dir(st, dir, &err);
-	e = d ? entry_of(d) : NULL;
-	if (e) {
-		touch_entry(d); /* first: a failure may be what starts a copy */
-		if (!e->copy_failure) {
-			entry_path(d, name, path, sizeof(path));
-			asprintf_or_null(&e->copy_failure, "%s: %s", path, what);
-		}
-		e->copy_failures++;
-	}
+	copy_failed_locked(find_dir(st, dir, &err), name, what);
 	pthread_mutex_unlock(&st->lock);
 }
 
-int staging_entry_quiet_ms(struct staging *st, const char *entry, int64_t *ms)
+void staging_copy_cut(struct staging *st, uint64_t id, uint64_t handle, const char *what)
+{
+	struct sopen *o;
+	struct snode *n;
+
+	pthread_mutex_lock(&st->lock);
+	n = find(st, id);
+	o = find_open(st, handle);
+	if (n && n->parent && o && o->wrote)
+		copy_failed_locked(n->parent, n->name, what);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* Files below d open for writing now. */
+static unsigned open_for_writing(const struct snode *d)
+{
+	unsigned n = 0;
+
+	for (const struct snode *c = d->children; c; c = c->sibling)
+		n += c->dir ? open_for_writing(c) : c->wopens;
+	return n;
+}
+
+int staging_entry_state(struct staging *st, const char *entry, struct staging_copy_state *out)
 {
 	struct snode *e;
 	int err = 0;
 
+	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&st->lock);
 	e = child(st->root, entry);
-	if (!e || !e->dir)
+	if (!e || !e->dir) {
 		err = -ENOENT;
-	else
-		*ms = time_monotonic_ms() - e->changed_ms;
+	} else {
+		out->quiet_ms = time_monotonic_ms() - e->changed_ms;
+		out->open_for_writing = open_for_writing(e);
+		if (e->n_writers &&
+		    !(out->writers = malloc(e->n_writers * sizeof(*out->writers))))
+			err = -ENOMEM;
+		else if (e->n_writers)
+			memcpy(out->writers, e->writers, e->n_writers * sizeof(*out->writers));
+		out->n_writers = err ? 0 : e->n_writers;
+	}
 	pthread_mutex_unlock(&st->lock);
 	return err;
+}
+
+void staging_copy_state_clear(struct staging_copy_state *s)
+{
+	free(s->writers);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The entry of node id, linked; NULL for the root, a top-level file or none. */
+static struct snode *entry_dir_of(struct staging *st, uint64_t id)
+{
+	struct snode *e = entry_of(find(st, id));
+
+	return e && e->dir ? e : NULL;
+}
+
+bool staging_knows_writer(struct staging *st, uint64_t id, int tid)
+{
+	struct snode *e;
+	bool known = true;
+
+	pthread_mutex_lock(&st->lock);
+	e = entry_dir_of(st, id);
+	known = !e;
+	for (size_t i = 0; e && i < e->n_writers && !known; i++)
+		known = e->writers[i].tid == tid;
+	pthread_mutex_unlock(&st->lock);
+	return known;
+}
+
+void staging_add_writer(struct staging *st, uint64_t id, const struct staging_writer *w)
+{
+	struct staging_writer *more;
+	struct snode *e;
+
+	pthread_mutex_lock(&st->lock);
+	e = entry_dir_of(st, id);
+	/* on ENOMEM the copy is taken as over at its quiet time, as before writers counted */
+	if (e && (more = realloc(e->writers, (e->n_writers + 1) * sizeof(*more)))) {
+		more[e->n_writers++] = *w;
+		e->writers = more;
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+void staging_writer_done(struct staging *st, const char *entry, int tgid)
+{
+	struct snode *e;
+
+	pthread_mutex_lock(&st->lock);
+	e = child(st->root, entry);
+	for (size_t i = 0; e && e->dir && i < e->n_writers;)
+		if (e->writers[i].tgid == tgid)
+			e->writers[i] = e->writers[--e->n_writers];
+		else
+			i++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+uint64_t staging_status_of(struct staging *st, uint64_t dir, const char *name)
+{
+	char entry[STAGING_NAME_MAX + 1];
+	struct snode *d, *e, *status;
+	uint64_t id = 0;
+	int err;
+
+	pthread_mutex_lock(&st->lock);
+	if (!name && (d = find(st, dir)) && !d->dir) { /* the file itself */
+		name = d->name;
+		d = d->parent;
+	} else {
+		d = name ? find_dir(st, dir, &err) : NULL;
+	}
+	if (d && spec_entry_of(st, d, name, entry, sizeof(entry)) &&
+	    (e = child(st->root, entry)) && e->dir && (status = child(e, STAGING_STATUS)) &&
+	    status->generated)
+		id = status->id;
+	pthread_mutex_unlock(&st->lock);
+	return id;
 }
 
 /* Appends the shipped files below d (at path, len bytes of it used) to c. */
@@ -1219,6 +1694,27 @@ void staging_code_explain(char *buf, size_t size, int err, const struct staging_
 	else
 		snprintf(buf, size, "the folder's files could not be taken (%s); nothing was "
 		                    "created", strerror(-err));
+}
+
+bool staging_code_equal(const struct staging_code *a, const struct staging_code *b,
+                        char *which, size_t size)
+{
+	size_t i;
+
+	/* both in the order of the tree's sorted listing */
+	for (i = 0; i < a->n && i < b->n; i++) {
+		const struct staging_code_file *x = &a->files[i], *y = &b->files[i];
+
+		if (strcmp(x->path, y->path) != 0 || x->len != y->len || x->mode != y->mode ||
+		    memcmp(x->data, y->data, x->len) != 0) {
+			snprintf(which, size, "%s", strcmp(x->path, y->path) < 0 ? x->path : y->path);
+			return false;
+		}
+	}
+	if (a->n == b->n)
+		return true;
+	snprintf(which, size, "%s", i < a->n ? a->files[i].path : b->files[i].path);
+	return false;
 }
 
 void staging_code_clear(struct staging_code *c)

@@ -9,6 +9,14 @@
  * docs/submit.md's table, and submit/NAME/status and error say what happened. A rename that
  * would submit a bad spec is refused and changes nothing.
  *
+ * Only a spec its writer finished is submitted (docs/submit.md, "A writer that did
+ * not finish"): the close must be of the handle that wrote the whole text (staging.h:
+ * not `>>`, not a text another writer rewrote), and not the kernel's close of a
+ * process killed by a signal or exiting with a failure (writers.h asks /proc). The
+ * others are staged (status `staged`) or refused, and never launch a job. While an
+ * entry's submission runs, opening its spec for writing waits, and is EEXIST when
+ * the job it launched exists: what submit/ shows is what was launched.
+ *
  * Everything below submit/ is answered with zero timeouts: the kernel asks again
  * each time, so status and error appear and change without invalidations. status
  * follows the job its submission made: each lookup, getattr and read of it first
@@ -40,6 +48,7 @@
 #include "fs/submit/access.h"
 #include "fs/submit/submit_run.h"
 #include "fs/submit/submit_defer.h"
+#include "fs/submit/writers.h"
 #include "fs/base/handles.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
@@ -57,6 +66,8 @@
 #include "fs/submit/staging.h"
 #include "fs/submit/submit.h"
 #include "k8s/api/api.h"
+#include "k8s/auth/config.h"
+#include "k8s/http/client.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 
@@ -142,6 +153,21 @@ static void follow_job(struct fs *fs, struct staging *st, uint64_t id)
 	staging_job_clear(&job);
 }
 
+void submit_note_waiting(struct fs *fs, struct staging *st, const char *entry)
+{
+	int timeout_ms = fs->client ? k8s_client_request_timeout(fs->client) : 0;
+	char why[512], since[32];
+
+	/* issue 32: a cluster that went down was a silent wait of request_timeout; the
+	 * entry says at once what it waits for, and `error` then says how it ended */
+	snprintf(why, sizeof(why),
+	         "waiting since %s for the API server at %s to answer; the submission fails "
+	         "if it has not answered within request_timeout (%d s)",
+	         time_format_human(time_now(), since, sizeof(since)),
+	         fs->cfg && fs->cfg->server ? fs->cfg->server : "(none)", timeout_ms / 1000);
+	staging_set_outcome(st, entry, STAGING_SUBMITTING, why);
+}
+
 void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
                       const struct submit_made *made)
 {
@@ -157,6 +183,39 @@ static uint64_t staging_id(const struct fs_inode *in)
 	if (is_root(in))
 		return STAGING_ROOT;
 	return strtoull(strchr(in->node.identity, ':') + 1, NULL, 10);
+}
+
+/* The staging handle of an open file (its priv), 0 when none (setattr by path). */
+static uint64_t staging_handle(const struct fuse_file_info *fi)
+{
+	const struct fs_handle *h = fi ? (const struct fs_handle *)(uintptr_t)fi->fh : NULL;
+
+	return h ? (uint64_t)(uintptr_t)h->priv : 0;
+}
+
+/*
+ * The process behind req wrote below a folder of submit/ (node id): while it runs,
+ * the folder's copy may not be over (submit_defer.c). Asked of /proc once per
+ * thread and copy.
+ */
+static void note_writer(struct staging *st, uint64_t id, fuse_req_t req)
+{
+	pid_t tid = fuse_req_ctx(req)->pid;
+	struct writer_id w;
+
+	if (tid <= 0 || staging_knows_writer(st, id, tid) || writer_identify(tid, &w) < 0)
+		return;
+	staging_add_writer(st, id, &(struct staging_writer){tid, w.tgid, w.starttime});
+}
+
+/* Brings the status of the entry the spec dir/name (name NULL: the file dir) submits
+ * to up to date with the cache, so that a job deleted since is not taken as there. */
+static void follow_entry(struct fs *fs, struct staging *st, uint64_t dir, const char *name)
+{
+	uint64_t status = staging_status_of(st, dir, name);
+
+	if (status)
+		follow_job(fs, st, status);
 }
 
 /* The inode of parent/name for a staging node, pinned; NULL on ENOMEM. */
@@ -306,7 +365,6 @@ void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct s
 	struct staging_attr a;
 	int ret;
 
-	(void)fi;
 	/* chown is accepted and changes nothing: the files are the mounting user's, and
 	 * `cp -a` as root would fail on an error. */
 	memset(&set, 0, sizeof(set));
@@ -326,7 +384,7 @@ void submit_setattr(struct fs *fs, fuse_req_t req, struct fs_inode *in, struct s
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	ret = st ? staging_setattr(st, staging_id(in), &set, &a) : -ENOMEM;
+	ret = st ? staging_setattr(st, staging_id(in), staging_handle(fi), &set, &a) : -ENOMEM;
 	reply_attr(fs, req, in, ret, &a);
 }
 
@@ -415,24 +473,25 @@ void submit_mkdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 
 	if (!ret)
 		ret = staging_mkdir(st, staging_id(parent), name, mode, &a);
-
-	if (ret)
+	if (ret) {
 		note_copy_failed(fs, parent, name, ret);
-	if (ret)
 		fuse_reply_err(req, -ret);
-	else
-		reply_entry(fs, req, parent, name, &a);
+		return;
+	}
+	note_writer(st, a.id, req);
+	reply_entry(fs, req, parent, name, &a);
 }
 
-/* The handle of an open staging file; generated files (status, error) change size
- * under a reader, so they bypass the page cache. */
+/* The handle of an open staging file (staging's handle kept in priv); generated
+ * files (status, error) change size under a reader, so they bypass the page cache. */
 static struct fs_handle *open_handle(struct fs *fs, struct fs_inode *in, bool generated,
-                                     struct fuse_file_info *fi)
+                                     uint64_t handle, struct fuse_file_info *fi)
 {
 	struct fs_handle *h = fs_handle_new(fs, in);
 
 	if (!h)
 		return NULL;
+	h->priv = (void *)(uintptr_t)handle;
 	inode_table_pin(fs->inodes, in);
 	fi->fh = (uintptr_t)h;
 	fi->direct_io = generated;
@@ -445,7 +504,7 @@ static void close_handle(struct fs *fs, struct fs_handle *h)
 	struct staging *st = area(fs, h->in, false);
 
 	if (st)
-		staging_release(st, staging_id(h->in));
+		staging_release(st, staging_id(h->in), (uint64_t)(uintptr_t)h->priv);
 	inode_table_put(fs->inodes, h->in);
 	fs_handle_free(fs, h);
 }
@@ -465,18 +524,21 @@ void submit_create(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		return;
 	}
 	ret = may_create(fs, parent, &st);
-	if (!ret)
+	if (!ret) {
+		follow_entry(fs, st, staging_id(parent), name);
 		ret = staging_create(st, staging_id(parent), name, mode, fi->flags & O_EXCL,
 		                     fi->flags, &a);
+	}
 	if (ret) {
 		note_copy_failed(fs, parent, name, ret);
 		fuse_reply_err(req, -ret);
 		return;
 	}
+	note_writer(st, a.id, req);
 	ret = fill_entry(fs, parent, name, &a, &e, &in);
-	h = in ? open_handle(fs, in, a.generated, fi) : NULL;
+	h = in ? open_handle(fs, in, a.generated, a.handle, fi) : NULL;
 	if (!h) {
-		staging_release(st, a.id);
+		staging_release(st, a.id, a.handle);
 		inode_table_put(fs->inodes, in);
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -527,23 +589,27 @@ void submit_open(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 	struct staging *st = area(fs, in, false);
 	struct staging_attr a;
 	struct fs_handle *h;
-	uint64_t id = staging_id(in);
+	uint64_t id = staging_id(in), handle = 0;
 	int ret;
 
 	if (in->node.type != FS_SUBMIT_FILE) {
 		fuse_reply_err(req, EISDIR);
 		return;
 	}
-	ret = st ? staging_open(st, id, fi->flags) : -ENOENT;
+	if (st && (fi->flags & O_ACCMODE) != O_RDONLY)
+		follow_entry(fs, st, id, NULL);
+	ret = st ? staging_open(st, id, fi->flags, &handle) : -ENOENT;
 	if (!ret)
 		ret = staging_getattr(st, id, &a);
 	if (ret) {
+		if (handle)
+			staging_release(st, id, handle);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	h = open_handle(fs, in, a.generated, fi);
+	h = open_handle(fs, in, a.generated, handle, fi);
 	if (!h) {
-		staging_release(st, id);
+		staging_release(st, id, handle);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
@@ -577,9 +643,11 @@ void submit_write(struct fs *fs, fuse_req_t req, struct fs_inode *in, const char
                          size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct staging *st = area(fs, in, false);
-	ssize_t n = st ? staging_write(st, staging_id(in), buf, size, off) : -ENOENT;
+	ssize_t n = st ? staging_write(st, staging_id(in), staging_handle(fi), buf, size, off)
+	               : -ENOENT;
 
-	(void)fi;
+	if (st && n > 0)
+		note_writer(st, staging_id(in), req);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -611,19 +679,30 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns, 
 	struct submit_made made = {"", 0, "", ""};
 	struct strbuf objects = STRBUF_INIT;
 	struct submit_request rq = {ns, sub->text, sub->len, sub->default_name,
-	                            sub->in_dir || check, check ? &objects : NULL, NULL, &made};
+	                            sub->in_dir || check, check ? &objects : NULL, NULL, &made,
+	                            NULL, NULL};
 	struct k8s_error err;
 	char where[320];
 	int ret;
 
 	k8s_error_clear(&err);
-	staging_set_outcome(st, sub->entry, STAGING_SUBMITTING, NULL);
+	submit_note_waiting(fs, st, sub->entry);
 	ret = submit_run(fs, &rq, &err);
 	if (ret == 0 && sub->in_dir) {
+		char *entry = strdup(sub->entry);
+
 		strbuf_free(&objects);
-		ret = submit_defer_add(fs->defer, ns, check, sub);
-		if (ret == 0)
+		staging_set_outcome(st, sub->entry, STAGING_SUBMITTING,
+		                    "waiting for the copy into the folder to end: its job is made "
+		                    "once no file in it is open for writing, nothing has changed for "
+		                    "half a second and the processes that wrote it have ended");
+		ret = entry ? submit_defer_add(fs->defer, ns, check, sub) : -ENOMEM;
+		if (ret == 0) {
+			staging_idle(st, entry); /* the make marks it busy again */
+			free(entry);
 			return 0;
+		}
+		free(entry);
 		k8s_error_set(&err, -ret, "the submission could not be queued: %s",
 		              strerror(-ret));
 	}
@@ -635,6 +714,7 @@ static int submit_and_record(struct fs *fs, struct staging *st, const char *ns, 
 	strbuf_free(&objects);
 	if (!ret && !check)
 		submit_note_made(fs, st, sub->entry, &made);
+	staging_idle(st, sub->entry);
 	if (ret == -EACCES)
 		access_forget(fs, ns); /* RBAC changed: the next new name asks again */
 	if (ret) {
@@ -669,23 +749,88 @@ static int record_lost(struct fs *fs, struct staging *st, const char *ns, bool c
 	return ret;
 }
 
+/*
+ * A spec not submitted at its close or rename (sub->unfinished, staging.h): staged
+ * (status `staged`) or refused, with the reason in its entry's `error`; the errno
+ * for the reply (0 for staged: appending is no error). writer: who abandoned it.
+ */
+static int record_unfinished(struct fs *fs, struct staging *st, const char *ns, bool check,
+                             const struct staging_submission *sub, const char *writer)
+{
+	enum staging_outcome outcome = STAGING_FAILED;
+	char why[4096], where[320];
+	const char *p = sub->path;
+	int ret = -EBUSY;
+
+	submit_area_path(fs, ns, check, where, sizeof(where));
+	if (sub->unfinished == STAGING_REPLACED) {
+		/* the one that rewrote it submits it at its close, and records that */
+		say(LOG_INFO, "%s%s refused: another writer emptied and rewrote %s before this "
+		    "one closed it", where, sub->entry, p);
+		return ret;
+	}
+	if (sub->unfinished == STAGING_NOT_WHOLE) {
+		outcome = STAGING_STAGED;
+		ret = 0;
+		snprintf(why, sizeof(why),
+		         "not submitted: %s%s was appended to (>>) or changed in place, so it may "
+		         "be incomplete; a spec is submitted when one writer writes it whole (cp, >, "
+		         "an editor's save) or when it is renamed to its name: to submit it as it is "
+		         "now, mv %s%s %s%s.part && mv %s%s.part %s%s",
+		         where, p, where, p, where, p, where, p, where, p);
+	} else if (sub->unfinished == STAGING_CLASHED) {
+		snprintf(why, sizeof(why),
+		         "not submitted: two processes wrote %s%s at once (two cp to one name?), so "
+		         "it may mix both; write it again, once", where, p);
+	} else if (sub->unfinished == STAGING_ABANDONED) {
+		ret = -ECANCELED;
+		snprintf(why, sizeof(why),
+		         "not submitted: %s before it closed %s%s, which may hold only part of the "
+		         "spec; write it again whole (cp, or > with the whole spec)",
+		         writer, where, p);
+	} else {
+		snprintf(why, sizeof(why),
+		         "not submitted: %s%s is still open for writing, so it may be incomplete; "
+		         "rename it once its writer has closed it", where, p);
+	}
+	staging_set_outcome(st, sub->entry, outcome, why);
+	if (ret)
+		say(LOG_INFO, "%s%s refused: %s", where, sub->entry, why);
+	return ret;
+}
+
 void submit_flush(struct fs *fs, fuse_req_t req, struct fs_inode *in,
                          struct fuse_file_info *fi)
 {
 	struct staging *st = area(fs, in, false);
+	pid_t pid = fuse_req_ctx(req)->pid;
 	struct staging_submission sub;
+	struct writer_end end;
+	char writer[160];
 	int ret;
 
-	(void)fi;
 	if (!st) {
 		fuse_reply_err(req, 0);
 		return;
 	}
-	ret = staging_take_flushed(st, staging_id(in), &sub);
+	/* the kernel closing the files of a process killed, or failing, as it ends: a
+	 * spec it wrote is not submitted, a folder it copied into makes no job */
+	writer_end(pid, &end);
+	writer_end_describe(&end, pid, writer, sizeof(writer));
+	if (writer_end_abandons(&end)) {
+		char what[256];
+
+		snprintf(what, sizeof(what), "may be cut short: %s while writing it", writer);
+		staging_copy_cut(st, staging_id(in), staging_handle(fi), what);
+	}
+	ret = staging_take_flushed(st, staging_id(in), staging_handle(fi),
+	                           writer_end_abandons(&end), &sub);
 	if (ret > 0)
 		ret = submit_and_record(fs, st, area_ns(fs, in), is_check(in), &sub);
 	else if (ret < 0 && sub.entry)
 		ret = record_lost(fs, st, area_ns(fs, in), is_check(in), &sub, ret);
+	else if (ret == 0 && sub.entry && sub.unfinished)
+		ret = record_unfinished(fs, st, area_ns(fs, in), is_check(in), &sub, writer);
 	staging_submission_clear(&sub);
 	fuse_reply_err(req, -ret);
 }
@@ -755,12 +900,16 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 		ret = may_create(fs, newparent, &st);
 	/* A file renamed to a spec's name is a submission, made before the rename so that
 	 * a bad spec leaves the old name in place (as an editor's failed save should). */
-	if (!ret)
+	if (!ret) {
+		follow_entry(fs, st, to, newname);
 		ret = staging_take_renamed(st, from, name, to, newname, &sub);
+	}
 	if (ret > 0)
 		ret = submit_and_record(fs, st, area_ns(fs, parent), is_check(parent), &sub);
 	else if (ret < 0 && sub.entry)
 		ret = record_lost(fs, st, area_ns(fs, parent), is_check(parent), &sub, ret);
+	else if (ret == 0 && sub.entry && sub.unfinished)
+		ret = record_unfinished(fs, st, area_ns(fs, parent), is_check(parent), &sub, "");
 	staging_submission_clear(&sub);
 	if (!ret)
 		ret = staging_rename(st, from, name, to, newname, flags);

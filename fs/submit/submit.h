@@ -67,6 +67,9 @@ void submit_area_path(struct fs *fs, const char *ns, bool check, char *buf, size
 /* check/ENTRY's outcome "checked", with objects (the dry run's answers as YAML) in
  * ENTRY/objects.yaml (submit.c; submit_defer.c for a folder). */
 void submit_record_checked(struct staging *st, const char *entry, struct strbuf *objects);
+/* ENTRY's status says submitting, and its error what the submission waits for: the
+ * API server, since now, until request_timeout at most (submit.c; submit_defer.c). */
+void submit_note_waiting(struct fs *fs, struct staging *st, const char *entry);
 /* Lets submit/ENTRY/status of st follow the job a submission made (submit.c). */
 void submit_note_made(struct fs *fs, struct staging *st, const char *entry,
 		      const struct submit_made *made);

@@ -3,9 +3,15 @@
  * closes spec.yaml before it copies train.py (the order is the source directory's),
  * so the job of submit/NAME/spec.yaml cannot be created at that close without
  * losing the code that follows. The close checks the spec (parse, validate, dry
- * runs: its errors still fail the close), and the submission waits here until
- * nothing below submit/NAME/ has changed for STAGING_QUIET_MS; then its code is
- * taken and the job created by one thread, and status and error say how it went.
+ * runs: its errors still fail the close), and the submission waits here until the
+ * copy is over: no file below submit/NAME/ open for writing, nothing changed for
+ * STAGING_QUIET_MS, and every process that wrote there ended (writers.h; one that
+ * goes on running, a notebook or a file manager, counts as done after
+ * STAGING_STAY_MS of quiet). A pause of `tar x` in the middle of a file or between
+ * two files is no end (issue 33). Then its code is taken and the job created by one
+ * thread, the ConfigMap checked against the bytes sent and the folder against what
+ * was taken (a change meanwhile undoes the job), and status and error say how it
+ * went.
  *
  * A lookup of jobs/NAME while NAME waits here waits for it (submit_defer_wait), so
  * `cp -r mnist/ submit/ && cat jobs/mnist/status` still works.
@@ -16,6 +22,7 @@
 #include "fs/submit/submit_run.h"
 #include "fs/submit/submit.h"
 #include "fs/submit/areas.h"
+#include "fs/submit/writers.h"
 #include "k8s/base/say.h"
 #include "k8s/base/worker.h"
 
@@ -61,6 +68,32 @@ static struct staging *pending_area(struct fs *fs, const struct pending *p)
 	return areas_get(p->check ? fs->check_areas : fs->areas, p->ns, false);
 }
 
+/* What a folder's make checks before it reports: its files are still the code taken. */
+struct still {
+	struct staging *st;
+	const char *entry;
+	const struct staging_code *taken;
+};
+
+static int still_staged(void *arg, struct k8s_error *err)
+{
+	const struct still *s = arg;
+	struct staging_code now;
+	char which[512] = "";
+	bool same;
+
+	if (staging_take_code(s->st, s->entry, &now) < 0)
+		return k8s_error_set(err, EBUSY, "the folder changed while its job was being made; "
+		                     "copy it again");
+	same = staging_code_equal(s->taken, &now, which, sizeof(which));
+	staging_code_clear(&now);
+	if (same)
+		return 0;
+	return k8s_error_set(err, EBUSY,
+	                     "the folder changed while its job was being made (%s), so the job "
+	                     "would not run what submit/ shows; copy it again", which);
+}
+
 static void make_one(struct fs *fs, struct pending *p)
 {
 	struct staging *st = pending_area(fs, p);
@@ -68,23 +101,30 @@ static void make_one(struct fs *fs, struct pending *p)
 	struct k8s_error err;
 	struct submit_made made = {"", 0, "", ""};
 	struct strbuf objects = STRBUF_INIT;
+	struct still still = {st, p->sub.entry, &code};
 	struct submit_request rq = {p->ns, p->sub.text, p->sub.len, p->sub.default_name, p->check,
-	                            p->check ? &objects : NULL, &code, &made};
+	                            p->check ? &objects : NULL, &code, &made, still_staged,
+	                            &still};
 	char where[320];
 	int ret;
 
 	k8s_error_clear(&err);
 	submit_area_path(fs, p->ns, p->check, where, sizeof(where));
+	if (st)
+		staging_busy(st, p->sub.entry);
 	ret = st ? staging_take_code(st, p->sub.entry, &code) : -ENOENT;
 	if (ret == -ENOENT) {
 		say(LOG_INFO, "%s%s was removed before its copy was over: not submitted", where,
 		    p->sub.entry);
+		if (st)
+			staging_idle(st, p->sub.entry);
 		return;
 	}
 	if (ret) {
 		staging_code_explain(err.message, sizeof(err.message), ret, &code);
 		staging_code_clear(&code);
 	} else {
+		submit_note_waiting(fs, st, p->sub.entry);
 		ret = submit_run(fs, &rq, &err);
 		staging_code_clear(&code);
 	}
@@ -98,25 +138,46 @@ static void make_one(struct fs *fs, struct pending *p)
 		say(LOG_INFO, "%s%s refused: %s", where, p->sub.entry, err.message);
 	else if (!p->check)
 		submit_note_made(fs, st, p->sub.entry, &made);
+	staging_idle(st, p->sub.entry);
 }
 
-/* The first queued submission whose entry has been quiet long enough, taken off
- * the queue; else NULL with *wait_ms until the next may be. Under d->w.mu. */
+/* Is the copy into p's entry over (see the top of this file)? Else *wait_ms until
+ * it may be. Reads /proc for its writers, under d->w.mu (a leaf: no network). */
+static bool copy_over(struct staging *st, const struct pending *p, int64_t *wait_ms)
+{
+	struct staging_copy_state cs;
+	bool running = false, over;
+
+	*wait_ms = STAGING_QUIET_MS;
+	if (staging_entry_state(st, p->sub.entry, &cs) < 0)
+		return true; /* gone (make_one says so), or ENOMEM: as before writers counted */
+	if (cs.quiet_ms < STAGING_QUIET_MS)
+		*wait_ms = STAGING_QUIET_MS - cs.quiet_ms;
+	else if (cs.open_for_writing == 0 && cs.quiet_ms < STAGING_STAY_MS)
+		for (size_t i = 0; i < cs.n_writers && !running; i++)
+			running = writer_running(&(struct writer_id){cs.writers[i].tgid,
+			                                             cs.writers[i].starttime});
+	over = cs.quiet_ms >= STAGING_QUIET_MS && cs.open_for_writing == 0 && !running;
+	staging_copy_state_clear(&cs);
+	return over;
+}
+
+/* The first queued submission whose copy is over, taken off the queue; else NULL
+ * with *wait_ms until the next may be. Under d->w.mu. */
 static struct pending *next_ready(struct submit_defer *d, int64_t *wait_ms)
 {
 	*wait_ms = STAGING_QUIET_MS;
 	for (struct pending **pp = &d->queue; *pp; pp = &(*pp)->next) {
 		struct pending *p = *pp;
 		struct staging *st = pending_area(d->fs, p);
-		int64_t quiet = 0;
+		int64_t wait = 0;
 
-		if (!st || staging_entry_quiet_ms(st, p->sub.entry, &quiet) < 0 ||
-		    quiet >= STAGING_QUIET_MS) {
+		if (!st || copy_over(st, p, &wait)) {
 			*pp = p->next;
 			return p;
 		}
-		if (STAGING_QUIET_MS - quiet < *wait_ms)
-			*wait_ms = STAGING_QUIET_MS - quiet;
+		if (wait < *wait_ms)
+			*wait_ms = wait;
 	}
 	return NULL;
 }
@@ -209,17 +270,27 @@ static bool is_waiting(const struct pending *p, const char *ns, const char *name
 	return p && !p->check && strcmp(p->sub.entry, name) == 0 && strcmp(ns, p->ns) == 0;
 }
 
-bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name, int timeout_ms)
+bool submit_defer_wait(struct submit_defer *d, const char *ns, const char *name, int timeout_ms,
+                       pid_t asker)
 {
 	struct timespec until = time_realtime_after_ms(timeout_ms);
+	struct writer_id who;
 	bool waited = false;
 
+	if (writer_identify(asker, &who) < 0)
+		who.tgid = 0;
 	pthread_mutex_lock(&d->w.mu);
 	for (;;) {
 		bool waiting = is_waiting(d->running, ns, name);
 
 		for (struct pending *p = d->queue; p && !waiting; p = p->next)
-			waiting = is_waiting(p, ns, name);
+			if ((waiting = is_waiting(p, ns, name)) && who.tgid && !waited) {
+				struct staging *st = pending_area(d->fs, p);
+
+				if (st)
+					staging_writer_done(st, name, who.tgid);
+				pthread_cond_signal(&d->w.cond); /* the copy may be over now */
+			}
 		if (!waiting)
 			break;
 		waited = true;

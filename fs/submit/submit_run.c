@@ -6,6 +6,11 @@
  * names (its queue: label), create the job, then its
  * local code's ConfigMap and its TensorBoard (owned by the job), and delete what
  * was made when a later object fails, so that a failure leaves nothing behind.
+ * What ships is checked: the code's ConfigMap as the API server stored it must
+ * hold the bytes sent, and a folder's files must still be what was taken
+ * (rq->verify), or all is undone. A cluster cache/health already finds
+ * unreachable is not asked at all: the submission fails at once (EIO) rather
+ * than wait request_timeout for a server that is not there.
  * A check stops after the dry runs (a directory entry's close: its code is still
  * being copied, fs/submit/submit_defer.c makes it once the copy is over; and
  * check/'s dry run, which keeps the server's answers as YAML: docs/submit.md,
@@ -319,6 +324,41 @@ static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struc
 	return rc;
 }
 
+/*
+ * The API server cannot be reached (cluster/health: disconnected, no answer at all):
+ * -EIO at once, in the words of the check that would have waited, instead of
+ * request_timeout's wait for each of its requests (issue 32).
+ */
+static int reachable(struct fs *fs, const char *what, struct k8s_error *err)
+{
+	struct cache_health h;
+	char since[64];
+
+	cache_get_health(fs->cache, &h);
+	if (h.connected || !h.unreachable)
+		return 0;
+	return k8s_error_set(err, EIO,
+	                     "checking %s: the cluster cannot be reached (cluster/health says "
+	                     "disconnected since %s: %s), so nothing was sent; submit again "
+	                     "once cluster/health says ok",
+	                     what, time_format_rfc3339(h.since, since, sizeof(since)),
+	                     h.last_error);
+}
+
+/* The ConfigMap as stored (the create's answer) holds the bytes sent, or -EIO. */
+static int code_stored(const json_t *sent, const json_t *stored, const char *what,
+                       struct k8s_error *err)
+{
+	char key[256];
+
+	if (spec_code_stored(sent, stored, key, sizeof(key)) == 0)
+		return 0;
+	return k8s_error_set(err, EIO,
+	                     "creating %s: the API server's answer holds other bytes than were "
+	                     "sent (key %s), so the job would not run what was copied",
+	                     what, key);
+}
+
 static void append(struct k8s_error *err, const char *text)
 {
 	size_t len = strlen(err->message);
@@ -438,9 +478,10 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 	              (rc = spec_build_code(s, ns, NULL, files, nfiles, &cm, err))))
 		goto out;
 
-	/* Everything is checked by the API server before anything is made. */
-	if ((rc = check_priority_classes(fs, job, err)) || (rc = check_queue(fs, ns, job, err)) ||
-	    (rc = check_runtime(fs, ns, job, err)) ||
+	/* Everything is checked by the API server before anything is made; a server
+	 * cluster/health finds unreachable is not asked (issue 32). */
+	if ((rc = reachable(fs, what, err)) || (rc = check_priority_classes(fs, job, err)) ||
+	    (rc = check_queue(fs, ns, job, err)) || (rc = check_runtime(fs, ns, job, err)) ||
 	    (rc = check(fs, ns, job, what, objs, &checked, err)) ||
 	    (cm && (rc = check(fs, ns, cm, cm_what, objs, NULL, err))) ||
 	    (rc = tensorboard_objects(ns, s, checked, &dep, &svc, err)) ||
@@ -458,12 +499,16 @@ int submit_run(struct fs *fs, const struct submit_request *rq, struct k8s_error 
 		goto out;
 	/* The code and the TensorBoard are owned by the job as made: its uid goes in
 	 * their ownerReferences, so the garbage collector deletes them with it. The
-	 * job's pods wait for the ConfigMap (the kubelet retries the mount). */
+	 * job's pods wait for the ConfigMap (the kubelet retries the mount). What ships
+	 * is checked last: the ConfigMap stored holds the bytes sent, and the caller's
+	 * files are still what was taken (rq->verify); else all is undone. */
 	if ((files && ((rc = spec_build_code(s, ns, m.objs[0], files, nfiles, &cm, err)) ||
-	               (rc = make(fs, ns, &m, cm, cm_what, err)))) ||
+	               (rc = make(fs, ns, &m, cm, cm_what, err)) ||
+	               (rc = code_stored(cm, m.objs[m.n - 1], cm_what, err)))) ||
 	    (rc = tensorboard_objects(ns, s, m.objs[0], &dep, &svc, err)) ||
 	    (dep && (rc = make(fs, ns, &m, dep, dep_what, err))) ||
-	    (svc && (rc = make(fs, ns, &m, svc, svc_what, err)))) {
+	    (svc && (rc = make(fs, ns, &m, svc, svc_what, err))) ||
+	    (rq->verify && (rc = rq->verify(rq->verify_arg, err)))) {
 		undo(fs, ns, &m, err);
 		goto out;
 	}

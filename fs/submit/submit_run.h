@@ -34,6 +34,11 @@ struct submit_request {
 	                                   * dry-run answers as YAML documents (check/) */
 	const struct staging_code *code;  /* local code to ship with it, or NULL */
 	struct submit_made *made;         /* when not NULL: which job was made */
+	/* when not NULL: asked once everything is made, before it is reported; a
+	 * failure (-errno, err says why) undoes it all. A folder's: do its files
+	 * still hold what was shipped (submit_defer.c)? */
+	int (*verify)(void *arg, struct k8s_error *err);
+	void *verify_arg;
 };
 
 /* Parses, validates, dry-runs and creates the objects of a spec; nothing is left

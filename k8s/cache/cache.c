@@ -29,14 +29,17 @@
 void cache_health_update_locked(struct cache_feed *f)
 {
 	const char *why = NULL;
-	bool ok;
+	bool ok, unreachable = false;
 
 	if (!f->started)
 		return;
 	for (struct reflector *r = f->reflectors; r && !why; r = r->next)
-		if (r->state == REFLECTOR_FAILED)
+		if (r->state == REFLECTOR_FAILED) {
 			why = r->last_error;
+			unreachable = r->unreachable;
+		}
 	ok = why == NULL;
+	f->health.unreachable = unreachable;
 	if (ok != f->health.connected) {
 		f->health.connected = ok;
 		f->health.since = (int64_t)time(NULL);

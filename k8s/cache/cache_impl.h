@@ -77,6 +77,7 @@ struct reflector {
 	bool first_list_done;
 	struct k8s_error first_err;  /* why the first list failed (cache_start reports it) */
 	char last_error[512];
+	bool unreachable;            /* the last failure had no answer (K8S_REASON_UNREACHABLE) */
 	char forbidden[512];         /* its first list's 403, the server's words; "" if none */
 };
 

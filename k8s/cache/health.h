@@ -23,6 +23,10 @@ struct cache_health {
 	/* the last one, printable, and why: `pods "../../etc" in default, a name no file
 	 * can have` */
 	char skipped_last[256];
+	/* disconnected because the API server could not be reached at all (refused, no
+	 * route, reset, TLS; not a timeout: a slow server is there): a request now would
+	 * only fail (submit/ fails fast) */
+	bool unreachable;
 };
 
 #endif

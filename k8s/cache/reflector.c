@@ -313,6 +313,7 @@ static void set_state(struct reflector *r, enum reflector_state s, const char *v
 			r->last_error[0] = '\0';
 		else if (s != REFLECTOR_FAILED)
 			r->last_error[0] = '\0';
+		r->unreachable = s == REFLECTOR_FAILED && err && k8s_error_unreachable(err);
 		cache_health_update_locked(f);
 	}
 	pthread_mutex_unlock(&f->lock);

@@ -547,6 +547,7 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 	if (a->too_big)
 		return k8s_error_set(err, EFBIG, "the answer of %s is larger than %u MiB",
 		                     c->cfg->server, RESPONSE_MAX >> 20);
+	/* no answer in time may be a slow server, not one that is gone: no reason */
 	if (r == CURLE_OPERATION_TIMEDOUT)
 		return k8s_error_set(err, ETIMEDOUT, "cannot reach %s: no answer within %ld ms",
 		                     c->cfg->server, elapsed_ms);
@@ -560,8 +561,9 @@ static int transport_error(struct k8s_client *c, struct attempt *a, long elapsed
 	else
 		why = a->errbuf[0] ? a->errbuf : curl_easy_strerror(r);
 	rc = k8s_error_set(err, EIO, "cannot reach %s: %s", c->cfg->server, why);
-	if (tls_final && err)
-		snprintf(err->reason, sizeof(err->reason), "%s", K8S_REASON_TLS);
+	if (err)
+		snprintf(err->reason, sizeof(err->reason), "%s",
+		         tls_final ? K8S_REASON_TLS : K8S_REASON_UNREACHABLE);
 	return rc;
 }
 
@@ -628,6 +630,11 @@ int k8s_client_set_request_timeout(struct k8s_client *c, int ms)
 	if (ms > 0)
 		c->opts.request_timeout_ms = ms;
 	return old;
+}
+
+int k8s_client_request_timeout(const struct k8s_client *c)
+{
+	return c->opts.request_timeout_ms;
 }
 
 int k8s_request(struct k8s_client *c, const char *method, const char *path,

@@ -308,3 +308,34 @@ out:
 	keys_free(keys, n);
 	return rc;
 }
+
+/* The first key of a whose value b does not hold alike (NULL: none); a NULL map is
+ * empty (the API server leaves an empty binaryData out). */
+static const char *first_unlike(const json_t *a, const json_t *b)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, key, v)
+		if (!json_equal(v, json_object_get(b, key)))
+			return key;
+	return NULL;
+}
+
+int spec_code_stored(const json_t *sent, const json_t *stored, char *key, size_t size)
+{
+	static const char *const MAPS[] = {"data", "binaryData"};
+
+	for (size_t i = 0; i < sizeof(MAPS) / sizeof(MAPS[0]); i++) {
+		const json_t *a = json_object_get(sent, MAPS[i]), *b = json_object_get(stored, MAPS[i]);
+		const char *unlike = first_unlike(a, b);
+
+		if (!unlike)
+			unlike = first_unlike(b, a);
+		if (unlike) {
+			snprintf(key, size, "%s", unlike);
+			return -EIO;
+		}
+	}
+	return 0;
+}

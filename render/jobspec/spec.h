@@ -109,5 +109,9 @@ int spec_add_code(const struct job_spec *s, json_t *job, const struct spec_code_
 int spec_build_code(const struct job_spec *s, const char *ns, const json_t *created_job,
 		    const struct spec_code_file *files, size_t n, json_t **out,
 		    struct k8s_error *err);
+/* Does stored (the API server's answer to the create of the ConfigMap sent, from
+ * spec_build_code) hold the same files, byte for byte? 0, or -EIO with the first key
+ * that differs in key. */
+int spec_code_stored(const json_t *sent, const json_t *stored, char *key, size_t size);
 
 #endif

@@ -226,13 +226,19 @@ def test_big_specs_give_their_memory_back(env):
 
 
 def test_taken_name_is_eexist_and_the_job_is_untouched(env):
+    """The same spec file written again while the job it launched exists (cp over
+    it, an editor's save) is EEXIST at open: the file keeps the spec that was
+    launched and status stays submitted (issue 33: what submit/ shows is what was
+    launched). Another file naming the same job meets the API server's 409."""
     c, m = env
     assert submit(m, "taken.yaml", GOOD) == 0
     uid = c.kubectl_json("get", "tfjob", "taken")["metadata"]["uid"]
-    # the same file written again (cp over it, an editor's save)
     assert submit(m, "taken.yaml", GOOD.replace("gpus: 1", "gpus: 2")) == errno.EEXIST
-    assert m.read("submit", "taken", "status") == "failed\n"
-    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "taken", "error")
+    assert m.read("submit", "taken.yaml") == GOOD
+    assert m.read("submit", "taken", "status") == "submitted\n"
+    assert submit(m, "spec.yaml", GOOD.replace("gpus: 1", "gpus: 2") + "name: taken\n") \
+        == errno.EEXIST
+    assert 'tfjobs.kubeflow.org "taken" already exists' in m.read("submit", "spec", "error")
     job = c.kubectl_json("get", "tfjob", "taken")
     assert job["metadata"]["uid"] == uid
     ctr = job["spec"]["tfReplicaSpecs"]["Chief"]["template"]["spec"]["containers"][0]
@@ -323,6 +329,9 @@ def test_unreachable_cluster_is_eio_and_nothing_is_made(kubesim, arenafs):
     wait_until(lambda: c.api("GET", "/api/v1/namespaces")[0] == 200, timeout=30,
                message="kubesim back")
     assert nothing_named(c, "offline") == []
+    # while cluster/health says disconnected, a submission fails at once, saying so
+    wait_until(lambda: m.read("cluster", "health").startswith("ok"), timeout=60,
+               message="cluster/health to say ok again")
     # once it is back, the same spec goes through: nothing was half-made
     os.unlink(m.path("submit", "offline.yaml"))
     assert submit(m, "offline.yaml", GOOD) == 0

@@ -157,3 +157,29 @@ TEST(spec_code_a_name_that_is_not_utf8_is_einval_saying_so)
 	json_decref(job);
 	spec_free(s);
 }
+
+/* The ConfigMap the API server answered the create with holds the bytes sent, or
+ * the first key that differs is named (a key cut short, one missing, one added). */
+TEST(spec_code_stored_names_the_first_key_that_differs)
+{
+	json_t *sent = json_pack("{s:{s:s,s:s},s:{s:s}}", "data", "a.py", "print(1)\n", "b.py",
+	                         "x", "binaryData", "w.bin", "AP8B");
+	json_t *stored = json_deep_copy(sent);
+	char key[64] = "";
+
+	CHECK_INT_EQ(spec_code_stored(sent, stored, key, sizeof(key)), 0);
+	json_object_set_new(json_object_get(stored, "data"), "a.py", json_string("print("));
+	CHECK_INT_EQ(spec_code_stored(sent, stored, key, sizeof(key)), -EIO);
+	CHECK_STR_EQ(key, "a.py");
+	json_decref(stored);
+	stored = json_deep_copy(sent);
+	json_object_del(json_object_get(stored, "binaryData"), "w.bin");
+	CHECK_INT_EQ(spec_code_stored(sent, stored, key, sizeof(key)), -EIO);
+	CHECK_STR_EQ(key, "w.bin");
+	json_object_set_new(json_object_get(stored, "data"), "extra", json_string(""));
+	json_object_set_new(json_object_get(stored, "binaryData"), "w.bin", json_string("AP8B"));
+	CHECK_INT_EQ(spec_code_stored(sent, stored, key, sizeof(key)), -EIO);
+	CHECK_STR_EQ(key, "extra");
+	json_decref(stored);
+	json_decref(sent);
+}

@@ -66,7 +66,7 @@ TEST(cluster_context_names_no_secret)
 
 TEST(cluster_health)
 {
-	struct cache_health h = {true, FX_T0, "", 0, ""};
+	struct cache_health h = {true, FX_T0, "", 0, "", false};
 	char *s;
 
 	s = FX_RENDER(render_cluster_health(sb, &h));
