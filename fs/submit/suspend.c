@@ -131,6 +131,12 @@ bool suspend_writable(struct fs *fs, const struct fs_node *node)
 							    sizeof(why)) == 0;
 }
 
+bool suspend_mode_known(struct fs *fs, const struct fs_node *node)
+{
+	return fs->opts.readonly || !suspend_supported(node) ||
+	       access_patch_known(fs, node->ns, node->kind);
+}
+
 int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size)
 {
 	const struct job_kind_info *ki = kinds_info((enum job_kind)node->kind);
