@@ -62,6 +62,8 @@ struct reflector {
 	pthread_t thread;
 	bool joinable;
 	atomic_bool cancel;          /* set by cache_stop or when its namespace goes */
+	_Atomic int64_t list_progress_ms; /* monotonic time the bytes of a list last came
+	                                     (0: none yet): start-up's no-progress deadline */
 
 	/* the thread's own */
 	char rv[CACHE_RV_MAX];       /* last resourceVersion seen */

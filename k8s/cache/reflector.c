@@ -414,6 +414,7 @@ static void copy_rv(struct reflector *r, const json_t *obj)
 
 /* One page of a list as it downloads: its items go into the store one by one. */
 struct list_run {
+	struct reflector *r;
 	struct list_parser parser;
 	struct k8s_error err; /* the parser's, when it stopped the transfer */
 	bool failed;
@@ -433,6 +434,7 @@ static int on_list_data(void *arg, const char *data, size_t len)
 {
 	struct list_run *l = arg;
 
+	atomic_store(&l->r->list_progress_ms, time_monotonic_ms());
 	if (listparse_feed(&l->parser, data, len, &l->err) == 0)
 		return 0;
 	l->failed = true;
@@ -448,7 +450,7 @@ static int on_list_data(void *arg, const char *data, size_t len)
 static int list_page(struct reflector *r, const char *cont, json_t **rest, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	struct list_run l = {.failed = false};
+	struct list_run l = {.r = r, .failed = false};
 	struct k8s_stream_request req = {NULL, NULL, on_list_data, &l, &r->cancel, NULL};
 	char limit[16];
 	bool bad_body = false;
