@@ -8,6 +8,7 @@
 #include "fs/base/fs_struct.h"
 #include "fs/base/handles.h"
 #include "fs/base/inode.h"
+#include "fs/base/netpool.h"
 #include "fs/dirs.h"
 #include "fs/tree/model.h"
 #include "fs/tree/view.h"
@@ -92,6 +93,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	    notify_new(fs, &fs->notifier) < 0 || logfile_memo_new(&fs->log_memo) < 0 ||
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
 	    deletes_new(fs, &fs->deletes) < 0 || suspends_new(&fs->suspends) < 0 ||
+	    netpool_new(NETPOOL_THREADS_MAX, &fs->netpool) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
 	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0) {
 		runtimes_poller_free(fs->runtimes);
@@ -101,6 +103,7 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 		submit_defer_free(fs->defer);
 		deletes_free(fs->deletes);
 		suspends_free(fs->suspends);
+		netpool_free(fs->netpool);
 		logstream_registry_free(fs->streams);
 		logfile_memo_free(fs->log_memo);
 		notify_free(fs->notifier);
@@ -180,6 +183,8 @@ void fs_set_session(struct fs *fs, struct fuse_session *se)
 
 void fs_stop(struct fs *fs)
 {
+	/* first: its requests may wait on the notifier and the deferred submissions */
+	netpool_stop(fs->netpool);
 	submit_defer_stop(fs->defer);
 	logkeeper_stop(fs->keeper);   /* it tells the notifier of what it kept */
 	runtimes_poller_stop(fs->runtimes);
@@ -194,6 +199,7 @@ void fs_free(struct fs *fs)
 	submit_defer_free(fs->defer);
 	deletes_free(fs->deletes); /* DELETEs under way end by request_timeout */
 	suspends_free(fs->suspends);
+	netpool_free(fs->netpool);
 	logkeeper_free(fs->keeper);
 	runtimes_poller_free(fs->runtimes);
 	notify_free(fs->notifier);

@@ -27,6 +27,7 @@
 #include "fs/base/handles.h"
 #include "fs/base/places.h"
 #include "fs/dirs.h"
+#include "fs/netops.h"
 #include "fs/tree/content.h"
 #include "fs/tree/model.h"
 #include "fs/tree/notify.h"
@@ -122,6 +123,13 @@ static struct fs_inode *child_inode(struct fs *fs, struct fs_inode *parent, cons
 	return in;
 }
 
+/* Would a stat of in wait for the cluster? jobs/NAME/suspend's mode may ask it
+ * (an access review not kept yet). */
+static bool waits_for_mode(struct fs *fs, const struct fs_inode *in)
+{
+	return in->node.type == FS_JOB_SUSPEND && !suspend_mode_known(fs, &in->node);
+}
+
 static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	struct fs *fs = req_fs(req);
@@ -142,6 +150,15 @@ static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		goto out;
 	}
 	in = child_inode(fs, parent, name, &err);
+	/* Waits (a copy's end, an access review) go to a network thread, the lookup
+	 * again from the start there; nothing was changed or answered yet. A name no
+	 * copy makes is answered here (a wait of 0 only asks). */
+	if (((!in && err == ENOENT && parent->node.type == FS_JOBS_DIR &&
+	      submit_defer_wait(fs->defer, parent->node.ns, name, 0,
+	                        fuse_req_ctx(req)->pid)) ||
+	     (in && waits_for_mode(fs, in))) &&
+	    netops_name(fs, ops_lookup, req, parent_ino, name) == 0)
+		goto out;
 	/* A folder copied into submit/ is made a moment after cp returns (submit_defer.c):
 	 * `cp -r mnist/ submit/ && cat jobs/mnist/status` waits for it here. */
 	if (!in && err == ENOENT && parent->node.type == FS_JOBS_DIR &&
@@ -203,6 +220,8 @@ static void ops_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		submit_getattr(fs, req, in);
 		goto out;
 	}
+	if (waits_for_mode(fs, in) && netops_file(fs, ops_getattr, req, ino, fi) == 0)
+		goto out;
 	ret = content_stat(fs, in, &st);
 	if (ret)
 		fuse_reply_err(req, -ret);
@@ -249,7 +268,10 @@ static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int t
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (!err && fs_type_is_submit(in->node.type))
+	if (!err && waits_for_mode(fs, in) &&
+	    netops_setattr(fs, ops_setattr, req, ino, attr, to_set, fi) == 0)
+		;
+	else if (!err && fs_type_is_submit(in->node.type))
 		submit_setattr(fs, req, in, attr, to_set, fi);
 	else if (!err && in->node.type == FS_JOB_SUSPEND)
 		suspend_setattr(fs, req, in, attr, to_set);
@@ -366,6 +388,16 @@ static void open_regular(struct fs *fs, fuse_req_t req, struct fs_inode *in,
 		close_regular(fs, h);   /* interrupted: no release will come for this handle */
 }
 
+/* Opens that wait for the cluster: a log's first bytes, code/'s ConfigMap, and
+ * suspend's for writing (its access review and PATCH are one action, suspend.h). */
+static bool open_waits(const struct fs_inode *in, int acc)
+{
+	enum fs_type t = in->node.type;
+
+	return fs_type_is_log(t) || fs_type_is_code(t) ||
+	       (t == FS_JOB_SUSPEND && acc != O_RDONLY);
+}
+
 static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = req_fs(req);
@@ -374,6 +406,10 @@ static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 	if (!in) {
 		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (open_waits(in, acc) && netops_file(fs, ops_open, req, ino, fi) == 0) {
+		inode_table_put(fs->inodes, in);
 		return;
 	}
 	if (fs_type_is_submit(in->node.type)) {
@@ -426,6 +462,9 @@ static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		submit_read(fs, req, h->in, size, off, fi);
 		return;
 	}
+	/* a log's read may wait for its bytes (log_wait) */
+	if (h->log && netops_read(fs, ops_read, req, ino, size, off, fi) == 0)
+		return;
 	if (off < 0) {
 		fuse_reply_err(req, EINVAL);
 		return;
@@ -466,6 +505,8 @@ static void ops_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 	}
 	if (handle_is_submit(h)) {
 		/* the submit operations free their handle and its pin */
+		if (netops_file(fs, ops_release, req, ino, fi) == 0)
+			return;
 		submit_release(fs, req, h->in, fi);
 		return;
 	}
@@ -478,7 +519,9 @@ static void ops_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fs *fs = req_fs(req);
 	struct fs_handle *h = fi_handle(fi);
 
-	(void)ino;
+	/* a flush of a spec submits it: POSTs, on a network thread */
+	if (handle_is_submit(h) && netops_file(fs, ops_flush, req, ino, fi) == 0)
+		return;
 	if (handle_is_submit(h))
 		submit_flush(fs, req, h->in, fi);
 	else
@@ -563,12 +606,21 @@ static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino)
 	return in;
 }
 
+/* A new name at the top of a submit/ or check/ may ask for an access review
+ * (namespaces/NS/submit/, access.h). */
+static bool new_entry_waits(const struct fs_inode *parent)
+{
+	return parent->node.type == FS_SUBMIT_DIR || parent->node.type == FS_CHECK_DIR;
+}
+
 static void ops_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fs *fs = req_fs(req);
 	struct fs_inode *p = write_parent(req, parent);
 
-	if (p) {
+	if (p && new_entry_waits(p) && netops_mkdir(fs, ops_mkdir, req, parent, name, mode) == 0)
+		inode_table_put(fs->inodes, p);
+	else if (p) {
 		submit_mkdir(fs, req, p, name, mode);
 		inode_table_put(fs->inodes, p);
 	}
@@ -580,7 +632,10 @@ static void ops_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 	struct fs *fs = req_fs(req);
 	struct fs_inode *p = write_parent(req, parent);
 
-	if (p) {
+	if (p && new_entry_waits(p) &&
+	    netops_create(fs, ops_create, req, parent, name, mode, fi) == 0)
+		inode_table_put(fs->inodes, p);
+	else if (p) {
 		submit_create(fs, req, p, name, mode, fi);
 		inode_table_put(fs->inodes, p);
 	}
@@ -596,6 +651,9 @@ static void ops_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	(void)ino;
 	if (!err && handle_is_submit(h)) {
 		submit_write(fs, req, h->in, buf, size, off, fi);
+	} else if (!err && h && h->in->node.type == FS_JOB_SUSPEND &&
+	           netops_write(fs, ops_write, req, ino, buf, size, off, fi) == 0) {
+		return; /* the PATCH on a network thread */
 	} else if (!err && h && h->in->node.type == FS_JOB_SUSPEND) {
 		/* no lock held: the PATCH waits at most request_timeout, and holds only
 		 * this file (the kernel's lock of the inode), never the job's directory */
@@ -646,6 +704,8 @@ static void rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs, cons
 }
 
 /* unlink and rmdir: of a job (rmdir jobs/NAME), inside a job (rm -r), in submit/. */
+static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+
 static void ops_remove(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
 {
 	struct fs *fs = req_fs(req);
@@ -659,6 +719,9 @@ static void ops_remove(fuse_req_t req, fuse_ino_t parent, const char *name, bool
 	p = inode_table_get(fs->inodes, parent);
 	if (!p)
 		fuse_reply_err(req, ENOENT);
+	else if (dir && p->node.type == FS_JOBS_DIR &&
+	         netops_name(fs, ops_rmdir, req, parent, name) == 0)
+		; /* the DELETE on a network thread */
 	else if (dir && p->node.type == FS_JOBS_DIR)
 		rmdir_job(fs, req, p, name);
 	else if (fs_type_in_job(p->node.type))
@@ -693,6 +756,8 @@ static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse
 	np = inode_table_get(fs->inodes, newparent);
 	if (!np || !fs_type_is_submit(np->node.type))
 		fuse_reply_err(req, np ? EXDEV : ENOENT);
+	else if (netops_rename(fs, ops_rename, req, parent, name, newparent, newname, flags) == 0)
+		; /* a rename may submit: POSTs on a network thread */
 	else
 		submit_rename(fs, req, p, name, np, newname, flags);
 	inode_table_put(fs->inodes, np);

@@ -278,6 +278,7 @@ static int fill_caches(struct daemon_state *d, struct cache_options *co, struct 
 	int rc;
 
 	co->first_lists_timeout_ms = left > 0 ? (int)left : 1;
+	co->first_lists_idle_ms = options_startup_timeout_ms(&d->opts);
 	rc = cache_start(d->client, co, &d->cache, err);
 	if (rc < 0 && err->err == ETIMEDOUT && time_monotonic_ms() >= d->startup_deadline)
 		say_startup_timeout(d, err);

@@ -1,6 +1,7 @@
 """Small helpers every pytest suite of the project may import (tests/ is on
 sys.path through tests/conftest.py)."""
 
+import os
 import time
 
 
@@ -48,6 +49,22 @@ def write_as_cp(path, text):
     except OSError as e:
         return e.errno
     return 0
+
+
+def write_once(path, text):
+    """One write(2) of text after an open with O_TRUNC, as `echo text > path`
+    makes it: 0 or the errno of the step that failed."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, text.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
 
 
 # A one-worker TFJob as a user writes it: TFJOB_MANIFEST % (name, extra spec lines).

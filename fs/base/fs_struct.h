@@ -47,6 +47,7 @@ struct pod;
 struct submit_areas;
 struct submit_defer;
 struct fs_deletes;
+struct netpool;
 struct notes;
 
 /* The tree's answers the rooms below it need, each under the cache's read lock. */
@@ -78,6 +79,7 @@ struct fs {
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */
 	struct notes *suspends;      /* the last refused write of each job's suspend */
+	struct netpool *netpool;     /* the threads requests wait for the cluster on (netops.h) */
 	struct fuse_session *se;
 	struct fs_notifier *notifier;
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */

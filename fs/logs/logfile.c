@@ -51,6 +51,7 @@
 #include "render/job_files.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -66,6 +67,7 @@
 #define LOG_NOTIFY_WAIT_MS 500     /* open waits this long for the size notice to go out */
 #define LOG_POLL_MS 20
 #define LOG_MEMO_SLOTS 2048        /* instances whose read size outlives their inodes */
+#define SLOW_OPEN_SAY_MS 60000     /* slow opens are told at most this often */
 
 struct say {
 	/* guarded by inode_lock(in) */
@@ -488,6 +490,34 @@ static void wait_first_bytes(struct fs *fs, struct say *log, struct logstream *l
 	}
 }
 
+/* Opens that waited all of log_wait for the server (its first answer, or a
+ * finished container's whole log), told at most once a minute with how many
+ * there were: an open waits without a word otherwise, and a walk that opens every
+ * log (rsync -a of the mount) is slow for a reason the user cannot see. */
+static void note_slow_open(struct fs *fs, const struct fs_inode *in, int64_t took)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static int64_t said_at;   /* guarded by mu */
+	static unsigned slow;     /* guarded by mu: since the last word */
+	int64_t now = time_monotonic_ms();
+	unsigned n = 0;
+
+	pthread_mutex_lock(&mu);
+	slow++;
+	if (!said_at || now - said_at >= SLOW_OPEN_SAY_MS) {
+		n = slow;
+		slow = 0;
+		said_at = now;
+	}
+	pthread_mutex_unlock(&mu);
+	if (n)
+		say(LOG_NOTICE, "log of %s/%s: its open waited %lld ms for the API server "
+		    "(log_wait %d ms for the first bytes, or a finished container's whole log, "
+		    "then %d ms for the kernel to be told the size); opens that waited so since "
+		    "the last word: %u", in->node.ns, in->node.pod ? in->node.pod : "?",
+		    (long long)took, fs->opts.log_wait_ms, LOG_NOTIFY_WAIT_MS, n);
+}
+
 int logfile_open(struct fs *fs, struct fs_inode *in)
 {
 	struct say *log;
@@ -511,9 +541,16 @@ int logfile_open(struct fs *fs, struct fs_inode *in)
 out:
 	inode_unlock(in);
 	if (ls) {
+		int64_t began = time_monotonic_ms(), took;
+
 		/* ls stays valid: this open's reference keeps it attached */
 		wait_first_bytes(fs, log, ls, finished);
 		fs->up.log_wait(fs, in, LOG_NOTIFY_WAIT_MS);
+		took = time_monotonic_ms() - began;
+		/* waited for the server, not for a container that prints nothing */
+		if (took >= fs->opts.log_wait_ms &&
+		    (logstream_unanswered_ms(ls) > 0 || (finished && !logstream_done(ls))))
+			note_slow_open(fs, in, took);
 	}
 	return ret;
 }

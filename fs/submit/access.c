@@ -270,3 +270,18 @@ int access_patch_jobs(struct fs *fs, const char *ns, int kind, char *why, size_t
 	patch_key(key, sizeof(key), ki, ns);
 	return answer(fs, key, ki, ns, why, size);
 }
+
+bool access_patch_known(struct fs *fs, const char *ns, int kind)
+{
+	const struct job_kind_info *ki = kinds_info((enum job_kind)kind);
+	char key[ACCESS_KEY_MAX], why[ACCESS_WHY_MAX];
+	struct cache_health h;
+
+	if (!ki)
+		return true;
+	patch_key(key, sizeof(key), ki, ns);
+	if (recall(fs->access, key, why, sizeof(why)) >= 0)
+		return true;
+	cache_get_health(fs->cache, &h);
+	return !h.connected;
+}

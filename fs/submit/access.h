@@ -7,6 +7,7 @@
 #ifndef ARENAFS_FS_SUBMIT_ACCESS_H
 #define ARENAFS_FS_SUBMIT_ACCESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "fs/base/fs_struct.h"
 
@@ -23,6 +24,9 @@ void access_forget(struct fs *fs, const char *ns);
  * else -EACCES with why filled (one line, for jobs/NAME/info's note). Kept a while:
  * a stat of jobs/NAME/suspend asks once per kind and namespace, not once per stat. */
 int access_patch_jobs(struct fs *fs, const char *ns, int kind, char *why, size_t size);
+/* Whether access_patch_jobs would answer without asking the cluster (a kept
+ * answer, or a cluster that cannot be reached): the stat needs no network thread. */
+bool access_patch_known(struct fs *fs, const char *ns, int kind);
 /* Asks again next time (a PATCH of that kind in ns was refused with 403). */
 void access_forget_patch(struct fs *fs, const char *ns, int kind);
 

@@ -10,12 +10,21 @@
  * the job is: jobs/NAME/info ends with its note (render_suspend_note) until a
  * write succeeds; the table of those (notes.h) is a leaf lock, never held across
  * the PATCH.
+ *
+ * One action, one deadline (docs/reliability.md, "One action, one deadline"):
+ * `echo 1 > suspend` is a lookup (whose mode may ask an access review), an open,
+ * a truncate and a write (the PATCH), one right after the other. The requests
+ * each makes of the cluster share one deadline, request_timeout from the first:
+ * a job's action goes on while its requests follow each other within
+ * ACTION_GAP_MS, and a request after a longer pause begins a new one. The table
+ * of actions under way (actions_mu, a leaf) is never held across a request.
  */
 #include "fs/submit/suspend.h"
 #include "fs/submit/access.h"
 #include "fs/submit/notes.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +35,63 @@
 #include "fs/base/fs_struct.h"
 #include "fs/base/node.h"
 #include "k8s/api/api.h"
+#include "k8s/http/client.h"
+#include "k8s/base/deadline.h"
 #include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
 #include "k8s/objects/kinds.h"
 
 #define SUSPENDS_MAX 64 /* jobs whose refusal is told; the oldest goes first */
+#define ACTIONS_MAX  64 /* jobs acted on at once; beyond, the oldest action is forgotten */
+#define ACTION_GAP_MS 1000 /* a pause this long between two requests ends an action */
+
+/* One job's action under way: its deadline, and when its last request ended. */
+struct action {
+	char uid[64];
+	int64_t deadline, last;
+};
+
+static pthread_mutex_t actions_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct action actions[ACTIONS_MAX]; /* guarded by actions_mu */
+
+/* Sets the calling thread's deadline to node's action's, begun now when none goes
+ * on; returns the deadline it replaced (deadline_restore). */
+static int64_t action_begin(struct fs *fs, const struct fs_node *node)
+{
+	int64_t now = time_monotonic_ms(), deadline;
+	struct action *a = NULL, *oldest = &actions[0];
+	const char *uid = node->uid ? node->uid : "";
+
+	pthread_mutex_lock(&actions_mu);
+	for (size_t i = 0; i < ACTIONS_MAX && !a; i++) {
+		if (strcmp(actions[i].uid, uid) == 0 && actions[i].last)
+			a = &actions[i];
+		else if (actions[i].last < oldest->last)
+			oldest = &actions[i];
+	}
+	if (!a || now - a->last >= ACTION_GAP_MS) {
+		a = a ? a : oldest;
+		snprintf(a->uid, sizeof(a->uid), "%s", uid);
+		a->deadline = now + (fs->client ? k8s_client_request_timeout(fs->client) : 0);
+	}
+	a->last = now;
+	deadline = a->deadline;
+	pthread_mutex_unlock(&actions_mu);
+	return deadline_begin(deadline);
+}
+
+/* node's request ended: the pause before the next one counts from now. */
+static void action_end(const struct fs_node *node, int64_t previous)
+{
+	const char *uid = node->uid ? node->uid : "";
+
+	pthread_mutex_lock(&actions_mu);
+	for (size_t i = 0; i < ACTIONS_MAX; i++)
+		if (strcmp(actions[i].uid, uid) == 0 && actions[i].last)
+			actions[i].last = time_monotonic_ms();
+	pthread_mutex_unlock(&actions_mu);
+	deadline_restore(previous);
+}
 
 int suspends_new(struct notes **out)
 {
@@ -126,9 +187,23 @@ out:
 bool suspend_writable(struct fs *fs, const struct fs_node *node)
 {
 	char why[ACCESS_WHY_MAX];
+	int64_t previous;
+	bool yes;
 
-	return suspend_supported(node) && access_patch_jobs(fs, node->ns, node->kind, why,
-							    sizeof(why)) == 0;
+	if (!suspend_supported(node))
+		return false;
+	if (suspend_mode_known(fs, node))
+		return access_patch_jobs(fs, node->ns, node->kind, why, sizeof(why)) == 0;
+	previous = action_begin(fs, node);
+	yes = access_patch_jobs(fs, node->ns, node->kind, why, sizeof(why)) == 0;
+	action_end(node, previous);
+	return yes;
+}
+
+bool suspend_mode_known(struct fs *fs, const struct fs_node *node)
+{
+	return fs->opts.readonly || !suspend_supported(node) ||
+	       access_patch_known(fs, node->ns, node->kind);
 }
 
 int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, size_t size)
@@ -137,6 +212,7 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 	struct k8s_error err = {0};
 	struct k8s_resource res;
 	char *patch = NULL;
+	int64_t previous;
 	bool on = false;
 	int rc;
 
@@ -159,7 +235,9 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 	/* Even where the mode says no (suspend_writable), the server decides: its 403
 	 * is EACCES with its own words (who may not patch what, where) for info's note. */
 	k8s_job_resource((enum job_kind)node->kind, &res);
+	previous = action_begin(fs, node);
 	rc = k8s_merge_patch(fs->client, &res, node->ns, node->job, patch, &err);
+	action_end(node, previous);
 	if (rc == -EACCES)
 		access_forget_patch(fs, node->ns, node->kind);   /* a yes gone stale */
 out:

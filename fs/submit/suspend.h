@@ -39,6 +39,8 @@ bool suspend_supported(const struct fs_node *node);
  * patch its jobs in the node's namespace (access.h: a SelfSubjectAccessReview, kept a
  * while; on a FUSE worker, no lock held). The file's mode: 0644, else 0444. */
 bool suspend_writable(struct fs *fs, const struct fs_node *node);
+/* Whether suspend_writable would answer without asking the cluster. */
+bool suspend_mode_known(struct fs *fs, const struct fs_node *node);
 
 /* What a write says: "1" or "0", then at most a newline (echo's). 0 with *on set, or
  * -EINVAL with err filled. Pure. */

@@ -134,29 +134,57 @@ void cache_trim_memory(void)
 #endif
 }
 
-/* Until every first list is done, or deadline (monotonic ms; 0: none) passes:
- * -ETIMEDOUT naming a list still under way. */
+/* When r's first list gives up: at the deadline, or, when its bytes have been
+ * coming, once nothing came for idle_ms after it. */
+static int64_t list_gives_up_at(const struct reflector *r, int64_t deadline, int idle_ms)
+{
+	int64_t progress = atomic_load(&r->list_progress_ms);
+
+	if (progress && idle_ms > 0 && progress + idle_ms > deadline)
+		return progress + idle_ms;
+	return deadline;
+}
+
+static int list_gave_up(const struct reflector *r, int64_t now, int timeout_ms,
+                        struct k8s_error *err)
+{
+	int64_t progress = atomic_load(&r->list_progress_ms);
+
+	if (!progress)
+		return k8s_error_set(err, ETIMEDOUT, "cannot list %s: no answer within %d ms",
+		                     r->what, timeout_ms);
+	return k8s_error_set(err, ETIMEDOUT, "cannot list %s: it stopped: nothing more of it "
+	                     "came for %lld ms", r->what, (long long)(now - progress));
+}
+
+/* Until every first list is done, or one of them gives up (list_gives_up_at;
+ * deadline in monotonic ms, 0: never): -ETIMEDOUT naming it. */
 static int wait_first_lists_locked(struct cache_feed *f, int64_t deadline, int timeout_ms,
-                                   struct k8s_error *err)
+                                   int idle_ms, struct k8s_error *err)
 {
 	while (f->pending_first_lists > 0) {
-		int64_t left = deadline - time_monotonic_ms();
+		int64_t now = time_monotonic_ms(), next = deadline;
 		struct timespec until;
+		bool first = true;
 
 		if (!deadline) {
 			pthread_cond_wait(&f->cond, &f->lock);
 			continue;
 		}
-		if (left <= 0) {
-			const struct reflector *r = f->reflectors;
+		for (const struct reflector *r = f->reflectors; r; r = r->next) {
+			int64_t at;
 
-			while (r && r->first_list_done)
-				r = r->next;
-			return k8s_error_set(err, ETIMEDOUT, "cannot list %s: no answer within %d ms",
-			                     r ? r->what : "the cluster's objects", timeout_ms);
+			if (r->first_list_done)
+				continue;
+			at = list_gives_up_at(r, deadline, idle_ms);
+			if (at <= now)
+				return list_gave_up(r, now, timeout_ms, err);
+			if (first || at < next)
+				next = at;
+			first = false;
 		}
 		/* f->cond runs on CLOCK_REALTIME; the deadline is checked on the monotonic clock */
-		until = time_realtime_after_ms(left);
+		until = time_realtime_after_ms(next > now ? next - now : 1);
 		pthread_cond_timedwait(&f->cond, &f->lock, &until);
 	}
 	return 0;
@@ -262,7 +290,8 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 	pthread_mutex_lock(&f->lock);
 	rc = spawn_or_fail(f, CACHE_NAMESPACE, -1, err);
 	if (rc == 0)
-		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms, err);
+		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms,
+		                             opts->first_lists_idle_ms, err);
 	if (rc == 0) {
 		f->namespaces_listed = f->reflectors->state == REFLECTOR_OK;
 		rc = first_error_locked(f, err);
@@ -282,7 +311,8 @@ int cache_start(struct k8s_client *client, const struct cache_options *opts, str
 		rc = spawn_or_fail(f, (enum cache_object_type)t, -1, err);
 	/* on a failure, feed_stop cancels the lists still under way */
 	if (rc == 0)
-		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms, err);
+		rc = wait_first_lists_locked(f, deadline, opts->first_lists_timeout_ms,
+		                             opts->first_lists_idle_ms, err);
 	if (rc == 0)
 		rc = first_error_locked(f, err);
 	if (rc == 0) {

@@ -86,6 +86,11 @@ struct cache_options {
 	/* How long the first lists may take in all, in ms; 0: no deadline (a list is a
 	 * stream: only its 120 s of silence would end it). Start-up's deadline. */
 	int first_lists_timeout_ms;
+	/* Past that deadline, a first list whose bytes still come is progress, not a
+	 * hang: it is waited for until nothing of it came for this long (ms; 0: the
+	 * deadline alone). A large cluster's long first list must not make it
+	 * unmountable by default. Start-up's startup_timeout. */
+	int first_lists_idle_ms;
 };
 
 /*

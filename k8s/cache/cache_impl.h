@@ -62,6 +62,8 @@ struct reflector {
 	pthread_t thread;
 	bool joinable;
 	atomic_bool cancel;          /* set by cache_stop or when its namespace goes */
+	_Atomic int64_t list_progress_ms; /* monotonic time the bytes of a list last came
+	                                     (0: none yet): start-up's no-progress deadline */
 
 	/* the thread's own */
 	char rv[CACHE_RV_MAX];       /* last resourceVersion seen */
@@ -71,6 +73,10 @@ struct reflector {
 	int64_t last_failure_ms;     /* monotonic time of the last one */
 	bool backoff_due;            /* a failure was noted: wait before the next request */
 	size_t watch_events;         /* events applied and bookmarks of the current watch */
+	bool unreadable;             /* the last answer could not be read: disconnected until
+	                                a list or a watch is read again (not a probe) */
+	char oversize_said[2 * 256 + 2]; /* ns/name of the last object too large to hold
+	                                    that was logged: each relist says it once */
 
 	/* under f->lock */
 	enum reflector_state state;

@@ -10,6 +10,7 @@
  * copied, so the cost is one pass over the bytes plus jansson's.
  */
 #include "k8s/cache/listparse.h"
+#include "k8s/cache/oversize.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +25,11 @@ void listparse_init(struct list_parser *p, size_t max_body, list_item_fn fn, voi
 	p->arg = arg;
 	p->max_body = max_body;
 	p->state = LP_OPEN;
+}
+
+void listparse_on_oversize(struct list_parser *p, list_oversize_fn fn)
+{
+	p->on_oversize = fn;
 }
 
 void listparse_free(struct list_parser *p)
@@ -78,9 +84,40 @@ static int keep(struct list_parser *p, struct listparse_buf *b, size_t max, cons
 	return 0;
 }
 
+/* Keeps more of the item read now: all of it up to the limit; past the limit, when
+ * oversize items are skipped, only its first OVERSIZE_PREFIX bytes. */
 static int keep_item(struct list_parser *p, const char *data, size_t n, struct k8s_error *err)
 {
-	return keep(p, &p->item, LISTPARSE_ITEM_MAX, "an item of the list", data, n, err);
+	size_t room;
+
+	p->item_bytes += n;
+	if (!p->item_over && p->on_oversize && n > LISTPARSE_ITEM_MAX - p->item.len) {
+		p->item_over = true;
+		if (p->item.len > OVERSIZE_PREFIX)
+			p->item.len = OVERSIZE_PREFIX;
+	}
+	if (!p->item_over)
+		return keep(p, &p->item, LISTPARSE_ITEM_MAX, "an item of the list", data, n, err);
+	room = OVERSIZE_PREFIX - p->item.len;
+	return keep(p, &p->item, OVERSIZE_PREFIX, "an item of the list", data,
+	            n < room ? n : room, err);
+}
+
+/* The item read now was over the limit: handed to on_oversize, and forgotten. */
+static int skip_oversize(struct list_parser *p, const char *data, size_t n)
+{
+	int rc = p->on_oversize(p->arg, data, n, p->item_bytes);
+
+	p->item_over = false;
+	p->item_bytes = 0;
+	p->item.len = 0;
+	if (p->item.cap > OVERSIZE_PREFIX) {
+		/* a 16 MiB buffer is not kept for the next item */
+		free(p->item.data);
+		p->item.data = NULL;
+		p->item.cap = 0;
+	}
+	return rc ? failed(p, rc) : 0;
 }
 
 static int keep_rest(struct list_parser *p, const char *data, size_t n, struct k8s_error *err)
@@ -96,15 +133,22 @@ static int deliver(struct list_parser *p, const char *data, size_t n, struct k8s
 	json_t *item;
 	int rc;
 
-	if (p->item.len) {
+	if (p->item.len || p->item_over) {
 		rc = keep_item(p, data, n, err);
 		if (rc)
 			return rc;
 		data = p->item.data;
 		n = p->item.len;
 	} else if (n > LISTPARSE_ITEM_MAX) {
-		return keep_item(p, data, n, err); /* fails with the size's message */
+		rc = keep_item(p, data, n, err); /* fails with the size's message, or skips */
+		if (rc)
+			return rc;
+		p->item.len = 0;
+		return skip_oversize(p, data, OVERSIZE_PREFIX);
 	}
+	if (p->item_over)
+		return skip_oversize(p, data, n);
+	p->item_bytes = 0;
 	item = json_loadb(data, n, JSON_DECODE_ANY, &jerr);
 	p->item.len = 0;
 	if (!item)

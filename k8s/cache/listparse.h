@@ -33,6 +33,10 @@
 /* Called for each item, in order; item is borrowed (valid during the call only).
  * A non-zero return stops the parser and is returned by listparse_feed(). */
 typedef int (*list_item_fn)(void *arg, json_t *item);
+/* Called, when set (listparse_on_oversize), for an item over LISTPARSE_ITEM_MAX
+ * instead of failing the list: its first bytes (at most OVERSIZE_PREFIX, oversize.h)
+ * and its whole size. The item is skipped; a non-zero return stops the parser. */
+typedef int (*list_oversize_fn)(void *arg, const char *prefix, size_t len, size_t bytes);
 
 /* Where the parser is in the body (listparse.c). */
 enum listparse_state {
@@ -75,6 +79,9 @@ struct list_parser {
 	size_t key_len;
 	bool key_escaped;
 	struct listparse_buf item;   /* an item begun in an earlier chunk */
+	size_t item_bytes;           /* of the item read now, kept or not */
+	bool item_over;              /* it is over the limit: only its start is kept */
+	list_oversize_fn on_oversize; /* NULL: an item over the limit fails the list */
 	struct listparse_buf rest;   /* the body but for its items */
 	size_t items;                /* items delivered so far */
 };
@@ -82,6 +89,8 @@ struct list_parser {
 /* max_body 0: any size. fn is called with arg for every item. */
 void listparse_init(struct list_parser *p, size_t max_body, list_item_fn fn, void *arg);
 void listparse_free(struct list_parser *p);
+/* Items over the limit are skipped and handed to fn (with the parser's arg). */
+void listparse_on_oversize(struct list_parser *p, list_oversize_fn fn);
 
 /*
  * Feeds len bytes; calls fn for every item they complete. Returns 0, fn's non-zero

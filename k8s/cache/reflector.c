@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "k8s/cache/listparse.h"
+#include "k8s/cache/oversize.h"
 #include "k8s/http/status.h"
 #include "k8s/http/streamget.h"
 #include "k8s/http/urlpath.h"
@@ -296,6 +297,46 @@ static bool cancelled(struct reflector *r)
 	return atomic_load(&r->cancel);
 }
 
+/*
+ * An object over the parsers' limit (16 MiB): only its first bytes were read.
+ * It is left out, and said so by name (cluster/health, the daemon's log once per
+ * object); a copy of it held from before goes, which no longer says what the
+ * cluster holds. Its kind's list or watch goes on past it.
+ */
+static int on_oversize(struct reflector *r, const char *prefix, size_t len, size_t bytes,
+                       bool in_event)
+{
+	struct oversize o;
+	struct store_change ch;
+	char why[128], said[sizeof(r->oversize_said)];
+	json_t *name, *ns;
+
+	oversize_identify(prefix, len, in_event, bytes, &o);
+	snprintf(why, sizeof(why), "%.1f MiB, larger than the %u MiB arenafs holds of one object",
+	         (double)bytes / (1 << 20), LISTPARSE_ITEM_MAX >> 20);
+	name = json_string(o.name[0] ? o.name : "(no name in its first bytes)");
+	ns = type_namespaced(r->type) && o.ns[0] ? json_string(o.ns) : NULL;
+	note_skipped(r, name, ns, why);
+	snprintf(said, sizeof(said), "%s/%s", o.ns, o.name);
+	if (strcmp(said, r->oversize_said) != 0) {
+		say(LOG_WARNING, "%s \"%s\"%s%s: %s; left out, the rest of %s is watched",
+		    type_plural(r), o.name[0] ? o.name : "?", o.ns[0] ? " in " : "", o.ns, why,
+		    type_plural(r));
+		memcpy(r->oversize_said, said, sizeof(said));
+	}
+	if (o.name[0] && (!in_event || strcmp(o.type, "ERROR") != 0) &&
+	    store_remove(r->feed->store, r->type, r->kind, o.ns, o.name, &ch) == 1)
+		cache_deliver(r->feed, &ch);
+	json_decref(name);
+	json_decref(ns);
+	return 0;
+}
+
+static int on_list_oversize(void *arg, const char *prefix, size_t len, size_t bytes)
+{
+	return on_oversize(arg, prefix, len, bytes, false);
+}
+
 /* ---- health ---- */
 
 static void set_state(struct reflector *r, enum reflector_state s, const char *verb,
@@ -402,6 +443,7 @@ static void copy_rv(struct reflector *r, const json_t *obj)
 
 /* One page of a list as it downloads: its items go into the store one by one. */
 struct list_run {
+	struct reflector *r;
 	struct list_parser parser;
 	struct k8s_error err; /* the parser's, when it stopped the transfer */
 	bool failed;
@@ -421,6 +463,7 @@ static int on_list_data(void *arg, const char *data, size_t len)
 {
 	struct list_run *l = arg;
 
+	atomic_store(&l->r->list_progress_ms, time_monotonic_ms());
 	if (listparse_feed(&l->parser, data, len, &l->err) == 0)
 		return 0;
 	l->failed = true;
@@ -436,7 +479,7 @@ static int on_list_data(void *arg, const char *data, size_t len)
 static int list_page(struct reflector *r, const char *cont, json_t **rest, struct k8s_error *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	struct list_run l = {.failed = false};
+	struct list_run l = {.r = r, .failed = false};
 	struct k8s_stream_request req = {NULL, NULL, on_list_data, &l, &r->cancel, NULL};
 	char limit[16];
 	bool bad_body = false;
@@ -458,6 +501,7 @@ static int list_page(struct reflector *r, const char *cont, json_t **rest, struc
 	req.path = strbuf_str(&path);
 	k8s_error_clear(&l.err);
 	listparse_init(&l.parser, LIST_BODY_MAX, on_list_item, r);
+	listparse_on_oversize(&l.parser, on_list_oversize);
 	rc = k8s_stream_run(r->feed->client, &req, err);
 	if (l.failed && !cancelled(r)) {
 		*err = l.err;
@@ -467,8 +511,10 @@ static int list_page(struct reflector *r, const char *cont, json_t **rest, struc
 		rc = listparse_finish(&l.parser, rest, err);
 		bad_body = rc != 0;
 	}
-	if (bad_body)
+	if (bad_body) {
 		k8s_error_prefix(err, "the answer to GET %s: ", req.path);
+		r->unreadable = true;
+	}
 	listparse_free(&l.parser);
 	strbuf_free(&path);
 	return rc;
@@ -524,6 +570,7 @@ static int reflector_list(struct reflector *r, struct k8s_error *err)
 			rc = k8s_error_set(err, ENOMEM, "out of memory");
 			goto out;
 		}
+		r->unreadable = false;
 		mark_ok(r);
 		if (!cont)
 			break;
@@ -598,9 +645,18 @@ static int on_event(void *arg, const struct watch_event *ev)
 		return 1;
 	}
 	copy_rv(r, ev->object);
-	if (r->watch_events++ == 0)
+	if (r->watch_events++ == 0) {
+		r->unreadable = false;
 		mark_ok(r);
+	}
 	return 0;
+}
+
+static int on_watch_oversize(void *arg, const char *prefix, size_t len, size_t bytes)
+{
+	struct watch_run *w = arg;
+
+	return on_oversize(w->r, prefix, len, bytes, true);
 }
 
 static int on_watch_data(void *arg, const char *data, size_t len)
@@ -642,6 +698,7 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	}
 	req.path = strbuf_str(&path);
 	watchparse_init(&w.parser, 0);
+	watchparse_on_oversize(&w.parser, on_watch_oversize);
 	r->watch_events = 0;
 	started = time_monotonic_ms();
 	rc = k8s_stream_run(r->feed->client, &req, err);
@@ -667,6 +724,8 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 	if ((rc && rv_too_large(err)) || (w.stop == STOP_ERROR_EVENT && rv_too_large(&w.err)))
 		return WATCH_RELIST;
 	if (w.stop == STOP_ERROR_EVENT || w.stop == STOP_PARSE) {
+		/* an answer that cannot be read is an outage until one is read again */
+		r->unreadable = r->unreadable || w.stop == STOP_PARSE;
 		*err = w.err;
 		return WATCH_FAILED;
 	}
@@ -680,6 +739,9 @@ static enum watch_result reflector_watch(struct reflector *r, struct k8s_error *
 		              (long long)(time_monotonic_ms() - started));
 		return WATCH_FAILED;
 	}
+	/* a watch read to its clean end: the server's answers can be read */
+	r->unreadable = false;
+	mark_ok(r);
 	return WATCH_REWATCH;
 }
 
@@ -882,7 +944,10 @@ static void *reflector_main(void *arg)
 						break;
 					continue;
 				}
-				mark_ok(r);
+				/* an answer means the server is up, not that its watch can
+				 * be read: that one stays disconnected until it is */
+				if (!r->unreadable)
+					mark_ok(r);
 			}
 		}
 		if (need_list) {
@@ -910,9 +975,10 @@ static void *reflector_main(void *arg)
 			note_failure(r);
 			break;
 		case WATCH_FAILED:
-			if (type_is_crd(r->type) && err.code != 404) {
+			if (type_is_crd(r->type) && err.code != 404 && !r->unreadable) {
 				/* the probe decides, as after silence: a CRD's watch
-				 * also ends when the CRD goes, which is no outage */
+				 * also ends when the CRD goes, which is no outage; an
+				 * answer that cannot be read is one, whatever the probe */
 				note_failure(r);
 				break;
 			}

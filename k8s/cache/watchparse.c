@@ -7,6 +7,7 @@
  * over its bytes plus the JSON decoding.
  */
 #include "k8s/cache/watchparse.h"
+#include "k8s/cache/oversize.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +33,11 @@ void watchparse_init(struct watch_parser *p, size_t max_line)
 	p->max_line = max_line ? max_line : WATCHPARSE_LINE_MAX;
 }
 
+void watchparse_on_oversize(struct watch_parser *p, watch_oversize_fn fn)
+{
+	p->on_oversize = fn;
+}
+
 void watchparse_free(struct watch_parser *p)
 {
 	free(p->buf);
@@ -42,6 +48,8 @@ void watchparse_free(struct watch_parser *p)
 void watchparse_reset(struct watch_parser *p)
 {
 	p->len = 0;
+	p->line_bytes = 0;
+	p->over = false;
 }
 
 static bool is_blank(const char *s, size_t len)
@@ -106,22 +114,39 @@ static int deliver_line(struct watch_parser *p, const char *line, size_t len, wa
 	return rc;
 }
 
+static int too_long(const struct watch_parser *p, struct k8s_error *err)
+{
+	return k8s_error_set(err, E2BIG, "watch stream: an event is longer than %zu bytes (the limit)",
+	                     p->max_line);
+}
+
+/* Keeps more of the unfinished line: all of it up to the limit; past it, when
+ * oversize lines are skipped, only its first OVERSIZE_PREFIX bytes. */
 static int append_partial(struct watch_parser *p, const char *data, size_t len,
                           struct k8s_error *err)
 {
 	size_t need = p->len + len;
 	char *nb;
 
-	if (need > p->max_line)
-		return k8s_error_set(err, E2BIG,
-		                     "watch stream: an event is longer than %zu bytes (the limit)",
-		                     p->max_line);
+	p->line_bytes += len;
+	if (!p->over && need > p->max_line) {
+		if (!p->on_oversize)
+			return too_long(p, err);
+		p->over = true;
+		if (p->len > OVERSIZE_PREFIX)
+			p->len = OVERSIZE_PREFIX;
+	}
+	if (p->over) {
+		if (len > OVERSIZE_PREFIX - p->len)
+			len = OVERSIZE_PREFIX - p->len;
+		need = p->len + len;
+	}
 	if (need > p->cap) {
 		size_t cap = p->cap ? p->cap : 4096;
 
 		while (cap < need)
 			cap *= 2;
-		if (cap > p->max_line)
+		if (cap > p->max_line && !p->over)
 			cap = p->max_line;
 		nb = realloc(p->buf, cap);
 		if (!nb)
@@ -129,9 +154,19 @@ static int append_partial(struct watch_parser *p, const char *data, size_t len,
 		p->buf = nb;
 		p->cap = cap;
 	}
-	memcpy(p->buf + p->len, data, len);
+	if (len)
+		memcpy(p->buf + p->len, data, len);
 	p->len += len;
 	return 0;
+}
+
+/* The line that ended is over the limit: handed over, and forgotten. */
+static int skip_line(struct watch_parser *p, const char *start, size_t len, size_t bytes,
+                     void *arg)
+{
+	p->over = false;
+	p->line_bytes = 0;
+	return p->on_oversize(arg, start, len, bytes);
 }
 
 int watchparse_feed(struct watch_parser *p, const char *data, size_t len, watch_event_fn fn,
@@ -147,24 +182,28 @@ int watchparse_feed(struct watch_parser *p, const char *data, size_t len, watch_
 		if (!nl)
 			return append_partial(p, data + pos, len - pos, err);
 		seg = (size_t)(nl - (data + pos));
-		if (p->len) {
-			size_t whole;
+		if (p->len || p->over) {
+			size_t whole, bytes;
 
 			rc = append_partial(p, data + pos, seg, err);
 			if (rc)
 				return rc;
 			whole = p->len;
+			bytes = p->line_bytes;
 			p->len = 0; /* p->buf stays valid: nothing appends until we return */
-			rc = deliver_line(p, p->buf, whole, fn, arg, err);
+			p->line_bytes = 0;
+			rc = p->over ? skip_line(p, p->buf, whole, bytes, arg)
+			             : deliver_line(p, p->buf, whole, fn, arg, err);
+			if (rc)
+				return rc;
+		} else if (seg > p->max_line) {
+			if (!p->on_oversize)
+				return too_long(p, err);
+			rc = skip_line(p, data + pos, seg < OVERSIZE_PREFIX ? seg : OVERSIZE_PREFIX,
+			               seg, arg);
 			if (rc)
 				return rc;
 		} else {
-			if (seg > p->max_line)
-				return k8s_error_set(
-				    err, E2BIG,
-				    "watch stream: an event is longer than %zu bytes "
-				    "(the limit)",
-				    p->max_line);
 			rc = deliver_line(p, data + pos, seg, fn, arg, err);
 			if (rc)
 				return rc;
@@ -176,9 +215,12 @@ int watchparse_feed(struct watch_parser *p, const char *data, size_t len, watch_
 
 int watchparse_finish(struct watch_parser *p, watch_event_fn fn, void *arg, struct k8s_error *err)
 {
-	size_t len = p->len;
+	size_t len = p->len, bytes = p->line_bytes;
 
 	p->len = 0;
+	p->line_bytes = 0;
+	if (p->over)
+		return skip_line(p, p->buf, len, bytes, arg);
 	if (!len)
 		return 0;
 	return deliver_line(p, p->buf, len, fn, arg, err);

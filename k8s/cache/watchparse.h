@@ -36,17 +36,27 @@ struct watch_event {
 /* Called for each complete event. A non-zero return stops feeding and is returned
  * by watchparse_feed(). */
 typedef int (*watch_event_fn)(void *arg, const struct watch_event *ev);
+/* Called, when set (watchparse_on_oversize), for a line over the limit instead of
+ * failing the stream: its first bytes (at most OVERSIZE_PREFIX, oversize.h) and its
+ * whole length, with the arg of the feed that ended it. The line is skipped; a
+ * non-zero return stops feeding as fn's does. */
+typedef int (*watch_oversize_fn)(void *arg, const char *prefix, size_t len, size_t bytes);
 
 struct watch_parser {
 	char *buf;                   /* the incomplete last line */
 	size_t len, cap;
 	size_t max_line;
 	size_t events;               /* complete events delivered so far */
+	size_t line_bytes;           /* of the unfinished line, kept or not */
+	bool over;                   /* it is over the limit: only its start is kept */
+	watch_oversize_fn on_oversize; /* NULL: a line over the limit fails the stream */
 };
 
 /* max_line 0 means WATCHPARSE_LINE_MAX. */
 void watchparse_init(struct watch_parser *p, size_t max_line);
 void watchparse_free(struct watch_parser *p);
+/* Lines over the limit are skipped and handed to fn. */
+void watchparse_on_oversize(struct watch_parser *p, watch_oversize_fn fn);
 /* Forgets a partial line (for a new stream on the same parser). */
 void watchparse_reset(struct watch_parser *p);
 

@@ -29,6 +29,7 @@
 #include "k8s/auth/execcred.h"
 #include "k8s/http/status.h"
 #include "k8s/http/transport.h"
+#include "k8s/base/deadline.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/timefmt.h"
 #include "k8s/base/version.h"
@@ -643,19 +644,28 @@ int k8s_request(struct k8s_client *c, const char *method, const char *path,
 {
 	bool idempotent = strcmp(method, "POST") != 0 && strcmp(method, "PATCH") != 0;
 	int64_t start = time_monotonic_ms(), deadline = start + c->opts.request_timeout_ms;
+	int64_t action = deadline_of_action();
 	bool retried_401 = false;
 	int rc = 0;
 
+	/* one user action, one deadline (deadline.h): its earlier requests used some */
+	if (action && action < deadline)
+		deadline = action;
 	memset(resp, 0, sizeof(*resp));
 	for (int n = 0;; n++) {
 		struct attempt a = {0};
 		long left = (long)(deadline - time_monotonic_ms()), wait;
 		bool retry;
 
+		if (left <= 0 && n == 0)
+			return k8s_error_set(err, ETIMEDOUT,
+			                     "%s %s: not sent: the action's requests before it used "
+			                     "all of its request_timeout (%d ms)",
+			                     method, path, c->opts.request_timeout_ms);
 		if (left <= 0)
 			return rc ? rc
 			          : k8s_error_set(err, ETIMEDOUT, "%s %s: no answer within %d ms",
-			                          method, path, c->opts.request_timeout_ms);
+			                          method, path, (int)(deadline - start));
 		a.body_max = RESPONSE_MAX;
 		rc = attempt_setup(c, &a, method, path, content_type, NULL, body, left, err);
 		if (rc) {

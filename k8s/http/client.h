@@ -47,7 +47,7 @@ int k8s_client_replace_credentials(struct k8s_client *c, const struct k8s_config
 /* Changes request_timeout_ms (> 0); returns the old one. Only while no other
  * thread uses the client: start-up waits longer or shorter than requests later. */
 int k8s_client_set_request_timeout(struct k8s_client *c, int ms);
-/* The request_timeout_ms in force: what a user action waits at most. */
+/* request_timeout_ms as it is now: what one user action may wait in all (deadline.h). */
 int k8s_client_request_timeout(const struct k8s_client *c);
 /* Gets the credentials requests will present, running the exec plugin when one is
  * configured and has no valid answer yet, within timeout_ms (at which it is killed):

@@ -19,13 +19,18 @@ listing.
 
 A second table holds arenafs against the limit, in the same run: the same
 commands on a copy of the tree in tmpfs (rsync -a of the mount, logs left
-out: each would start a log request) and on the FUSE ceiling, that copy
+out: each would start a log request; jobs/*/instances/*/attempts/N/log too,
+which came later, so that the read stays what it was) and on the FUSE ceiling, that copy
 served from memory by a FUSE daemon that does no work (tests/bench/ceiling.c,
 $ARENAFS_CEILING, else build/ceiling; what FUSE's own round trips cost, which
 no FUSE daemon goes below); a finished log of --log-mb MB against curl
 fetching the same bytes, and the mount (the tree ready) against curl fetching
 the lists arenafs starts from; with the daemon's memory after the mount and
-after that full read of the tree.
+after that full read of the tree. Then, apart, a full read with every log
+(rsync -a of --log-read-jobs jobs, logs and attempts' logs included: one log
+request each), and, on kubesim, cat cluster/health while writers wait for a
+slow cluster (20 opens of jobs/*/suspend held by the access review, 12
+cp spec submit/ held by their POSTs), as a ratio to the unloaded read.
 
 Nothing here asserts speed: the numbers are for people (docs/benchmarks.md).
 tests/bench/test_bench_smoke.py runs this at a tiny size so the harness
@@ -37,10 +42,12 @@ import glob
 import json
 import os
 import shutil
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -221,13 +228,15 @@ def peak_rss_kib(cmd, env=None):
 
 
 class Bench:
-    def __init__(self, cluster, mount, mount_argv, repeat, arena=None, log_mb=0):
+    def __init__(self, cluster, mount, mount_argv, repeat, arena=None, log_mb=0,
+                 log_read_jobs=0):
         self.c = cluster
         self.m = mount
         self.mount_argv = mount_argv    # to mount the same cluster again (fresh_mount)
         self.repeat = repeat
         self.arena = arena       # the Arena CLI's path: its rows too
         self.log_mb = log_mb     # the size of the finished log read against curl
+        self.log_read_jobs = log_read_jobs  # the jobs the read with every log reads (0: all)
         self.rows = []
         self.limits = []         # arenafs against tmpfs and curl
         self.memory = {}
@@ -352,7 +361,7 @@ class Bench:
         try:
             t0 = time.monotonic()
             run_timed(["rsync", "-a", "--exclude=logs", "--exclude=logs.previous",
-                       m + "/", copy + "/"])
+                       "--exclude=attempts/*/log", m + "/", copy + "/"])
             self.memory["full_read_s"] = time.monotonic() - t0
             self.memory["rss_after_full_read_kib"] = self.m.rss_kib()[0]
             mount_s, self.memory["rss_fresh_mount_kib"] = self.fresh_mount(work)
@@ -375,6 +384,89 @@ class Bench:
             shutil.rmtree(work, ignore_errors=True)
         if self.log_mb:
             self.big_log_row()
+        self.full_read_with_logs()
+        if self.c.kind == "kubesim":
+            self.reads_while_writers_wait()
+
+    def full_read_with_logs(self):
+        """rsync -a of --log-read-jobs jobs (0: all) with every log: logs,
+        logs.previous and each attempt's log, one log request each (the read above
+        leaves them out). Apart from it, so that it stays what it measured."""
+        jobs = sorted(os.listdir(os.path.join(self.m.path, "jobs")))
+        if self.log_read_jobs:
+            jobs = jobs[:self.log_read_jobs]
+        copy = tempfile.mkdtemp(prefix="arenafs-bench-logs-")
+        try:
+            t0 = time.monotonic()
+            # one rsync of the chosen job folders, as a user's copy of them
+            run_timed(["rsync", "-a", "--relative"] +
+                      [os.path.join(self.m.path, ".", "jobs", j) for j in jobs] + [copy + "/"])
+            took = time.monotonic() - t0
+            logs = sum(1 for _, _, files in os.walk(copy) for f in files
+                       if f in ("log", "logs", "logs.previous"))
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+        self.memory.update({"full_read_logs_s": took, "full_read_logs_jobs": len(jobs),
+                            "full_read_logs_files": logs,
+                            "rss_after_full_read_logs_kib": self.m.rss_kib()[0]})
+
+    def held(self, pattern):
+        """How many requests matching pattern kubesim holds unanswered now."""
+        return sum(1 for e in self.c._control("GET", "/_sim/requests?since=0")["requests"]
+                   if e["status"] is None and re.search(pattern, e["request"]))
+
+    def read_while(self, health, pattern, writers, at_least):
+        """Median seconds of cat cluster/health while kubesim holds at least at_least
+        of the writers' requests (pattern) for 5 s each."""
+        self.c.fault(delay_ms=5000, delay_match=pattern)
+        threads = [threading.Thread(target=w) for w in writers]
+        try:
+            for t in threads:
+                t.start()
+            wait_until(lambda: self.held(pattern) >= at_least, timeout=60,
+                       message="%d slow requests held" % at_least)
+            took = statistics.median(run_timed(["cat", health])[0] for _ in range(5))
+        finally:
+            self.c.fault(delay_ms=0)
+            for t in threads:
+                t.join(timeout=120)
+        return took
+
+    def reads_while_writers_wait(self):
+        """cat cluster/health unloaded, then while 20 opens of jobs/*/suspend wait for
+        the access review and while 12 cp spec submit/ wait for their POSTs (issue 33:
+        23.2 s and 15.1 s when they held every FUSE worker). On a mount of its own,
+        whose access reviews are not kept yet."""
+        work = tempfile.mkdtemp(prefix="arenafs-bench-writers-")
+        m = Mount(self.mount_argv, work, "writers", "writers.log")
+        spec = "type: tfjob\nimage: tensorflow/tensorflow:2.15.0\ncommand: python train.py\n"
+        try:
+            health = os.path.join(m.path, "cluster", "health")
+            unloaded = statistics.median(run_timed(["cat", health])[0] for _ in range(5))
+            jobs = sorted(os.listdir(os.path.join(m.path, "jobs")))[:20]
+
+            def opener(j):
+                return lambda: os.close(os.open(os.path.join(m.path, "jobs", j, "suspend"),
+                                                os.O_WRONLY))
+
+            def copier(i):
+                def cp():
+                    with open(os.path.join(m.path, "submit", "bench-wait-%d.yaml" % i),
+                              "w") as f:
+                        f.write(spec)
+                return cp
+            opens = self.read_while(health, r"^POST \S*/selfsubjectaccessreviews",
+                                    [opener(j) for j in jobs], min(10, len(jobs)))
+            cps = self.read_while(health, r"^POST \S*/tfjobs",
+                                  [copier(i) for i in range(12)], 10)
+            for i in range(12):
+                if os.path.isdir(os.path.join(m.path, "jobs", "bench-wait-%d" % i)):
+                    os.rmdir(os.path.join(m.path, "jobs", "bench-wait-%d" % i))
+        finally:
+            m.stop()
+            shutil.rmtree(work, ignore_errors=True)
+        self.memory.update({"health_unloaded_s": unloaded, "health_suspend_opens_s": opens,
+                            "health_cps_s": cps, "suspend_opens": len(jobs)})
 
     def fresh_mount(self, workdir):
         """(seconds to a ready tree, RSS before any reading) of a second arenafs mounted
@@ -618,6 +710,21 @@ def report_limits(limits, memory, pods):
     lines.append("        a fresh mount of the same cluster right after that read: %.1f MiB; "
                  "the read's daemon holds %.2fx that (target <= 1.2x)" % (
                      fresh / 1024.0, after_read / fresh if fresh else 0))
+    if "full_read_logs_s" in memory:
+        n = max(memory["full_read_logs_files"], 1)
+        lines.append("a read with every log (rsync -a of %d jobs: %d logs, one log request "
+                     "each): %.1f s, %.1f ms a log; RSS after %.1f MiB" % (
+                         memory["full_read_logs_jobs"], memory["full_read_logs_files"],
+                         memory["full_read_logs_s"], memory["full_read_logs_s"] * 1e3 / n,
+                         memory["rss_after_full_read_logs_kib"] / 1024.0))
+    if "health_unloaded_s" in memory:
+        u = max(memory["health_unloaded_s"], 1e-6)
+        lines.append("reads while writers wait: cat cluster/health %.2f ms unloaded; %.2f ms "
+                     "(%.1fx) with %d opens of jobs/*/suspend waiting for a 5 s access review; "
+                     "%.2f ms (%.1fx) with 12 cp spec submit/ waiting for 5 s POSTs" % (
+                         u * 1e3, memory["health_suspend_opens_s"] * 1e3,
+                         memory["health_suspend_opens_s"] / u, memory["suspend_opens"],
+                         memory["health_cps_s"] * 1e3, memory["health_cps_s"] / u))
     return "\n".join(lines)
 
 
@@ -631,6 +738,9 @@ def main():
     ap.add_argument("--cluster", choices=("kubesim", "real"), default="kubesim")
     ap.add_argument("--log-mb", type=int, default=150,
                     help="size of the finished log read against curl (0: no such row)")
+    ap.add_argument("--log-read-jobs", type=int, default=500,
+                    help="jobs read with every log, apart from the full read (0: all of "
+                    "them: one log request per container, long on a large cluster)")
     ap.add_argument("--arena", help="the Arena CLI: adds its rows (make bench CLUSTER=real "
                     "passes tests/cluster/bin arena)")
     args = ap.parse_args()
@@ -656,7 +766,8 @@ def main():
         mount_argv = [ARENAFS, "-f", "-o", "kubeconfig=" + cluster.kubeconfig + ",keep_logs=0"]
         mount = Mount(mount_argv, work)
         mount_s = time.monotonic() - t0
-        b = Bench(cluster, mount, mount_argv, args.repeat, args.arena, args.log_mb)
+        b = Bench(cluster, mount, mount_argv, args.repeat, args.arena, args.log_mb,
+                  args.log_read_jobs)
         b.memory["mount_s"] = mount_s
         b.memory["rss_after_mount_kib"] = mount.rss_kib()[0]    # before any reading
         b.run()

@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
     out = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, os.path.join(HERE, "bench.py"), "--jobs", "12",
+                        "--log-read-jobs", "0",
                         "--nodes", "3", "--gpus", "4", "--repeat", "1", "--log-mb", "1",
                         "--json", str(out)],
                        capture_output=True, text=True, timeout=600)
@@ -41,7 +42,15 @@ def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
                 assert row["arenafs_requests"] == 0, row
     assert any(w.startswith("submit") for w in whats) and any(
         w.startswith("delete") for w in whats), whats
-    assert result["memory"]["arenafs_rss_kib"] > 0, result["memory"]
+    memory = result["memory"]
+    assert memory["arenafs_rss_kib"] > 0, memory
+    # the full read with every log, apart: every job of this small cluster, each
+    # container's log read; and the reads while writers wait, all three measured
+    assert memory["full_read_logs_jobs"] == 12 and memory["full_read_logs_files"] > 12, memory
+    assert memory["full_read_logs_s"] > 0, memory
+    assert all(memory[k] > 0 for k in ("health_unloaded_s", "health_suspend_opens_s",
+                                       "health_cps_s")), memory
+    assert "reads while writers wait: cat cluster/health" in r.stdout, r.stdout
     # against the limit: the tmpfs copy, curl for the log and the lists, both sides ran
     limits = {row["what"]: row for row in result["limits"]}
     assert {"find . -maxdepth 3", "cat jobs/*/status", "ls -l jobs/",

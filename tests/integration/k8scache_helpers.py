@@ -5,6 +5,7 @@ kubesim's request log read per request."""
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import threading
@@ -242,6 +243,12 @@ def sim_requests(c, since=0):
         e["watch"] = e["query"].get("watch") == "true"
         out.append(e)
     return out
+
+
+def sim_answers(c, pattern, since=0):
+    """The statuses kubesim answered the requests whose line ("METHOD PATH?QUERY")
+    matches the regex pattern, oldest first; None: not answered yet."""
+    return [e["status"] for e in sim_requests(c, since) if re.search(pattern, e["request"])]
 
 
 def last_request(c):

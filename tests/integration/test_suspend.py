@@ -13,28 +13,13 @@ import threading
 
 import pytest
 
-from helpers import let_viewer_read, wait_until, write_as_cp
+from helpers import let_viewer_read, wait_until, write_as_cp, write_once as write
 
 SPEC = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
         "command: python train.py\n"
         "gpus: 1\n"
         'env: {SIM_RUN_SECONDS: "600", KWOK_RUN: "600s"}\n')
-
-
-def write(path, text):
-    """One write(2) of text, as `echo` makes it: 0 or the errno."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
-    except OSError as e:
-        return e.errno
-    try:
-        os.write(fd, text.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
 
 
 def suspended_in_spec(c, name):
@@ -127,7 +112,7 @@ def test_a_write_the_server_does_not_answer_holds_only_its_file(kubesim, arenafs
     m = arenafs(c, "request_timeout=4",
                 allow=[r"jobs/slow/suspend of namespace default refused: "])
     assert write_as_cp(m.path("submit", "slow.yaml"), SPEC) == 0, m.read("submit", "slow", "error")
-    c.fault(delay_ms=60000, match=r"^PATCH ")
+    c.fault(delay_ms=60000, delay_match=r"^PATCH ")
     result = {}
     writer = threading.Thread(
         target=lambda: result.update(rc=write(m.path("jobs", "slow", "suspend"), "1\n")))

@@ -9,6 +9,7 @@ empty."""
 
 import errno
 import os
+import re
 import subprocess
 
 import pytest
@@ -100,6 +101,27 @@ def test_a_running_log_the_server_is_slow_to_give_is_etimedout(kubesim, arenafs)
     # and once the server answers, the same file reads what the container printed
     wait_until(lambda: read_errno(m.path("jobs", "slow", "logs"))[1] != "", timeout=30,
                message="the log once the server answers")
+
+
+def test_opens_that_wait_for_a_slow_server_are_told(kubesim, arenafs):
+    """An open of a log waits up to log_wait for its first bytes: a walk that
+    opens every log (rsync -a of the mount) against a slow server waited minutes
+    without a word (issue 33, item 12). The daemon now says how many opens
+    waited all of log_wait for the server, once a minute, naming the last."""
+    c = kubesim("--nodes", "1", "--speed", "4")
+    m = arenafs(c, "log_wait=1000", "keep_logs=0", allow=[r"log of default/"])
+    jobspecs.create(c, jobspecs.tfjob("slow", gpus=0, start=0, run=600))
+    wait_running(c, m, "slow")
+    c.fault(delay_ms=3000, delay_match=r"^GET \S*/pods/[^/?]+/log\?")
+    try:
+        read_errno(m.path("jobs", "slow", "logs"))
+    finally:
+        c.fault(delay_ms=0)
+    said = wait_until(lambda: re.search(r"log of default/slow-worker-0: its open waited \d+ "
+                                        r"ms for the API server \(log_wait 1000 ms.*since the "
+                                        r"last word: 1$", m.log(), re.M),
+                      timeout=10, message="the daemon to say the open waited")
+    assert said
 
 
 def test_a_running_container_that_printed_nothing_reads_empty(kubesim, arenafs):

@@ -138,6 +138,35 @@ def test_limit_continue_and_expired_token(c):
     assert status == 400
 
 
+def test_a_list_read_in_pages_is_assembled_once(c):
+    """kube-apiserver serves a list's pages from its watch cache: each costs what
+    its items cost. kubesim sorted and skipped the whole list again for every
+    page (50,000 pods: 31.8 s in pages of 500, 3.4 s as one list); now it keeps
+    the list made at the first page for the next ones, which show it as of
+    then, with and without a selector."""
+    for i in range(60):
+        ok(c.api("POST", CM, cm("pg-%02d" % i, pg="yes", odd=str(i % 2))), 201)
+    whole = [i["metadata"]["name"] for i in ok(c.api("GET", CM + "?labelSelector=pg%3Dyes"))
+             ["items"]]
+    for selector, want in (("pg%3Dyes", whole),
+                           ("odd%3D1", [n for n in whole if int(n[3:]) % 2])):
+        built = c.stats()["lists_built"]["configmaps"]
+        names, tok, pages = [], "", 0
+        while tok is not None:
+            page = ok(c.api("GET", CM + "?labelSelector=%s&limit=7%s" % (
+                selector, "&continue=" + tok if tok else "")))
+            names += [i["metadata"]["name"] for i in page["items"]]
+            tok = page["metadata"].get("continue")
+            pages += 1
+            if pages == 2:
+                ok(c.api("DELETE", CM + "/" + want[-1]))   # later pages: the list as of then
+                ok(c.api("POST", CM, cm("pg-zz", pg="yes", odd="1")), 201)
+        assert names == want and pages > 4, (selector, names)
+        assert c.stats()["lists_built"]["configmaps"] - built == 1, (selector, pages)
+        ok(c.api("POST", CM, cm(want[-1], pg="yes", odd="1")), 201)
+        ok(c.api("DELETE", CM + "/pg-zz"))
+
+
 def test_watch_synthetic_added_then_changes_and_timeout(c):
     ok(c.api("POST", CM, cm("w-1", w="a")), 201)
     s = Stream(c, CM + "?watch=True&labelSelector=w%3Da&timeoutSeconds=2")

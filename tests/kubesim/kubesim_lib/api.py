@@ -19,11 +19,15 @@ Writes are in writes.py, deletion and garbage collection in gc.py.
 """
 
 import base64
+import bisect
+import collections
+import itertools
 import json
 import random
 import re
 import select
 import ssl
+import threading
 import time
 
 from . import selectors, tables
@@ -33,6 +37,8 @@ from .store import ApiError
 from .writes import Writes
 
 NOT_FOUND_PATH = "the server could not find the requested resource"
+# Lists read in pages whose snapshot is kept for their next pages (Api._paged).
+PAGED_LISTS_KEPT = 16
 
 
 def not_found_path():
@@ -168,6 +174,14 @@ class Api:
         self.store = sim.store
         self.registry = sim.registry
         self.writes = Writes(sim)
+        # (resource, namespace, list rv) -> (entries, their keys), newest last: a
+        # list's snapshot made at its first page and kept for its next pages, as
+        # kube-apiserver serves them from its watch cache (each page then costs
+        # what its items cost; sorting and rebuilding the list for every page
+        # made 50,000 pods in pages of 500 take 10 times one list's time)
+        self._pages = collections.OrderedDict()
+        self._pages_lock = threading.Lock()
+        self.lists_built = collections.Counter()  # resource -> lists assembled (/_sim/stats)
 
     # ---- routing ----
 
@@ -296,14 +310,17 @@ class Api:
         if match and not rv_s:
             raise ApiError(400, "BadRequest", "resourceVersionMatch is forbidden unless "
                            "resourceVersion is provided")
-        start = None
+        start = keys = None
         if cont:
             if rv_s:
                 raise ApiError(400, "BadRequest", "specifying resource version is not allowed "
                                "when using continue")
             list_rv, start = decode_continue(cont)
             try:
-                entries = store.list_at(res.key, ns, list_rv)
+                if list_rv < store.compacted:   # as kube-apiserver: gone with etcd's history
+                    raise ApiError(410, "Expired", "compacted")
+                entries, keys = self._paged((res.key, ns, list_rv), lambda: self._built(
+                    res.key, store.list_at(res.key, ns, list_rv)))
             except ApiError:
                 raise ApiError(410, "Expired", "The provided continue parameter is too old to "
                                "display a consistent list result. You can start a new list "
@@ -313,7 +330,7 @@ class Api:
             if n == 0:
                 raise ApiError(400, "BadRequest", 'resourceVersionMatch "Exact" is forbidden '
                                'for resourceVersion "0"')
-            entries = store.list_at(res.key, ns, n)
+            entries = self._built(res.key, store.list_at(res.key, ns, n))
             list_rv = n
         else:
             if match not in (None, "", "NotOlderThan"):
@@ -335,19 +352,55 @@ class Api:
                     list_rv = store.rv
             else:
                 entries, list_rv = store.list(res.key, ns)
-        if start is not None:
-            start = tuple(start)
-            entries = [e for e in entries if _key(e) > start]
-        if pred is not None:
-            entries = [e for e in entries if pred(e.obj)]
-        token = remaining = None
-        if limit and limit > 0 and len(entries) > limit:
-            rest = len(entries) - limit
-            entries = entries[:limit]
-            token = encode_continue(list_rv, _key(entries[-1]))
-            if pred is None:
-                remaining = rest
-        return entries, list_rv, token, remaining
+                self._built(res.key, entries)
+        first = bisect.bisect_right(keys, tuple(start)) if start is not None else 0
+        if not limit or limit <= 0:
+            page = entries[first:]
+            return ([e for e in page if pred(e.obj)] if pred else page), list_rv, None, None
+        if start is None and pin is None and len(entries) > limit:
+            self._paged((res.key, ns, list_rv), lambda: entries)  # for the next pages
+        return self._page(entries, first, limit, pred, list_rv)
+
+    @staticmethod
+    def _page(entries, first, limit, pred, list_rv):
+        """(page, list rv, continue token or None, remainingItemCount or None) of at
+        most limit entries from entries[first:] that pred (None: all) takes; a
+        token only when one more would be taken after them."""
+        if pred is None:
+            page = entries[first:first + limit]
+            rest = len(entries) - first - len(page)
+        else:
+            page, i = [], first
+            while i < len(entries) and len(page) < limit:
+                if pred(entries[i].obj):
+                    page.append(entries[i])
+                i += 1
+            rest = 1 if any(pred(e.obj) for e in itertools.islice(entries, i, None)) else 0
+        if rest <= 0 or not page:
+            return page, list_rv, None, None
+        return (page, list_rv, encode_continue(list_rv, _key(page[-1])),
+                rest if pred is None else None)
+
+    def _built(self, resource, entries):
+        with self._pages_lock:
+            self.lists_built[resource] += 1
+        return entries
+
+    def _paged(self, key, make):
+        """(entries, their keys) of the list key (resource, namespace, rv): made
+        once by make() and kept while its pages are read."""
+        with self._pages_lock:
+            hit = self._pages.get(key)
+            if hit is not None:
+                self._pages.move_to_end(key)
+                return hit
+        entries = make()
+        hit = (entries, [_key(e) for e in entries])
+        with self._pages_lock:
+            self._pages[key] = hit
+            while len(self._pages) > PAGED_LISTS_KEPT:
+                self._pages.popitem(last=False)
+        return hit
 
     def _rv_int(self, s, watch=False):
         """A resourceVersion as kube-apiserver's storage reads it (strconv.ParseUint);

@@ -569,7 +569,8 @@ class Sim:
                 with self.stats.lock:
                     body = {"total": self.stats.total, "requests": dict(self.stats.requests),
                             "watches": self.store.open_watches(), "bytes": self.stats.bytes,
-                            "resourceVersion": self.store.current_rv()}
+                            "resourceVersion": self.store.current_rv(),
+                            "lists_built": dict(self.api.lists_built)}
                 return h.send_json(200, body)
             if path == "/_sim/fault" and h.command == "POST":
                 raw = h.read_body()
