@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""The rules of docs/architecture.md that an include or a call can break, checked.
+
+Reads every `#include` of the product's .c and .h files (k8s/, render/, fs/, mount/)
+and every identifier they use (comments and strings left out), and prints one line
+per broken rule, `FILE:LINE: rule: what`, then exits 1; with none, it prints how
+much it read and exits 0. Run by tests/integration/test_layers.py (make test);
+by hand: `python3 tests/tools/check_layers.py [ROOT]`.
+
+The rules, as docs/architecture.md ("The house") and docs/k8s.md state them:
+- rooms, bottom first: k8s/base < k8s/'s root < objects/, auth/ < http/ < api/,
+  cache/, logs/ (docs/k8s.md) < render/ (root, and render/spec/ beside it) < fs/
+  < mount/. A room includes only itself and the rooms MAY_USE gives it: no
+  include runs up, and siblings see nothing of each other.
+- render/'s root and render/spec/ include nothing of each other; render/ reaches
+  k8s/ only through its types and pure functions (RENDER_K8S, SPEC_K8S: never
+  k8s/http/ nor k8s/cache/cache.h).
+- fs/'s sub-rooms code/, logs/ and submit/ see nothing of each other nor of
+  tree/; tree/ sees them; fs/'s root sees all.
+- k8s/ and render/ know nothing of FUSE; render/ does no I/O, takes no lock and
+  reads no clock (its system headers and its calls are checked).
+- fs/ knows no JSON paths: no jansson call that reads or builds an object
+  (json_t handles passed through and json_decref are allowed).
+
+ALLOWED lists what breaks a rule today with the issue that moves it; an entry
+that no longer breaks its rule is itself reported, so the list only shrinks.
+"""
+
+import os
+import re
+import sys
+
+PRODUCT = ("k8s", "render", "fs", "mount")
+
+# A room is the folder a file sits in; what each may include besides itself.
+# "*" = any file of that room, else the named headers only.
+K8S_LOW = ["k8s/base", "k8s"]
+MAY_USE = {
+    "k8s/base": [],
+    "k8s": ["k8s/base"],
+    "k8s/objects": K8S_LOW,
+    "k8s/auth": K8S_LOW,
+    "k8s/http": K8S_LOW + ["k8s/auth"],
+    "k8s/api": K8S_LOW + ["k8s/auth", "k8s/http", "k8s/objects"],
+    "k8s/cache": K8S_LOW + ["k8s/auth", "k8s/http", "k8s/objects"],
+    "k8s/logs": K8S_LOW + ["k8s/auth", "k8s/http"],
+    "render": ["k8s/base"],
+    "render/spec": ["k8s/base"],
+}
+K8S_ALL = ["k8s/base", "k8s", "k8s/objects", "k8s/auth", "k8s/http", "k8s/api",
+           "k8s/cache", "k8s/logs"]
+BELOW_FS = K8S_ALL + ["render", "render/spec"]
+MAY_USE.update({
+    "fs/base": BELOW_FS,
+    "fs/code": BELOW_FS + ["fs/base"],
+    "fs/logs": BELOW_FS + ["fs/base"],
+    "fs/submit": BELOW_FS + ["fs/base"],
+    "fs/tree": BELOW_FS + ["fs/base", "fs/code", "fs/logs", "fs/submit"],
+    "fs": BELOW_FS + ["fs/base", "fs/code", "fs/logs", "fs/submit", "fs/tree"],
+    "mount": BELOW_FS + ["fs/base", "fs/code", "fs/logs", "fs/submit", "fs/tree", "fs"],
+})
+# Each room's floor, bottom first: an include of a higher floor runs up, of the same
+# floor crosses to a sibling.
+RANK = {"k8s/base": 0, "k8s": 1, "k8s/objects": 2, "k8s/auth": 2, "k8s/http": 3,
+        "k8s/api": 4, "k8s/cache": 4, "k8s/logs": 4, "render": 5, "render/spec": 5,
+        "fs/base": 6, "fs/code": 7, "fs/logs": 7, "fs/submit": 7, "fs/tree": 8, "fs": 9,
+        "mount": 10}
+# The k8s/ headers render/ may include: types and pure functions.
+RENDER_K8S = {"k8s/error.h", "k8s/names.h", "k8s/objects/objects.h",
+              "k8s/objects/kinds.h", "k8s/auth/config.h", "k8s/cache/health.h"}
+SPEC_K8S = {"k8s/error.h", "k8s/names.h", "k8s/objects/kinds.h"}
+
+# System headers a room may not include, and calls it may not make.
+NO_SYSTEM = {
+    "k8s": re.compile(r"^fuse"),
+    "render": re.compile(r"^(fuse|pthread\.h|curl/|unistd\.h|fcntl\.h|sys/|dirent\.h|"
+                         r"threads\.h|stdatomic\.h)"),
+}
+# (fprintf and fwrite are left out: render/spec/code.c writes to an open_memstream.)
+RENDER_CALLS = re.compile(
+    r"^(pthread_\w+|time|time_now|clock_gettime|gettimeofday|fopen|fdopen|open|openat|"
+    r"read|write|pread|pwrite|close|fread|printf|puts|opendir|"
+    r"stat|fstat|lstat|unlink|curl_\w+|say|vsay)$")
+# jansson calls that name a member or build an object: a JSON path.
+JSON_PATH = re.compile(r"^json_(?!t$|decref$|incref$)\w+$")
+
+# What breaks a rule today, and the issue that moves it: (file, rule).
+ALLOWED = {
+    ("fs/submit/submit_run.c", "fs knows no JSON paths"): "issue 34, item 2",
+    ("fs/submit/suspend.c", "fs knows no JSON paths"): "issue 34, item 2",
+    ("fs/submit/submit_run.c", "include runs up"): "issue 34, item 3 (fs/tree/runtimes.h)",
+}
+
+
+def room_of(path):
+    """The room of a product file (a folder of PRODUCT, one or two deep)."""
+    d = os.path.dirname(path)
+    return d if d in MAY_USE else None
+
+
+def strip_c(text):
+    """The text with comments, string and character literals blanked, lines kept."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+IDENT = re.compile(r"\b(json_\w+)\b")
+
+
+def resolve(root, src, name):
+    """The product file a quoted include names: beside src first, then from ROOT (-I.)."""
+    beside = os.path.normpath(os.path.join(os.path.dirname(src), name))
+    if os.path.exists(os.path.join(root, beside)):
+        return beside
+    return os.path.normpath(name)
+
+
+def include_rule(src_room, target):
+    """The rule an include of target (a path from ROOT) breaks from src_room, or None."""
+    t_room = os.path.dirname(target)
+    if t_room == src_room or not t_room.split("/")[0] in PRODUCT:
+        return None
+    if t_room not in MAY_USE:
+        return "include of an unknown room"
+    if src_room in ("render", "render/spec"):
+        if t_room in ("render", "render/spec"):
+            return "render/ and render/spec/ see nothing of each other"
+        if t_room.startswith("k8s") and t_room != "k8s/base":
+            allowed = RENDER_K8S if src_room == "render" else SPEC_K8S
+            if target not in allowed:
+                return "render/ uses k8s/ types and pure functions only"
+            return None
+    if t_room in MAY_USE[src_room]:
+        return None
+    if RANK[t_room] > RANK[src_room]:
+        return "include runs up"
+    if RANK[t_room] == RANK[src_room]:
+        return "sibling rooms see nothing of each other"
+    return "a room below that this one may not use"
+
+
+def check_file(root, path):
+    """Yield (line, rule, what) for each broken rule in one product file."""
+    room = room_of(path)
+    with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+        raw = f.read()
+    if room is None:
+        yield 1, "a product file sits in a room", "folder %s is no room of docs/architecture.md" % os.path.dirname(path)
+        return
+    top = room.split("/")[0]
+    for no, line in enumerate(raw.splitlines(), 1):
+        m = INCLUDE.match(line)
+        if not m:
+            continue
+        kind, name = m.groups()
+        if kind == "<":
+            bad = NO_SYSTEM.get(top)
+            if bad and bad.match(name):
+                rule = "k8s/ knows nothing of FUSE" if top == "k8s" else "render/ does no I/O, takes no lock"
+                yield no, rule, "#include <%s>" % name
+            continue
+        rule = include_rule(room, resolve(root, path, name))
+        if rule:
+            yield no, rule, '#include "%s"' % name
+    code = strip_c(raw)
+    for no, line in enumerate(code.splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        if top == "render":
+            for m in CALL.finditer(line):
+                if RENDER_CALLS.match(m.group(1)):
+                    yield no, "render/ does no I/O, takes no lock, reads no clock", m.group(1) + "()"
+        if top == "fs":
+            for m in IDENT.finditer(line):
+                if JSON_PATH.match(m.group(1)):
+                    yield no, "fs knows no JSON paths", m.group(1)
+
+
+def product_files(root):
+    for top in PRODUCT:
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, name), root)
+
+
+def check(root):
+    """(problems, files read): problems as 'FILE:LINE: rule: what' lines."""
+    problems, used, nfiles = [], set(), 0
+    for path in product_files(root):
+        nfiles += 1
+        for no, rule, what in check_file(root, path):
+            if (path, rule) in ALLOWED:
+                used.add((path, rule))
+                continue
+            problems.append("%s:%d: %s: %s" % (path, no, rule, what))
+    for (path, rule), why in sorted(ALLOWED.items()):
+        if (path, rule) not in used and os.path.exists(os.path.join(root, path)):
+            problems.append("%s:1: allowed (%s) but no longer broken: %s; take it out of "
+                            "ALLOWED in tests/tools/check_layers.py" % (path, why, rule))
+    return problems, nfiles
+
+
+def main(argv):
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+    problems, nfiles = check(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print("%d broken rule(s) of docs/architecture.md" % len(problems))
+        return 1
+    print("%d files: every include and call keeps docs/architecture.md's rules "
+          "(%d allowed until their issue: %s)" % (nfiles, len(ALLOWED),
+                                                 "; ".join("%s %s" % k for k in sorted(ALLOWED))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
