@@ -85,7 +85,7 @@ struct fs {
 	struct logstream_registry *streams; /* the log streams open now */
 	struct codetree_memo *code_memo;  /* parsed code annotations (codetree.c) */
 	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
-	struct logkeep *keep;        /* kept logs (keep_logs), NULL when off */
+	struct logkeep *kept_logs;   /* kept logs (keep_logs), NULL when off */
 	struct logkeeper *keeper;    /* the thread that keeps them */
 	struct runtimes_poller *runtimes; /* the file runtimes: Trainer's, polled */
 	int64_t started;             /* mount time: mtime of the static places */

@@ -308,9 +308,9 @@ static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct say *l
 	int64_t finished = 0;
 	int fd;
 
-	if (!fs->keep || !in->node.pod || !in->node.container ||
-	    !logkeep_has(fs->keep, &r, &ignored, &finished) ||
-	    logkeep_open_log(fs->keep, &r, &fd, &size) < 0)
+	if (!fs->kept_logs || !in->node.pod || !in->node.container ||
+	    !logkeep_has(fs->kept_logs, &r, &ignored, &finished) ||
+	    logkeep_open_log(fs->kept_logs, &r, &fd, &size) < 0)
 		return false;
 	if (logstream_from_file(fd, size, finished ? finished : time_now(), &log->ls) < 0) {
 		close(fd);
@@ -683,8 +683,8 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 
 	*size = 0;
 	/* a kept copy's size is known without a request: the whole log */
-	kept = fs->keep && in->node.pod && in->node.container &&
-	       logkeep_has(fs->keep, &r, &kept_size, &kept_finished);
+	kept = fs->kept_logs && in->node.pod && in->node.container &&
+	       logkeep_has(fs->kept_logs, &r, &kept_size, &kept_finished);
 	inode_lock(in);
 	log = in->log;
 	if (log && !log->ls && log->nopen > 0)

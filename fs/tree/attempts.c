@@ -98,8 +98,8 @@ int attempts_of(struct fs *fs, const struct fs_node *node, struct attempts *out)
 	memset(out, 0, sizeof(*out));
 	if (!job || !node->uid)
 		return 0;
-	if (fs->keep)
-		out->n_kept = logkeep_of_pod(fs->keep, job->meta.namespace, job->kind,
+	if (fs->kept_logs)
+		out->n_kept = logkeep_of_pod(fs->kept_logs, job->meta.namespace, job->kind,
 					     job->meta.name, job->meta.uid, node->uid, &out->kept);
 	ci = pod ? render_pod_main_container(pod) : -1;
 	if (ci >= 0) {
@@ -134,7 +134,7 @@ int attempts_of(struct fs *fs, const struct fs_node *node, struct attempts *out)
 		v->number = instance + 1;
 		v->of = c ? last + 1 : 0;
 		v->container = container;
-		v->keep_logs = fs->keep ? fs->opts.keep_logs : 0;
+		v->keep_logs = fs->kept_logs ? fs->opts.keep_logs : 0;
 		v->now = time_now();
 		v->log = ATTEMPT_LOG_LOST;
 		if (c && instance == c->restart_count) {

@@ -266,9 +266,9 @@ static struct logkeep_entry *kept_pod(struct fs *fs, const struct job *job, cons
 	struct logkeep_entry **e = NULL, *found = NULL;
 	size_t n, best = 0;
 
-	if (!fs->keep || !job || pod_of_job(fs, job, name) || !job_has_ended(fs, job))
+	if (!fs->kept_logs || !job || pod_of_job(fs, job, name) || !job_has_ended(fs, job))
 		return NULL;
-	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+	n = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
 	/* its last attempt's (every attempt has a copy of its own) */
 	for (size_t i = 0; i < n; i++)
@@ -290,9 +290,9 @@ static struct logkeep_entry *kept_main(struct fs *fs, const struct job *job)
 	struct logkeep_entry **e = NULL, *found = NULL;
 	size_t n, best = 0;
 
-	if (!fs->keep || !job)
+	if (!fs->kept_logs || !job)
 		return NULL;
-	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+	n = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
 	for (size_t i = 0; i < n; i++)
 		if (e[i]->meta.main && (!found || e[i]->meta.finished > found->meta.finished)) {
@@ -337,7 +337,7 @@ static struct logkeep_entry *kept_of_pod_dir(struct fs *fs, const struct fs_node
 {
 	struct logkeep_entry *e;
 
-	if (!fs->keep || !dir->pod || model_pod(fs, dir))
+	if (!fs->kept_logs || !dir->pod || model_pod(fs, dir))
 		return NULL;
 	e = kept_pod(fs, model_job(fs, dir), dir->pod);
 	if (e && (!dir->uid || strcmp(e->meta.pod_uid, dir->uid) != 0)) {
@@ -705,9 +705,9 @@ static void list_kept_pods(struct fs *fs, const struct fs_node *dir, const struc
 	struct logkeep_entry **e = NULL;
 	size_t n, first = b->n;
 
-	if (!fs->keep || !job_has_ended(fs, job))
+	if (!fs->kept_logs || !job_has_ended(fs, job))
 		return;
-	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+	n = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
 	for (size_t i = 0; i < n && !b->err; i++) {
 		struct fs_node node;

@@ -586,8 +586,8 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 	struct logs_kept_state keep = {0};
 
 	cache_get_health(fs->cache, &h);
-	if (fs->keep)
-		logkeep_state(fs->keep, &keep);
+	if (fs->kept_logs)
+		logkeep_state(fs->kept_logs, &keep);
 	if (n->health_known && h.connected == n->health.connected && h.since == n->health.since &&
 	    strcmp(h.last_error, n->health.last_error) == 0 && h.skipped == n->health.skipped &&
 	    keep.err == n->keep.err && keep.since == n->keep.since && keep.budget == n->keep.budget)

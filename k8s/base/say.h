@@ -7,8 +7,6 @@
 #ifndef ARENAFS_K8S_BASE_SAY_H
 #define ARENAFS_K8S_BASE_SAY_H
 
-#include <stdarg.h>
-#include <stdbool.h>
 
 /* Receives one line without its newline and without the "arenafs: " prefix. */
 typedef void (*say_sink_fn)(int priority, const char *msg);
@@ -16,8 +14,6 @@ typedef void (*say_sink_fn)(int priority, const char *msg);
 void say_set_sink(say_sink_fn fn);
 /* The least urgent priority printed (syslog's LOG_INFO by default). */
 void say_set_level(int priority);
-bool say_enabled(int priority);
 void say(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void vsay(int priority, const char *fmt, va_list ap);
 
 #endif

@@ -79,8 +79,6 @@ static inline const struct obj_meta *meta_of(const void *obj)
 	return obj;
 }
 
-/* How many indexes an object of type is in: the links its entry has. */
-int store_links(int type);
 /* The entry of (kind, ns, name) in a table, or NULL. */
 struct entry *store_entry_get(struct etable *t, int kind, const char *ns, const char *name);
 /* The index bucket of (ns, val), or NULL. */

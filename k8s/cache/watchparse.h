@@ -47,8 +47,6 @@ struct watch_parser {
 /* max_line 0 means WATCHPARSE_LINE_MAX. */
 void watchparse_init(struct watch_parser *p, size_t max_line);
 void watchparse_free(struct watch_parser *p);
-/* Forgets a partial line (for a new stream on the same parser). */
-void watchparse_reset(struct watch_parser *p);
 
 /*
  * Feeds len bytes. Calls fn for every event completed by them, in order. Returns 0,

@@ -29,11 +29,16 @@ def test_the_product_keeps_the_rules():
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    """A copy of the product's sources, which each case below breaks once."""
+    """A copy of the sources (the product's, and the tests' C, whose calls count as
+    uses), which each case below breaks."""
     base = tmp_path_factory.mktemp("layers")
-    for top in check_layers.PRODUCT:
-        shutil.copytree(os.path.join(ROOT, top), str(base / top),
-                        ignore=shutil.ignore_patterns("*.o", "*.d"))
+
+    def not_c(d, names):
+        return [n for n in names if not os.path.isdir(os.path.join(d, n))
+                and not n.endswith((".c", ".h"))]
+
+    for top in check_layers.PRODUCT + ("tests",):
+        shutil.copytree(os.path.join(ROOT, top), str(base / top), ignore=not_c)
     return base
 
 
@@ -64,30 +69,76 @@ BREAKS = [
 ]
 
 
-@pytest.mark.parametrize("path,line,rule", BREAKS, ids=[b[0] + ":" + b[2] for b in BREAKS])
-def test_a_broken_rule_is_named_with_its_file_and_line(scratch, path, line, rule):
-    target = scratch / path
-    before = target.read_text()
-    lines = before.count("\n") + 1
-    target.write_text(before + line + "\n")
+def run_edited(scratch, edit):
+    """The checker's run on the scratch copy with edit(path, text) -> new text
+    applied to the files it names (edit.files), which are put back after."""
+    before = {p: (scratch / p).read_text() for p in edit.files}
     try:
-        r = run(str(scratch))
+        for p, text in before.items():
+            (scratch / p).write_text(edit(p, text))
+        return run(str(scratch))
     finally:
-        target.write_text(before)
+        for p, text in before.items():
+            (scratch / p).write_text(text)
+
+
+def appending(lines):
+    """An edit appending lines ({path: [line, ...]}) to their files."""
+    def edit(path, text):
+        return text + "".join(x + "\n" for x in lines[path])
+    edit.files = list(lines)
+    return edit
+
+
+@pytest.fixture(scope="module")
+def broken(scratch):
+    """The checker's lines on the scratch copy with every line of BREAKS appended,
+    and where each landed: {(file, line): rule}."""
+    where, lines = {}, {}
+    for path, line, rule in BREAKS:
+        lines.setdefault(path, [])
+        n = (scratch / path).read_text().count("\n") + 1 + len(lines[path])
+        where[(path, n)] = rule
+        lines[path].append(line)
+    r = run_edited(scratch, appending(lines))
     assert r.returncode == 1, r.stdout
-    hits = [x for x in r.stdout.splitlines() if x.startswith("%s:%d: " % (path, lines))]
-    assert len(hits) == 1 and rule in hits[0], r.stdout
+    return r.stdout.splitlines(), where
+
+
+@pytest.mark.parametrize("path,line,rule", BREAKS, ids=[b[0] + ":" + b[2] for b in BREAKS])
+def test_a_broken_rule_is_named_with_its_file_and_line(broken, path, line, rule):
+    out, where = broken
+    at = [k for k, v in where.items() if k[0] == path and v == rule]
+    for path_, no in at:
+        hits = [x for x in out if x.startswith("%s:%d: " % (path_, no))]
+        assert len(hits) == 1 and rule in hits[0], "\n".join(out)
+
+
+def test_nothing_but_the_broken_rules_is_named(broken):
+    out, where = broken
+    assert len(out) == len(where) + 1, "\n".join(out)
+    assert out[-1] == "%d broken rule(s) of docs/architecture.md" % len(where)
+
+
+def test_an_export_used_only_in_its_own_file_is_named(scratch):
+    header = (scratch / "k8s/names.h").read_text()
+
+    def edit(path, text):
+        if path.endswith(".h"):
+            return text.replace("#endif", "int names_probe(int x);\n#endif")
+        return text + ("int names_probe(int x)\n{\n\treturn x;\n}\n"
+                       "static int twice(void) { return names_probe(2); }\n")
+    edit.files = ["k8s/names.h", "k8s/names.c"]
+    r = run_edited(scratch, edit)
+    assert r.returncode == 1
+    line = header[:header.rindex("#endif")].count("\n") + 1
+    assert ("k8s/names.h:%d: declared in a header, used only in its own file: names_probe()"
+            % line) in r.stdout.splitlines(), r.stdout
 
 
 def test_comments_and_strings_break_nothing(scratch):
-    target = scratch / "fs/tree/listing.c"
-    before = target.read_text()
-    target.write_text(before + '/* json_object_get(x, "a") */\n'
-                      'static const char *s = "json_pack time_now()";\n')
-    try:
-        r = run(str(scratch))
-    finally:
-        target.write_text(before)
+    r = run_edited(scratch, appending({"fs/tree/listing.c": [
+        '/* json_object_get(x, "a") */', 'static const char *s = "json_pack time_now()";']}))
     assert r.returncode == 0, r.stdout
 
 

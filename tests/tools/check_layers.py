@@ -21,6 +21,8 @@ The rules, as docs/architecture.md ("The house") and docs/k8s.md state them:
   reads no clock (its system headers and its calls are checked).
 - fs/ knows no JSON paths: no jansson call that reads or builds an object
   (json_t handles passed through and json_decref are allowed).
+- a function a product header declares is used outside the file that defines
+  it (tests/ included): else it is static, or dead.
 
 ALLOWED lists what breaks a rule today with the issue that moves it; an entry
 that no longer breaks its rule is itself reported, so the list only shrinks.
@@ -84,11 +86,20 @@ RENDER_CALLS = re.compile(
 # jansson calls that name a member or build an object: a JSON path.
 JSON_PATH = re.compile(r"^json_(?!t$|decref$|incref$)\w+$")
 
+EXPORT_RULE = "declared in a header, used only in its own file"
+# A prototype at a header's top level: the name before its parameter list.
+PROTO = re.compile(r"^(?!\s*(?:static|typedef|#|return|struct\s+\w+\s*\{))[A-Za-z_][\w \t*]*?"
+                   r"\b([a-z_]\w*)\s*\(([^;{}()]|\([^()]*\))*\)\s*"
+                   r"(__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\))?\s*;", re.M)
+WORD = re.compile(r"\b[A-Za-z_]\w*\b")
+
 # What breaks a rule today, and the issue that moves it: (file, rule).
 ALLOWED = {
     ("fs/submit/submit_run.c", "fs knows no JSON paths"): "issue 34, item 2",
     ("fs/submit/suspend.c", "fs knows no JSON paths"): "issue 34, item 2",
     ("fs/submit/submit_run.c", "include runs up"): "issue 34, item 3 (fs/tree/runtimes.h)",
+    ("render/spec/spec.h", EXPORT_RULE): "issue 34, item 7 (spec_code_dir, with item 4's move)",
+    ("render/spec/values.h", EXPORT_RULE): "issue 34, item 7 (spec_is_quantity, with item 4's move)",
 }
 
 
@@ -98,31 +109,20 @@ def room_of(path):
     return d if d in MAY_USE else None
 
 
+TOKEN = re.compile(r'/\*.*?(?:\*/|\Z)|//[^\n]*|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?', re.S)
+
+
+def blank(m):
+    """A comment or literal as spaces (newlines kept); a literal keeps its quotes."""
+    t = m.group(0)
+    if t[0] in "\"'":
+        return t[0] + " " * (len(t) - 2) + t[-1] if len(t) > 1 else t
+    return re.sub(r"[^\n]", " ", t)
+
+
 def strip_c(text):
     """The text with comments, string and character literals blanked, lines kept."""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return TOKEN.sub(blank, text)
 
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
@@ -199,8 +199,26 @@ def check_file(root, path):
                     yield no, "fs knows no JSON paths", m.group(1)
 
 
-def product_files(root):
-    for top in PRODUCT:
+def unused_exports(root):
+    """Yield (header, line, name) for each function a product header declares that no
+    .c file uses but the one defining it (the product's and the tests')."""
+    users, texts = {}, {}
+    for path in source_files(root, PRODUCT + ("tests",)):
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            texts[path] = strip_c(f.read())
+        if path.endswith(".c"):
+            for w in set(WORD.findall(texts[path])):
+                users.setdefault(w, set()).add(path)
+    for h in (p for p in texts if p.endswith(".h") and p.split("/")[0] in PRODUCT):
+        for m in PROTO.finditer(texts[h]):
+            name, files = m.group(1), users.get(m.group(1), set())
+            define = re.compile(r"^[^\s#].*\b%s\s*\([^;]*$" % name, re.M)
+            if not [p for p in files if not define.search(texts[p])]:
+                yield h, texts[h].count("\n", 0, m.start(1)) + 1, name
+
+
+def source_files(root, tops):
+    for top in tops:
         for d, dirs, files in os.walk(os.path.join(root, top)):
             dirs.sort()
             for name in sorted(files):
@@ -210,19 +228,21 @@ def product_files(root):
 
 def check(root):
     """(problems, files read): problems as 'FILE:LINE: rule: what' lines."""
-    problems, used, nfiles = [], set(), 0
-    for path in product_files(root):
-        nfiles += 1
-        for no, rule, what in check_file(root, path):
-            if (path, rule) in ALLOWED:
-                used.add((path, rule))
-                continue
+    problems, used, found = [], set(), []
+    paths = list(source_files(root, PRODUCT))
+    for path in paths:
+        found += [(path, no, rule, what) for no, rule, what in check_file(root, path)]
+    found += [(h, no, EXPORT_RULE, name + "()") for h, no, name in unused_exports(root)]
+    for path, no, rule, what in found:
+        if (path, rule) in ALLOWED:
+            used.add((path, rule))
+        else:
             problems.append("%s:%d: %s: %s" % (path, no, rule, what))
     for (path, rule), why in sorted(ALLOWED.items()):
         if (path, rule) not in used and os.path.exists(os.path.join(root, path)):
             problems.append("%s:1: allowed (%s) but no longer broken: %s; take it out of "
                             "ALLOWED in tests/tools/check_layers.py" % (path, why, rule))
-    return problems, nfiles
+    return problems, len(paths)
 
 
 def main(argv):
