@@ -3,6 +3,8 @@
  * picks: stderr in the foreground, syslog after detaching, a buffer while starting
  * up so that a failure prints one line. Named apart from the jobs' logs, which
  * fs/logs/ serves and k8s/logs/ streams: "log" in arenafs means a container's log.
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
 #ifndef ARENAFS_K8S_BASE_SAY_H
 #define ARENAFS_K8S_BASE_SAY_H
