@@ -237,7 +237,7 @@ static int attempt_text(struct fs *fs, const struct fs_node *node, const struct 
 {
 	struct attempts a;
 	const struct attempt_view *v = NULL;
-	int ret = attempts_of(fs, node, &a);
+	int ret = model_attempts(fs, node, &a);
 
 	if (!ret && !(v = attempts_find(&a, node->restarts + 1)))
 		ret = -ENOENT;

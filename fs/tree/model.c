@@ -19,7 +19,7 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
-#include "render/job_info.h"
+#include "render/job_times.h"
 #include "render/pods.h"
 #include "render/tensorboard.h"
 
@@ -392,10 +392,15 @@ static bool is_other_namespace(struct fs *fs, const char *name)
 
 /* ---- attempts/ (attempts.h) ---- */
 
+int model_attempts(struct fs *fs, const struct fs_node *node, struct attempts *out)
+{
+	return attempts_of(fs, model_job(fs, node), model_pod(fs, node), node->uid, out);
+}
+
 static bool attempt_exists(struct fs *fs, const struct fs_node *node)
 {
 	struct attempts a;
-	bool found = attempts_of(fs, node, &a) == 0 && attempts_find(&a, node->restarts + 1);
+	bool found = model_attempts(fs, node, &a) == 0 && attempts_find(&a, node->restarts + 1);
 
 	attempts_free(&a);
 	return found;
@@ -444,7 +449,7 @@ static int attempt_child(struct fs *fs, const struct fs_node *dir, const char *n
 
 	if (n < 1)
 		return -ENOENT;
-	ret = attempts_of(fs, dir, &a);
+	ret = model_attempts(fs, dir, &a);
 	v = ret ? NULL : attempts_find(&a, n);
 	ret = ret ? ret : v ? attempt_node(dir, v, out) : -ENOENT;
 	attempts_free(&a);
@@ -808,7 +813,7 @@ static void list_attempts(struct fs *fs, const struct fs_node *dir, struct list_
 		b->err = -ENOENT;
 		return;
 	}
-	if (attempts_of(fs, dir, &a) < 0) {
+	if (model_attempts(fs, dir, &a) < 0) {
 		b->err = -ENOMEM;
 		attempts_free(&a);
 		return;

@@ -17,7 +17,7 @@
 #include "fs/logs/logkeep.h"
 #include "render/render.h"
 #include "render/why.h"
-#include "render/job_info.h"
+#include "render/job_times.h"
 #include "render/pods.h"
 
 #include <assert.h>

@@ -1,8 +1,9 @@
 /*
  * The insides of the watch-fed cache's feed: what keeps the store (store.h)
  * current. Shared by cache.c (start, stop, health, the change callback) and
- * reflector.c (one thread per watched kind and scope). Not a public header: the
- * tree uses cache.h.
+ * reflector.c (one thread per watched kind and scope) and queuepoll.c (Kueue's
+ * lines): the three are one unit, whose calls run both ways (cache.c's header
+ * says why). Not a public header: the tree uses cache.h.
  *
  * Locks: f->lock (a mutex) guards the reflector list, every reflector's health
  * fields, the health summary and the start-up counters; it is never held while

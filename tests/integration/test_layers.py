@@ -150,3 +150,45 @@ def test_an_allowance_no_longer_needed_is_reported(scratch, monkeypatch):
     problems, _ = check_layers.check(str(scratch))
     assert ("fs/tree/listing.c:1: allowed (issue 0) but no longer broken: fs knows no JSON "
             "paths; take it out of ALLOWED in tests/tools/check_layers.py") in problems
+
+
+def test_a_circle_of_calls_is_named_at_its_first_file(scratch):
+    """k8s/auth/creds.c calls k8s/base/base64.c; a call back closes a circle, named
+    at its first file by name, at that file's first call into the other."""
+    creds = (scratch / "k8s/auth/creds.c").read_text()
+    r = run_edited(scratch, appending({"k8s/base/base64.c": [
+        "static void back(void) { creds_free(0); }"]}))
+    assert r.returncode == 1
+    hits = [x for x in r.stdout.splitlines() if "no circle of calls" in x]
+    assert len(hits) == 1, r.stdout
+    assert hits[0].startswith("k8s/auth/creds.c:"), hits[0]
+    circle = hits[0].split("circle: ")[1].split()
+    assert circle[0] == "k8s/auth/creds.c" and "k8s/base/base64.c" in circle, hits[0]
+    no = int(hits[0].split(":")[1])
+    assert "k8s_base64_encode" in strip_line(creds, no) and "k8s_base64_encode()" in hits[0]
+
+
+def strip_line(text, no):
+    return text.splitlines()[no - 1]
+
+
+def test_a_circle_is_one_unit_only_where_each_header_says_so(scratch):
+    """k8s/cache/'s three files call each other on purpose (ONE_UNIT), which each
+    header says; without the words in one of them the circle is named."""
+    assert run(str(scratch)).returncode == 0
+    edit = (lambda p, text: text.replace("One unit", "Together", 1))
+    edit.files = ["k8s/cache/queuepoll.c"]
+    r = run_edited(scratch, edit)
+    assert r.returncode == 1
+    assert any(x.startswith("k8s/cache/cache.c:") and "no circle of calls" in x and
+               'say "one unit" in each header' in x for x in r.stdout.splitlines()), r.stdout
+
+
+def test_a_unit_no_longer_a_circle_is_reported(scratch, monkeypatch):
+    """ONE_UNIT only shrinks: files listed that no longer call each other both ways
+    are named, so that the list says only what is true."""
+    monkeypatch.setitem(check_layers.ONE_UNIT,
+                        frozenset({"render/status.c", "render/nodes.c"}), "none")
+    problems, _ = check_layers.check(str(scratch))
+    assert any(p.startswith("render/nodes.c:1: no circle of calls between files: listed in "
+                            "ONE_UNIT but no circle any more") for p in problems), problems

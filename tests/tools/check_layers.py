@@ -23,6 +23,10 @@ The rules, as docs/architecture.md ("The house") and docs/k8s.md state them:
   (json_t handles passed through and json_decref are allowed).
 - a function a product header declares is used outside the file that defines
   it (tests/ included): else it is static, or dead.
+- no circle of calls between .c files (a calls b's function, b calls a's, or
+  longer): break it, or list the files in ONE_UNIT and say in each of their
+  headers why they are "one unit" (a circle is reported at its first file, at
+  the line of that file's first call into another of the circle).
 
 ALLOWED lists what breaks a rule today with the issue that moves it; an entry
 that no longer breaks its rule is itself reported, so the list only shrinks.
@@ -93,6 +97,20 @@ PROTO = re.compile(r"^(?!\s*(?:static|typedef|#|return|struct\s+\w+\s*\{))[A-Za-
                    r"(__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\))?\s*;", re.M)
 WORD = re.compile(r"\b[A-Za-z_]\w*\b")
 
+CIRCLE_RULE = "no circle of calls between files"
+# A function defined at a .c file's top level: its name before the parameters, on a
+# line with no ';' (the body follows).
+DEFINE = re.compile(r"^(?!(?:static|typedef|extern|return)\b)[A-Za-z_][\w \t*]*?\b([a-z_]\w*)"
+                    r"\s*\([^;]*$", re.M)
+# Files that call each other both ways on purpose, each saying why in its header
+# (the words "one unit"): what they are together.
+ONE_UNIT = {
+    frozenset({"k8s/cache/cache.c", "k8s/cache/reflector.c", "k8s/cache/queuepoll.c"}):
+        "the cache and the two threads that feed it, over cache_impl.h",
+    frozenset({"fs/submit/submit.c", "fs/submit/submit_defer.c"}):
+        "submit/'s operations and the thread that makes a copied folder's job",
+}
+
 # What breaks a rule today, and the issue that moves it: (file, rule).
 ALLOWED = {
     ("fs/submit/submit_run.c", "fs knows no JSON paths"): "issue 34, item 2",
@@ -100,6 +118,8 @@ ALLOWED = {
     ("fs/submit/submit_run.c", "include runs up"): "issue 34, item 3 (fs/tree/runtimes.h)",
     ("render/spec/spec.h", EXPORT_RULE): "issue 34, item 7 (spec_code_dir, with item 4's move)",
     ("render/spec/values.h", EXPORT_RULE): "issue 34, item 7 (spec_is_quantity, with item 4's move)",
+    ("render/spec/build.c", CIRCLE_RULE): "issue 34, item 4 (render/spec/'s move: trainjob.c "
+                                          "calls build.c's spec_resources, spec_base_labels)",
 }
 
 
@@ -217,6 +237,84 @@ def unused_exports(root):
                 yield h, texts[h].count("\n", 0, m.start(1)) + 1, name
 
 
+def call_circles(root, paths):
+    """Yield (file, line, what) for each circle of calls between product .c files that
+    ONE_UNIT does not list with "one unit" said in every file of it, and for each
+    ONE_UNIT entry that is no circle any more."""
+    raw, code = {}, {}
+    for p in (p for p in paths if p.endswith(".c")):
+        with open(os.path.join(root, p), encoding="utf-8", errors="replace") as f:
+            raw[p] = f.read()
+        code[p] = strip_c(raw[p])
+    defined = {}
+    for p, text in code.items():
+        for m in DEFINE.finditer(text):
+            defined.setdefault(m.group(1), p)
+    calls = {p: {} for p in code}          # file -> {file it calls: first line}
+    for p, text in code.items():
+        for no, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("#"):
+                continue
+            for m in CALL.finditer(line):
+                q = defined.get(m.group(1))
+                if q and q != p:
+                    calls[p].setdefault(q, (no, m.group(1)))
+    circles = strongly_connected(calls)
+    for circle in circles:
+        unit = frozenset(circle)
+        said_why = all("one unit" in raw[p][:raw[p].find("*/")].lower() for p in circle)
+        if unit in ONE_UNIT and said_why:
+            continue
+        first = circle[0]
+        no, name = min(v for q, v in calls[first].items() if q in unit)
+        said = "" if unit not in ONE_UNIT else " (in ONE_UNIT: say \"one unit\" in each header)"
+        yield first, no, "%s() of %s; circle: %s%s" % (name, next(
+            q for q, v in calls[first].items() if v == (no, name)), " ".join(circle), said)
+    for unit in ONE_UNIT:
+        if frozenset(unit) not in map(frozenset, circles) and all(p in code for p in unit):
+            yield sorted(unit)[0], 1, ("listed in ONE_UNIT but no circle any more: take %s "
+                                      "out of it" % " ".join(sorted(unit)))
+
+
+def strongly_connected(edges):
+    """The circles of a graph {node: {node: ...}}: its strongly connected components
+    of two nodes or more, each sorted (Tarjan's, without recursion)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
 def source_files(root, tops):
     for top in tops:
         for d, dirs, files in os.walk(os.path.join(root, top)):
@@ -233,6 +331,7 @@ def check(root):
     for path in paths:
         found += [(path, no, rule, what) for no, rule, what in check_file(root, path)]
     found += [(h, no, EXPORT_RULE, name + "()") for h, no, name in unused_exports(root)]
+    found += [(p, no, CIRCLE_RULE, what) for p, no, what in call_circles(root, paths)]
     for path, no, rule, what in found:
         if (path, rule) in ALLOWED:
             used.add((path, rule))
