@@ -44,6 +44,7 @@
  * writes, because the callback may run under the stream's own lock.
  */
 #include "fs/logs/logfile.h"
+#include "k8s/base/invariant.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
@@ -306,6 +307,8 @@ static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct say *l
 	struct logkeep_ref r = kept_ref(&in->node);
 	uint64_t size, ignored;
 	int64_t finished = 0;
+
+	assert(inode_lock_held(in));
 	int fd;
 
 	if (!fs->kept_logs || !in->node.pod || !in->node.container ||
@@ -332,6 +335,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 	bool have, gone = false;
 	int ret;
 
+	assert(inode_lock_held(in));
 	if (log->ls || attach_kept_locked(fs, in, log) || !fs->client)
 		return 0;
 	cache_read_lock(fs->cache);
@@ -374,6 +378,7 @@ static void note_stream_locked(struct fs_inode *in, struct say *log)
 	uint64_t size = logstream_size(log->ls);
 	char why[8];
 
+	assert(inode_lock_held(in));
 	if (size > 0) {
 		int64_t t = logstream_mtime(log->ls);
 
@@ -445,6 +450,7 @@ static bool detach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 {
 	bool read;
 
+	assert(inode_lock_held(in));
 	if (!log->ls)
 		return false;
 	read = logstream_size(log->ls) > 0;

@@ -73,6 +73,7 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
+#include "k8s/base/invariant.h"
 #include "k8s/base/worker.h"
 
 #include <errno.h>
@@ -676,6 +677,7 @@ static struct item *take_queue(struct fs_notifier *n)
 {
 	struct item *items = n->head;
 
+	assert(mutex_is_held(&n->w.mu));
 	n->head = NULL;
 	n->tail = &n->head;
 	return items;

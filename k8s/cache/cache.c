@@ -11,7 +11,7 @@
  *
  * One unit with reflector.c and queuepoll.c (the three share cache_impl.h, the
  * feed's private insides): this file starts and stops the threads that feed the
- * store (reflector_spawn_locked, queue_poll_start/stop) under f->lock, and they
+ * store (reflector_spawn_locked under f->lock; queue_poll_start/stop), and they
  * hand back each change and health (cache_deliver, cache_health_update_locked,
  * cache_trim_memory). The calls run both ways on purpose: the feed owns its
  * threads' lives, the threads report to the feed. A table of callbacks between
