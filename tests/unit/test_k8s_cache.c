@@ -8,6 +8,7 @@
  * through kubesim (tests/integration/test_k8s_cache.py).
  */
 #include "k8s/cache/cache_impl.h"
+#include "tests/unit/feed_fixture.h"
 #include "k8s/cache/store.h"
 #include "tests/unit/harness.h"
 
@@ -33,14 +34,7 @@ static void on_change(void *arg, const struct cache_change *c)
 static void feed_init(struct feed *x)
 {
 	memset(x, 0, sizeof(*x));
-	x->f.config_ns = (char *)"default";
-	x->f.store = store_new(x->f.config_ns, &x->f);
-	x->f.on_change = on_change;
-	x->f.arg = x;
-	pthread_mutex_init(&x->f.lock, NULL);
-	pthread_cond_init(&x->f.cond, NULL);
-	x->f.started = true;
-	x->f.health.connected = true;
+	fx_feed_init(&x->f, NULL, on_change, x);
 }
 
 /* A reflector as reflector_spawn_locked leaves it, with no thread. */
@@ -58,17 +52,6 @@ static struct reflector *add(struct feed *x, enum cache_object_type type, const 
 		tail = &(*tail)->next;
 	*tail = r;
 	return r;
-}
-
-static void feed_free(struct feed *x)
-{
-	for (struct reflector *r = x->f.reflectors, *next; r; r = next) {
-		next = r->next;
-		free(r);
-	}
-	store_free(x->f.store);
-	pthread_cond_destroy(&x->f.cond);
-	pthread_mutex_destroy(&x->f.lock);
 }
 
 TEST(cache_health_is_down_while_a_reflector_fails)
@@ -109,7 +92,7 @@ TEST(cache_health_is_down_while_a_reflector_fails)
 	cache_get_health(x.f.store, &h);
 	CHECK(h.connected);
 	CHECK_STR_EQ(h.last_error, "");
-	feed_free(&x);
+	fx_feed_free(&x.f);
 }
 
 TEST(cache_forbidden_where_no_watch_stands_in)
@@ -129,7 +112,7 @@ TEST(cache_forbidden_where_no_watch_stands_in)
 	CHECK(!cache_forbidden(x.f.store, CACHE_PVC, "team-a", why, sizeof(why)));
 	/* another type is not concerned */
 	CHECK(!cache_forbidden(x.f.store, CACHE_POD, "team-a", why, sizeof(why)));
-	feed_free(&x);
+	fx_feed_free(&x.f);
 }
 
 TEST(cache_deliver_passes_a_change_and_a_gone_namespace_stops_its_watches)
@@ -151,5 +134,5 @@ TEST(cache_deliver_passes_a_change_and_a_gone_namespace_stops_its_watches)
 	/* the mount's own namespace is watched whatever the namespace list says */
 	CHECK(!atomic_load(&mine->cancel));
 	CHECK_INT_EQ(mine->state, REFLECTOR_OK);
-	feed_free(&x);
+	fx_feed_free(&x.f);
 }

@@ -9,6 +9,7 @@
  * connection at a time, in order.
  */
 #include "k8s/cache/cache_impl.h"
+#include "tests/unit/feed_fixture.h"
 #include "k8s/cache/store.h"
 #include "k8s/http/client.h"
 #include "k8s/base/timefmt.h"
@@ -50,65 +51,32 @@ static void on_change(void *arg, const struct cache_change *c)
 
 struct fixture {
 	struct testsrv srv;
-	char server[64];
 	struct k8s_client *client;
 	struct cache_feed f;
 	struct seen seen;
 	struct reflector *r;
 };
 
-/* A feed as cache_start makes it, over the scripted server, with one reflector of
- * nodes (cluster-scoped). */
+/* A feed over the scripted server with one reflector of nodes (cluster-scoped). */
 static void fixture_start(struct fixture *x, const struct testsrv_response *script, int n)
 {
-	struct k8s_config cfg = {0};
-	struct k8s_error err;
-
 	memset(x, 0, sizeof(*x));
 	pthread_mutex_init(&x->seen.mu, NULL);
 	CHECK_INT_EQ(testsrv_start(&x->srv), 0);
 	for (int i = 0; i < n; i++)
 		x->srv.script[i] = script[i];
 	x->srv.n_script = n;
-	snprintf(x->server, sizeof(x->server), "http://127.0.0.1:%d", x->srv.port);
-	cfg.server = x->server;
-	cfg.user = "tester";
-	cfg.token = "static-token";
-	CHECK_INT_EQ(k8s_client_new(&cfg, NULL, &x->client, &err), 0);
-	x->f.client = x->client;
-	x->f.config_ns = strdup("default");
-	x->f.store = store_new(x->f.config_ns, &x->f);
-	x->f.on_change = on_change;
-	x->f.arg = &x->seen;
-	x->f.watch_timeout_s = 300;
-	atomic_init(&x->f.epochs, 0);
-	pthread_mutex_init(&x->f.lock, NULL);
-	pthread_cond_init(&x->f.cond, NULL);
+	CHECK_INT_EQ(testsrv_client(&x->srv, &x->client), 0);
+	fx_feed_init(&x->f, x->client, on_change, &x->seen);
 	pthread_mutex_lock(&x->f.lock);
 	x->r = reflector_spawn_locked(&x->f, CACHE_NODE, -1, "");
 	pthread_mutex_unlock(&x->f.lock);
 	CHECK(x->r != NULL);
 }
 
-/* As cache_stop: stopping, every reflector cancelled, joined, freed. */
 static void fixture_stop(struct fixture *x)
 {
-	pthread_mutex_lock(&x->f.lock);
-	x->f.stopping = true;
-	for (struct reflector *r = x->f.reflectors; r; r = r->next)
-		atomic_store(&r->cancel, true);
-	pthread_cond_broadcast(&x->f.cond);
-	pthread_mutex_unlock(&x->f.lock);
-	for (struct reflector *r = x->f.reflectors, *next; r; r = next) {
-		next = r->next;
-		if (r->joinable)
-			pthread_join(r->thread, NULL);
-		free(r);
-	}
-	store_free(x->f.store);
-	pthread_cond_destroy(&x->f.cond);
-	pthread_mutex_destroy(&x->f.lock);
-	free(x->f.config_ns);
+	fx_feed_free(&x->f);
 	k8s_client_free(x->client);
 	testsrv_stop(&x->srv);
 	pthread_mutex_destroy(&x->seen.mu);
