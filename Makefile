@@ -70,6 +70,8 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
+# mount/ without its main(): the unit tests link it (tests/unit/test_mount_*.c)
+MOUNT_OBJ := $(filter-out $(BUILD)/mount/main.o,$(MAIN_OBJ))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(BUILD)/unit_tests
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
@@ -97,7 +99,7 @@ $(BUILD)/%.o: %.c
 
 unit: $(UNIT_BIN) $(TOOL_BIN)
 
-$(UNIT_BIN): $(UNIT_OBJ) $(BUILD)/libarenafs.a
+$(UNIT_BIN): $(UNIT_OBJ) $(MOUNT_OBJ) $(BUILD)/libarenafs.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libarenafs.a
