@@ -202,11 +202,11 @@ void testsrv_stop(struct testsrv *s)
 
 int testsrv_client(struct testsrv *s, struct k8s_client **out)
 {
-	struct k8s_config cfg = {0};
 	struct k8s_error err;
 
-	cfg.server = s->url;
-	cfg.user = "tester";
-	cfg.token = "static-token";
-	return k8s_client_new(&cfg, NULL, out, &err);
+	memset(&s->cfg, 0, sizeof(s->cfg));
+	s->cfg.server = s->url;
+	s->cfg.user = "tester";
+	s->cfg.token = "static-token";
+	return k8s_client_new(&s->cfg, NULL, out, &err);
 }
