@@ -74,6 +74,8 @@ DOCDIR_H := $(BUILD)/gen/docdir.h
 override CFLAGS += -I$(BUILD)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(MAIN_SRC:%.c=$(BUILD)/%.o)
+# mount/ without its main(): the unit tests link it (tests/unit/test_mount_*.c)
+MOUNT_OBJ := $(filter-out $(BUILD)/mount/main.o,$(MAIN_OBJ))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(BUILD)/unit_tests
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
@@ -112,7 +114,7 @@ FORCE:
 
 unit: $(UNIT_BIN) $(TOOL_BIN)
 
-$(UNIT_BIN): $(UNIT_OBJ) $(BUILD)/libarenafs.a
+$(UNIT_BIN): $(UNIT_OBJ) $(MOUNT_OBJ) $(BUILD)/libarenafs.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libarenafs.a

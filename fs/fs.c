@@ -150,7 +150,7 @@ static void start_keeping(struct fs *fs)
 
 	if (!fs->opts.keep_logs || !fs->opts.keep_dir || !fs->cfg->server)
 		return;
-	ret = logkeep_open(fs->opts.keep_dir, fs->cfg->server, fs->opts.keep_logs, &fs->keep, why,
+	ret = logkeep_open(fs->opts.keep_dir, fs->cfg->server, fs->opts.keep_logs, &fs->kept_logs, why,
 			   sizeof(why));
 	if (ret < 0) {
 		say(LOG_WARNING, "no logs are kept (keep_logs): %s", why);
@@ -214,7 +214,7 @@ void fs_free(struct fs *fs)
 	logstream_registry_free(fs->streams);
 	codetree_memo_free(fs->code_memo);
 	codefetch_free(fs->code_store);
-	logkeep_free(fs->keep);
+	logkeep_free(fs->kept_logs);
 	pthread_mutex_destroy(&fs->listing_lock);
 	pthread_mutex_destroy(&fs->handles_lock);
 	free(fs);

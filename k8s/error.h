@@ -37,7 +37,7 @@ struct k8s_error {
 void k8s_error_clear(struct k8s_error *e);
 /*
  * Records an error from an API server Status (code, reason, message). The errno
- * is derived with k8s_error_errno. Returns the negative errno, so callers can
+ * is derived with k8s_errno_for_status. Returns the negative errno, so callers can
  * write `return k8s_error_status(e, 404, "NotFound", "...");`. e may be NULL.
  */
 int k8s_error_status(struct k8s_error *e, int code, const char *reason, const char *fmt, ...)
@@ -54,8 +54,9 @@ int k8s_error_set(struct k8s_error *e, int err, const char *fmt, ...)
 void k8s_error_prefix(struct k8s_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * The errno for an HTTP status and reason: 401/403 → EACCES, 404 → ENOENT,
- * 409 AlreadyExists → EEXIST, 409 Conflict → EBUSY, 400/422 → EINVAL,
- * 410 → ESTALE, 429/5xx → EIO, 504/Timeout → ETIMEDOUT, other → EIO.
+ * 405 → EPERM, 409 AlreadyExists → EEXIST, 409 Conflict → EBUSY, 400/422 → EINVAL,
+ * 410 → ESTALE, 504/Timeout → ETIMEDOUT, other (429, 5xx) → EIO. Called by
+ * k8s_error_status() and tests/unit/test_k8s_error.c.
  */
 int k8s_errno_for_status(int code, const char *reason);
 /* Was e a transport error: the API server gave no answer at all (reason TLS or

@@ -36,7 +36,8 @@
 	"----------------------------------------------------------------------------------------" \
 	"-----------"
 
-bool render_pod_is_completed(const struct pod *pod)
+/* Arena's IsCompletedPod: Succeeded, Failed or being deleted. */
+static bool render_pod_is_completed(const struct pod *pod)
 {
 	return pod->phase == POD_SUCCEEDED || pod->phase == POD_FAILED || pod->meta.deleted != 0;
 }

@@ -32,7 +32,4 @@ void render_cluster_top(struct strbuf *sb, const struct node_view *nodes, size_t
 
 void render_cluster_gpus(struct strbuf *sb, const struct node_view *nodes, size_t n);
 
-/* Arena's IsCompletedPod: Succeeded, Failed or being deleted. */
-bool render_pod_is_completed(const struct pod *pod);
-
 #endif

@@ -25,7 +25,7 @@
  */
 #include "render/job_tables.h"
 #include "render/gpus.h"
-#include "render/job_info.h"
+#include "render/job_times.h"
 #include "render/pods.h"
 #include "render/render.h"
 #include "render/status.h"

@@ -224,7 +224,7 @@ static const char *trainer_of(const struct workload *w, char *buf, size_t size)
 	return buf;
 }
 
-static const struct queue_place *place_of(const struct queue_view *v, const struct workload *w)
+static const struct queue_place *queue_place_of(const struct queue_view *v, const struct workload *w)
 {
 	for (size_t i = 0; i < v->n_lines; i++) {
 		const struct queue_line *l = v->lines[i];
@@ -305,7 +305,7 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 		if (strcmp(s, "FINISHED") == 0 || !member_of(v, w, cq, lq))
 			continue;
 		m[n].w = w;
-		m[n].place = place_of(v, w);
+		m[n].place = queue_place_of(v, w);
 		m[n].pos = -1;
 		if (strcmp(s, "ADMITTED") == 0) {
 			m[n].since = qr ? qr->last_transition : 0;

@@ -32,7 +32,7 @@
  * tests/fuzz/fuzz_render.c.
  */
 #include "render/why.h"
-#include "render/job_info.h"
+#include "render/job_times.h"
 #include "render/status.h"
 #include "render/queues.h"
 #include "render/text.h"

@@ -8,8 +8,14 @@
  * of the path model, the views and the notifier goes through `up`, which fs.c
  * fills in fs_new() (docs/architecture.md, "The house").
  *
- * Locks: listing_lock guards the listing mtimes (tree/listing.c), handles_lock
- * the handle list (handles.c); both are leaves.
+ * Locks, written on each field below as "guarded by" (libfuse's passthrough_hp
+ * style): most fields are set by fs_new()/fs_attach() before the session runs and
+ * only read after ("set once"), so they need no lock. listing_lock guards the
+ * listing mtimes (tree/listing.c), handles_lock the handle list (handles.c); both
+ * are leaves: take no lock while holding one. They may be taken under the cache's
+ * read lock and under an inode's lock (docs/architecture.md, "Locks, and their
+ * order"). The sub-rooms' objects (areas, defer, notifier, ...) lock themselves:
+ * their own headers say how.
  */
 #ifndef ARENAFS_FS_BASE_FS_STRUCT_H
 #define ARENAFS_FS_BASE_FS_STRUCT_H
@@ -66,8 +72,9 @@ struct fs_upcalls {
 };
 
 struct fs {
+	/* Set once, before the session runs (fs_new, fs_attach); read by any thread. */
 	struct fs_options opts;
-	struct inode_table *inodes;
+	struct inode_table *inodes;  /* locks itself (inode.h) */
 	struct k8s_client *client;
 	struct k8s_cache *cache;
 	const struct k8s_config *cfg;
@@ -80,36 +87,40 @@ struct fs {
 	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */
 	struct notes *suspends;      /* the last refused write of each job's suspend */
 	struct netpool *netpool;     /* the threads requests wait for the cluster on (netops.h) */
-	struct fuse_session *se;
+	struct fuse_session *se;     /* set once by fs_attach, before init */
 	struct fs_notifier *notifier;
+	/* Set once in the session's init (ops.c), which the kernel answers before it
+	 * sends any request that reads it. */
 	bool no_opendir;             /* the kernel opens directories itself (dirs.c) */
 	struct log_memo_table *log_memo; /* what was read of each log (logfile.c) */
 	struct logstream_registry *streams; /* the log streams open now */
 	struct codetree_memo *code_memo;  /* parsed code annotations (codetree.c) */
 	struct code_store *code_store;    /* code/'s bytes kept (codefetch.c) */
-	struct logkeep *keep;        /* kept logs (keep_logs), NULL when off */
+	struct logkeep *kept_logs;   /* kept logs (keep_logs), NULL when off */
 	struct logkeeper *keeper;    /* the thread that keeps them */
 	struct runtimes_poller *runtimes; /* the file runtimes: Trainer's, polled */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;
 
-	/* When a listing last changed (mtime of jobs/, nodes/, namespaces/). */
-	pthread_mutex_t listing_lock;
+	/* When a listing last changed (mtime of jobs/, nodes/, namespaces/): written by
+	 * the reflectors' change hook (notify_cache_change), read by FUSE workers. */
+	pthread_mutex_t listing_lock;      /* a leaf */
 	struct {
 		char ns[64];
 		int64_t mtime;
-	} jobs_mtime[FS_LISTING_NS_MAX];
-	size_t n_jobs_mtime;
-	int64_t nodes_mtime;
-	int64_t namespaces_mtime;
+	} jobs_mtime[FS_LISTING_NS_MAX];   /* guarded by listing_lock */
+	size_t n_jobs_mtime;               /* guarded by listing_lock; <= FS_LISTING_NS_MAX */
+	int64_t nodes_mtime;               /* guarded by listing_lock */
+	int64_t namespaces_mtime;          /* guarded by listing_lock */
 
 	/* Open handles: the kernel sends no release for files still open when the
 	 * daemon stops (SIGTERM with tail -f running), so fs_free frees them. */
-	pthread_mutex_t handles_lock;
-	struct fs_handle *handles;
+	pthread_mutex_t handles_lock;      /* a leaf */
+	struct fs_handle *handles;         /* guarded by handles_lock (but in fs_free, alone) */
 
-	/* What the sub-rooms below the tree call back into it for (fs.c wires them). */
+	/* What the sub-rooms below the tree call back into it for (fs.c wires them):
+	 * set once in fs_new. */
 	struct fs_upcalls up;
 };
 

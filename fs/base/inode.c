@@ -328,6 +328,7 @@ static void idle_update(struct inode_table *t, struct fs_inode *in)
 /* Takes a pin on in (table locked): it is in use, so not idle, and used again. */
 static void pin_locked(struct inode_table *t, struct fs_inode *in)
 {
+	assert(mutex_is_held(&t->lock));
 	in->pins++;
 	if (in->evicting)
 		t->nevicting--;

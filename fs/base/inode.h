@@ -60,6 +60,7 @@ void fs_text_put(struct fs_text *t);
 struct say;                   /* logfile.c */
 
 struct fs_inode {
+	/* set once, when made (under the table's mutex, before it is reachable) */
 	uint64_t ino;
 	struct fs_inode *parent;     /* pinned by this inode; NULL for the root */
 	char *name;                  /* its name in parent ("" for the root); changed only by
@@ -68,7 +69,8 @@ struct fs_inode {
 	struct fs_node node;         /* immutable after creation; its strings in strings[],
 	                                or the parent's where equal (inode_alloc) */
 
-	/* guarded by the table's mutex */
+	/* guarded by the table's mutex: a leaf (taken under an inode's lock or the
+	 * cache's read lock, it takes nothing and calls nothing out) */
 	uint64_t nlookup;
 	struct fs_inode *ino_next, *key_next, *obj_prev, *obj_next;
 	struct fs_inode *idle_prev, *idle_next;
@@ -78,8 +80,10 @@ struct fs_inode {
 	bool idle;                   /* on the idle list */
 	bool evicting;               /* its entry was given to be invalidated; not used since */
 
-	/* guarded by inode_lock (the small fields last: a walk keeps tens of thousands
-	 * of inodes, and padding between them would cost as much as a string) */
+	/* guarded by inode_lock(in), which must be acquired *before* the cache's read
+	 * lock, never after it, and never with another inode's lock held (they may be
+	 * one mutex). The small fields last: a walk keeps tens of thousands of inodes,
+	 * and padding between them would cost as much as a string. */
 	struct fs_text *text;        /* last rendered text while kept (content_refresh), or NULL */
 	size_t text_len;             /* of the last rendered text, kept or not */
 	union {
@@ -103,7 +107,9 @@ struct fs_inode {
 	                                directory: listing_hash is */
 	bool reported;               /* reported_size is set */
 	bool extras_known;           /* extras was set */
-	bool log_queued;             /* guarded by the notifier's mutex, as the two below */
+	bool log_queued;             /* NOT inode_lock's: guarded by the notifier's mutex
+	                                (notify.c's w.mu, a leaf), as the two below; here
+	                                for the padding */
 
 	/* guarded by the notifier's mutex (notify.c): log growth notices */
 	uint64_t log_seq;            /* appends reported */

@@ -6,7 +6,9 @@
  * the operations (ops.c, dirs.c) read the table; none lists places of its own,
  * and neither do the README (its lines are the rows' `about`), the unit tests nor
  * the integration tests (tests/tools/places.c prints the table for them).
- * Adding a file is one row: docs/architecture.md, "The tree's places: one table".
+ * Adding a file is a row here and the places docs/architecture.md's recipe names
+ * ("Adding a file: the recipe, for every kind of file"): its renderer, its line
+ * in docs/tree.md and, but for a job's file, the tests that state its directory's listing.
  */
 #ifndef ARENAFS_FS_PLACES_H
 #define ARENAFS_FS_PLACES_H

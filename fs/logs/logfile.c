@@ -44,6 +44,7 @@
  * writes, because the callback may run under the stream's own lock.
  */
 #include "fs/logs/logfile.h"
+#include "k8s/base/invariant.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
@@ -308,11 +309,13 @@ static bool attach_kept_locked(struct fs *fs, struct fs_inode *in, struct say *l
 	struct logkeep_ref r = kept_ref(&in->node);
 	uint64_t size, ignored;
 	int64_t finished = 0;
+
+	assert(inode_lock_held(in));
 	int fd;
 
-	if (!fs->keep || !in->node.pod || !in->node.container ||
-	    !logkeep_has(fs->keep, &r, &ignored, &finished) ||
-	    logkeep_open_log(fs->keep, &r, &fd, &size) < 0)
+	if (!fs->kept_logs || !in->node.pod || !in->node.container ||
+	    !logkeep_has(fs->kept_logs, &r, &ignored, &finished) ||
+	    logkeep_open_log(fs->kept_logs, &r, &fd, &size) < 0)
 		return false;
 	if (logstream_from_file(fd, size, finished ? finished : time_now(), &log->ls) < 0) {
 		close(fd);
@@ -334,6 +337,7 @@ static int attach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 	bool have, gone = false;
 	int ret;
 
+	assert(inode_lock_held(in));
 	if (log->ls || attach_kept_locked(fs, in, log) || !fs->client)
 		return 0;
 	cache_read_lock(fs->cache);
@@ -376,6 +380,7 @@ static void note_stream_locked(struct fs_inode *in, struct say *log)
 	uint64_t size = logstream_size(log->ls);
 	char why[8];
 
+	assert(inode_lock_held(in));
 	if (size > 0) {
 		int64_t t = logstream_mtime(log->ls);
 
@@ -447,6 +452,7 @@ static bool detach_locked(struct fs *fs, struct fs_inode *in, struct say *log)
 {
 	bool read;
 
+	assert(inode_lock_held(in));
 	if (!log->ls)
 		return false;
 	read = logstream_size(log->ls) > 0;
@@ -720,8 +726,8 @@ void logfile_stat(struct fs *fs, struct fs_inode *in, uint64_t *size, int64_t *m
 
 	*size = 0;
 	/* a kept copy's size is known without a request: the whole log */
-	kept = fs->keep && in->node.pod && in->node.container &&
-	       logkeep_has(fs->keep, &r, &kept_size, &kept_finished);
+	kept = fs->kept_logs && in->node.pod && in->node.container &&
+	       logkeep_has(fs->kept_logs, &r, &kept_size, &kept_finished);
 	inode_lock(in);
 	log = in->log;
 	if (log && !log->ls && log->nopen > 0)

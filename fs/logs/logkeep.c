@@ -141,7 +141,8 @@ static int identity_instance(const char *identity)
 	return (int)n - (prev ? 1 : 0);
 }
 
-bool logkeep_meta_is(const struct logkeep_meta *m, const char *identity)
+/* Whether the kept meta stands for the identity of a log node (logkeep.h). */
+static bool logkeep_meta_is(const struct logkeep_meta *m, const char *identity)
 {
 	size_t nu = strlen(m->pod_uid), nc = strlen(m->container);
 	const char *rest;

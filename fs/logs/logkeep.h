@@ -77,8 +77,6 @@ size_t logkeep_of_pod(struct logkeep *k, const char *ns, int kind, const char *j
 /* An instance's log that will not be kept (why: EFBIG, larger than keep_logs):
  * remembered as a dropped copy is, so that its attempt says so. */
 void logkeep_not_kept(struct logkeep *k, const struct logkeep_meta *meta, int why);
-/* Whether the kept meta stands for the identity of a log node (above). */
-bool logkeep_meta_is(const struct logkeep_meta *m, const char *identity);
 
 /* A new temporary file in DIR/CLUSTER for a copy being written: its fd, and its
  * name in name (at least 32 bytes). */

@@ -301,7 +301,7 @@ static void consider_instance(struct logkeeper *kp, const char *ns, const char *
 	for (struct fetch *a = kp->active; a; a = a->next)
 		if (a->id == f->id)
 			goto skip;
-	if (tried(kp, f->id) || logkeep_has(fs->keep, &ref, &size, &finished))
+	if (tried(kp, f->id) || logkeep_has(fs->kept_logs, &ref, &size, &finished))
 		goto skip;
 	mark_tried(kp, f->id);
 	memset(&key, 0, sizeof(key));
@@ -356,7 +356,7 @@ static bool still_that_instance(struct fs *fs, const struct fetch *f)
 static int keep(struct fs *fs, struct fetch *f, uint64_t size)
 {
 	char name[32], *buf = malloc(KEEPER_COPY_CHUNK);
-	int fd = buf ? logkeep_tmp(fs->keep, name, sizeof(name)) : -ENOMEM;
+	int fd = buf ? logkeep_tmp(fs->kept_logs, name, sizeof(name)) : -ENOMEM;
 	uint64_t off = 0;
 	int ret = 0;
 
@@ -378,25 +378,25 @@ static int keep(struct fs *fs, struct fetch *f, uint64_t size)
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0) {
-		logkeep_discard(fs->keep, name);
+		logkeep_discard(fs->kept_logs, name);
 		return ret;
 	}
-	return logkeep_commit(fs->keep, &f->meta, name, size);
+	return logkeep_commit(fs->kept_logs, &f->meta, name, size);
 }
 
 /* Keeps a copy, room made first; when the disk is fuller than the budget says (its
  * budget then shrinks to it: logkeep_failed), once more from the same bytes. */
 static int keep_fitted(struct fs *fs, struct fetch *f, uint64_t size)
 {
-	int ret = logkeep_make_room(fs->keep, size);
+	int ret = logkeep_make_room(fs->kept_logs, size);
 
 	if (ret < 0)
 		return ret;
 	ret = keep(fs, f, size);
 	if (ret != -ENOSPC && ret != -EDQUOT)
 		return ret;
-	logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());
-	if (logkeep_make_room(fs->keep, size) < 0)
+	logkeep_failed(fs->kept_logs, f->meta.ns, f->meta.pod, -ret, time_now());
+	if (logkeep_make_room(fs->kept_logs, size) < 0)
 		return ret;
 	return keep(fs, f, size);
 }
@@ -412,7 +412,7 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 	if (too_big) {
 		say(LOG_DEBUG, "log of %s/%s not kept: larger than keep_logs", f->meta.ns,
 		    f->meta.pod);
-		logkeep_not_kept(fs->keep, &f->meta, EFBIG);
+		logkeep_not_kept(fs->kept_logs, &f->meta, EFBIG);
 	} else if (logstream_health(f->ls) != LOGSTREAM_OK || why[0]) {
 		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
 		    why[0] ? why : "the stream failed");
@@ -427,14 +427,14 @@ static void fetch_done(struct logkeeper *kp, struct fetch *f, bool too_big)
 		say(LOG_DEBUG, "log of %s/%s not kept: %s", f->meta.ns, f->meta.pod,
 		    strerror(-ret));
 		if (ret == -EFBIG)
-			logkeep_not_kept(fs->keep, &f->meta, EFBIG);
+			logkeep_not_kept(fs->kept_logs, &f->meta, EFBIG);
 	} else if (ret < 0) {
 		/* the disk's: the logs after it will fail alike (ENOSPC, EDQUOT, EIO, EROFS) */
-		logkeep_failed(fs->keep, f->meta.ns, f->meta.pod, -ret, time_now());
+		logkeep_failed(fs->kept_logs, f->meta.ns, f->meta.pod, -ret, time_now());
 		say(LOG_WARNING, "log of %s/%s not kept in %s: %s", f->meta.ns, f->meta.pod,
-		    logkeep_dir(fs->keep), strerror(-ret));
+		    logkeep_dir(fs->kept_logs), strerror(-ret));
 	} else {
-		logkeep_kept(fs->keep);
+		logkeep_kept(fs->kept_logs);
 		/* its log files and the job's info are looked at again */
 		struct cache_change c = {CACHE_POD, CACHE_MODIFIED, f->meta.ns, f->meta.pod,
 					 f->meta.kind, f->meta.job, NULL, "", ""};

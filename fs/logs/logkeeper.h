@@ -8,7 +8,7 @@
 #include "fs/base/fs_struct.h"
 
 int logkeeper_new(struct fs *fs, struct logkeeper **out);
-/* Starts the thread (fs->keep set): pods changed from now on are looked at. -errno. */
+/* Starts the thread (fs->kept_logs set): pods changed from now on are looked at. -errno. */
 int logkeeper_start(struct logkeeper *kp);
 /* A pod of a job changed (the cache's hook, any thread): look at it soon. */
 void logkeeper_pod_changed(struct logkeeper *kp, const char *ns, const char *pod);

@@ -43,6 +43,10 @@
  * rmdir (and so the kernel's lock of jobs/) waits for the cluster.
  *
  * Called by ops.c and dirs.c (submit.h).
+ *
+ * One unit with submit_defer.c, which makes a copied folder's job on its thread
+ * and records the outcome through this file's submit_area_path, submit_note_made
+ * and submit_record_checked: submit_defer.c's design note says why.
  */
 #include "fs/submit/areas.h"
 #include "fs/submit/access.h"

@@ -1,22 +1,65 @@
 /*
- * Directory entries are made when their copy is over. `cp -r mnist/ submit/`
- * closes spec.yaml before it copies train.py (the order is the source directory's),
- * so the job of submit/NAME/spec.yaml cannot be created at that close without
- * losing the code that follows. The close checks the spec (parse, validate, dry
- * runs: its errors still fail the close), and the submission waits here until the
- * copy is over: no file below submit/NAME/ open for writing, nothing changed for
- * STAGING_QUIET_MS, and every process that wrote there ended (writers.h; one that
- * goes on running, a notebook or a file manager, counts as done after
- * STAGING_STAY_MS of quiet). A pause of `tar x` in the middle of a file or between
- * two files is no end (issue 33). Then its code is taken and the job created by one
- * thread, the ConfigMap checked against the bytes sent and the folder against what
- * was taken (a change meanwhile undoes the job), and status and error say how it
- * went.
+ * A copied folder's job, made once its copy is over (submit_defer.h).
  *
- * A lookup of jobs/NAME while NAME waits here waits for it (submit_defer_wait), so
- * `cp -r mnist/ submit/ && cat jobs/mnist/status` still works.
+ * Design note: why a copied folder waits.
  *
- * Lock: the queue's mutex is a leaf; no request runs under it.
+ * `cp -r mnist/ submit/` closes spec.yaml before it copies train.py (cp goes in
+ * the source directory's order), and FUSE tells no "end of copy": the kernel
+ * sends each file's create, writes and release, and nothing after the last. So
+ * the job of submit/NAME/spec.yaml cannot be created at that close without
+ * losing the code that follows, and there is no later moment the daemon is told
+ * of. What stands for "the copy is over" is three facts at once: no file below
+ * submit/NAME/ open for writing (staging.c counts each open that writes),
+ * nothing created, written or renamed there for STAGING_QUIET_MS (500 ms;
+ * staging.c stamps each entry's last change on the monotonic clock), and every
+ * process that wrote there ended (writers.h asks /proc; one that goes on
+ * running, a notebook or a file manager, counts as done after STAGING_STAY_MS of
+ * quiet, and one that looks up jobs/NAME counts as done at once). Quiet alone
+ * was the rule until issue 33: a `tar x` that paused a second in the middle of a
+ * file shipped its first part, and one that paused between two files left the
+ * second out. A file whose writer was killed half-way fails the folder's copy:
+ * no job is made from part of it. What shipped is checked byte for byte against
+ * what was taken (the ConfigMap the API server stored), and the folder against
+ * what was taken (a change meanwhile undoes the job).
+ *
+ * What the user still sees at close(2): the close of the spec checks it (parse,
+ * validate, the dry runs, submit.c): a bad spec fails that close with its errno,
+ * as a single file's would, and is not queued. A good one is queued here; its
+ * status reads "submitting" until this thread takes the code (staging_take_code:
+ * every file below NAME/ at that moment, at once) and makes the job (submit_run,
+ * dry runs again with the code, then the objects, undone on failure); then
+ * status and error say how it went, as a direct submission's do. A file written
+ * after that changes nothing: the code was taken.
+ *
+ * The rules that follow from it:
+ * - one thread makes them, one at a time, the first quiet one of the queue
+ *   first; a spec written again before its copy was over replaces its first
+ *   submission (the second close checked the newer text);
+ * - a folder removed before it was quiet makes nothing (logged); one whose copy
+ *   had a name that could not be made (a link, a special file) fails as a whole,
+ *   never a job made from part of it (staging_copy_failed);
+ * - a lookup of jobs/NAME while NAME waits here waits for it, at most
+ *   SUBMIT_DEFER_WAIT_MS (submit_defer_wait; each job made wakes every waiter,
+ *   which looks again), so `cp -r mnist/ submit/ && cat jobs/mnist/status`
+ *   shows the job; check/'s entries make no job and are not waited for;
+ * - at unmount the thread stops and what still waits is dropped, each one said
+ *   in the daemon's log, nothing made (submit_defer_stop).
+ *
+ * One unit with submit.c: submit.c queues a folder's spec here at its close
+ * (submit_defer_add), and this file records the outcome through submit.c's own
+ * record keeping (submit_area_path, submit_note_made, submit_record_checked), so
+ * that a deferred submission and a direct one write status, error and the job's
+ * note in one way. The two are one unit split for size: the calls run both ways
+ * on purpose (tests/tools/check_layers.py's ONE_UNIT).
+ *
+ * Locks: w.mu guards the queue, `running` and `finished`. Under it next_ready
+ * asks each queued entry how long it has been quiet, which takes an area table's
+ * lock and then that staging tree's lock (areas.c, staging.c); those take
+ * nothing of this file. make_one runs with no lock held (it waits on the
+ * network); no FUSE request is answered under w.mu.
+ *
+ * Tested by tests/unit/test_fs_submit_defer.c and, through a mount,
+ * tests/integration/test_submit_code.py and test_submit_writers.py.
  */
 #include "fs/submit/submit_defer.h"
 #include "fs/submit/submit_run.h"

@@ -11,9 +11,11 @@
  *
  * Under the cache's read lock: v's strings point into the cache's pod and into the
  * copies of kept entries this holds.
+ *
+ * It is handed the job and pod (model.c's model_attempts finds them for a node), so
+ * that it calls nothing of the path model that calls it: no circle of calls.
  */
 #include "fs/tree/attempts.h"
-#include "fs/tree/model.h"
 #include "fs/logs/logkeep.h"
 #include "k8s/base/timefmt.h"
 #include "render/pods.h"
@@ -86,21 +88,20 @@ static void from_copy(struct attempt_view *v, const struct logkeep_entry *e, boo
 	}
 }
 
-int attempts_of(struct fs *fs, const struct fs_node *node, struct attempts *out)
+int attempts_of(struct fs *fs, const struct job *job, const struct pod *pod, const char *pod_uid,
+		struct attempts *out)
 {
-	const struct job *job = model_job(fs, node);
-	const struct pod *pod = model_pod(fs, node);
 	const struct container *c = NULL;
 	const char *container = NULL;
 	size_t cap = 0;
 	int last = -1, ci;
 
 	memset(out, 0, sizeof(*out));
-	if (!job || !node->uid)
+	if (!job || !pod_uid)
 		return 0;
-	if (fs->keep)
-		out->n_kept = logkeep_of_pod(fs->keep, job->meta.namespace, job->kind,
-					     job->meta.name, job->meta.uid, node->uid, &out->kept);
+	if (fs->kept_logs)
+		out->n_kept = logkeep_of_pod(fs->kept_logs, job->meta.namespace, job->kind,
+					     job->meta.name, job->meta.uid, pod_uid, &out->kept);
 	ci = pod ? render_pod_main_container(pod) : -1;
 	if (ci >= 0) {
 		c = &pod->containers[ci];
@@ -134,7 +135,7 @@ int attempts_of(struct fs *fs, const struct fs_node *node, struct attempts *out)
 		v->number = instance + 1;
 		v->of = c ? last + 1 : 0;
 		v->container = container;
-		v->keep_logs = fs->keep ? fs->opts.keep_logs : 0;
+		v->keep_logs = fs->kept_logs ? fs->opts.keep_logs : 0;
 		v->now = time_now();
 		v->log = ATTEMPT_LOG_LOST;
 		if (c && instance == c->restart_count) {

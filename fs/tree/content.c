@@ -243,7 +243,7 @@ static int attempt_text(struct fs *fs, const struct fs_node *node, const struct 
 {
 	struct attempts a;
 	const struct attempt_view *v = NULL;
-	int ret = attempts_of(fs, node, &a);
+	int ret = model_attempts(fs, node, &a);
 
 	if (!ret && !(v = attempts_find(&a, node->restarts + 1)))
 		ret = -ENOENT;
@@ -287,12 +287,12 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		cache_get_health(fs->cache, &h);
 		p->render.health(sb, &h);
 		*mtime = later(h.since, fs->started);
-		if (fs->keep) {
-			struct logs_kept_state keep;
+		if (fs->kept_logs) {
+			struct logs_kept_state kept;
 
-			logkeep_state(fs->keep, &keep);
-			render_logs_kept_line(sb, &keep);
-			*mtime = later(*mtime, keep.since);
+			logkeep_state(fs->kept_logs, &kept);
+			render_logs_kept_line(sb, &kept);
+			*mtime = later(*mtime, kept.since);
 		}
 		return 0;
 	case SRC_CLUSTER:
@@ -331,7 +331,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	}
 }
 
-int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *changed)
+int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *changed)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct fs_text *text = NULL;
@@ -344,7 +344,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *
 	cache_read_lock(fs->cache);
 	gen = cache_generation(fs->cache);
 	if (in->rendered && in->text_gen == gen && !fs_type_is_volatile(in->node.type) &&
-	    (in->text || !keep)) {
+	    (in->text || !hold)) {
 		ret = 0;
 		goto unlock;
 	}
@@ -359,7 +359,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *
 	*changed = !in->rendered || in->text_len != sb.len || in->text_hash != hash;
 	/* A large text stays only while it is read: 346k inodes after a walk of the tree
 	 * would otherwise hold every info and job.json. Small ones cost less than a render. */
-	if (keep || sb.len <= CONTENT_KEEP_MAX) {
+	if (hold || sb.len <= CONTENT_KEEP_MAX) {
 		if (!*changed && in->text) {
 			text = fs_text_get(in->text);
 		} else if (!(text = fs_text_new(strbuf_str(&sb), sb.len))) {
@@ -559,7 +559,7 @@ double content_attr_timeout(struct fs *fs, enum fs_type type)
 	return fs->opts.attr_timeout;
 }
 
-double content_entry_timeout(struct fs *fs, enum fs_type type)
+static double content_entry_timeout(struct fs *fs, enum fs_type type)
 {
 	const struct place *p = place_of(type);
 

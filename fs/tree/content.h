@@ -23,19 +23,18 @@
 #define CONTENT_KEEP_MAX 256
 int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed);
 /*
- * The same with inode_lock(in) held by the caller; keep: in->text is set however large
- * (an open takes its snapshot). A kept text is only sure to be there until inode_lock(in)
+ * The same with inode_lock(in) held by the caller; hold: in->text is set however large
+ * (an open takes its snapshot). A held text is only sure to be there until inode_lock(in)
  * is released: any other refresh (a getattr, the notifier) may drop a large one, so
  * an open takes its reference before unlocking.
  */
-int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool keep, bool *changed);
+int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *changed);
 /* The attributes of in (refreshing its content first); 0 or -errno. */
 int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st);
 /* Attributes from a node alone for types that need no content (directories). */
 void content_stat_static(struct fs *fs, enum fs_type type, struct stat *st);
 /* The attribute and entry timeouts of a node's replies. */
 double content_attr_timeout(struct fs *fs, enum fs_type type);
-double content_entry_timeout(struct fs *fs, enum fs_type type);
 double content_negative_timeout(struct fs *fs, enum fs_type parent_type);
 
 /* Fills a fuse_entry_param for in (pinned) after a successful lookup: its attributes,

@@ -5,6 +5,7 @@
  */
 #include "fs/tree/listing.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -47,5 +48,6 @@ void fs_listing_touch(struct fs *fs, enum fs_type type, const char *ns, int64_t 
 		if (i < fs->n_jobs_mtime)
 			fs->jobs_mtime[i].mtime = when;
 	}
+	assert(fs->n_jobs_mtime <= FS_LISTING_NS_MAX);
 	pthread_mutex_unlock(&fs->listing_lock);
 }

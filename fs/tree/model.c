@@ -19,7 +19,7 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
 #include "k8s/base/strbuf.h"
-#include "render/job_info.h"
+#include "render/job_times.h"
 #include "render/pods.h"
 #include "render/tensorboard.h"
 
@@ -266,9 +266,9 @@ static struct logkeep_entry *kept_pod(struct fs *fs, const struct job *job, cons
 	struct logkeep_entry **e = NULL, *found = NULL;
 	size_t n, best = 0;
 
-	if (!fs->keep || !job || pod_of_job(fs, job, name) || !job_has_ended(fs, job))
+	if (!fs->kept_logs || !job || pod_of_job(fs, job, name) || !job_has_ended(fs, job))
 		return NULL;
-	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+	n = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
 	/* its last attempt's (every attempt has a copy of its own) */
 	for (size_t i = 0; i < n; i++)
@@ -290,9 +290,9 @@ static struct logkeep_entry *kept_main(struct fs *fs, const struct job *job)
 	struct logkeep_entry **e = NULL, *found = NULL;
 	size_t n, best = 0;
 
-	if (!fs->keep || !job)
+	if (!fs->kept_logs || !job)
 		return NULL;
-	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+	n = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
 	for (size_t i = 0; i < n; i++)
 		if (e[i]->meta.main && (!found || e[i]->meta.finished > found->meta.finished)) {
@@ -337,7 +337,7 @@ static struct logkeep_entry *kept_of_pod_dir(struct fs *fs, const struct fs_node
 {
 	struct logkeep_entry *e;
 
-	if (!fs->keep || !dir->pod || model_pod(fs, dir))
+	if (!fs->kept_logs || !dir->pod || model_pod(fs, dir))
 		return NULL;
 	e = kept_pod(fs, model_job(fs, dir), dir->pod);
 	if (e && (!dir->uid || strcmp(e->meta.pod_uid, dir->uid) != 0)) {
@@ -392,10 +392,15 @@ static bool is_other_namespace(struct fs *fs, const char *name)
 
 /* ---- attempts/ (attempts.h) ---- */
 
+int model_attempts(struct fs *fs, const struct fs_node *node, struct attempts *out)
+{
+	return attempts_of(fs, model_job(fs, node), model_pod(fs, node), node->uid, out);
+}
+
 static bool attempt_exists(struct fs *fs, const struct fs_node *node)
 {
 	struct attempts a;
-	bool found = attempts_of(fs, node, &a) == 0 && attempts_find(&a, node->restarts + 1);
+	bool found = model_attempts(fs, node, &a) == 0 && attempts_find(&a, node->restarts + 1);
 
 	attempts_free(&a);
 	return found;
@@ -444,7 +449,7 @@ static int attempt_child(struct fs *fs, const struct fs_node *dir, const char *n
 
 	if (n < 1)
 		return -ENOENT;
-	ret = attempts_of(fs, dir, &a);
+	ret = model_attempts(fs, dir, &a);
 	v = ret ? NULL : attempts_find(&a, n);
 	ret = ret ? ret : v ? attempt_node(dir, v, out) : -ENOENT;
 	attempts_free(&a);
@@ -707,9 +712,9 @@ static void list_kept_pods(struct fs *fs, const struct fs_node *dir, const struc
 	struct logkeep_entry **e = NULL;
 	size_t n, first = b->n;
 
-	if (!fs->keep || !job_has_ended(fs, job))
+	if (!fs->kept_logs || !job_has_ended(fs, job))
 		return;
-	n = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
+	n = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name, job->meta.uid,
 			   &e);
 	for (size_t i = 0; i < n && !b->err; i++) {
 		struct fs_node node;
@@ -810,7 +815,7 @@ static void list_attempts(struct fs *fs, const struct fs_node *dir, struct list_
 		b->err = -ENOENT;
 		return;
 	}
-	if (attempts_of(fs, dir, &a) < 0) {
+	if (model_attempts(fs, dir, &a) < 0) {
 		b->err = -ENOMEM;
 		attempts_free(&a);
 		return;

@@ -32,5 +32,9 @@ bool model_pod_kept(struct fs *fs, const struct fs_node *pod_dir, int64_t *finis
 const struct job *model_job(struct fs *fs, const struct fs_node *node);
 const struct pod *model_pod(struct fs *fs, const struct fs_node *node);
 const struct k8s_node *model_node(struct fs *fs, const struct fs_node *node);
+/* The attempts of the pod a node (instances/POD/ or below) stands for: attempts_of
+ * (attempts.h) with its job, pod and uid. */
+struct attempts;
+int model_attempts(struct fs *fs, const struct fs_node *node, struct attempts *out);
 
 #endif

@@ -1,26 +1,67 @@
 /*
- * The notifier: the one thread that tells the kernel what changed.
+ * The notifier: the one thread that tells the kernel what changed (notify.h).
  *
- * Cache changes (cache_options.on_change, from the reflector threads) and log
- * appends (from the stream threads) are queued here; the thread turns them into
- * fuse_lowlevel_notify_inval_entry / inval_inode calls. It never runs inside a
- * request handler and holds no lock while notifying: the kernel may wait, in a
- * notification, for a directory lock that a request in progress holds, and that
- * request may need one of our locks: a deadlock (docs/fuse.md).
+ * Design note: what the kernel is told, and when.
  *
- * For each change it finds the inodes the kernel knows that show the object
- * (inode.h's object index), and revalidates each: a name that now means nothing
- * or another object (deleted job, restarted container, a name that became
- * NAME.TYPE) is unmapped and its entry invalidated; a file whose text changed is
- * re-rendered now (so st_mtime is the moment of the change) and its inode
- * invalidated, dropping the kernel's pages and attributes; a directory gets its
- * attributes invalidated, and the entries that come and go in it
- * (tensorboard_url, logs.previous) invalidated when they appear or vanish. Once a
- * second it looks at the cache's health and refreshes cluster/health.
+ * Why tell at all: the kernel caches names, attributes, pages and listings, and
+ * arenafs lets it (names and attributes for 30 s, listings until they change:
+ * content.c's timeouts, dirs.c) because every change is told. A change not told
+ * is a stale file for up to a timeout; a change told twice costs a request.
  *
- * It also makes the kernel forget what nobody used for a while, once the inode
- * table holds more than its limit (inode.h): it invalidates the entries of the
- * least recently used idle inodes, and the kernel's FORGET frees them.
+ * Who tells: only this thread, never a request handler, and with no lock held
+ * while it sends. A notification may wait for a directory lock the kernel holds
+ * for a request in progress, and that request may wait for a lock of ours: a
+ * deadlock (docs/fuse.md). So the work goes in two steps, each pass of the loop:
+ * gather (under the cache's read lock and an inode's lock, as the model and
+ * content need them), then send the gathered actions, holding nothing.
+ *
+ * What comes in (queued under w.mu, taken all at once by each pass):
+ * - a cache change, from a reflector or the queue poller (notify_cache_change,
+ *   the cache's change hook): the object's keys (place_key: its own, its job's,
+ *   its node's, the tables of its namespace, cluster/...) become the batch's;
+ * - a log that grew, from a stream thread (notify_log_grew): at most one queued
+ *   per inode (log_queued), its log_seq counted so that a waiter knows when the
+ *   notice went out;
+ * - the time: once a second (NOTIFY_HEALTH_POLL_MS) the cache's health, and the
+ *   inode table going over max_inodes (notify_inodes_over).
+ * Before the mount's init (and after stop) nothing is queued: the kernel knows
+ * no inode then. A change that arrives during a pass waits for the next.
+ *
+ * What goes out, per inode filed under a key of the batch (each once a pass,
+ * in address order):
+ * - its name now means nothing, or another object (a job deleted, a container
+ *   restarted, a name that became NAME.TYPE): the inode is unmapped first, then
+ *   inval_entry(parent, name), so that the kernel's next lookup makes a new
+ *   inode and never reaches the old one;
+ * - a file whose text changed: re-rendered now (content_refresh: st_mtime is the
+ *   moment of the change), then inval_inode(ino, 0): its pages and attributes;
+ *   a file whose text did not change is told nothing;
+ * - a file that shows ages (PLACE_AGES): inval_inode(ino, 0) on any change of
+ *   its object, as it is rendered again at each open anyway;
+ * - a directory: inval_inode(ino, 0) (its attributes and the listing the kernel
+ *   keeps), and inval_entry for each name that comes and goes in it
+ *   (tensorboard_url, logs.previous, code) that appeared or vanished;
+ * - a log: inval_inode(ino, -1), attributes only (the pages it has are still
+ *   right: a log only grows); the open of a log waits (notify_wait_log, at most
+ *   LOG_NOTIFY_WAIT_MS) until its size notice is out, so that tail's first fstat
+ *   sees the size;
+ * - a file of code/: nothing, its identity holds its key, size and mode, so the
+ *   name check above has seen any change.
+ * The health, once a second: cluster/health by its key; when the cluster turns
+ * unreachable or reachable again, every file that ends with the stale note.
+ * Over max_inodes: inval_entry for at most NOTIFY_EVICT_MAX idle inodes, least
+ * recently used first (submit/'s kept); the kernel's FORGETs free them, and a
+ * second later malloc_trim hands the freed pages back.
+ * An ENOENT from the kernel (it had nothing cached) is no error.
+ *
+ * Locks: w.mu guards the queue, evict, log_seq, log_sent and log_queued of every
+ * inode, and is a leaf (no other lock is taken under it). Gathering takes the
+ * cache's read lock, then an inode's lock, in docs/architecture.md's order.
+ * Sending takes none.
+ *
+ * Tested through mounts, where the kernel is the one told: tests/integration/
+ * test_tree_live.py (changes seen by cat, ls and stat within the timeouts) and
+ * test_tree_logs.py (tail -f of a growing log).
  */
 #include "fs/tree/notify.h"
 #include "fs/tree/model.h"
@@ -32,6 +73,7 @@
 #include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
+#include "k8s/base/invariant.h"
 #include "k8s/base/worker.h"
 
 #include <errno.h>
@@ -622,8 +664,8 @@ static void check_health(struct fs_notifier *n, struct batch *b)
 	struct logs_kept_state keep = {0};
 
 	cache_get_health(fs->cache, &h);
-	if (fs->keep)
-		logkeep_state(fs->keep, &keep);
+	if (fs->kept_logs)
+		logkeep_state(fs->kept_logs, &keep);
 	if (n->health_known && h.connected == n->health.connected && h.since == n->health.since &&
 	    strcmp(h.last_error, n->health.last_error) == 0 && h.skipped == n->health.skipped &&
 	    keep.err == n->keep.err && keep.since == n->keep.since && keep.budget == n->keep.budget)
@@ -671,6 +713,7 @@ static struct item *take_queue(struct fs_notifier *n)
 {
 	struct item *items = n->head;
 
+	assert(mutex_is_held(&n->w.mu));
 	n->head = NULL;
 	n->tail = &n->head;
 	return items;

@@ -18,7 +18,7 @@
 #include "fs/logs/logkeep.h"
 #include "render/render.h"
 #include "render/why.h"
-#include "render/job_info.h"
+#include "render/job_times.h"
 #include "render/pods.h"
 
 #include <assert.h>
@@ -110,12 +110,12 @@ static int gather_kept(struct fs *fs, struct fs_job_view *out)
 	struct job_view *v = &out->v;
 	const struct job *job = v->job;
 
-	if (!fs->keep || !render_job_ended(v))
+	if (!fs->kept_logs || !render_job_ended(v))
 		return 0;
-	logkeep_state(fs->keep, &out->keep);
+	logkeep_state(fs->kept_logs, &out->keep);
 	if (out->keep.err)
 		v->keep = &out->keep;   /* info says why a log it meant to keep is gone */
-	out->n_kept = logkeep_of_job(fs->keep, job->meta.namespace, job->kind, job->meta.name,
+	out->n_kept = logkeep_of_job(fs->kept_logs, job->meta.namespace, job->kind, job->meta.name,
 				     job->meta.uid, &out->kept);
 	if (!out->n_kept)
 		return 0;
@@ -155,13 +155,13 @@ static int gather_log_tail(struct fs *fs, struct fs_job_view *out)
 	ssize_t n;
 	int fd;
 
-	if (!fs->keep || !render_job_why_failure(&out->v, &pod, &c, &previous) || previous)
+	if (!fs->kept_logs || !render_job_why_failure(&out->v, &pod, &c, &previous) || previous)
 		return 0;
 	snprintf(identity, sizeof(identity), "%s/%s/%d", pod->meta.uid, c->name,
 		 c->restart_count);
 	ref = (struct logkeep_ref){out->v.job->meta.namespace, out->v.job->meta.name,
 				   pod->meta.name, c->name, identity};
-	if (logkeep_open_log(fs->keep, &ref, &fd, &size) < 0)
+	if (logkeep_open_log(fs->kept_logs, &ref, &fd, &size) < 0)
 		return 0;
 	out->log_tail = malloc(VIEW_LOG_TAIL_BYTES + 1);
 	if (!out->log_tail) {

@@ -1,9 +1,10 @@
 /*
  * Standard base64 (RFC 4648, with padding), as kubeconfig's *-data fields and
- * HTTP basic auth use it. Internal to k8s/; pure.
+ * HTTP basic auth use it (k8s/auth/), and as a ConfigMap's binaryData carries a
+ * job's shipped code (render/jobspec/code.c). Pure. Part of the floor (k8s/base/README.md).
  */
-#ifndef ARENAFS_K8S_BASE64_H
-#define ARENAFS_K8S_BASE64_H
+#ifndef ARENAFS_K8S_BASE_BASE64_H
+#define ARENAFS_K8S_BASE_BASE64_H
 
 #include <stddef.h>
 

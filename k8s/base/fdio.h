@@ -2,9 +2,11 @@
  * Writing a whole buffer to a file descriptor, through short writes and EINTR:
  * the spill files of logs (k8s/logs/logbuf.c) and the kept logs (fs/logs/logkeep.c,
  * fs/logs/logkeeper.c).
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
-#ifndef ARENAFS_UTIL_FDIO_H
-#define ARENAFS_UTIL_FDIO_H
+#ifndef ARENAFS_K8S_BASE_FDIO_H
+#define ARENAFS_K8S_BASE_FDIO_H
 
 #include <errno.h>
 #include <stddef.h>

@@ -2,9 +2,11 @@
  * FNV-1a, 64-bit: the one hash of fs/'s tables (inode names and object keys,
  * derived inode numbers, the log memo) and of a rendered text's identity. Short
  * keys, an even spread, no dependencies. Chain calls to hash several parts.
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
-#ifndef ARENAFS_UTIL_HASH_H
-#define ARENAFS_UTIL_HASH_H
+#ifndef ARENAFS_K8S_BASE_HASH_H
+#define ARENAFS_K8S_BASE_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>

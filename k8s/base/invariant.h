@@ -12,6 +12,8 @@
  * The lock questions say "held by some thread", not "by this one": POSIX has no
  * owner query for a default mutex or a rwlock; held by nobody is the mistake
  * they catch (a caller that forgot to lock).
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
 #ifndef ARENAFS_K8S_BASE_INVARIANT_H
 #define ARENAFS_K8S_BASE_INVARIANT_H

@@ -8,6 +8,7 @@
  * k8s/ never says anything (its errors travel in struct k8s_error); fs/ says what a
  * user or an operator should know about and what the kernel cannot be told.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -34,12 +35,7 @@ void say_set_level(int priority)
 	max_priority = priority;
 }
 
-bool say_enabled(int priority)
-{
-	return priority <= max_priority;
-}
-
-void vsay(int priority, const char *fmt, va_list ap)
+static void vsay(int priority, const char *fmt, va_list ap)
 {
 	char msg[2048], line[2048];
 	size_t len;

@@ -5,9 +5,11 @@
  * further appends do nothing, so callers check once at the end with strbuf_ok().
  * The buffer is always NUL-terminated after the first append. The caller owns it
  * and frees it with strbuf_free() or takes it with strbuf_take().
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
-#ifndef ARENAFS_UTIL_STRBUF_H
-#define ARENAFS_UTIL_STRBUF_H
+#ifndef ARENAFS_K8S_BASE_STRBUF_H
+#define ARENAFS_K8S_BASE_STRBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,9 +3,11 @@
  * fractions and offsets accepted on input), converted to and from Unix seconds.
  * Pure functions; used by k8s/ when decoding objects and by render/ when printing.
  * Also the one monotonic clock reading the deadlines and waits of k8s/ and fs/ use.
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
-#ifndef ARENAFS_UTIL_TIMEFMT_H
-#define ARENAFS_UTIL_TIMEFMT_H
+#ifndef ARENAFS_K8S_BASE_TIMEFMT_H
+#define ARENAFS_K8S_BASE_TIMEFMT_H
 
 #include <stddef.h>
 #include <stdint.h>

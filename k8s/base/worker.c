@@ -3,6 +3,7 @@
  * of fs/ and mount/. Tested by tests/unit/test_k8s_base_worker.c.
  */
 #include "k8s/base/worker.h"
+#include "k8s/base/invariant.h"
 
 #include <errno.h>
 
@@ -78,5 +79,6 @@ void worker_sleep(struct worker *w, int64_t ms)
 {
 	struct timespec until = worker_deadline(ms);
 
+	assert(mutex_is_held(&w->mu));   /* a wait on a mutex not held is undefined */
 	pthread_cond_timedwait(&w->cond, &w->mu, &until);
 }

@@ -8,6 +8,8 @@
  *
  * Locks: w->mu guards running, stop and the owner's queue; worker_start and
  * worker_stop take it themselves (never call them with it held).
+ *
+ * Part of the floor under every room (k8s/base/README.md): uses nothing of arenafs.
  */
 #ifndef ARENAFS_K8S_BASE_WORKER_H
 #define ARENAFS_K8S_BASE_WORKER_H

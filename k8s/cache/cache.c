@@ -8,6 +8,15 @@
  * watches go when cluster-wide listing is forbidden), then nodes, pods, services, claims,
  * events and every served job kind, whose first lists run in parallel threads.
  * Used by mount/ (start, stop) and fs/ (health).
+ *
+ * One unit with reflector.c and queuepoll.c (the three share cache_impl.h, the
+ * feed's private insides): this file starts and stops the threads that feed the
+ * store (reflector_spawn_locked under f->lock; queue_poll_start/stop), and they
+ * hand back each change and health (cache_deliver, cache_health_update_locked,
+ * cache_trim_memory). The calls run both ways on purpose: the feed owns its
+ * threads' lives, the threads report to the feed. A table of callbacks between
+ * them would hide the same circle behind pointers, with one implementation on
+ * each side (tests/tools/check_layers.py's ONE_UNIT).
  */
 #include "k8s/cache/cache_impl.h"
 

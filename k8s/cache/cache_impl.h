@@ -1,13 +1,18 @@
 /*
  * The insides of the watch-fed cache's feed: what keeps the store (store.h)
  * current. Shared by cache.c (start, stop, health, the change callback) and
- * reflector.c (one thread per watched kind and scope). Not a public header: the
- * tree uses cache.h.
+ * reflector.c (one thread per watched kind and scope) and queuepoll.c (Kueue's
+ * lines): the three are one unit, whose calls run both ways (cache.c's header
+ * says why). Not a public header: the tree uses cache.h.
  *
  * Locks: f->lock (a mutex) guards the reflector list, every reflector's health
  * fields, the health summary and the start-up counters; it is never held while
  * waiting for the network, nor while waiting for the store's readers-writer lock
  * (a reader holding that may ask for the health, which takes f->lock).
+ * Order: the store's lock, then f->lock: f->lock must be acquired *after* the
+ * store's lock, never before it. Each field below says what guards it: "set
+ * once" (before any thread of the feed starts, read-only after), "under
+ * f->lock", "the thread's own" (its reflector thread alone), or atomic.
  */
 #ifndef ARENAFS_K8S_CACHE_IMPL_H
 #define ARENAFS_K8S_CACHE_IMPL_H
@@ -54,14 +59,15 @@ enum reflector_state {
 
 struct reflector {
 	struct reflector *next;      /* f->reflectors, under f->lock */
+	/* set once by reflector_spawn_locked, before its thread starts */
 	struct cache_feed *feed;
 	enum cache_object_type type;
 	int kind;                    /* job kind for CACHE_JOB, else -1 */
 	char ns[CACHE_NS_MAX];       /* "" cluster-wide (or cluster-scoped) */
 	char what[CACHE_WHAT_MAX];   /* "pods", "tfjobs in team-a": for messages */
-	pthread_t thread;
-	bool joinable;
-	atomic_bool cancel;          /* set by cache_stop or when its namespace goes */
+	pthread_t thread;            /* under f->lock (set at spawn, joined by feed_stop) */
+	bool joinable;               /* under f->lock: feed_stop joins each thread once */
+	atomic_bool cancel;          /* atomic: set by cache_stop or when its namespace goes */
 	_Atomic int64_t list_progress_ms; /* monotonic time the bytes of a list last came
 	                                     (0: none yet): start-up's no-progress deadline */
 
@@ -78,7 +84,7 @@ struct reflector {
 	char oversize_said[2 * 256 + 2]; /* ns/name of the last object too large to hold
 	                                    that was logged: each relist says it once */
 
-	/* under f->lock */
+	/* under f->lock (the health reads them for cluster/health) */
 	enum reflector_state state;
 	bool first_list_done;
 	struct k8s_error first_err;  /* why the first list failed (cache_start reports it) */
@@ -89,6 +95,7 @@ struct reflector {
 
 /* Reached from the store by store_feed(); the store from here by f->store. */
 struct cache_feed {
+	/* set once, in cache_start, before any reflector starts */
 	struct k8s_client *client;
 	struct k8s_cache *store;     /* what it fills, the handle readers hold */
 	char *config_ns;             /* the store borrows it */
@@ -96,15 +103,18 @@ struct cache_feed {
 	void *arg;
 	bool served[JOB_KIND_COUNT];
 	struct kueue_api kueue;      /* cache_options.kueue */
-	struct queue_poll *poll;     /* the lines' poller (queuepoll.c), or NULL */
 	int watch_timeout_s;         /* cache_options.watch_timeout_s; 0: random */
-	atomic_uint epochs;          /* source of list epochs */
+	/* the lines' poller (queuepoll.c), or NULL: set by cache_start once the first
+	 * lists are done, cleared by cache_stop, both on the mount's thread */
+	struct queue_poll *poll;
+	atomic_uint epochs;          /* atomic: source of list epochs */
 
-	pthread_mutex_t lock;
-	pthread_cond_t cond;         /* start-up progress, stop, backoff wake-ups */
-	bool stopping;
+	pthread_mutex_t lock;        /* after the store's lock, never before it */
+	pthread_cond_t cond;         /* with lock: start-up progress, stop, backoff wake-ups */
+	/* under lock, all that follows */
+	bool stopping;               /* no reflector is spawned once set */
 	struct reflector *reflectors;
-	int pending_first_lists;     /* reflectors whose first list is not done */
+	int pending_first_lists;     /* reflectors whose first list is not done; >= 0 */
 	/* per type: true once its cluster-wide list answered 403 (watch per namespace) */
 	bool per_namespace[CACHE_NAMESPACE + 1][JOB_KIND_COUNT + 1];
 	bool namespaces_listed;      /* the namespace reflector's first list succeeded */

@@ -18,6 +18,10 @@
  * said; a queue's position is a help, not the cluster's health,
  * which this poller never touches. Started and stopped by cache.c; its thread is
  * the one in docs/architecture.md's table ("queue poller").
+ *
+ * One unit with cache.c and reflector.c (cache_impl.h): cache.c starts and stops
+ * it, and it hands each line that changed to cache.c's cache_deliver, as a
+ * reflector does: cache.c's header says why the calls run both ways.
  */
 #include "k8s/cache/cache_impl.h"
 

@@ -25,6 +25,11 @@
  * Watch events are applied from the stream callback (the client's transport
  * thread); lists from this thread. Spawned by cache.c, and by a reflector that
  * hands its kind over to per-namespace reflectors.
+ *
+ * One unit with cache.c and queuepoll.c (cache_impl.h): cache.c spawns it, and it
+ * calls cache.c back with what it applied and its health (cache_deliver,
+ * cache_health_update_locked, cache_trim_memory): cache.c's header says why the
+ * calls run both ways.
  */
 #include "k8s/cache/cache_impl.h"
 

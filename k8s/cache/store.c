@@ -179,7 +179,8 @@ struct index_key {
 	const char *ns, *val; /* val NULL: not indexed */
 };
 
-int store_links(int type)
+/* How many indexes an object of type is in: the links its entry has. */
+static int store_links(int type)
 {
 	switch (type) {
 	case CACHE_POD:
@@ -321,7 +322,8 @@ struct cache_feed *store_feed(struct k8s_cache *st)
 	return st->feed;
 }
 
-void store_object_free(enum cache_object_type type, void *obj)
+/* The object's decoder-made free function, by type. */
+static void store_object_free(enum cache_object_type type, void *obj)
 {
 	switch (type) {
 	case CACHE_JOB:

@@ -50,9 +50,6 @@ struct cache_feed *store_feed(struct k8s_cache *st);
 /* Bumps the generation without a change of objects (the cache's health changed). */
 void store_bump(struct k8s_cache *st);
 
-/* The object's decoder-made free function, by type. */
-void store_object_free(enum cache_object_type type, void *obj);
-
 /*
  * Puts obj (ownership passes to the store) under its namespace/name (and kind, for
  * jobs), marked with epoch (see store_sweep). Returns 1 with *ch filled (ADDED or

@@ -66,12 +66,19 @@ struct btable {
 
 /* The store is the cache readers hold (store.h says why). */
 struct k8s_cache {
+	/* Readers (FUSE workers, the notifier) hold it to read and to keep what they
+	 * read alive; writers (the reflectors, the queue poller) take it to write only
+	 * to swap pointers, never while waiting for the network. Order: an inode's lock
+	 * (fs/base/inode.h) before it, the feed's f->lock (cache_impl.h) after it. */
 	pthread_rwlock_t lock;
-	uint64_t generation; /* written under the write lock, read atomically */
-	struct etable tables[TYPE_COUNT];
-	struct btable indexes[IX_COUNT];
-	const char *config_ns;   /* listed first by cache_namespaces; not owned */
-	struct cache_feed *feed; /* what fills it (cache_impl.h); NULL for a store alone */
+	uint64_t generation;     /* written under the write lock, read atomically */
+	struct etable tables[TYPE_COUNT];  /* guarded by lock: read under it, written
+	                                      under it held for writing */
+	struct btable indexes[IX_COUNT];   /* guarded by lock, as tables */
+	const char *config_ns;   /* set once, at creation; listed first by cache_namespaces;
+	                            not owned */
+	struct cache_feed *feed; /* set once, at creation (cache_impl.h); NULL for a store
+	                            alone */
 };
 
 /* Every object struct of objects.h starts with its obj_meta. */
@@ -80,8 +87,6 @@ static inline const struct obj_meta *meta_of(const void *obj)
 	return obj;
 }
 
-/* How many indexes an object of type is in: the links its entry has. */
-int store_links(int type);
 /* The entry of (kind, ns, name) in a table, or NULL. */
 struct entry *store_entry_get(struct etable *t, int kind, const char *ns, const char *name);
 /* The index bucket of (ns, val), or NULL. */

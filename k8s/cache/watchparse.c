@@ -45,13 +45,6 @@ void watchparse_free(struct watch_parser *p)
 	p->len = p->cap = 0;
 }
 
-void watchparse_reset(struct watch_parser *p)
-{
-	p->len = 0;
-	p->line_bytes = 0;
-	p->over = false;
-}
-
 static bool is_blank(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)

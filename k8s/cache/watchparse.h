@@ -57,8 +57,6 @@ void watchparse_init(struct watch_parser *p, size_t max_line);
 void watchparse_free(struct watch_parser *p);
 /* Lines over the limit are skipped and handed to fn. */
 void watchparse_on_oversize(struct watch_parser *p, watch_oversize_fn fn);
-/* Forgets a partial line (for a new stream on the same parser). */
-void watchparse_reset(struct watch_parser *p);
 
 /*
  * Feeds len bytes. Calls fn for every event completed by them, in order. Returns 0,

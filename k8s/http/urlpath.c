@@ -42,7 +42,12 @@ bool urlpath_name_ok(const char *s)
 	return strpbrk(s, "/%") == NULL;
 }
 
-int urlpath_add_segment(struct strbuf *sb, const char *what, const char *seg, struct k8s_error *err)
+/*
+ * Appends '/' and seg, escaped, as exactly one path segment. -EINVAL, with err
+ * naming `what` ("pod name"), for NULL, "", ".", "..", or a '/' or '%' in seg.
+ */
+static int urlpath_add_segment(struct strbuf *sb, const char *what, const char *seg,
+                               struct k8s_error *err)
 {
 	if (!urlpath_name_ok(seg))
 		return k8s_error_set(err, EINVAL,

@@ -21,12 +21,6 @@ void urlpath_escape(struct strbuf *sb, const char *s);
 /* True when s may be an object name in a path (ValidatePathSegmentName). */
 bool urlpath_name_ok(const char *s);
 
-/*
- * Appends '/' and seg, escaped, as exactly one path segment. -EINVAL, with err
- * naming `what` ("pod name"), for NULL, "", ".", "..", or a '/' or '%' in seg.
- */
-int urlpath_add_segment(struct strbuf *sb, const char *what, const char *seg,
-                        struct k8s_error *err);
 
 /*
  * Appends "?key=value" (or "&key=value" when the URL has a query already), both

@@ -20,6 +20,36 @@
  * without follow and with limitBytes=1, which a kubelet answers at once: only a log
  * whose server answered is an empty log (fs/logs/logfile.c, ETIMEDOUT otherwise).
  *
+ * Design note: the caught-up rule.
+ *
+ * `cat logs` of a running container must end, and end with the log up to about
+ * now; a follow stream never ends by itself. So a reader at the end of the bytes
+ * (fs/logs/logfile.c) must tell "more of the log as it was is still on its way"
+ * from "the container is quiet, or writes as it goes". Silence alone cannot say
+ * it: a log of megabytes arrives in bursts with gaps, and a chatty container is
+ * never silent, so `cat` would end early in the first case and never in the
+ * second. The rule:
+ * - each follow request notes the wall clock when it begins (request_wall) and
+ *   asks timestamps=true; the kubelet prefixes every line with when the
+ *   container wrote it;
+ * - once a line arrives written at or after request_wall, everything written
+ *   before the request has been sent (the kubelet sends the file in order):
+ *   caught_up turns true (on_data), and a reader at the end of the bytes stops
+ *   there: what follows is being written now;
+ * - until then a reader waits while bytes keep arriving (logfile.c's
+ *   LOG_QUIET_MS of silence also ends the wait: a quiet container writes no line
+ *   to catch up with);
+ * - a resumed request (after a break: sinceTime, the last line's time) starts
+ *   over: caught_up is false until one of its lines is newer than its own start;
+ * - a log read once (a terminated instance, previous=true) is never "caught up":
+ *   it is read to its end, and its reader waits for the end instead.
+ * The node's clock stands in for ours: one ahead by d ends `cat` up to d early;
+ * one behind never says caught up, and the reader falls back on the silence.
+ * caught_up is an atomic, written by the stream's callback (the transport
+ * thread) and read by readers without a lock: a stale read costs one more
+ * LOG_POLL_MS wait, never a wrong byte. Tested by tests/unit/test_k8s_logstream.c
+ * (logstream_is_caught_up_at_a_line_written_after_the_request).
+ *
  * Locks: the registry's lock guards its list and the reference counts; ls->lock the
  * buffer, status, done flag and mtime (held for copies only, never across the
  * network); ls->cb_lock the callback list, held while callbacks run, so that after

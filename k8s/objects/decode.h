@@ -25,8 +25,6 @@ char *dec_str(const json_t *obj, const char *key);
 /* sb's text copied onto s (NULL, and s->oom, when either ran out of memory); sb
  * freed. For the fields a decoder joins (a claim's access modes, a job's claims). */
 char *dec_take(struct scratch *s, struct strbuf *sb);
-/* obj[key] as a string, NULL when absent. */
-char *dec_str_or_null(const json_t *obj, const char *key);
 int64_t dec_time(const json_t *obj, const char *key);
 /* obj[key] as an int, def when absent or not an integer. */
 int dec_int(const json_t *obj, const char *key, int def);

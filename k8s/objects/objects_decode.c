@@ -65,11 +65,6 @@ char *dec_take(struct scratch *s, struct strbuf *sb)
 	return out;
 }
 
-char *dec_str_or_null(const json_t *obj, const char *key)
-{
-	return (char *)json_string_value(json_object_get(obj, key));
-}
-
 int64_t dec_time(const json_t *obj, const char *key)
 {
 	return time_parse_rfc3339(json_string_value(json_object_get(obj, key)));

@@ -13,7 +13,8 @@
 
 #define INTERN_BUCKETS_MIN 1024 /* the table doubles when entries outnumber buckets */
 
-char objpack_empty[1];
+/* The one "" every object points to for an absent string: never freed. */
+static char objpack_empty[1];
 
 struct intern_entry {
 	struct intern_entry *next;
@@ -62,7 +63,8 @@ static void pool_grow(void)
 	pool.nbuckets = n;
 }
 
-const char *intern_get(const char *s)
+/* A shared copy of s (a new reference), or NULL when out of memory. */
+static const char *intern_get(const char *s)
 {
 	size_t len;
 	uint32_t h = hash_str(s, &len);
@@ -97,7 +99,8 @@ out:
 	return out;
 }
 
-void intern_put(const char *s)
+/* Drops a reference from intern_get(). */
+static void intern_put(const char *s)
 {
 	struct intern_entry *e, **pp;
 

@@ -24,15 +24,8 @@
 
 /* ---- the intern pool ---- */
 
-/* A shared copy of s (a new reference), or NULL when out of memory. */
-const char *intern_get(const char *s);
-/* Drops a reference from intern_get(). */
-void intern_put(const char *s);
 /* Distinct strings and the bytes they hold, for measurements and tests. */
 void intern_stats(size_t *strings, size_t *bytes);
-
-/* The one "" every object points to for an absent string: never freed. */
-extern char objpack_empty[1];
 
 /* ---- scratch allocations of one decode ---- */
 

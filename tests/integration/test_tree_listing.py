@@ -57,6 +57,9 @@ def listdir(path):
     return os.listdir(path)
 
 
+# The exact listings here (the root, cluster/, a pod's, a node's, namespaces/NS/) are the
+# contract users script against, written by hand rather than read from the table they
+# test: a new file of those directories adds its name (docs/architecture.md's recipe).
 def test_ls_root_shows_the_tree(env):
     c, m = env
     assert listdir(m.mnt) == ["README", "check", "cluster", "data", "jobs", "namespaces",

@@ -1,5 +1,6 @@
 /* The scripted HTTP test server (see testsrv.h). */
 #include "tests/unit/testsrv.h"
+#include "k8s/http/client.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -184,6 +185,7 @@ int testsrv_start(struct testsrv *s)
 		return -errno;
 	}
 	s->port = ntohs(a.sin_port);
+	snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", s->port);
 	if (pthread_create(&s->thread, NULL, serve, s) != 0) {
 		close(s->fd);
 		return -EAGAIN;
@@ -196,4 +198,15 @@ void testsrv_stop(struct testsrv *s)
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
 	close(s->fd);
+}
+
+int testsrv_client(struct testsrv *s, struct k8s_client **out)
+{
+	struct k8s_error err;
+
+	memset(&s->cfg, 0, sizeof(s->cfg));
+	s->cfg.server = s->url;
+	s->cfg.user = "tester";
+	s->cfg.token = "static-token";
+	return k8s_client_new(&s->cfg, NULL, out, &err);
 }

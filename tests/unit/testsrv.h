@@ -11,6 +11,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "k8s/auth/config.h"
+
 #define TESTSRV_MAX_SCRIPT 16
 #define TESTSRV_MAX_CHUNKS 8
 
@@ -35,10 +37,17 @@ struct testsrv {
 	atomic_int requests;                 /* requests answered (or being answered) */
 	atomic_int connections;              /* connections accepted */
 	char seen[TESTSRV_MAX_SCRIPT][2048]; /* request line, headers and body of each request */
+	char url[64];                        /* "http://127.0.0.1:PORT", once started */
+	struct k8s_config cfg;               /* testsrv_client's: its client points into it */
 };
 
 /* Starts the server on a free port. Fill script and n_script before the first request. */
 int testsrv_start(struct testsrv *s);
 void testsrv_stop(struct testsrv *s);
+
+/* A client of the started server s, with a static token (k8s_client_free frees it,
+ * before testsrv_stop: its configuration is s->cfg). */
+struct k8s_client;
+int testsrv_client(struct testsrv *s, struct k8s_client **out);
 
 #endif
