@@ -370,3 +370,16 @@ void render_yaml_emit(struct strbuf *sb, const json_t *v)
 		strbuf_putc(sb, '\n');
 	}
 }
+
+void render_yaml_emit_object(struct strbuf *sb, const json_t *obj)
+{
+	json_t *shown = NULL, *meta = json_object_get(obj, "metadata");
+
+	if (json_object_get(meta, "managedFields")) {
+		shown = json_deep_copy(obj);
+		json_object_del(json_object_get(shown, "metadata"), "managedFields");
+	}
+	strbuf_puts(sb, "---\n");
+	render_yaml_emit(sb, shown ? shown : obj);
+	json_decref(shown);
+}

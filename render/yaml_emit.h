@@ -11,7 +11,8 @@
  * keeps them exact, else double-quoted with escapes; empty maps and lists are
  * {} and []; reals keep their shortest exact form and always read as floats.
  *
- * Pure: no I/O. Used by render/job_files.c; tested by test_render_yaml_emit.c.
+ * Pure: no I/O. Used by render/job_files.c and fs/submit/submit_run.c (check/);
+ * tested by test_render_yaml_emit.c.
  */
 #ifndef ARENAFS_RENDER_YAML_EMIT_H
 #define ARENAFS_RENDER_YAML_EMIT_H
@@ -22,5 +23,10 @@
 
 /* Appends v as one YAML document (no "---"), ending in a newline. */
 void render_yaml_emit(struct strbuf *sb, const json_t *v);
+
+/* Appends an object as `kubectl get -o yaml` shows it, after a "---" line: its
+ * metadata.managedFields left out (the API server's bookkeeping of who set which
+ * field, not part of what a user wrote). For check/'s dry-run answers. */
+void render_yaml_emit_object(struct strbuf *sb, const json_t *obj);
 
 #endif

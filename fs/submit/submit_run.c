@@ -37,7 +37,8 @@
 
 #include "k8s/api/api.h"
 #include "fs/submit/staging.h"
-#include "fs/tree/runtimes.h"
+#include "fs/base/runtimes_list.h"
+#include "render/jobspec/asks.h"
 #include "render/jobspec/spec.h"
 #include "render/yaml_emit.h"
 #include "k8s/base/timefmt.h"
@@ -88,9 +89,8 @@ static int create(struct fs *fs, const char *ns, json_t *obj, bool dry_run, cons
 
 /*
  * Dry-runs obj and, for check/, appends what the API server answered (its defaults
- * and its admission webhooks' changes applied) as one YAML document. managedFields
- * go, as `kubectl get -o yaml` hides them: bookkeeping of who set which field,
- * not part of the object a user wrote. *answer (when not NULL) keeps the answer.
+ * and its admission webhooks' changes applied) as one YAML document, as `kubectl
+ * get -o yaml` shows it. *answer (when not NULL) keeps the answer.
  */
 static int check(struct fs *fs, const char *ns, json_t *obj, const char *what,
                  struct strbuf *objects, json_t **answer, struct k8s_error *err)
@@ -98,14 +98,8 @@ static int check(struct fs *fs, const char *ns, json_t *obj, const char *what,
 	json_t *got = NULL;
 	int rc = create(fs, ns, obj, true, what, &got, err);
 
-	if (rc == 0 && objects && got) {
-		json_t *meta = json_object_get(got, "metadata");
-
-		if (json_is_object(meta))
-			json_object_del(meta, "managedFields");
-		strbuf_puts(objects, "---\n");
-		render_yaml_emit(objects, got);
-	}
+	if (rc == 0 && objects && got)
+		render_yaml_emit_object(objects, got);
 	if (answer)
 		*answer = got;
 	else
@@ -127,34 +121,6 @@ static int make(struct fs *fs, const char *ns, struct made *m, json_t *obj, cons
 	return 0;
 }
 
-/* Collects into names the distinct priorityClassName values anywhere in obj. */
-static void collect_priority_classes(const json_t *obj, const char **names, size_t *n,
-                                     size_t max)
-{
-	const char *key;
-	json_t *v;
-	size_t i;
-
-	if (json_is_array(obj)) {
-		json_array_foreach(obj, i, v)
-			collect_priority_classes(v, names, n, max);
-		return;
-	}
-	json_object_foreach((json_t *)obj, key, v) {
-		if (strcmp(key, "priorityClassName") == 0 && json_is_string(v)) {
-			const char *name = json_string_value(v);
-			bool seen = false;
-
-			for (i = 0; i < *n && !seen; i++)
-				seen = strcmp(names[i], name) == 0;
-			if (!seen && *n < max)
-				names[(*n)++] = name;
-		} else if (json_is_object(v) || json_is_array(v)) {
-			collect_priority_classes(v, names, n, max);
-		}
-	}
-}
-
 /*
  * The API server admits a job whose pod templates name a PriorityClass that does
  * not exist (it is the pods that are refused, one FailedCreate event at a time,
@@ -167,9 +133,8 @@ static int check_priority_classes(struct fs *fs, const json_t *job, struct k8s_e
 	static const struct k8s_resource classes = {"/apis/scheduling.k8s.io/v1",
 	                                            "priorityclasses", false};
 	const char *names[8];
-	size_t n = 0;
+	size_t n = spec_priority_classes(job, names, 8);
 
-	collect_priority_classes(job, names, &n, 8);
 	for (size_t i = 0; i < n; i++) {
 		struct k8s_error get_err;
 		json_t *pc = NULL;
@@ -221,8 +186,7 @@ static size_t queue_names(struct fs *fs, const char *ns, const char *want, bool 
  */
 static int check_queue(struct fs *fs, const char *ns, const json_t *job, struct k8s_error *err)
 {
-	const json_t *labels = json_object_get(json_object_get(job, "metadata"), "labels");
-	const char *queue = json_string_value(json_object_get(labels, KUEUE_QUEUE_LABEL));
+	const char *queue = spec_queue_of(job);
 	struct strbuf names = STRBUF_INIT;
 	struct k8s_error get_err;
 	struct kueue_api api;
@@ -286,18 +250,16 @@ static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struc
 	                                            "clustertrainingruntimes", false};
 	static const struct k8s_resource local = {"/apis/trainer.kubeflow.org/v1alpha1",
 	                                          "trainingruntimes", true};
-	const json_t *ref = json_object_get(json_object_get(job, "spec"), "runtimeRef");
-	const char *kind = json_string_value(json_object_get(ref, "kind"));
-	const char *name = json_string_value(json_object_get(ref, "name"));
-	const char *what = json_string_value(json_object_get(job, "kind"));
-	bool namespaced = kind && strcmp(kind, "TrainingRuntime") == 0;
+	const char *kind, *name;
+	bool asks = spec_runtime_of(job, &kind, &name);
+	bool namespaced = asks && kind && strcmp(kind, "TrainingRuntime") == 0;
 	struct runtimes there = {0};
 	struct strbuf names = STRBUF_INIT;
 	struct k8s_error get_err;
 	json_t *obj = NULL;
 	int rc;
 
-	if (!what || strcmp(what, "TrainJob") != 0 || !name)
+	if (!asks)
 		return 0;
 	k8s_error_clear(&get_err);
 	rc = k8s_get(fs->client, namespaced ? &local : &cluster, ns, name, &obj, &get_err);
@@ -417,8 +379,7 @@ static int tensorboard_objects(const char *ns, const struct job_spec *s, const j
 static void tell_made(struct submit_made *made, const char *ns, const struct job_spec *s,
                       const json_t *job)
 {
-	const json_t *meta = json_object_get(job, "metadata");
-	const char *uid = json_string_value(json_object_get(meta, "uid"));
+	const char *uid = k8s_object_uid(job);
 
 	if (!made)
 		return;

@@ -30,8 +30,6 @@
 #include <string.h>
 #include <syslog.h>
 
-#include <jansson.h>
-
 #include "fs/base/fs_struct.h"
 #include "fs/base/node.h"
 #include "k8s/api/api.h"
@@ -146,44 +144,6 @@ int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err)
 	return k8s_error_set(err, EINVAL, "write 1 to suspend the job, 0 to resume it");
 }
 
-char *suspend_patch(const char *suspend_field, const char *uid, bool on)
-{
-	json_t *root = json_object(), *spec = json_object(), *at = spec, *md = NULL;
-	char *field = strdup(suspend_field), *save = NULL, *part, *next, *text = NULL;
-
-	if (!root || !spec || !field) {
-		json_decref(spec);
-		goto out;
-	}
-	/* root owns spec from here (set_new takes it even when it fails) */
-	if (json_object_set_new(root, "spec", spec))
-		goto out;
-	/* "runPolicy.suspend" → {"spec":{"runPolicy":{"suspend":true}}} */
-	for (part = strtok_r(field, ".", &save); part; part = next) {
-		next = strtok_r(NULL, ".", &save);
-		if (!next) {
-			if (json_object_set_new(at, part, json_boolean(on)))
-				goto out;
-			break;
-		}
-		json_t *child = json_object();
-
-		if (!child || json_object_set_new(at, part, child))
-			goto out;
-		at = child;
-	}
-	if (uid && *uid) {
-		md = json_pack("{s:s}", "uid", uid);
-		if (!md || json_object_set_new(root, "metadata", md))
-			goto out;
-	}
-	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
-out:
-	free(field);
-	json_decref(root);
-	return text;
-}
-
 bool suspend_writable(struct fs *fs, const struct fs_node *node)
 {
 	char why[ACCESS_WHY_MAX];
@@ -227,7 +187,7 @@ int suspend_write(struct fs *fs, const struct fs_node *node, const char *buf, si
 		on = true;
 		goto out;
 	}
-	patch = suspend_patch(ki->suspend_field, node->uid, on);
+	patch = k8s_suspend_patch(ki->suspend_field, node->uid, on);
 	if (!patch) {
 		rc = k8s_error_set(&err, ENOMEM, "out of memory");
 		goto out;

@@ -46,11 +46,6 @@ bool suspend_mode_known(struct fs *fs, const struct fs_node *node);
  * -EINVAL with err filled. Pure. */
 int suspend_parse(const char *buf, size_t size, bool *on, struct k8s_error *err);
 
-/* The merge patch that sets the kind's suspend field to on, with the job's uid as a
- * precondition (a job made again under the same name is not touched): NULL when out
- * of memory; free() it. Pure. */
-char *suspend_patch(const char *suspend_field, const char *uid, bool on);
-
 /* The write of buf to the suspend file of node (FS_JOB_SUSPEND): size, or -errno
  * (EINVAL for other text, EOPNOTSUPP for a kind without suspend, the PATCH's errno:
  * EACCES when the credentials may not patch the job). The reason goes to the

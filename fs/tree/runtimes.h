@@ -4,8 +4,7 @@
  * namespace's TrainingRuntimes, listed at start and again every
  * RUNTIMES_POLL_MS by a thread of its own (runtimes change as rarely as an
  * administrator installs one; a watch per kind would cost two streams for
- * that). Also the fresh list a submission refused for naming a missing
- * runtime gives (fs/submit/submit_run.c).
+ * that). Each list is runtimes_list (fs/base/runtimes_list.h).
  *
  * Locks: the snapshot's own mutex, a leaf (taken by content.c under the
  * inode lock and the cache's read lock; never held across a request).
@@ -33,10 +32,5 @@ void runtimes_poller_free(struct runtimes_poller *p);
 /* render(sb, snapshot, now) under the snapshot's lock. */
 void runtimes_poller_render(struct runtimes_poller *p, struct strbuf *sb, int64_t now,
                             void (*render)(struct strbuf *, const struct runtimes *, int64_t));
-
-/* Lists the runtimes now (blocking): out->served false when the cluster serves
- * none (404). 0, or -errno with err filled; out is cleared first. */
-int runtimes_list(struct k8s_client *c, const char *ns, struct runtimes *out,
-                  struct k8s_error *err);
 
 #endif

@@ -283,3 +283,46 @@ out:
 	k8s_response_free(&r);
 	return rc;
 }
+
+const char *k8s_object_uid(const json_t *obj)
+{
+	return json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+}
+
+char *k8s_suspend_patch(const char *suspend_field, const char *uid, bool on)
+{
+	json_t *root = json_object(), *spec = json_object(), *at = spec, *md = NULL;
+	char *field = strdup(suspend_field), *save = NULL, *part, *next, *text = NULL;
+
+	if (!root || !spec || !field) {
+		json_decref(spec);
+		goto out;
+	}
+	/* root owns spec from here (set_new takes it even when it fails) */
+	if (json_object_set_new(root, "spec", spec))
+		goto out;
+	/* "runPolicy.suspend" → {"spec":{"runPolicy":{"suspend":true}}} */
+	for (part = strtok_r(field, ".", &save); part; part = next) {
+		next = strtok_r(NULL, ".", &save);
+		if (!next) {
+			if (json_object_set_new(at, part, json_boolean(on)))
+				goto out;
+			break;
+		}
+		json_t *child = json_object();
+
+		if (!child || json_object_set_new(at, part, child))
+			goto out;
+		at = child;
+	}
+	if (uid && *uid) {
+		md = json_pack("{s:s}", "uid", uid);
+		if (!md || json_object_set_new(root, "metadata", md))
+			goto out;
+	}
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	free(field);
+	json_decref(root);
+	return text;
+}

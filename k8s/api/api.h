@@ -53,6 +53,15 @@ int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char 
 /* DELETE of the object obj names (its apiVersion, kind, metadata.name; metadata.uid,
  * when it has one, as the precondition), in ns: how a submission undoes what it made
  * when a later object fails. */
+/* The merge patch that sets a job kind's suspend field (kinds.h's suspend_field,
+ * "runPolicy.suspend" → {"spec":{"runPolicy":{"suspend":true}}}) to on, with the
+ * job's uid as a precondition (a job made again under the same name is not
+ * touched): NULL when out of memory; free() it. Pure. */
+char *k8s_suspend_patch(const char *suspend_field, const char *uid, bool on);
+
+/* metadata.uid of an object the server returned (k8s_create's *created), or NULL. */
+const char *k8s_object_uid(const json_t *obj);
+
 int k8s_delete_object(struct k8s_client *c, const char *ns, const json_t *obj,
 		      enum k8s_propagation prop, struct k8s_error *err);
 

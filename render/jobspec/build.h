@@ -11,6 +11,9 @@
 
 #include "render/jobspec/spec_internal.h"
 
+/* The job object of a small spec of a kind other than TrainJob: 0, or -ENOMEM. */
+int spec_build_small(const struct job_spec *s, const char *ns, json_t **out);
+
 /* The labels every object of the job carries (app, release, createdBy, arenafs). */
 json_t *spec_base_labels(const struct job_spec *s);
 

@@ -12,7 +12,9 @@
  *   errors.c       a small spec's mistakes, all of them, in line order
  *   lists.c        the structured keys: tolerations, pull secrets, sync, commands
  *   manifest.c     full manifests: checks and the job as given
- *   build.c        the job object of a small spec
+ *   job.c          spec_build_job: the manifest's, the TrainJob's or the small spec's job
+ *   build.c        the job object of a small spec, and the pieces trainjob.c shares
+ *   asks.c         what a job object asks of the cluster (PriorityClasses, queue, runtime)
  *   trainjob.c     the TrainJob of a small spec of type trainjob
  *   tensorboard.c  the TensorBoard Deployment and Service
  *   code.c         local code: the ConfigMap and its mount in every replica

@@ -197,7 +197,7 @@ int spec_get_bool(struct spec_ctx *c, const char *path, const json_t *v,
  * binary SI suffix (Ki Mi Gi Ti Pi Ei), a decimal SI suffix (m k M G T P E, or
  * none) or a decimal exponent (e3, E-2).
  */
-bool spec_is_quantity(const char *s)
+static bool spec_is_quantity(const char *s)
 {
 	static const char *const SUFFIXES[] = {"",   "m",  "k",  "M",  "G",  "T",  "P", "E",
 	                                       "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", NULL};

@@ -69,8 +69,6 @@ int spec_choose_name(struct spec_ctx *c, size_t max);
 /* NULL when name is a valid job name of at most max bytes, else why not. */
 const char *spec_name_problem(const char *name, size_t max, char *buf, size_t size);
 
-bool spec_is_quantity(const char *s);
-
 bool spec_is_abs_path(const char *s);
 
 #endif

@@ -1,5 +1,5 @@
-/* Tests fs/submit/suspend.c: what a write to jobs/NAME/suspend may say, and the merge
- * patch it becomes for each kind. */
+/* Tests fs/submit/suspend.c: what a write to jobs/NAME/suspend may say (the merge
+ * patch is k8s_suspend_patch's: test_k8s_api.c). */
 #include "fs/submit/suspend.h"
 #include "fs/base/node.h"
 #include "k8s/objects/kinds.h"
@@ -22,17 +22,6 @@ TEST(suspend_parse_takes_one_digit_and_echos_newline)
 	CHECK_INT_EQ(suspend_parse("", 0, &on, &err), -EINVAL);
 	CHECK_INT_EQ(suspend_parse("10", 2, &on, &err), -EINVAL);
 	CHECK_INT_EQ(suspend_parse("1\n\n", 3, &on, &err), -EINVAL);
-}
-
-TEST(suspend_patch_sets_the_kinds_field_with_the_uid)
-{
-	char *p = suspend_patch(kinds_info(JOB_TFJOB)->suspend_field, "u-1", true);
-
-	CHECK_STR_EQ(p, "{\"metadata\":{\"uid\":\"u-1\"},\"spec\":{\"runPolicy\":{\"suspend\":true}}}");
-	free(p);
-	p = suspend_patch(kinds_info(JOB_TRAINJOB)->suspend_field, "", false);
-	CHECK_STR_EQ(p, "{\"spec\":{\"suspend\":false}}");
-	free(p);
 }
 
 TEST(suspend_supported_by_kind)

@@ -351,3 +351,14 @@ TEST(discovery_of_kueue_without_it_or_with_an_old_one)
 	CHECK_STR_EQ(api.visibility, "");
 	api_stop(&f);
 }
+
+TEST(api_suspend_patch_sets_the_kinds_field_with_the_uid)
+{
+	char *p = k8s_suspend_patch(kinds_info(JOB_TFJOB)->suspend_field, "u-1", true);
+
+	CHECK_STR_EQ(p, "{\"metadata\":{\"uid\":\"u-1\"},\"spec\":{\"runPolicy\":{\"suspend\":true}}}");
+	free(p);
+	p = k8s_suspend_patch(kinds_info(JOB_TRAINJOB)->suspend_field, "", false);
+	CHECK_STR_EQ(p, "{\"spec\":{\"suspend\":false}}");
+	free(p);
+}

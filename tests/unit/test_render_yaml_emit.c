@@ -362,3 +362,18 @@ TEST(yaml_emit_round_trips_through_yaml_parse)
 	json_decref(doc);
 	strbuf_free(&sb);
 }
+
+TEST(yaml_emit_object_leaves_out_managed_fields_as_kubectl_does)
+{
+	json_t *obj = json_pack("{s:s,s:{s:s,s:[{s:s}]}}", "kind", "TFJob", "metadata", "name",
+	                        "mnist", "managedFields", "manager", "kubectl");
+	struct strbuf sb = STRBUF_INIT;
+
+	CHECK(obj != NULL);
+	render_yaml_emit_object(&sb, obj);
+	CHECK_STR_EQ(strbuf_str(&sb), "---\nkind: TFJob\nmetadata:\n  name: mnist\n");
+	/* the object itself is left as it was */
+	CHECK(json_object_get(json_object_get(obj, "metadata"), "managedFields") != NULL);
+	json_decref(obj);
+	strbuf_free(&sb);
+}
