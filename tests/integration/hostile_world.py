@@ -32,6 +32,7 @@ import errno
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -92,7 +93,8 @@ KNOWN_DEFECTS = {
     "1": "issue 33 item 1: a dotted name that is another object's NAME.TYPE aborts the daemon",
     "2": "issue 33 item 2: rmdir deletes another object than its folder shows",
     "3": "issue 33 item 3: a folder copy that pauses ships truncated files as submitted",
-    "4": "issue 33 item 4: a spec whose writer was killed half-way launches a job",
+    "4": "issue 33 item 4: a spec whose writer was killed half-way, or built line by line "
+         "with echo >>, launches a job",
     "5": "issue 33 item 5: a read of cluster/health waits for writers waiting on the network",
     "6": "issue 33 item 6: an object too large to hold leaves a stale tree while "
          "cluster/health says ok",
@@ -103,6 +105,9 @@ KNOWN_DEFECTS = {
 }
 OPEN = frozenset(d.strip() for d in os.environ.get(
     "ARENAFS_HOSTILE_OPEN", ",".join(KNOWN_DEFECTS)).split(",") if d.strip())
+
+STATUS_WORDS = ("submitting", "submitted", "failed", "deleted")
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 DEATH_WORDS = ("Assertion", "AddressSanitizer", "runtime error:", "LeakSanitizer",
                "Segmentation fault", "Aborted")
@@ -211,9 +216,8 @@ class World:
 
     def __init__(self, kubesim, arenafs):
         self.c = kubesim("--nodes", "2", "--gpus", "8", "--speed", "20", "--arena-kinds")
-        self.m = arenafs(self.c, allow=[
-            r"cluster is unreachable|reachable again", r"not shown \(see cluster/health\)",
-            r"arenafs: (warning: )?(watch|list) ", r"too large"])
+        self.arenafs = arenafs
+        self.m = self._mount()
         self.allowed = set()      # names a creation or a complete spec asked for
         self.faulty = False       # a fault was injected since the last heal
         self.interrupted = set()  # names of specs whose writer was killed half-way
@@ -222,6 +226,19 @@ class World:
         self.last_naming = None   # (frozenset of uids, {folder: uid}) at the last check
         self.log = []             # what was done, for a failure's message
         self.t0 = time.monotonic()
+
+    def _mount(self):
+        return self.arenafs(self.c, allow=[
+            r"cluster is unreachable|reachable again", r"not shown \(see cluster/health\)",
+            r"arenafs: (warning: )?(watch|list) ", r"too large"])
+
+    def remount(self):
+        """Unmounts (which must go cleanly) and mounts again: the same objects
+        must get the same names (check_converged compares with the last check)."""
+        problems = self.m.finish()
+        assert not problems, "at the unmount: " + "\n".join(problems)
+        self.m = self._mount()
+        self.note("remounted")
 
     def note(self, text):
         self.log.append("%6.1f s  %s" % (time.monotonic() - self.t0, text))
@@ -303,13 +320,12 @@ class World:
         """rmdir jobs/FOLDER; checks that it deleted what the folder showed and
         nothing else. The errno."""
         shown = self.folder_object(folder)
-        before = {uid: (typ, name) for typ, name, uid, _ in self.objects()}
+        before = self._standing()
         e = _errno(os.rmdir, self.path("jobs", folder))
         self.note("rmdir jobs/%s (showing %s): %s" % (folder, shown, errno.errorcode.get(e, e)))
         if shown is None:
             return e
-        after = {uid: (typ, name) for typ, name, uid, o in self.objects()
-                 if not o["metadata"].get("deletionTimestamp")}
+        after = self._standing()
         gone = set(before) - set(after)
         others = gone - {shown[2]}
         self.promise("2", not others, "rmdir jobs/%s deleted %s, not only what the folder "
@@ -319,6 +335,11 @@ class World:
             assert shown[2] not in after, ("rmdir jobs/%s returned 0 but %s %s (uid %s) is "
                                            "still there" % (folder, shown[0], shown[1], shown[2]))
         return e
+
+    def _standing(self):
+        """{uid: (type, name)} of the objects not being deleted."""
+        return {uid: (typ, name) for typ, name, uid, o in self.objects()
+                if not o["metadata"].get("deletionTimestamp")}
 
     def suspend(self, folder, value):
         """echo VALUE > jobs/FOLDER/suspend; checks that a write that succeeded
@@ -364,6 +385,45 @@ class World:
                   % (name, len(lines), pause, errno.errorcode.get(e, e)))
         self._check_submitted(name, e, before)
         return e
+
+    def spec_appended(self, name, lines):
+        """A spec built line by line with `echo LINE >> submit/NAME.yaml`: one
+        open, append and close per line. The job, if one is made, runs the
+        whole spec, not the lines written before one of the closes."""
+        path = self.path("submit", name + ".yaml")
+        before = self._uid("tfjob", name)
+        self.allowed.add(name)
+        errnos = []
+        for line in lines:
+            errnos.append(fs(write_as_cp, path, line + "\n", "a"))
+        self.note("echo >> submit/%s.yaml, %d lines: %s"
+                  % (name, len(lines), [errno.errorcode.get(e, e) for e in errnos]))
+        now = self._uid("tfjob", name)
+        if now is None or now == before:
+            return
+        launched = self._launched_spec(now)
+        want = [ln for ln in lines if ln.split(":")[0] in ("workers", "gpus")]
+        got = [ln for ln in launched.splitlines() if ln.split(":")[0] in ("workers", "gpus")]
+        self.promise("4", want == got, "echo >> submit/%s.yaml: the job runs %s, the "
+                     "spec written says %s (closes: %s)" % (name, got, want, errnos))
+
+    def renamed_spec(self, name, lines):
+        """A spec saved as rsync and editors save: written to .NAME.yaml.tmp in
+        submit/, then renamed to NAME.yaml; the errno of the rename."""
+        tmp = self.path("submit", "." + name + ".yaml.tmp")
+        before = self._uid("tfjob", name)
+        self.allowed.add(name)
+        e = fs(write_as_cp, tmp, spec_text(lines))
+        if e == 0:
+            e = _errno(os.rename, tmp, self.path("submit", name + ".yaml"))
+        self.note("rsync-like submit/%s.yaml: %s" % (name, errno.errorcode.get(e, e)))
+        self._check_submitted(name, e, before)
+        return e
+
+    def _launched_spec(self, uid):
+        o = next((o for _, _, u, o in self.objects() if u == uid), None)
+        return ((o or {}).get("metadata", {}).get("annotations") or {}).get("arenafs.io/spec",
+                                                                             "")
 
     def _uid(self, typ, name):
         return next((uid for t, n, uid, _ in self.objects() if t == typ and n == name), None)
@@ -499,8 +559,7 @@ class World:
         uid = self._uid("tfjob", name)
         if uid is None:
             return
-        o = next(o for t, n, u, o in self.objects() if u == uid)
-        launched = (o["metadata"].get("annotations") or {}).get("arenafs.io/spec", "")
+        launched = self._launched_spec(uid)
         want = [line for line in shown.splitlines() if line.startswith("workers:")]
         got = [line for line in launched.splitlines() if line.startswith("workers:")]
         if launched:
@@ -658,12 +717,39 @@ class World:
                 raise AssertionError(stale)
             time.sleep(0.1)
         self._check_folders(names, objs)
+        self._check_outcomes(objs)
         unasked = sorted(n for _, n, _, _ in objs if n not in self.allowed)
         abandoned = [n for n in unasked if n in self.interrupted]
         self.promise("4", not abandoned, "jobs from specs whose writer was killed half-way "
                      "exist: %s" % abandoned)
         unasked = [n for n in unasked if n not in self.interrupted]
         assert not unasked, "jobs nobody created or completely specified exist: %s" % unasked
+
+    def _check_outcomes(self, objs):
+        """Each outcome in submit/ (docs/submit.md): `status` one of its words,
+        `error` one line without control characters, and, on a tree that
+        follows the cluster, `submitted` only while the job exists."""
+        tfjobs = {n for t, n, _, _ in objs if t == "tfjob"}
+        for entry in sorted(self.listdir("submit")):
+            try:
+                status = self.read("submit", entry, "status")
+            except OSError as e:
+                assert e.errno in (errno.ENOENT, errno.ENOTDIR), ("submit/%s/status: %s"
+                                                                  % (entry, e))
+                continue
+            assert status in ("%s\n" % w for w in STATUS_WORDS), (
+                "submit/%s/status is %r" % (entry, status))
+            try:
+                error = self.read("submit", entry, "error")
+            except OSError:
+                error = None
+            if error is not None:
+                assert error.endswith("\n") and not CONTROL.search(error[:-1]), (
+                    "submit/%s/error is not one line without control characters: %r"
+                    % (entry, error))
+            if status == "submitted\n" and not self.faulty:
+                assert entry in tfjobs, ("submit/%s/status says submitted, but no TFJob %s "
+                                         "exists" % (entry, entry))
 
     def _disagreement(self, names, objs):
         """None when jobs/ holds what the objects call for, else what differs."""

@@ -164,6 +164,14 @@ class HostileMachine(RuleBasedStateMachine):
     def spec_typed_slowly(self, name, pause):
         self.w.submit_spec(name, SPEC_LINES, pause=pause)
 
+    @rule(name=SPEC_NAMES)
+    def spec_appended_line_by_line(self, name):
+        self.w.spec_appended(name, SPEC_LINES)
+
+    @rule(name=SPEC_NAMES)
+    def spec_saved_by_rename(self, name):
+        self.w.renamed_spec(name, SPEC_LINES)
+
     @rule(name=SPEC_NAMES, n_lines=st.integers(1, len(SPEC_LINES) - 1),
           how=st.sampled_from(["int", "kill"]))
     def writer_interrupted(self, name, n_lines, how):
@@ -209,6 +217,10 @@ class HostileMachine(RuleBasedStateMachine):
     @rule(name=SPEC_NAMES)
     def huge_object(self, name):
         self.w.huge_object(name, 17)
+
+    @rule()
+    def remount(self):
+        self.w.remount()
 
     @rule()
     def heal(self):
