@@ -81,6 +81,8 @@ def names_for(typ):
     return subdomains().filter(_not_aborting)
 
 
+# names of specs only ever checked: no job may have one
+CHECK_NAMES = labels(40).map(lambda s: "c-" + s)
 SPEC_NAMES = st.one_of(st.sampled_from(["mnist", "bert", "a", "s" * 49]), labels(49))
 
 
@@ -154,6 +156,10 @@ class HostileMachine(RuleBasedStateMachine):
             assert e in (errno.EOPNOTSUPP, errno.EACCES, errno.ENOENT), (
                 "echo %d > jobs/%s/suspend of a %s: %s" % (value, folder, typ, e))
 
+    @rule(data=st.data())
+    def read_everything(self, data):
+        self.w.read_everything(self._folder(data))
+
     # ---- submit/ ----
 
     @rule(name=SPEC_NAMES)
@@ -171,6 +177,14 @@ class HostileMachine(RuleBasedStateMachine):
     @rule(name=SPEC_NAMES)
     def spec_saved_by_rename(self, name):
         self.w.renamed_spec(name, SPEC_LINES)
+
+    @rule(name=CHECK_NAMES)
+    def cp_to_check(self, name):
+        self.w.checked_spec(name, SPEC_LINES)
+
+    @rule(name=SPEC_NAMES, which=st.sampled_from(sorted(hw.BAD_SPECS)))
+    def bad_spec(self, name, which):
+        self.w.bad_spec(name, which)
 
     @rule(name=SPEC_NAMES, n_lines=st.integers(1, len(SPEC_LINES) - 1),
           how=st.sampled_from(["int", "kill"]))

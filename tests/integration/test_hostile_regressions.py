@@ -123,6 +123,16 @@ def test_item6_object_too_large_leaves_the_tree_stale(kubesim, arenafs):
     still_broken(w, "6")
 
 
+def test_item8_an_error_quoting_a_value_is_one_clean_line(kubesim, arenafs):
+    """A spec whose gpus: is "t\\nwo": submit/b/error quoted it with the newline
+    raw (two lines), as it quotes ESC and C1 controls of other values raw; the
+    daemon's log line is sanitized."""
+    w = World(kubesim, arenafs)
+    w.bad_spec("b", "newline in a value")
+    w.check_converged()
+    still_broken(w, "8")
+
+
 def test_item9_two_cps_of_one_name(kubesim, arenafs):
     """Two cps of specs that differ in workers: to one name at once, rounds
     until one shows the race (the machine's first find: one round)."""
