@@ -248,8 +248,13 @@ class World:
         self.t0 = time.monotonic()
 
     def _mount(self):
+        # what the daemon says of refusals and failures it was made to meet
         allow = [r"cluster is unreachable|reachable again", r"not shown \(see cluster/health\)",
-                 r"arenafs: (warning: )?(watch|list) ", r"too large"]
+                 r"arenafs: (warning: )?(watch|list) ", r"too large",
+                 r"^arenafs: (warning: )?jobs/\S+/suspend of namespace \S+ refused: ",
+                 r"^arenafs: (warning: )?rmdir \S+: ",
+                 r"^arenafs: \S+ was removed before its copy was over: not submitted",
+                 r"waiting up to \d+ s more \(-o startup_timeout=S\)$"]
         if "8" in OPEN:
             # the log keeps a name's U+0085 raw (item 8), where the fixture's
             # splitlines() breaks the line: check_log notes it
@@ -697,9 +702,32 @@ class World:
                 if bad:
                     broken.append("%s: control character %r at %d" % (where, bad.group(),
                                                                         bad.start()))
+        if folder is not None:
+            self._read_logs(self.path("jobs", folder))
         self.note("read everything (jobs/%s): %d problems" % (folder, len(broken)))
         assert not broken, "files that break the rules every file follows:\n  " + \
             "\n  ".join(broken)
+
+    def _read_logs(self, top):
+        """cat of a job's logs and its attempts' logs: each answers (the daemon
+        neither hangs nor dies), with bytes or an errno; without faults, with
+        bytes or ENOENT (the pod went)."""
+        logs = [os.path.join(top, "logs")]
+        for pod in self._listdir_or_none(os.path.join(top, "instances")) or []:
+            base = os.path.join(top, "instances", pod)
+            logs.append(os.path.join(base, "logs"))
+            for n in self._listdir_or_none(os.path.join(base, "attempts")) or []:
+                logs.append(os.path.join(base, "attempts", n, "log"))
+        for p in logs:
+            e = _errno(_read, p)
+            assert e in (0, errno.ENOENT) or self.faulty, (
+                "cat %s: %s" % (os.path.relpath(p, self.path()), os.strerror(e)))
+
+    def _listdir_or_none(self, path):
+        try:
+            return sorted(fs(os.listdir, path))
+        except OSError:
+            return None
 
     def _files(self, top, shallow):
         """The files below top but logs, attempts' logs and code/."""
@@ -721,6 +749,46 @@ class World:
             elif not shallow:
                 out += self._files(p, False)
         return out
+
+    def at_once(self, acts):
+        """Several users at the same moment, each doing one act (see _act), on
+        threads; only the checks after them judge. The errnos."""
+        results = [None] * len(acts)
+
+        def run(i):
+            results[i] = self._act(*acts[i])
+        threads = [threading.Thread(target=run, args=(i,), daemon=True)
+                   for i in range(len(acts))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(FS_TIMEOUT_S)
+            if t.is_alive():
+                raise Hung("one of %s did not return within %.0f s" % (acts, FS_TIMEOUT_S))
+        self.note("at once: %s -> %s" % (acts, results))
+        return results
+
+    def _act(self, what, *args):
+        """One act without its own checks: the errno or HTTP status."""
+        if what == "cp":
+            self.allowed.add(args[0])
+            return write_as_cp(self.path("submit", args[0] + ".yaml"), spec_text(SPEC_LINES))
+        if what == "check":
+            return write_as_cp(self.path("check", args[0] + ".yaml"), spec_text(SPEC_LINES))
+        if what == "rmdir":
+            return _errno(os.rmdir, self.path("jobs", args[0]))
+        if what == "suspend":
+            return write_as_cp(self.path("jobs", args[0], "suspend"), "%d\n" % args[1])
+        if what == "create":
+            _, prefix, plural, _, _ = BY_TYPE[args[0]]
+            self.allowed.add(args[1])
+            return self.api("POST", "%s/namespaces/default/%s" % (prefix, plural),
+                            manifest(*args))[0]
+        if what == "delete":
+            _, prefix, plural, _, _ = BY_TYPE[args[0]]
+            return self.api("DELETE", "%s/namespaces/default/%s/%s"
+                            % (prefix, plural, args[1]))[0]
+        raise ValueError(what)
 
     # ---- the cluster's troubles ----
 

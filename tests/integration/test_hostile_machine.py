@@ -160,6 +160,24 @@ class HostileMachine(RuleBasedStateMachine):
     def read_everything(self, data):
         self.w.read_everything(self._folder(data))
 
+    @rule(data=st.data(), n=st.integers(2, 4))
+    def users_at_once(self, data, n):
+        """Several users at one moment, on the names that collide most."""
+        names = sorted(set(self.w.check_listing())) or ["mnist"]
+        acts = []
+        for _ in range(n):
+            what = data.draw(st.sampled_from(["cp", "check", "rmdir", "suspend", "create",
+                                              "delete"]), label="act")
+            i = data.draw(st.integers(0, 1 << 16), label="index")
+            if what in ("cp", "check"):
+                acts.append((what, ["mnist", "a", "bert"][i % 3]))
+            elif what in ("rmdir", "suspend"):
+                acts.append((what, names[i % len(names)]) + ((1,) if what == "suspend" else ()))
+            else:
+                typ = data.draw(st.sampled_from(TYPES), label="type")
+                acts.append((what, typ, ["mnist", "a"][i % 2]))
+        self.w.at_once(acts)
+
     # ---- submit/ ----
 
     @rule(name=SPEC_NAMES)
