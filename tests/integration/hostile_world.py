@@ -214,6 +214,24 @@ def _read(path):
         return f.read()
 
 
+def concurrently(calls):
+    """Runs the calls on threads at once: their values, in order; one that does not
+    return within FS_TIMEOUT_S is a hung daemon."""
+    results = [None] * len(calls)
+
+    def run(i):
+        results[i] = calls[i]()
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(FS_TIMEOUT_S)
+        if t.is_alive():
+            raise Hung("one of %d calls at once did not return within %.0f s"
+                       % (len(calls), FS_TIMEOUT_S))
+    return results
+
+
 def _read_sized(path):
     """(bytes, st_size at open) of one file, as cat after ls -l sees it."""
     with open(path, "rb") as f:
@@ -597,18 +615,8 @@ class World:
         shows is what was launched."""
         path = self.path("submit", name + ".yaml")
         texts = [spec_text(SPEC_LINES[:4] + ["workers: %d" % w]) for w in workers]
-        results = [None, None]
-
-        def one(i):
-            results[i] = write_as_cp(path, texts[i])
-        threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in (0, 1)]
         self.allowed.add(name)
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(FS_TIMEOUT_S)
-            if t.is_alive():
-                raise Hung("a cp to %s did not return within %.0f s" % (path, FS_TIMEOUT_S))
+        results = concurrently([lambda t=t: write_as_cp(path, t) for t in texts])
         self.note("two cps to submit/%s.yaml (workers %s): %s" % (name, workers, results))
         if self.faulty:
             return
@@ -753,18 +761,7 @@ class World:
     def at_once(self, acts):
         """Several users at the same moment, each doing one act (see _act), on
         threads; only the checks after them judge. The errnos."""
-        results = [None] * len(acts)
-
-        def run(i):
-            results[i] = self._act(*acts[i])
-        threads = [threading.Thread(target=run, args=(i,), daemon=True)
-                   for i in range(len(acts))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(FS_TIMEOUT_S)
-            if t.is_alive():
-                raise Hung("one of %s did not return within %.0f s" % (acts, FS_TIMEOUT_S))
+        results = concurrently([lambda a=a: self._act(*a) for a in acts])
         self.note("at once: %s -> %s" % (acts, results))
         return results
 

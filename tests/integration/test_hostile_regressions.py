@@ -14,6 +14,7 @@ each of them failed that way on the branch that added it.
 import re
 import time
 
+from helpers import wait_until
 import hostile_world as hw
 from hostile_world import Died, World
 
@@ -48,8 +49,15 @@ def test_item1_dotted_name_that_is_another_kinds_suffix(kubesim, arenafs):
     w = World(kubesim, arenafs)
 
     def sequence():
-        for typ, name in [("tfjob", "mnist"), ("pytorchjob", "mnist"), ("rayjob", "mnist.tfjob")]:
-            assert w.create(typ, name) == 201
+        # creationTimestamp has seconds: three objects straddling a second's
+        # turn are the other case (item 2); then again under another name
+        for base in ("mnist", "mnist-2", "mnist-3"):
+            for typ, name in [("tfjob", base), ("pytorchjob", base), ("rayjob", base + ".tfjob")]:
+                assert w.create(typ, name) == 201
+            stamps = {o["metadata"]["creationTimestamp"] for _, n, _, o in w.objects()
+                      if n in (base, base + ".tfjob")}
+            if len(stamps) == 1:
+                break
         w.check_converged()
     dies_while_open(w, "1", sequence)
     still_broken(w, "1")
@@ -81,6 +89,10 @@ def test_item2_names_longer_than_255_bytes(kubesim, arenafs):
     w = World(kubesim, arenafs)
     assert w.create("rayjob", "x" * 250) == 201
     assert w.create("sparkjob", "x" * 250) == 201
+    # both in the daemon's cache (cluster/list, Arena's table, lists every job),
+    # so that the listing is the one of both objects
+    wait_until(lambda: w.read("cluster", "list").count("x" * 250) == 2, timeout=hw.CONVERGE_S,
+               message="cluster/list to show both jobs")
     w.check_converged()
     still_broken(w, "2")
 
