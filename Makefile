@@ -16,7 +16,9 @@
 #                   flat after warm-up (tests/bench/soak.py; SOAK_ARGS for more options);
 #                   CLUSTER=real: on the real cluster, started with --event-ttl=2m (2 jobs/s)
 #   make asan       the same binary and unit tests with AddressSanitizer + UBSan
-#   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each
+#   make fuzz       the libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS=300 each, then
+#                   the hostile machine (tests/integration/test_hostile_machine.py) for
+#                   HOSTILE_EXAMPLES (200) new random sequences of up to 40 steps on kubesim
 #   make install    PREFIX=/usr/local DESTDIR= SBINDIR=/sbin (the mount helper)
 #   make deb        the Debian package build-deb/arenafs_VERSION_ARCH.deb (tests/deb.sh,
 #                   docs/packaging.md): make install's files, built with Debian's flags
@@ -85,7 +87,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 CEILING  := $(BUILD)/ceiling
 
 .PHONY: FORCE all unit test test-build test-oldest test-unit test-integration bench soak demo screenshot asan test-asan install uninstall deb \
-	clean deps deps-check format cluster fuzz fuzz-build
+	clean deps deps-check format cluster fuzz fuzz-build fuzz-hostile
 
 all: $(BIN)
 
@@ -150,12 +152,24 @@ fuzz: deps-check
 	    || { tail -n 60 build-fuzz/$$t.log; exit 1; }; \
 	  grep -h "stat::number_of_executed_units\|stat::new_units_added" build-fuzz/$$t.log; \
 	done
+	@$(MAKE) --no-print-directory fuzz-hostile
+
+# The hostile machine's long profile: make test runs its 14 fixed sequences of 10
+# steps; this draws HOSTILE_EXAMPLES new ones of up to 40 (0: none). A failure
+# prints the shrunk sequence and the @reproduce_failure line that replays it.
+HOSTILE_EXAMPLES ?= 200
+fuzz-hostile: deps-check
+	@$(MAKE) --no-print-directory all
+ifneq ($(HOSTILE_EXAMPLES),0)
+	ARENAFS_BIN=$(abspath $(BIN)) HYPOTHESIS_PROFILE=long HYPOTHESIS_EXAMPLES=$(HOSTILE_EXAMPLES) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration/test_hostile_machine.py
+endif
 
 # The test and demo targets first make sure the libraries are there, then build in a
 # second make so that pkg-config is asked again after an install.
 deps-check:
 	@pkg-config --exists $(PKGS) && [ -x $(PYTHON) ] && \
-	  $(PYTHON) -c 'import pytest, xdist, kubernetes, yaml' 2>/dev/null && \
+	  $(PYTHON) -c 'import pytest, xdist, kubernetes, yaml, hypothesis' 2>/dev/null && \
 	  command -v kubectl >/dev/null && command -v fusermount3 >/dev/null && \
 	  command -v openssl >/dev/null && command -v rsync >/dev/null && \
 	  command -v gio >/dev/null && command -v dpkg-shlibdeps >/dev/null && \

@@ -2,11 +2,12 @@
 # Installs the Debian packages arenafs needs to build and test, or, when not root,
 # prints the apt-get line that would. The one list of packages; Makefile and .ci/run call this.
 # dpkg-dev and lintian: make deb and its test (tests/integration/test_package.py).
+# python3-hypothesis: the hostile machine (tests/integration/test_hostile_machine.py).
 # With arguments, those packages instead (tests/screenshot.sh's, which CI does not need).
 set -e
 PACKAGES="$*"
 [ -n "$PACKAGES" ] || PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
-libyaml-dev python3 python3-pytest python3-pytest-xdist python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
+libyaml-dev python3 python3-pytest python3-pytest-xdist python3-hypothesis python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
 procps psmisc rsync libglib2.0-bin clang valgrind dpkg-dev lintian"
 # libFuzzer's and the sanitizers' runtimes come in their own package, only
 # recommended by clang (and apt-get below installs no recommends).

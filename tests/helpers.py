@@ -36,11 +36,12 @@ def read_log(path):
         return ""
 
 
-def write_as_cp(path, text):
-    """Writes path as cp would (create, write, close): the errno of the step
-    that failed (open, or close, where a submission answers), or 0."""
+def write_as_cp(path, text, mode="w"):
+    """Writes path as cp would (create, write, close; mode "a": appends, as
+    echo >> does): the errno of the step that failed (open, or close, where a
+    submission answers), or 0."""
     try:
-        f = open(path, "w")
+        f = open(path, mode)
     except OSError as e:
         return e.errno
     f.write(text)

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,6 +451,36 @@ int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
 	return 0;
 }
 
+/*
+ * The character at s (of the n bytes left), as a name's problem quotes it: itself
+ * in quotes when it is printable UTF-8, else U+XXXX (a control character) or the
+ * byte in hex (not UTF-8). '%c' of its first byte cut a character in half
+ * ("found '\xc2'" for U+0085), which left the message itself invalid UTF-8.
+ */
+static void describe_char(const char *s, size_t n, char *out, size_t size)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = u[0] < 0x80 ? 1 : u[0] >= 0xc2 && u[0] <= 0xdf ? 2 :
+	             u[0] >= 0xe0 && u[0] <= 0xef ? 3 : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+	uint32_t cp = len == 1 ? u[0] : len ? u[0] & (0x7f >> len) : 0;
+
+	for (size_t i = 1; i < len; i++) {
+		if (i >= n || (u[i] & 0xc0) != 0x80) {
+			len = 0;
+			break;
+		}
+		cp = cp << 6 | (u[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and past U+10FFFF are no UTF-8 either */
+	if (len == 0 || (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		snprintf(out, size, "byte 0x%02X, which is not UTF-8", u[0]);
+	else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+		snprintf(out, size, "U+%04X, a control character", (unsigned)cp);
+	else
+		snprintf(out, size, "'%.*s'", (int)len, s);
+}
+
 const char *spec_name_problem(const char *name, size_t max, char *buf, size_t size)
 {
 	size_t n = strlen(name);
@@ -468,9 +499,11 @@ const char *spec_name_problem(const char *name, size_t max, char *buf, size_t si
 	for (size_t i = 0; i < n; i++)
 		if (!((name[i] >= 'a' && name[i] <= 'z') || isdigit((unsigned char)name[i]) ||
 		      name[i] == '-')) {
-			snprintf(buf, size,
-			         "may hold only lowercase letters, digits and '-' (found '%c')",
-			         name[i]);
+			char found[48];
+
+			describe_char(name + i, n - i, found, sizeof(found));
+			snprintf(buf, size, "may hold only lowercase letters, digits and '-' (found %s)",
+			         found);
 			return buf;
 		}
 	if (name[n - 1] == '-')

@@ -194,6 +194,13 @@ TEST(spec_bad_names)
 	                   "name: \"1mnist\" must start with a lowercase letter");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: mnist_v2\n"),
 	                   "may hold only lowercase letters, digits and '-' (found '_')");
+	/* a character beyond ASCII is quoted whole, a control character or a byte that
+	 * is no UTF-8 by number: never half a character (found by the hostile machine) */
+	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: \"m\xc3\xa9\"\n"), "(found '\xc3\xa9')");
+	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: \"a\\u0085b\"\n"),
+	                   "(found U+0085, a control character)");
+	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: \"a\\u0001b\"\n"),
+	                   "(found U+0001, a control character)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: mnist-\n"), "must end with a letter or a digit");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: "
 	                                   "a234567890123456789012345678901234567890123456789x\n"),
