@@ -2,9 +2,10 @@
 #
 #   make            build ./arenafs (objects under build/)
 #   make test       unit tests (C) and integration tests (pytest against kubesim and
-#                   the real cluster of tests/cluster/), in TEST_JOBS (2) pytest-xdist
-#                   workers: one runs the real-cluster tests in turn (after building its
-#                   binaries, when not cached), the others the kubesim tests meanwhile
+#                   the real cluster of tests/cluster/), in TEST_JOBS (3) pytest-xdist
+#                   workers: two run the real-cluster tests in turn, each on a cluster of
+#                   its own (after building its binaries, when not cached), the others the
+#                   kubesim tests meanwhile
 #   make demo       run the daemon on the embedded test cluster (CLUSTER=real: the real one)
 #   make screenshot docs/screenshot.png: a file manager on the demo's mount, under Xvfb
 #                   (tests/screenshot.sh; installs its own packages; not part of make test)
@@ -218,9 +219,10 @@ test-unit: $(UNIT_BIN)
 # Everything make test and test-oldest run, built at once (.ci/run runs the two side by side)
 test-build: $(BIN) $(UNIT_BIN) $(TOOL_BIN) $(CEILING)
 
-# The real-cluster tests are one xdist group, the kubesim tests one group per module
-# (tests/conftest.py); TEST_JOBS=1 runs them all in one process, the real ones last.
-TEST_JOBS ?= 2
+# The real-cluster tests are two xdist groups (one with TEST_JOBS=2), each on a cluster
+# of its own, the kubesim tests one group per module (tests/conftest.py); TEST_JOBS=1
+# runs them all in one process, the real ones last.
+TEST_JOBS ?= 3
 PYTEST_JOBS = $(if $(filter-out 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup,)
 test-integration: $(BIN) $(TOOL_BIN) $(CEILING)
 	ARENAFS_BIN=$(abspath $(BIN)) ARENAFS_TOOLS=$(abspath $(BUILD)/tools) \

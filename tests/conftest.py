@@ -152,6 +152,34 @@ def _needs_real(item):
     return callspec is not None and "real" in callspec.params.values()
 
 
+def _module(item):
+    return item.nodeid.split("::")[0]
+
+
+def _real_groups(real):
+    """{module: xdist group} of the real tests. With three workers or more (make
+    test's TEST_JOBS), two groups, each on a cluster of its own (the session's
+    one cluster is per worker process), so that the real tests, the longest
+    serial part of a run, take half the wall clock; the others run the kubesim
+    tests meanwhile. A module stays whole (its tests may build on each other);
+    modules go to the lighter group, heaviest first, a test that starts a cluster
+    of its own weighing as three. Every worker computes the same split."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    weight = {}
+    for i in real:
+        own = i.get_closest_marker("own_real_cluster") is not None
+        weight[_module(i)] = weight.get(_module(i), 0) + (3 if own else 1)
+    if workers < 3:
+        return {m: "real-cluster" for m in weight}
+    load = {"real-cluster-1": 0, "real-cluster-2": 0}
+    groups = {}
+    for m in sorted(weight, key=lambda m: (-weight[m], m)):
+        g = min(load, key=lambda g: (load[g], g))
+        groups[m] = g
+        load[g] += weight[m]
+    return groups
+
+
 # tryfirst: xdist reads the group marks in its own modifyitems hook
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
@@ -162,10 +190,11 @@ def pytest_collection_modifyitems(session, config, items):
     if _XDIST_WORKER is None:
         items[:] = kubesim_only + real
         return
+    groups = _real_groups(real)
     for i in real:
-        i.add_marker(pytest.mark.xdist_group("real-cluster"))
+        i.add_marker(pytest.mark.xdist_group(groups[_module(i)]))
     for i in kubesim_only:
-        i.add_marker(pytest.mark.xdist_group(i.nodeid.split("::")[0]))
+        i.add_marker(pytest.mark.xdist_group(_module(i)))
     items[:] = real + kubesim_only
 
 
