@@ -69,6 +69,11 @@ def lab(venv, cluster_mount):
                JUPYTER_DATA_DIR=os.path.join(home, "data"),
                JUPYTER_RUNTIME_DIR=os.path.join(home, "runtime"),
                IPYTHONDIR=os.path.join(home, "ipython"))
+    # a question about JupyterLab's news would cover the picture
+    settings = os.path.join(home, "settings", "@jupyterlab", "apputils-extension")
+    os.makedirs(settings)
+    with open(os.path.join(settings, "notification.jupyterlab-settings"), "w") as f:
+        json.dump({"fetchNews": "false"}, f)
     port = free_port()
     log_path = os.path.join(m.dir, "jupyter.log")
     with open(log_path, "wb") as log:
@@ -79,6 +84,7 @@ def lab(venv, cluster_mount):
              "--ServerApp.password=", "--LabApp.news_url=None",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              "--LabApp.workspaces_dir=" + os.path.join(home, "workspaces"),
+             "--LabApp.user_settings_dir=" + os.path.join(home, "settings"),
              # docs/notebooks.md: what deleting a job from JupyterLab needs
              "--FileContentsManager.delete_to_trash=False",
              "--FileContentsManager.always_delete_dir=True"],
