@@ -11,14 +11,17 @@ JupyterLab, Selenium and pandas come from the virtual environment
 tests/peers/venv.sh makes (pinned, from PyPI); Chromium and its driver are
 Debian's (.ci/deps.sh). JupyterLab runs with the two settings docs/notebooks.md
 gives for deleting jobs (delete_to_trash off, always_delete_dir on); its
-default, the trash, is refused with EROFS and leaves the job whole (last test).
+default, the trash, is refused with EROFS and leaves the job whole; a save
+refused at close leaves nothing submitted (the last two tests).
 Waits are for what the page shows (WebDriverWait), never for a time."""
 
 import errno
+import http.cookiejar
 import json
 import os
 import socket
 import subprocess
+import urllib.error
 import urllib.request
 
 import pytest
@@ -257,3 +260,38 @@ def test_what_jupyterlab_tries_gets_an_errno_and_makes_nothing(venv, cluster_mou
     assert m.read("jobs", "tfjob-00000", "status") == "SUCCEEDED\n"
     assert c.kubectl_json("get", "tfjob", "tfjob-00000")["metadata"]["name"] == "tfjob-00000"
     assert not any(n.startswith(".Trash") for n in os.listdir(m.mnt))
+
+
+def contents_put(url, path, text):
+    """What an upload or a save does: a PUT of the whole file to the contents
+    API (with the page's XSRF cookie). (status, the server's message)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(url + "/lab", timeout=30).read()
+    xsrf = next(c.value for c in jar if c.name == "_xsrf")
+    req = urllib.request.Request(
+        url + "/api/contents/" + path, method="PUT", headers={"X-XSRFToken": xsrf},
+        data=json.dumps({"type": "file", "format": "text", "content": text}).encode())
+    try:
+        with opener.open(req, timeout=60) as r:
+            return r.status, ""
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())["message"]
+
+
+def test_a_save_over_a_submitted_spec_is_refused_and_submits_nothing(lab, cluster_mount):
+    """Uploading again the spec of a job that exists: EEXIST at close, in the
+    server's words; JupyterLab's copy of the old file (.~NAME) stays in submit/,
+    a dot name, never submitted (docs/notebooks.md)."""
+    c, m = cluster_mount
+    assert contents_put(lab, "mnt/submit/again.yaml", SPEC) == (201, "")
+    assert m.read("submit", "again", "status") == "submitted\n"
+    before = sorted(os.listdir(m.path("jobs")))
+    status, message = contents_put(lab, "mnt/submit/again.yaml", SPEC)
+    assert status == 500 and "[Errno 17] File exists" in message, (status, message)
+    assert sorted(os.listdir(m.path("jobs"))) == before
+    assert ".~again.yaml" in os.listdir(m.path("submit"))
+    assert not os.path.exists(m.path("submit", ".~again"))
+    status, message = contents_put(lab, "mnt/jobs/tfjob-00000/status", "RUNNING\n")
+    assert status == 500 and "[Errno 30] Read-only file system" in message, (status, message)
+    assert m.read("jobs", "tfjob-00000", "status") == "SUCCEEDED\n"
