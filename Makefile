@@ -174,7 +174,8 @@ deps-check:
 	  command -v kubectl >/dev/null && command -v fusermount3 >/dev/null && \
 	  command -v openssl >/dev/null && command -v rsync >/dev/null && \
 	  command -v gio >/dev/null && command -v dpkg-shlibdeps >/dev/null && \
-	  command -v lintian >/dev/null || $(MAKE) --no-print-directory deps
+	  command -v lintian >/dev/null && command -v chromedriver >/dev/null || \
+	  $(MAKE) --no-print-directory deps
 
 deps:
 	@sh .ci/deps.sh

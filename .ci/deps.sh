@@ -3,12 +3,14 @@
 # prints the apt-get line that would. The one list of packages; Makefile and .ci/run call this.
 # dpkg-dev and lintian: make deb and its test (tests/integration/test_package.py).
 # python3-hypothesis: the hostile machine (tests/integration/test_hostile_machine.py).
+# chromium and chromium-driver: the headless browser test_jupyterlab.py drives (Selenium,
+# from the virtual environment tests/peers/venv.sh makes, with JupyterLab).
 # With arguments, those packages instead (tests/screenshot.sh's, which CI does not need).
 set -e
 PACKAGES="$*"
 [ -n "$PACKAGES" ] || PACKAGES="build-essential pkg-config libfuse3-dev fuse3 libcurl4-openssl-dev libjansson-dev \
 libyaml-dev python3 python3-pytest python3-pytest-xdist python3-hypothesis python3-kubernetes python3-yaml python3-venv openssl kubernetes-client \
-procps psmisc rsync libglib2.0-bin clang valgrind dpkg-dev lintian"
+procps psmisc rsync libglib2.0-bin clang valgrind dpkg-dev lintian chromium chromium-driver"
 # libFuzzer's and the sanitizers' runtimes come in their own package, only
 # recommended by clang (and apt-get below installs no recommends).
 CLANG_MAJOR=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)

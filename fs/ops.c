@@ -1,8 +1,9 @@
 /*
  * The FUSE low-level operations of the tree: lookup/forget, getattr, open/read/
- * release, statfs, access, and the writes (refused with EROFS, or passed to
- * submit.c for submit/ and rmdir of jobs/NAME, see submit.h; symlink, link and
- * mknod in submit/ are EPERM there; a write of jobs/NAME/suspend to suspend.c).
+ * release, statfs, access, and the writes (refused with EROFS, mkdir in a job's
+ * directories EACCES, or passed to submit.c for submit/ and rmdir of jobs/NAME, see
+ * submit.h; symlink, link and mknod in submit/ are EPERM there; a write of
+ * jobs/NAME/suspend to suspend.c).
  * Directory listing is in dirs.c.
  *
  * What the kernel is asked to cache, and for how long, is content.c's choice.
@@ -582,8 +583,8 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 
 /* ---- writes: submit/ only ---- */
 
-/* The parent inode of a write, pinned, when it is in submit/. */
-static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino)
+/* The parent inode of a write (dir: of a mkdir), pinned, when it is in submit/. */
+static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino, bool dir)
 {
 	struct fs *fs = req_fs(req);
 	struct fs_inode *in;
@@ -599,7 +600,12 @@ static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino)
 		return NULL;
 	}
 	if (!fs_type_is_submit(in->node.type)) {
-		fuse_reply_err(req, EROFS);
+		/* A job's directories say W_OK (ops_access: rm -r removes them), so a
+		 * directory made in one is EACCES, not EROFS: JupyterLab makes
+		 * .ipynb_checkpoints/ beside every file it opens where access() says
+		 * W_OK, and takes only EACCES (its 403) as "no checkpoints here";
+		 * EROFS failed the opening of the file (docs/notebooks.md). */
+		fuse_reply_err(req, dir && fs_type_in_job(in->node.type) ? EACCES : EROFS);
 		inode_table_put(fs->inodes, in);
 		return NULL;
 	}
@@ -616,7 +622,7 @@ static bool new_entry_waits(const struct fs_inode *parent)
 static void ops_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent);
+	struct fs_inode *p = write_parent(req, parent, true);
 
 	if (p && new_entry_waits(p) && netops_mkdir(fs, ops_mkdir, req, parent, name, mode) == 0)
 		inode_table_put(fs->inodes, p);
@@ -630,7 +636,7 @@ static void ops_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 		       struct fuse_file_info *fi)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent);
+	struct fs_inode *p = write_parent(req, parent, false);
 
 	if (p && new_entry_waits(p) &&
 	    netops_create(fs, ops_create, req, parent, name, mode, fi) == 0)
@@ -749,7 +755,7 @@ static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse
 		       const char *newname, unsigned int flags)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent), *np;
+	struct fs_inode *p = write_parent(req, parent, false), *np;
 
 	if (!p)
 		return;
@@ -769,7 +775,7 @@ static void refuse_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 			enum submit_refused kind, const char *target)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent);
+	struct fs_inode *p = write_parent(req, parent, false);
 
 	if (p) {
 		submit_refuse(fs, req, p, name, kind, target);

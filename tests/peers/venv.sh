@@ -1,13 +1,15 @@
 #!/bin/sh
 # Makes (once) the virtual environments of the peer clients the tests run
-# beside arenafs, from PyPI, pinned: DIR/sdk (the Kubeflow Training SDK) and
-# DIR/k8s (the newest kubernetes client). They cannot share one: the SDK caps
+# beside arenafs, from PyPI, pinned (requirements-NAME.txt): DIR/sdk (the
+# Kubeflow Training SDK) and DIR/k8s (the newest kubernetes client), or those
+# named as arguments: DIR/jupyter (JupyterLab, Selenium and pandas, for
+# tests/integration/test_jupyterlab.py). They cannot share one: the SDK caps
 # the client's version. Prints DIR. DIR: $ARENAFS_PEERS_VENV, else
 # ~/.cache/arenafs/peers.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${ARENAFS_PEERS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/arenafs/peers}
-for v in sdk k8s; do
+for v in ${*:-sdk k8s}; do
 	stamp="$dir/$v/.requirements"
 	if ! cmp -s "$here/requirements-$v.txt" "$stamp" 2>/dev/null; then
 		rm -rf "$dir/$v"
