@@ -61,9 +61,13 @@ BINARIES = {
     # (tests/integration/test_arena_parity.py), kueuectl for queues
     "arena": ("arena", "github.com/kubeflow/arena/cmd/arena"),
     "kueuectl": ("kubeflow", "sigs.k8s.io/kueue/cmd/kueuectl"),
+    # what Arena and arenafs read GPU metrics from: started beside a running
+    # cluster by monitoring.py, not by up
+    "prometheus": ("prometheus", "github.com/prometheus/prometheus/cmd/prometheus"),
 }
-# What `up` runs in its default profile (`--mpi v2beta1` runs mpi-operator too)
-LATER_BINARIES = ("arena", "kueuectl", "mpi-operator")
+# What `up` does not run in its default profile (`--mpi v2beta1` runs mpi-operator
+# too; monitoring.py runs Prometheus beside a running cluster)
+LATER_BINARIES = ("arena", "kueuectl", "mpi-operator", "prometheus")
 CLUSTER_BINARIES = [n for n in BINARIES if n not in LATER_BINARIES]
 # What a full build makes, in this order: the first real test waits only for the
 # cluster's binaries; the tests that need a later one run last (tests/conftest.py).
@@ -79,6 +83,7 @@ MAIN_MODULE = {
     "kubeflow": "github.com/kubeflow/trainer/v2",
     "jobset": "sigs.k8s.io/jobset",
     "mpi": "github.com/kubeflow/mpi-operator",
+    "prometheus": "github.com/prometheus/prometheus",
 }
 
 
@@ -569,15 +574,33 @@ class Plane:
                     pids.append(int(f.read().strip()))
             except (OSError, ValueError):
                 continue
-        _signal_groups(pids, signal.SIGTERM)
-        _wait_groups(pids, timeout)
-        _signal_groups(_groups_alive(pids), signal.SIGKILL)
-        _wait_groups(pids, kill_timeout)
-        left = _groups_alive(pids)
-        if left:
-            raise ClusterError("still running %d s after SIGKILL: %s" % (kill_timeout, "; ".join(
-                "process group %d (%s)" % (g, _group_tasks(g)) for g in left)))
+        _stop_groups(pids, timeout, kill_timeout)
         shutil.rmtree(self.pids, ignore_errors=True)
+
+    def stop(self, names, timeout=5, kill_timeout=60):
+        """stop_all for the named components only (monitoring.py's, beside the
+        cluster); their pid files go."""
+        pids = [p for p in map(self.pid, names) if p is not None]
+        _stop_groups(pids, timeout, kill_timeout)
+        for name in names:
+            try:
+                os.remove(os.path.join(self.pids, name + ".pid"))
+            except OSError:
+                pass
+
+
+def _stop_groups(pids, timeout, kill_timeout):
+    """SIGTERM to each process group, SIGKILL to what stays after timeout;
+    returns once no thread of any is left, or raises naming what outlived
+    SIGKILL by kill_timeout."""
+    _signal_groups(pids, signal.SIGTERM)
+    _wait_groups(pids, timeout)
+    _signal_groups(_groups_alive(pids), signal.SIGKILL)
+    _wait_groups(pids, kill_timeout)
+    left = _groups_alive(pids)
+    if left:
+        raise ClusterError("still running %d s after SIGKILL: %s" % (kill_timeout, "; ".join(
+            "process group %d (%s)" % (g, _group_tasks(g)) for g in left)))
 
 
 def _signal_groups(pgids, sig):
@@ -798,7 +821,10 @@ def _start(plane, nodes, gpus, event_ttl, mpi):
         "--client-ca-file=" + P("ca.crt"),
         "--service-account-key-file=" + P("sa.pub"),
         "--service-account-signing-key-file=" + P("sa.key"),
-        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        # the issuer is where this machine reaches the API server: Trainer's
+        # status server discovers its OIDC keys there (kubeflow.py); a real
+        # cluster's issuer, kubernetes.default.svc, resolves only in pods
+        "--service-account-issuer=" + url,
         "--service-cluster-ip-range=10.96.0.0/12",
         "--authorization-mode=Node,RBAC",
         "--kubelet-client-certificate=" + P("apiserver-kubelet-client.crt"),
