@@ -6,7 +6,7 @@ TrainJob's status.trainerStatus (feature gate TrainJobStatus, alpha in v2.2.0).
 Called by kubeflow.py, which starts the Trainer controller:
     config(port)              the controller configuration's part for it
     serving_pair(home)        its certificate (and the webhooks'), from up's CA
-    objects(home, ports)      namespace, ServiceAccount, Secret, Service, EndpointSlice
+    objects(pki, ports)       namespace, ServiceAccount, Secret, Service
     service_account_files()   what the kubelet would mount into the controller's pod
     sandboxed(argv, home)     the controller's command in a mount namespace of its own
     wait_serving(...)         until it answers over TLS
@@ -21,9 +21,11 @@ the CA, a projected token whose audience names the TrainJob).
 What differs, and why:
   - the port is picked per cluster (upstream: 10443), and the Service's port is
     the same number, since the URL the pods get names the server's own port;
-  - the Service has no selector: its EndpointSlice names 127.0.0.1, where the
-    controller runs on this machine (nothing resolves SERVICE.NAMESPACE.svc here:
-    a client connects to 127.0.0.1 and sends that name as TLS SNI and Host);
+  - the Service has no selector and no endpoints: the controller runs on this
+    machine, at 127.0.0.1, and an EndpointSlice may not name a loopback address
+    (kube-apiserver refuses it: "may not be in the loopback range"). Nothing
+    resolves SERVICE.NAMESPACE.svc here either: a client connects to
+    127.0.0.1 at the URL's port and sends that name as TLS SNI and Host;
   - v2.2.0 reads two fixed paths (pkg/util/cert, pkg/statusserver/auth.go): the
     serving pair from /tmp/k8s-webhook-server/serving-certs, where the
     training-operator keeps its own, and, to find the service-account issuer it
@@ -93,14 +95,6 @@ def objects(pki, status_port, webhook_port):
          "spec": {"ports": [{"name": PORT_NAME, "port": status_port, "protocol": "TCP"},
                             {"name": "webhook-server", "port": 443, "protocol": "TCP",
                              "targetPort": webhook_port}]}},
-        {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-         "metadata": {"name": SERVICE + "-local", "namespace": NAMESPACE,
-                      "labels": {"kubernetes.io/service-name": SERVICE,
-                                 "endpointslice.kubernetes.io/managed-by": "arenafs-test-cluster"}},
-         "addressType": "IPv4",
-         "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": True}}],
-         "ports": [{"name": PORT_NAME, "port": status_port, "protocol": "TCP"},
-                   {"name": "webhook-server", "port": webhook_port, "protocol": "TCP"}]},
     ]
 
 
