@@ -21,10 +21,10 @@ when it changes: {"NAMESPACE/POD": {"util": 87, "memory_used_mib": 5120,
 objects, one per GPU in index order. A GPU without a value is idle: 0 %, 0 MiB
 of 16384 MiB (16 GiB, the nodes' Tesla-V100-SXM2-16GB).
 
-Listens on the loopback address it is given; reads pods and nodes from the API
+Listens on the address it is given (monitoring.py: its end of the veth pair); reads pods and nodes from the API
 server with a client certificate. Python standard library only.
 
-usage: gpu_exporter.py --listen 127.0.0.1:PORT --server URL --ca CA --cert CRT
+usage: gpu_exporter.py --listen ADDRESS:PORT --server URL --ca CA --cert CRT
                        --key KEY --values FILE
 """
 
