@@ -15,6 +15,7 @@
 #include "render/job_tables.h"
 #include "render/nodes.h"
 #include "render/pods.h"
+#include "render/progress.h"
 #include "render/readme.h"
 #include "render/runtimes.h"
 #include "render/data.h"
@@ -122,6 +123,13 @@ static const struct place PLACES[] = {
 	 "the object as the API server returns it"},
 	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, 0,
 	 "the main instance's log; tail -f follows it"},
+	{FS_JOB_METRICS, FS_JOB_DIR, "metrics", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_metrics}, 0,
+	 "a TrainJob's metrics as its script reports them: name value, by name"},
+	{FS_JOB_PROGRESS, FS_JOB_DIR, "progress", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME,
+	 {.job = render_job_progress}, 0,
+	 "a TrainJob's progress as its script reports it: percent, time left, loss, how old"},
 	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
 	 0, "the spec it was submitted with (or the object as YAML)"},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},

@@ -68,6 +68,8 @@ enum {
 	                            the job outlives the rmdir (deletes.h), and with
 	                            render_suspend_note after a refused write of its
 	                            suspend (suspend.h) */
+	PLACE_REPORT_TIME = 512, /* st_mtime is the job's last progress report's
+	                            (render_job_report_mtime), not its last change */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */

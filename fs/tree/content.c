@@ -34,6 +34,7 @@
 #include "render/render.h"
 #include "render/cluster.h"
 #include "render/job_files.h"
+#include "render/progress.h"
 #include "render/readme.h"
 
 #include <assert.h>
@@ -102,7 +103,8 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 		return -ENOENT;
 	if (view_job(fs, job, p->view, &jv))
 		return -ENOMEM;
-	*mtime = render_job_mtime(&jv.v);
+	*mtime = p->flags & PLACE_REPORT_TIME ? render_job_report_mtime(&jv.v)
+	                                      : render_job_mtime(&jv.v);
 	p->render.job(sb, &jv.v);
 	view_job_free(&jv);
 	stale_note(fs, p, sb);
