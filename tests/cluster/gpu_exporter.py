@@ -184,7 +184,12 @@ def handler(cluster, values):
             self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                # Prometheus gave up the scrape (its 1 s timeout, on a busy
+                # machine): it records that one as failed and scrapes again
+                pass
 
         def log_message(self, fmt, *args):
             pass

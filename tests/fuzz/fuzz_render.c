@@ -18,6 +18,7 @@
 #include "render/data.h"
 #include "render/why.h"
 #include "render/job_files.h"
+#include "render/progress.h"
 #include "render/suspend_note.h"
 #include "render/events.h"
 #include "render/gpus.h"
@@ -80,6 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_job_why(&sb, &v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
+		render_job_progress(&sb, &v);
+		render_job_metrics(&sb, &v);
 		render_job_suspend(&sb, job);
 		/* the job's conditions' reason as a refused suspend's (any bytes, one line) */
 		if (job->n_conditions)
