@@ -11,7 +11,8 @@ defaulting, and then live through the controllers like any other:
     flaky          PyTorchJob crashing (OnFailure, backoffLimit 3): restarts,
                    CrashLoopBackOff, then Failed
     horovod-mnist  MPIJob (v1, or v2beta1 with --mpi-v2beta1), 2 workers
-    llm-pretrain   TrainJob on 2 nodes
+    llm-pretrain   TrainJob on 2 nodes, its script reporting progress, time left,
+                   loss and accuracy every 5 s (trainer_report.py)
     research/gan   a TFJob in a second namespace
     mnist-v1       a TFJob that succeeded hours ago
 """
@@ -149,7 +150,8 @@ def populate_demo(store, logs, opts, nodes):
         "spec": {"runtimeRef": {"name": "torch-distributed", "kind": "ClusterTrainingRuntime",
                                 "apiGroup": "trainer.kubeflow.org"},
                  "trainer": {"image": TORCH_IMAGE, "command": ["torchrun", "pretrain.py"],
-                             "numNodes": 2, "env": env(SIM_RUN_SECONDS=300),
+                             "numNodes": 2,
+                             "env": env(SIM_RUN_SECONDS=300, SIM_REPORT_SECONDS=5),
                              "resourcesPerNode": {"limits": {util.GPU: "1"}}}}}))
     objs.append(("tfjobs.kubeflow.org", tfjob("gan", "research", {
         "Worker": replica(2, container("tensorflow", TF_IMAGE, "python gan.py", 1, ("tfjob-port", 2222),
