@@ -26,6 +26,19 @@ def stamp(t):
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def stat_of_progress(m, name):
+    """(os.stat, text) of jobs/NAME/progress, the size being the text's: the age
+    in the line moves with the clock ("just now", "1s ago"), so the text is read
+    again until a read on each side of the stat agree."""
+    path = m.path("jobs", name, "progress")
+
+    def agreeing():
+        before = m.read("jobs", name, "progress")
+        st = os.stat(path)
+        return (st, before) if m.read("jobs", name, "progress") == before else None
+    return wait_until(agreeing, timeout=30, message="a stable read of " + path)
+
+
 def report(when, progress, left, metrics):
     return {"trainerStatus": {"progressPercentage": progress,
                               "estimatedRemainingSeconds": left,
@@ -82,8 +95,8 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
     metrics = m.read("jobs", "llama", "metrics")
     print("metrics:\n%s" % metrics, end="")
     assert metrics == "eval_accuracy 0.874\nloss 0.231\n"
-    st = os.stat(m.path("jobs", "llama", "progress"))
-    assert st.st_mtime == first.timestamp() and st.st_size == len(line.encode())
+    st, line = stat_of_progress(m, "llama")
+    assert st.st_mtime == first.timestamp() and st.st_size == len(line.encode()), (st, line)
     assert os.stat(m.path("jobs", "llama", "metrics")).st_mtime == first.timestamp()
     info = m.read("jobs", "llama", "info")
     assert "\nProgress:    " + line[:-len(" ago\n")].rsplit(" ", 1)[0] in info, info
@@ -97,9 +110,9 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
         message="jobs/llama/progress to show the second report")
     print("then: %s" % line, end="")
     assert m.read("jobs", "llama", "metrics") == "loss 0.0412\n"
-    st2 = os.stat(m.path("jobs", "llama", "progress"))
+    st2, line = stat_of_progress(m, "llama")
     assert st2.st_mtime == now.timestamp() > st.st_mtime
-    assert st2.st_size == len(line.encode()) != st.st_size
+    assert st2.st_size == len(line.encode()) != st.st_size, (st2, line)
 
 
 def test_a_job_of_another_kind_says_it_reports_no_progress(kubesim, arenafs):
