@@ -16,6 +16,7 @@
 #include "fs/code/codefetch.h"
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeeper.h"
+#include "fs/tree/gpumetrics.h"
 #include "fs/tree/runtimes.h"
 #include "fs/submit/access.h"
 #include "fs/submit/areas.h"
@@ -93,7 +94,9 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	    logstream_registry_new(&fs->streams) < 0 || submit_defer_new(fs, &fs->defer) < 0 ||
 	    deletes_new(fs, &fs->deletes) < 0 || suspends_new(&fs->suspends) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
-	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0) {
+	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0 ||
+	    gpu_metrics_keeper_new(fs, &fs->gpu_metrics) < 0) {
+		gpu_metrics_keeper_free(fs->gpu_metrics);
 		runtimes_poller_free(fs->runtimes);
 		logkeeper_free(fs->keeper);
 		codefetch_free(fs->code_store);
@@ -196,6 +199,7 @@ void fs_free(struct fs *fs)
 	suspends_free(fs->suspends);
 	logkeeper_free(fs->keeper);
 	runtimes_poller_free(fs->runtimes);
+	gpu_metrics_keeper_free(fs->gpu_metrics);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
 	while (fs->handles)

@@ -21,6 +21,7 @@
 
 #include "k8s/auth/config.h"
 #include "k8s/cache/health.h"
+#include "k8s/objects/gpumetrics.h"
 #include "k8s/objects/objects.h"
 #include "k8s/base/strbuf.h"
 
@@ -68,6 +69,8 @@ struct job_view {
 	 * when it is at hand without a request (arenafs kept it: keep_logs); else NULL. */
 	const char *failed_log_tail;
 	struct job_queue queue;                 /* always gathered (a lookup in an index) */
+	/* Prometheus's GPU figures (places with PLACE_GPU_METRICS), else NULL */
+	const struct gpu_metrics *gpu_metrics;
 	int64_t now;
 };
 

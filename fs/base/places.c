@@ -113,8 +113,9 @@ static const struct place PLACES[] = {
 	 {0}, PLACE_WHEN_CODE, "the files shipped with it (cp -r DIR/ submit/), read-only"},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
 	 {.job = render_job_events}, 0, "Kubernetes events of the job and its pods, oldest first"},
-	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0,
-	 "allocated/requested GPUs of the job"},
+	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, PLACE_GPU_METRICS,
+	 {.job = render_job_gpus}, 0,
+	 "allocated/requested GPUs of the job, and their duty cycle and memory (Prometheus)"},
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL,
 	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE, {.job = render_job_info}, 0,
 	 "arena get: status, duration, instances, TensorBoard"},
@@ -151,7 +152,8 @@ static const struct place PLACES[] = {
 
 	{FS_POD_ATTEMPTS_DIR, FS_POD_DIR, "attempts", SRC_POD, 0, PLACE_DIR, {0}, 0, NULL},
 
-	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0, NULL},
+	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, PLACE_GPU_METRICS,
+	 {.pod_gpus = render_pod_gpus_metrics}, 0, NULL},
 	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0, NULL},
 	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0, NULL},
 	{FS_POD_LOGS_PREVIOUS, FS_POD_DIR, "logs.previous", SRC_POD, 0,
