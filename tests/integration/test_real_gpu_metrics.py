@@ -5,8 +5,10 @@ pods holding kwok's GPUs with the values the test sets. Queried as Arena queries
 it: the Service labelled kubernetes.io/service-name=prometheus-server, port
 9090, through kube-apiserver's service proxy; and the real Arena's
 `arena top job NAME` shows the values in its GPU(DutyCycle) and
-GPU_MEMORY(Used/Total) columns. Real cluster only: the tree's side of these
-figures, and kubesim's, are the next round's."""
+GPU_MEMORY(Used/Total) columns. The tree finds the same Prometheus the same way
+and shows the same figures: instances/POD/gpus cell by cell as Arena's
+instances table, jobs/NAME/gpus their sum (kubesim's side:
+test_tree_gpu_metrics.py)."""
 
 import json
 import re
@@ -112,8 +114,58 @@ def arena_rows(text):
     return rows
 
 
+def tree_rows(text):
+    """{device index: (duty cycle cell, memory cell)} of instances/POD/gpus's table."""
+    rows = {}
+    for line in text.splitlines()[2:]:
+        index, duty, memory = line.split()
+        rows[int(index)] = (duty, memory)
+    return rows
+
+
+def arena_cells(text):
+    """{device index: (duty cycle cell, memory cell)} of `arena top job NAME`, as printed."""
+    rows = {}
+    for line in text.splitlines():
+        m = re.search(r"\s(\d+)\s+([\d.]+%)\s+([\d.]+/[\d.]+\(MiB\))\s*$", line)
+        if m:
+            rows[int(m.group(1))] = m.group(2, 3)
+    return rows
+
+
+def want_rows(mon, view):
+    """{device index: (duty cycle cell, memory cell)} of the values the test set, once
+    Prometheus has scraped them."""
+    util = by_index(wait_until(
+        lambda: (lambda r: r if sorted(float(s["value"][1]) for s in r) == [12.5, 87.0]
+                 else None)(mon.query('DCGM_FI_DEV_GPU_UTIL{namespace="%s",pod="%s"}'
+                                      % (view.namespace, POD))),
+        timeout=60, interval=0.5, message="the job's GPUs in Prometheus"), "gpu")
+    return {int(s["metric"]["gpu"]): ("%.1f%%" % v["util"],
+                                      "%.1f/%.1f(MiB)" % (v["memory_used_mib"], 16384.0))
+            for s, v in zip(util, VALUES)}
+
+
+def test_the_tree_shows_the_exporters_values(busy, arenafs):
+    view, mon, pod = busy
+    want = want_rows(mon, view)
+    m = arenafs(view, "namespace=" + view.namespace)
+    path = ("jobs", JOB, "instances", POD, "gpus")
+    text = wait_until(lambda: (lambda t: t if t.startswith("2\n") and "GPU(DutyCycle)" in t
+                               and tree_rows(t) == want else None)(m.read(*path)),
+                      timeout=60, interval=0.5, message="instances/%s/gpus with the figures" % POD)
+    print("instances/%s/gpus:\n%s" % (POD, text))
+    assert text.splitlines()[1].split() == ["GPU(DeviceIndex)", "GPU(DutyCycle)",
+                                            "GPU_MEMORY(Used/Total)"]
+    job = m.read("jobs", JOB, "gpus")
+    print("jobs/%s/gpus:\n%s" % (JOB, job))
+    assert job == ("2/2\nGPU(DutyCycle) 49.8% (mean of 2 GPUs of 1 instance), "
+                   "GPU_MEMORY(Used/Total) 6144.0/32768.0(MiB)\n")
+    assert m.read("cluster", "health").startswith("ok")
+
+
 @pytest.mark.later_binary("arena")
-def test_arena_top_job_shows_the_exporters_values(busy, tmp_path):
+def test_arena_top_job_shows_the_exporters_values(busy, tmp_path, arenafs):
     from test_arena_parity import Arena
     view, mon, pod = busy
     arena = Arena(realcluster.later_binary("arena", "the Arena CLI"), view.kubeconfig,
@@ -129,3 +181,11 @@ def test_arena_top_job_shows_the_exporters_values(busy, tmp_path):
         message="arena top job %s to show the exporter's values" % JOB)
     print("arena top job %s:\n%s" % (JOB, text))
     assert POD in text and "RUNNING" in text, text
+
+    # the tree, on the same Prometheus: the same cells, GPU by GPU
+    m = arenafs(view, "namespace=" + view.namespace)
+    tree = wait_until(lambda: (lambda t: t if "GPU(DutyCycle)" in t else None)(
+        m.read("jobs", JOB, "instances", POD, "gpus")), timeout=60, interval=0.5,
+        message="instances/%s/gpus with figures" % POD)
+    print("instances/%s/gpus:\n%s" % (POD, tree))
+    assert tree_rows(tree) == arena_cells(text) == want_rows(mon, view)
