@@ -117,3 +117,30 @@ def test_duty_cycle_and_memory_per_gpu_and_per_job(kubesim, arenafs):
         {"util": 1, "memory_used_mib": 100, "memory_total_mib": 16384}]}, families=["arena"])
     wait_until(lambda: "99.0%" in m.read(*path), timeout=30, message="Arena's figures")
     assert m.read(*path).endswith("1                 1.0%            100.0/16384.0(MiB)\n")
+
+
+def test_a_prometheus_named_by_the_mount_option(kubesim, arenafs):
+    """-o prometheus=URL: asked there, whatever Services the cluster has; a URL that
+    does not answer is said so."""
+    c = kubesim("--nodes", "2", "--gpus", "8")
+    start_prometheus(c)
+    c.set_gpus({"default/" + POD: [
+        {"util": 64, "memory_used_mib": 300, "memory_total_mib": 16384},
+        {"util": 32, "memory_used_mib": 200, "memory_total_mib": 16384}]})
+    # kubesim's Prometheus at a URL of its own (the proxy's path), as a user names one
+    url = c.url + "/api/v1/namespaces/monitoring/services/prometheus-server:9090/proxy"
+    m = arenafs(c, "prometheus=" + url)
+    running(c, m)
+    path = ("jobs", "busy", "instances", POD, "gpus")
+    wait_until(lambda: "64.0%" in m.read(*path), timeout=30, message="the URL's figures")
+    print("instances/%s/gpus:\n%s" % (POD, m.read(*path)))
+    assert m.read("jobs", "busy", "gpus") == (
+        "2/2\nGPU(DutyCycle) 48.0% (mean of 2 GPUs of 1 instance), "
+        "GPU_MEMORY(Used/Total) 500.0/32768.0(MiB)\n")
+
+    bad = arenafs(c, "prometheus=http://127.0.0.1:9")
+    text = bad.read(*path)
+    print("with prometheus=http://127.0.0.1:9:\n%s" % text)
+    assert text.startswith("2\nno GPU metrics: Prometheus (http://127.0.0.1:9) did not answer: ")
+    assert text.count("\n") == 2
+    assert bad.read("cluster", "health").startswith("ok")
