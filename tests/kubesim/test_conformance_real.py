@@ -669,3 +669,26 @@ def test_a_trainjobs_reported_progress_is_checked_and_kept_alike(both):
     finally:
         for c in both:
             c.api("DELETE", TRAINJOBS + "/tj-report")
+
+
+# ---- the service proxy (where arenafs and Arena ask Prometheus) ----
+
+def test_service_proxy_refusals(both):
+    """What arenafs shows when the Service it found cannot be asked: a Service that
+    is gone (404) and one without endpoints (503), in the same words on both."""
+    plain = {"apiVersion": "v1", "kind": "Service",
+             "metadata": {"name": "no-endpoints", "namespace": NS},
+             "spec": {"ports": [{"name": "http", "port": 9090}]}}
+    proxy = "/api/v1/namespaces/%s/services/%s/proxy/api/v1/query?query=up"
+    try:
+        for c in both:
+            assert c.api("POST", "/api/v1/namespaces/%s/services" % NS, plain)[0] == 201
+        (rs, real), (ss, sim) = on_both(both, "GET", proxy % (NS, "http:nope:9090"))
+        assert rs == ss == 404, (real, sim)
+        same(real, sim, "the proxy of a missing Service")
+        (rs, real), (ss, sim) = on_both(both, "GET", proxy % (NS, "http:no-endpoints:9090"))
+        assert rs == ss == 503, (real, sim)
+        same(real, sim, "the proxy of a Service without endpoints")
+    finally:
+        for c in both:
+            c.api("DELETE", "/api/v1/namespaces/%s/services/no-endpoints" % NS)
