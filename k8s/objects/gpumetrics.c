@@ -8,6 +8,7 @@
  */
 #include "k8s/objects/gpumetrics.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -51,37 +52,12 @@ static const char *label(const json_t *metric, const char *dcgm, const char *are
 	return v && *v ? v : json_string_value(json_object_get(metric, arena));
 }
 
-/* The sample of (ns, pod, gpu), added (figures unknown: -1) when new; NULL: no memory. */
-static struct gpu_sample *sample_for(struct gpu_metrics *m, const char *ns, const char *pod,
-                                     int gpu, size_t *cap)
-{
-	struct gpu_sample *s;
-
-	for (size_t i = 0; i < m->n; i++)
-		if (m->s[i].gpu == gpu && !strcmp(m->s[i].pod, pod) && !strcmp(m->s[i].ns, ns))
-			return &m->s[i];
-	if (m->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-
-		s = realloc(m->s, c * sizeof(*s));
-		if (!s)
-			return NULL;
-		m->s = s;
-		*cap = c;
-	}
-	s = &m->s[m->n];
-	*s = (struct gpu_sample){.gpu = gpu, .duty = -1, .used_mib = -1, .total_mib = -1,
-	                         .free_mib = -1};
-	s->ns = strdup(ns);
-	s->pod = strdup(pod);
-	if (!s->ns || !s->pod) {
-		free(s->ns);
-		free(s->pod);
-		return NULL;
-	}
-	m->n++;
-	return s;
-}
+/* One series of the answer, its strings the answer's. */
+struct series {
+	const char *ns, *pod, *name;
+	int gpu;
+	double v;
+};
 
 /* Files one series' value under its figure; names of neither family are skipped. */
 static void set_figure(struct gpu_sample *s, const char *name, double v)
@@ -98,42 +74,69 @@ static void set_figure(struct gpu_sample *s, const char *name, double v)
 		s->total_mib = v / MIB;
 }
 
-static int sample_cmp(const void *a, const void *b)
+static int key_cmp(const char *ns_a, const char *pod_a, int gpu_a, const char *ns_b,
+                   const char *pod_b, int gpu_b)
 {
-	const struct gpu_sample *x = a, *y = b;
-	int c = strcmp(x->ns, y->ns);
+	int c = strcmp(ns_a, ns_b);
 
 	if (!c)
-		c = strcmp(x->pod, y->pod);
-	return c ? c : (x->gpu > y->gpu) - (x->gpu < y->gpu);
+		c = strcmp(pod_a, pod_b);
+	return c ? c : (gpu_a > gpu_b) - (gpu_a < gpu_b);
 }
 
-/* One series: 0 (kept or skipped) or -ENOMEM. */
-static int add_series(struct gpu_metrics *m, const json_t *r, size_t *cap)
+static int series_cmp(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+
+	return key_cmp(x->ns, x->pod, x->gpu, y->ns, y->pod, y->gpu);
+}
+
+/* A series of a pod's GPU with a number, into *out: true; false to skip it. */
+static bool read_series(const json_t *r, struct series *out)
 {
 	const json_t *metric = json_object_get(r, "metric");
-	const char *name = json_string_value(json_object_get(metric, "__name__"));
-	const char *ns = label(metric, "namespace", "namespace_name");
-	const char *pod = label(metric, "pod", "pod_name");
 	const char *gpu = label(metric, "gpu", "minor_number");
 	const char *text = json_string_value(json_array_get(json_object_get(r, "value"), 1));
-	struct gpu_sample *s;
 	char *end;
-	double v;
 	long g;
 
-	if (!name || !ns || !*ns || !pod || !*pod || !gpu || !text)
-		return 0;
+	out->name = json_string_value(json_object_get(metric, "__name__"));
+	out->ns = label(metric, "namespace", "namespace_name");
+	out->pod = label(metric, "pod", "pod_name");
+	if (!out->name || !out->ns || !*out->ns || !out->pod || !*out->pod || !gpu || !text)
+		return false;
 	errno = 0;
 	g = strtol(gpu, &end, 10);
-	if (errno || *end || g < 0 || g > 1024)
-		return 0;
-	v = strtod(text, &end);
-	if (*end || !isfinite(v))
-		return 0;
-	if (!(s = sample_for(m, ns, pod, (int)g, cap)))
-		return -ENOMEM;
-	set_figure(s, name, v);
+	if (errno || *end || end == gpu || g < 0 || g > 1024)
+		return false;
+	out->gpu = (int)g;
+	out->v = strtod(text, &end);
+	return !*end && end != text && isfinite(out->v);
+}
+
+/* The series, sorted by pod and GPU (so that one pass makes the samples: an answer
+ * for 10,000 pods has some 120,000), into samples of m. 0 or -ENOMEM. */
+static int add_sorted(struct gpu_metrics *m, struct series *sr, size_t n)
+{
+	struct gpu_sample *s = NULL;
+
+	qsort(sr, n, sizeof(*sr), series_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (!s || key_cmp(s->ns, s->pod, s->gpu, sr[i].ns, sr[i].pod, sr[i].gpu)) {
+			s = &m->s[m->n];
+			*s = (struct gpu_sample){.gpu = sr[i].gpu, .duty = -1, .used_mib = -1,
+			                         .total_mib = -1, .free_mib = -1};
+			s->ns = strdup(sr[i].ns);
+			s->pod = strdup(sr[i].pod);
+			if (!s->ns || !s->pod) {
+				free(s->ns);
+				free(s->pod);
+				return -ENOMEM;
+			}
+			m->n++;
+		}
+		set_figure(s, sr[i].name, sr[i].v);
+	}
 	return 0;
 }
 
@@ -142,8 +145,10 @@ int gpu_metrics_decode(struct gpu_metrics *m, const json_t *answer)
 	const char *status = json_string_value(json_object_get(answer, "status"));
 	const json_t *data = json_object_get(answer, "data");
 	const json_t *result = json_object_get(data, "result");
-	size_t cap = m->n, i;
+	struct series *sr;
+	size_t n = 0, i;
 	const json_t *r;
+	int rc;
 
 	if (!status || strcmp(status, "success") || !json_is_array(result)) {
 		const char *why = json_string_value(json_object_get(answer, "error"));
@@ -152,30 +157,45 @@ int gpu_metrics_decode(struct gpu_metrics *m, const json_t *answer)
 		         why ? why : status ? status : "not a query answer");
 		return -EINVAL;
 	}
+	assert(m->n == 0 && !m->s);
+	if (!json_array_size(result))
+		return 0;
+	sr = malloc(json_array_size(result) * sizeof(*sr));
+	m->s = calloc(json_array_size(result), sizeof(*m->s));
+	if (!sr || !m->s) {
+		free(sr);
+		return -ENOMEM;
+	}
 	json_array_foreach(result, i, r)
-		if (add_series(m, r, &cap))
-			return -ENOMEM;
+		if (read_series(r, &sr[n]))
+			n++;
+	rc = add_sorted(m, sr, n);
+	free(sr);
 	for (i = 0; i < m->n; i++)
 		if (m->s[i].total_mib < 0 && m->s[i].used_mib >= 0 && m->s[i].free_mib >= 0)
 			m->s[i].total_mib = m->s[i].used_mib + m->s[i].free_mib;
-	if (m->n)
-		qsort(m->s, m->n, sizeof(*m->s), sample_cmp);
-	return 0;
+	return rc;
 }
 
 size_t gpu_metrics_of_pod(const struct gpu_metrics *m, const char *ns, const char *name,
                           const struct gpu_sample **first)
 {
-	size_t i = 0, n = 0;
+	size_t lo = 0, hi = m ? m->n : 0, n = 0;
 
 	*first = NULL;
-	if (!m)
-		return 0;
-	while (i < m->n && (strcmp(m->s[i].ns, ns) || strcmp(m->s[i].pod, name)))
-		i++;
-	while (i + n < m->n && !strcmp(m->s[i + n].ns, ns) && !strcmp(m->s[i + n].pod, name))
+	/* the first sample not before (ns, name, GPU 0): indices are >= 0 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_cmp(m->s[mid].ns, m->s[mid].pod, m->s[mid].gpu, ns, name, 0) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (m && lo + n < m->n && !strcmp(m->s[lo + n].ns, ns) &&
+	       !strcmp(m->s[lo + n].pod, name))
 		n++;
 	if (n)
-		*first = &m->s[i];
+		*first = &m->s[lo];
 	return n;
 }

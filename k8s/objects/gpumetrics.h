@@ -51,12 +51,13 @@ struct gpu_metrics *gpu_metrics_new(void);
 struct gpu_metrics *gpu_metrics_ref(struct gpu_metrics *m);
 void gpu_metrics_unref(struct gpu_metrics *m);
 
-/* Adds the samples of a /api/v1/query answer ({"status":"success","data":{"result":
- * [...]}}) to m and sorts them. 0, -EINVAL (not a success vector: m->error says
+/* Fills m (new: no samples yet) with the samples of a /api/v1/query answer
+ * ({"status":"success","data":{"result":[...]}}), sorted. 0, -EINVAL (not a success vector: m->error says
  * why) or -ENOMEM. */
 int gpu_metrics_decode(struct gpu_metrics *m, const json_t *answer);
 
-/* The GPUs of pod ns/name, in index order: *first points into m->s; returns how many. */
+/* The GPUs of pod ns/name, in index order (a binary search: a walk of every pod's
+ * file costs O(log n) each): *first points into m->s; returns how many. */
 size_t gpu_metrics_of_pod(const struct gpu_metrics *m, const char *ns, const char *name,
                           const struct gpu_sample **first);
 

@@ -111,3 +111,26 @@ TEST(gpumetrics_pod_and_job_files)
 	fx_job_free(j);
 	gpu_metrics_unref(m);
 }
+
+TEST(gpumetrics_both_families_of_one_gpu_are_one_sample)
+{
+	struct gpu_metrics *m = decoded(
+	    "{\"status\":\"success\",\"data\":{\"result\":["
+	    "{\"metric\":{\"__name__\":\"nvidia_gpu_duty_cycle\",\"pod_name\":\"b\","
+	    "\"namespace_name\":\"n\",\"minor_number\":\"0\"},\"value\":[1,\"40\"]},"
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_FB_USED\",\"pod\":\"a\",\"namespace\":\"n\","
+	    "\"gpu\":\"0\"},\"value\":[1,\"7\"]},"
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"pod\":\"b\",\"namespace\":\"n\","
+	    "\"gpu\":\"0\"},\"value\":[1,\"40\"]},"
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_FB_USED\",\"pod\":\"b\",\"namespace\":\"n\","
+	    "\"gpu\":\"0\"},\"value\":[1,\"not a number\"]}]}}");
+	const struct gpu_sample *s;
+
+	CHECK_INT_EQ((int)m->n, 2);
+	CHECK_INT_EQ((int)gpu_metrics_of_pod(m, "n", "b", &s), 1);
+	CHECK(s->duty == 40 && s->used_mib < 0 && s->total_mib < 0);
+	CHECK_INT_EQ((int)gpu_metrics_of_pod(m, "n", "a", &s), 1);
+	CHECK(s->duty < 0 && s->used_mib == 7);
+	CHECK_INT_EQ((int)gpu_metrics_of_pod(m, "n", "c", &s), 0);
+	gpu_metrics_unref(m);
+}
