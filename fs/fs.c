@@ -17,6 +17,7 @@
 #include "fs/code/codefetch.h"
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeeper.h"
+#include "fs/tree/gpumetrics.h"
 #include "fs/tree/runtimes.h"
 #include "fs/submit/access.h"
 #include "fs/submit/areas.h"
@@ -95,7 +96,9 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	    deletes_new(fs, &fs->deletes) < 0 || suspends_new(&fs->suspends) < 0 ||
 	    netpool_new(NETPOOL_THREADS_MAX, &fs->netpool) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
-	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0) {
+	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0 ||
+	    gpu_metrics_keeper_new(fs, &fs->gpu_metrics) < 0) {
+		gpu_metrics_keeper_free(fs->gpu_metrics);
 		runtimes_poller_free(fs->runtimes);
 		logkeeper_free(fs->keeper);
 		codefetch_free(fs->code_store);
@@ -202,6 +205,7 @@ void fs_free(struct fs *fs)
 	netpool_free(fs->netpool);
 	logkeeper_free(fs->keeper);
 	runtimes_poller_free(fs->runtimes);
+	gpu_metrics_keeper_free(fs->gpu_metrics);
 	notify_free(fs->notifier);
 	logfile_stop_all(fs);
 	while (fs->handles)

@@ -44,6 +44,7 @@ static const struct fuse_opt OPTS[] = {
 	OPT("kubeconfig=%s", kubeconfig),
 	OPT("context=%s", context),
 	OPT("namespace=%s", namespace),
+	OPT("prometheus=%s", prometheus),
 	OPT("readonly", readonly),
 	OPT("attr_timeout=%lf", attr_timeout),
 	OPT("entry_timeout=%lf", entry_timeout),
@@ -152,6 +153,7 @@ static void print_usage(const char *prog)
 	       "                           the in-cluster service account)\n"
 	       "    -o context=NAME        kubeconfig context (else current-context)\n"
 	       "    -o namespace=NS        namespace of jobs/ (else the context's, else default)\n"
+	       "    -o prometheus=URL      Prometheus to ask for GPU figures (else its Service, as Arena)\n"
 	       "    -o readonly            no submitting or deleting (EROFS)\n"
 	       "    -o attr_timeout=S      kernel caches file attributes S seconds (%g)\n"
 	       "    -o entry_timeout=S     names of jobs, pods, nodes cached S seconds (%g)\n"
@@ -340,6 +342,7 @@ void options_fs(const struct mount_options *o, struct fs_options *out)
 	out->allow_other = o->allow_other;
 	out->keep_logs = o->keep_dir ? o->keep_bytes : 0;
 	out->keep_dir = o->keep_dir;
+	out->prometheus_url = o->prometheus;
 }
 
 void options_client(const struct mount_options *o, struct k8s_client_options *out)
@@ -392,6 +395,7 @@ void options_free(struct mount_options *o)
 	free(o->kubeconfig);
 	free(o->context);
 	free(o->namespace);
+	free(o->prometheus);
 	free(o->keep_logs);
 	free(o->keep_dir);
 	free(o->cmd.mountpoint);

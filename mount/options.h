@@ -20,6 +20,7 @@ struct mount_options {
 	char *kubeconfig;
 	char *context;
 	char *namespace;
+	char *prometheus;            /* prometheus=URL, or NULL */
 	int readonly;
 	double attr_timeout;
 	double entry_timeout;

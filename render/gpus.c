@@ -23,12 +23,14 @@
  */
 #include "render/gpus.h"
 #include "render/nodes.h"
+#include "render/pods.h"
 #include "render/render.h"
 #include "render/status.h"
 #include "render/table.h"
 #include "render/text.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,10 +113,108 @@ static bool node_has_gpus(const struct k8s_node *n)
 	return n->gpu_capacity > 0;
 }
 
+/* A pod whose GPUs Prometheus may have figures of: running, holding GPUs (Arena asks
+ * only for Running pods of a RUNNING job). */
+static bool pod_shows_gpu_metrics(const struct pod *pod)
+{
+	return pod->gpus > 0 && pod->phase == POD_RUNNING && !pod->meta.deleted;
+}
+
+/* "no GPU metrics: WHY" when m has no figures for pod, true when it has. */
+static bool gpu_metrics_or_why(struct strbuf *sb, const struct gpu_metrics *m, size_t n)
+{
+	if (!m)
+		strbuf_puts(sb, "no GPU metrics: not asked\n");
+	else if (m->error[0])
+		strbuf_printf(sb, "no GPU metrics: %s\n", m->error);
+	else if (!n)
+		strbuf_printf(sb, "no GPU metrics: Prometheus (%s) has no figures of its GPUs\n",
+		              m->source);
+	return m && !m->error[0] && n;
+}
+
+static void fmt_mib(char *buf, size_t size, double mib)
+{
+	if (mib < 0)
+		snprintf(buf, size, "%s", RENDER_NA);
+	else
+		snprintf(buf, size, "%.1f", mib);
+}
+
+void render_pod_gpus_metrics(struct strbuf *sb, const struct pod *pod,
+                             const struct gpu_metrics *m)
+{
+	const struct gpu_sample *s;
+	struct render_table t;
+	size_t n;
+
+	render_pod_gpus(sb, pod);
+	if (!pod_shows_gpu_metrics(pod))
+		return;
+	n = gpu_metrics_of_pod(m, pod->meta.namespace, pod->meta.name, &s);
+	if (!gpu_metrics_or_why(sb, m, n))
+		return;
+	render_table_init(&t, 3);
+	/* Arena's column names (arena top job NAME) */
+	render_table_add(&t, (const char *[]){"GPU(DeviceIndex)", "GPU(DutyCycle)",
+	                                      "GPU_MEMORY(Used/Total)"});
+	for (size_t i = 0; i < n; i++) {
+		char idx[16], duty[32], used[32], total[32], mem[80];
+
+		snprintf(idx, sizeof(idx), "%d", s[i].gpu);
+		if (s[i].duty < 0)
+			snprintf(duty, sizeof(duty), "%s", RENDER_NA);
+		else
+			snprintf(duty, sizeof(duty), "%.1f%%", s[i].duty);
+		fmt_mib(used, sizeof(used), s[i].used_mib);
+		fmt_mib(total, sizeof(total), s[i].total_mib);
+		snprintf(mem, sizeof(mem), "%s/%s(MiB)", used, total);
+		render_table_add(&t, (const char *[]){idx, duty, mem});
+	}
+	render_table_render(sb, &t, "");
+	render_table_free(&t);
+}
+
+/* The figures of every GPU the job's running pods hold: their mean duty cycle and
+ * their memory summed, in one line. */
+static void job_gpu_metrics(struct strbuf *sb, const struct job_view *v)
+{
+	double duty = 0, used = 0, total = 0;
+	size_t gpus = 0, with_duty = 0, pods = 0, asked = 0;
+
+	for (size_t i = 0; i < v->n_pods; i++) {
+		const struct gpu_sample *s;
+		size_t n;
+
+		if (!pod_shows_gpu_metrics(v->pods[i]))
+			continue;
+		asked++;
+		n = gpu_metrics_of_pod(v->gpu_metrics, v->pods[i]->meta.namespace,
+		                       v->pods[i]->meta.name, &s);
+		pods += n > 0;
+		for (size_t j = 0; j < n; j++, gpus++) {
+			if (s[j].duty >= 0) {
+				duty += s[j].duty;
+				with_duty++;
+			}
+			used += s[j].used_mib > 0 ? s[j].used_mib : 0;
+			total += s[j].total_mib > 0 ? s[j].total_mib : 0;
+		}
+	}
+	if (!asked || !gpu_metrics_or_why(sb, v->gpu_metrics, gpus))
+		return;
+	strbuf_printf(sb, "GPU(DutyCycle) %.1f%% (mean of %zu GPU%s of %zu instance%s), "
+	              "GPU_MEMORY(Used/Total) %.1f/%.1f(MiB)\n",
+	              with_duty ? duty / (double)with_duty : 0.0, gpus, gpus == 1 ? "" : "s", pods,
+	              pods == 1 ? "" : "s", used, total);
+}
+
 void render_job_gpus(struct strbuf *sb, const struct job_view *v)
 {
 	/* ALLOCATED/REQUESTED, as nodes/NAME/gpus is ALLOCATED/TOTAL: one form for scripts */
 	strbuf_printf(sb, "%d/%d\n", render_job_gpus_allocated(v), render_job_gpus_requested(v));
+	if (v->gpu_metrics)
+		job_gpu_metrics(sb, v);
 }
 
 void render_node_gpus(struct strbuf *sb, const struct node_view *v)

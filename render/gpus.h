@@ -13,7 +13,14 @@
 #include "k8s/base/strbuf.h"
 #include "render/render.h"
 
+/* "ALLOCATED/REQUESTED", then, while it holds GPUs, one line of their figures
+ * from v->gpu_metrics (docs/tree.md, "GPU figures"). */
 void render_job_gpus(struct strbuf *sb, const struct job_view *v);
+
+/* instances/POD/gpus: the pod's GPU count, then, while it runs with GPUs, a table of
+ * each GPU's duty cycle and memory from m (NULL: none asked), or why there is none. */
+void render_pod_gpus_metrics(struct strbuf *sb, const struct pod *pod,
+                             const struct gpu_metrics *m);
 
 /* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
  * pods' nvidia.com/gpu limits; allocated = limits of started, uncompleted pods. */

@@ -164,6 +164,9 @@ int64_t render_job_mtime(const struct job_view *v)
 	latest(&t, deletion(job->meta.deleted, v->now));
 	for (size_t i = 0; i < job->n_conditions; i++)
 		latest(&t, job->conditions[i].last_transition);
+	/* progress and metrics, info's Progress: when the script last reported (its
+	 * pod's clock, which may run ahead of ours) */
+	latest(&t, job->trainer.updated < v->now ? job->trainer.updated : v->now);
 	/* The status word and info also follow the pods (a Pending pod makes a RUNNING
 	 * job PENDING): their creation, start, deletion and container transitions. */
 	for (size_t i = 0; i < v->n_pods; i++) {

@@ -25,8 +25,9 @@ void render_job_spec_yaml(struct strbuf *sb, const struct job *job);
 void render_job_json(struct strbuf *sb, const struct job *job);          /* pretty JSON + "\n" */
 
 /* Start of the job's life for st_mtime of its files: the latest of creation, start,
- * completion and condition transitions, and of its pods' creation, start, deletion and
- * container transitions (status and info follow the pods); never later than v->now. */
+ * completion and condition transitions, a TrainJob's last progress report, and of its
+ * pods' creation, start, deletion and container transitions (status and info follow
+ * the pods); never later than v->now. */
 int64_t render_job_mtime(const struct job_view *v);
 
 /* The mtime of what a pod's files show: its latest transition, never later than now. */

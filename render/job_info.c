@@ -22,6 +22,8 @@
  *   instance (pods.c); NODE is N/A while the pod is Pending.
  * - Pods of an ended job that are gone but whose logs arenafs kept (keep_logs) are
  *   named under the table: their logs are read from those copies.
+ * - A TrainJob's header gains Progress (progress.c's line) and, when its script
+ *   reported metrics, a Metrics block follows Data.
  * - No trailing blanks ("available on: " loses its space).
  *
  * Pure: every age comes from v->now. Tested by tests/unit/test_render_job_info.c.
@@ -30,6 +32,7 @@
 #include "render/job_times.h"
 #include "render/why.h"
 #include "render/pods.h"
+#include "render/progress.h"
 #include "render/render.h"
 #include "render/status.h"
 #include "render/table.h"
@@ -92,6 +95,7 @@ static void info_header(struct strbuf *sb, const struct job_view *v)
 	char duration[32], created[32], ended[32], queue[800], prio[600];
 	int64_t end = render_job_end(v);
 	struct render_table t;
+	struct strbuf progress = STRBUF_INIT;
 
 	render_table_init(&t, 2);
 	render_table_add(&t, (const char *[]){"Name:", job->meta.name});
@@ -118,8 +122,14 @@ static void info_header(struct strbuf *sb, const struct job_view *v)
 	                         render_time_or_na(job->meta.created, created, sizeof(created))});
 	render_table_add(
 	    &t, (const char *[]){"EndTime:", render_time_or_na(end, ended, sizeof(ended))});
+	/* added by arenafs: what a TrainJob's script reports (jobs/NAME/progress) */
+	if (render_progress_line(&progress, v))
+		render_table_add(&t, (const char *[]){"Progress:", progress.buf ? progress.buf : ""});
+	if (!strbuf_ok(&progress))
+		sb->oom = true;
 	render_table_render(sb, &t, "");
 	render_table_free(&t);
+	strbuf_free(&progress);
 }
 
 static int pod_cmp_name(const void *a, const void *b)
@@ -248,6 +258,28 @@ static void info_data(struct strbuf *sb, const struct job_view *v)
 	}
 }
 
+/* added by arenafs: every metric a TrainJob's script reported (jobs/NAME/metrics) */
+static void info_metrics(struct strbuf *sb, const struct job_view *v)
+{
+	struct strbuf m = STRBUF_INIT;
+
+	if (!v->job->trainer.n_metrics)
+		return;
+	render_job_metrics(&m, v);
+	strbuf_puts(sb, "\nMetrics:\n");
+	for (const char *line = m.buf; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) + 1 : strlen(line);
+
+		strbuf_puts(sb, "  ");
+		strbuf_append(sb, line, n);
+		line += n;
+	}
+	if (!strbuf_ok(&m))
+		sb->oom = true;
+	strbuf_free(&m);
+}
+
 static void info_tensorboard(struct strbuf *sb, const struct job_view *v)
 {
 	struct strbuf url = STRBUF_INIT;
@@ -282,6 +314,7 @@ void render_job_info(struct strbuf *sb, const struct job_view *v)
 	info_instances(sb, v, pods, main_pod >= 0 ? v->pods[main_pod] : NULL);
 	info_pending(sb, v, pods);
 	info_data(sb, v);
+	info_metrics(sb, v);
 	info_tensorboard(sb, v);
 	free(pods);
 }

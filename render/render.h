@@ -21,6 +21,7 @@
 
 #include "k8s/auth/config.h"
 #include "k8s/cache/health.h"
+#include "k8s/objects/gpumetrics.h"
 #include "k8s/objects/objects.h"
 #include "k8s/base/strbuf.h"
 
@@ -71,6 +72,8 @@ struct job_view {
 	const char *failed_log_tail;
 	size_t failed_log_tail_len;
 	struct job_queue queue;                 /* always gathered (a lookup in an index) */
+	/* Prometheus's GPU figures (places with PLACE_GPU_METRICS), else NULL */
+	const struct gpu_metrics *gpu_metrics;
 	int64_t now;
 };
 

@@ -238,6 +238,16 @@ def pytest_sessionfinish(session, exitstatus):
         shutil.rmtree(c.dir, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def real_monitoring(real_cluster):
+    """Prometheus and the stand-in GPU exporter beside the session's real
+    cluster (realcluster.Monitoring) for one test module, stopped after it.
+    Prometheus is built after the cluster: mark the module later_binary("prometheus")."""
+    m = realcluster.Monitoring(real_cluster)
+    yield m
+    m.stop()
+
+
 @pytest.fixture
 def real_namespace(real_cluster, request):
     """A fresh namespace of the real cluster for one test, deleted after it

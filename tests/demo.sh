@@ -161,6 +161,8 @@ Try, in another shell:
     rmdir jobs/tf-mnist
     ls $root/docs/examples/       # more jobs to copy, one of each kind
     cat runtimes                  # Kubeflow Trainer's runtimes: what a trainjob can name
+    watch cat jobs/*/progress     # how far each job is, as its script reports (TrainJobs)
+    cat jobs/*/gpus               # GPUs held, their duty cycle and memory (Prometheus)
     cat jobs/waiting/why          # a job waiting in a Kueue queue: its place in line, why
     cat cluster/queues            # the queue: quota of each resource, use, jobs waiting
     KUBECONFIG=$dir/cluster/kubeconfig kubectl get tfjobs,pods

@@ -101,3 +101,9 @@ def let_viewer_read(c):
     c.kubectl("create", "-f", "-", input=json.dumps(role))
     c.kubectl("create", "rolebinding", "viewer", "--role=viewer",
               "--serviceaccount=default:viewer", "-n", c.namespace)
+
+
+def first_line(text):
+    """The first line of a file's text, newline kept: jobs/NAME/gpus and
+    instances/POD/gpus follow their count with GPU figures (or why there are none)."""
+    return text.split("\n", 1)[0] + "\n"

@@ -153,6 +153,14 @@ class Cluster:
     def stats(self):
         return self._control("GET", "/_sim/stats")
 
+    def set_gpus(self, gpus, families=None):
+        """The GPU figures kubesim's Prometheus answers (kubesim_lib/prometheus.py):
+        {"NS/POD": [{"util", "memory_used_mib", "memory_total_mib"} per GPU]}."""
+        body = dict(gpus)
+        if families is not None:
+            body["families"] = list(families)
+        return self._control("POST", "/_sim/gpus", body)
+
     def python_client(self, context=None):
         """A kubernetes.client.ApiClient (python3-kubernetes) for this cluster."""
         from kubernetes import config

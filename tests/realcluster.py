@@ -160,6 +160,39 @@ def later_binary(name, what):
     return cluster.binary_path(name)
 
 
+class Monitoring:
+    """Prometheus and the stand-in GPU exporter beside a real cluster
+    (tests/cluster/monitoring.py): set_gpus() the values the exporter serves,
+    query() Prometheus through kube-apiserver's service proxy as Arena does."""
+
+    def __init__(self, real):
+        later_binary("prometheus", "Prometheus")
+        self.real = real
+        self.mod = _cluster_module("monitoring")
+        self.mod.start(real.dir)
+
+    def set_gpus(self, values):
+        """{"NAMESPACE/POD": {"util": %, "memory_used_mib": n} or a list, one per GPU}."""
+        self.mod.set_gpus(self.real.dir, values)
+
+    def query(self, promql):
+        """The result vector of an instant query: [{"metric": {...}, "value": [t, "v"]}]."""
+        reply = json.loads(self.real.kubectl("get", "--raw", self.mod.query_path(promql)).stdout)
+        assert reply["status"] == "success", reply
+        return reply["data"]["result"]
+
+    def stop(self):
+        self.mod.stop(self.real.dir)
+
+
+def _cluster_module(name):
+    """A module of tests/cluster (cluster, monitoring, ...), imported."""
+    import importlib
+    import sys
+    sys.path.insert(0, os.path.join(HERE, "cluster"))
+    return importlib.import_module(name)
+
+
 def module_view(request):
     """For a module-scoped fixture: the session's real cluster seen through a
     namespace of the module's own, deleted when the module ends."""

@@ -48,6 +48,7 @@ struct log_memo_table;
 struct logkeep;
 struct logkeeper;
 struct runtimes_poller;
+struct gpu_metrics_keeper;
 struct logstream_registry;
 struct pod;
 struct submit_areas;
@@ -99,6 +100,7 @@ struct fs {
 	struct logkeep *kept_logs;   /* kept logs (keep_logs), NULL when off */
 	struct logkeeper *keeper;    /* the thread that keeps them */
 	struct runtimes_poller *runtimes; /* the file runtimes: Trainer's, polled */
+	struct gpu_metrics_keeper *gpu_metrics; /* Prometheus's GPU figures, asked when read */
 	int64_t started;             /* mount time: mtime of the static places */
 	uid_t uid;
 	gid_t gid;

@@ -40,6 +40,8 @@ enum fs_type {
 	FS_JOB_JSON,
 	FS_JOB_SUSPEND,       /* the control file: 1 suspended, 0 not (fs/submit/suspend.h) */
 	FS_JOB_WHY,           /* the one reason the job is where it is */
+	FS_JOB_PROGRESS,      /* a TrainJob's reported progress, time left, loss */
+	FS_JOB_METRICS,       /* a TrainJob's reported metrics, name value */
 	FS_INSTANCES_DIR,
 	FS_POD_DIR,           /* ns, kind, job, pod */
 	FS_POD_STATUS,

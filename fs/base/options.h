@@ -37,6 +37,8 @@ struct fs_options {
 	bool allow_other;            /* then only the mounting uid may change anything */
 	uint64_t keep_logs;          /* bytes of logs kept on disk; 0: none kept */
 	const char *keep_dir;        /* where (…/arenafs/logs); NULL: none kept */
+	const char *prometheus_url;  /* prometheus=URL: where GPU figures are asked; NULL: the
+	                                Service Arena looks for (k8s/api/prometheus.h) */
 };
 
 #endif

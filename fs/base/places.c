@@ -15,6 +15,7 @@
 #include "render/job_tables.h"
 #include "render/nodes.h"
 #include "render/pods.h"
+#include "render/progress.h"
 #include "render/readme.h"
 #include "render/runtimes.h"
 #include "render/data.h"
@@ -112,8 +113,9 @@ static const struct place PLACES[] = {
 	 {0}, PLACE_WHEN_CODE, "the files shipped with it (cp -r DIR/ submit/), read-only"},
 	{FS_JOB_EVENTS, FS_JOB_DIR, "events", SRC_JOB, VIEW_PODS | VIEW_EVENTS, PLACE_AGES,
 	 {.job = render_job_events}, 0, "Kubernetes events of the job, what it owns and its pods, oldest first"},
-	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, 0, {.job = render_job_gpus}, 0,
-	 "allocated/requested GPUs of the job"},
+	{FS_JOB_GPUS, FS_JOB_DIR, "gpus", SRC_JOB, VIEW_PODS, PLACE_GPU_METRICS,
+	 {.job = render_job_gpus}, 0,
+	 "allocated/requested GPUs of the job, and their duty cycle and memory (Prometheus)"},
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL,
 	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE, {.job = render_job_info}, 0,
 	 "arena get: status, duration, instances, TensorBoard"},
@@ -122,6 +124,13 @@ static const struct place PLACES[] = {
 	 "the object as the API server returns it"},
 	{FS_JOB_LOGS, FS_JOB_DIR, "logs", SRC_JOB, 0, PLACE_LOG, {0}, 0,
 	 "the main instance's log; tail -f follows it"},
+	{FS_JOB_METRICS, FS_JOB_DIR, "metrics", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_metrics}, 0,
+	 "a TrainJob's metrics as its script reports them: name value, by name"},
+	{FS_JOB_PROGRESS, FS_JOB_DIR, "progress", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME,
+	 {.job = render_job_progress}, 0,
+	 "a TrainJob's progress as its script reports it: percent, time left, loss, how old"},
 	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
 	 0, "the spec it was submitted with (or the object as YAML)"},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},
@@ -143,7 +152,8 @@ static const struct place PLACES[] = {
 
 	{FS_POD_ATTEMPTS_DIR, FS_POD_DIR, "attempts", SRC_POD, 0, PLACE_DIR, {0}, 0, NULL},
 
-	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, 0, {.pod = render_pod_gpus}, 0, NULL},
+	{FS_POD_GPUS, FS_POD_DIR, "gpus", SRC_POD, 0, PLACE_GPU_METRICS,
+	 {.pod_gpus = render_pod_gpus_metrics}, 0, NULL},
 	{FS_POD_IP, FS_POD_DIR, "ip", SRC_POD, 0, 0, {.pod = render_pod_ip}, 0, NULL},
 	{FS_POD_LOGS, FS_POD_DIR, "logs", SRC_POD, 0, PLACE_LOG, {0}, 0, NULL},
 	{FS_POD_LOGS_PREVIOUS, FS_POD_DIR, "logs.previous", SRC_POD, 0,

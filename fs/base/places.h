@@ -70,6 +70,10 @@ enum {
 	                            the job outlives the rmdir (deletes.h), and with
 	                            render_suspend_note after a refused write of its
 	                            suspend (suspend.h) */
+	PLACE_REPORT_TIME = 512, /* st_mtime is the job's last progress report's
+	                            (render_job_report_mtime), not its last change */
+	PLACE_GPU_METRICS = 1024, /* shows Prometheus's GPU figures (fs/tree/gpumetrics.h),
+	                             asked at each open: rendered anew, as PLACE_AGES */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */
@@ -102,6 +106,8 @@ union place_render {
 	void (*cluster)(struct strbuf *sb, const struct node_view *v, size_t n);
 	void (*job)(struct strbuf *sb, const struct job_view *v);          /* SRC_JOB */
 	void (*pod)(struct strbuf *sb, const struct pod *pod);             /* SRC_POD */
+	/* SRC_POD with PLACE_GPU_METRICS */
+	void (*pod_gpus)(struct strbuf *sb, const struct pod *pod, const struct gpu_metrics *m);
 	void (*node)(struct strbuf *sb, const struct k8s_node *node);          /* SRC_NODE */
 	void (*node_pods)(struct strbuf *sb, const struct node_view *v);   /* SRC_NODE_PODS */
 	/* SRC_NS_JOBS, SRC_ALL_JOBS */
@@ -174,7 +180,7 @@ static inline bool fs_type_is_log(enum fs_type t)
 /* Files whose text holds ages or durations, so it changes with the clock alone. */
 static inline bool fs_type_is_volatile(enum fs_type t)
 {
-	return place_of(t)->flags & PLACE_AGES;
+	return place_of(t)->flags & (PLACE_AGES | PLACE_GPU_METRICS);
 }
 
 static inline bool fs_type_is_submit(enum fs_type t)

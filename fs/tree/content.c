@@ -25,6 +25,7 @@
 #include "fs/code/codetree.h"
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeep.h"
+#include "fs/tree/gpumetrics.h"
 #include "fs/tree/runtimes.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
@@ -34,6 +35,7 @@
 #include "render/render.h"
 #include "render/cluster.h"
 #include "render/job_files.h"
+#include "render/progress.h"
 #include "render/readme.h"
 
 #include <assert.h>
@@ -93,7 +95,7 @@ static void delete_note(struct fs *fs, const struct place *p, const struct fs_no
 }
 
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
-			   struct strbuf *sb, int64_t *mtime)
+			   const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
 {
 	const struct job *job = model_job(fs, node);
 	struct fs_job_view jv;
@@ -102,7 +104,9 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 		return -ENOENT;
 	if (view_job(fs, job, p->view, &jv))
 		return -ENOMEM;
-	*mtime = render_job_mtime(&jv.v);
+	jv.v.gpu_metrics = gm;
+	*mtime = p->flags & PLACE_REPORT_TIME ? render_job_report_mtime(&jv.v)
+	                                      : render_job_mtime(&jv.v);
 	p->render.job(sb, &jv.v);
 	view_job_free(&jv);
 	stale_note(fs, p, sb);
@@ -257,9 +261,10 @@ static int attempt_text(struct fs *fs, const struct fs_node *node, const struct 
 }
 
 /* The text of a regular (non-log) file and its object's time, made by its place's
- * renderer from what its source names. Under the read lock. */
-static int render_node_text(struct fs *fs, const struct fs_node *node, struct strbuf *sb,
-			    int64_t *mtime)
+ * renderer from what its source names (and gm, Prometheus's GPU figures, for a place
+ * that shows them). Under the read lock. */
+static int render_node_text(struct fs *fs, const struct fs_node *node,
+			    const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
 {
 	const struct place *p = place_of(node->type);
 	const struct pod *pod;
@@ -298,7 +303,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 	case SRC_CLUSTER:
 		return render_nodes_file(fs, NULL, p, sb, mtime);
 	case SRC_JOB:
-		return render_job_file(fs, node, p, sb, mtime);
+		return render_job_file(fs, node, p, gm, sb, mtime);
 	case SRC_NS_JOBS:
 	case SRC_ALL_JOBS:
 		return render_jobs_file(fs, node, p, sb, mtime);
@@ -315,7 +320,10 @@ static int render_node_text(struct fs *fs, const struct fs_node *node, struct st
 		if (!(pod = model_pod(fs, node)))
 			return -ENOENT;
 		*mtime = render_pod_mtime(pod, time_now());
-		p->render.pod(sb, pod);
+		if (p->flags & PLACE_GPU_METRICS)
+			p->render.pod_gpus(sb, pod, gm);
+		else
+			p->render.pod(sb, pod);
 		return 0;
 	case SRC_NODE:
 	case SRC_NODE_PODS:
@@ -335,12 +343,16 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct fs_text *text = NULL;
+	struct gpu_metrics *gm = NULL;
 	int64_t natural = 0;
 	uint64_t gen, hash;
 	int ret;
 
 	assert(inode_lock_held(in));
 	*changed = false;
+	/* asked before the cache's lock is taken: it may wait on Prometheus */
+	if (place_of(in->node.type)->flags & PLACE_GPU_METRICS)
+		gm = gpu_metrics_get(fs->gpu_metrics);
 	cache_read_lock(fs->cache);
 	gen = cache_generation(fs->cache);
 	if (in->rendered && in->text_gen == gen && !fs_type_is_volatile(in->node.type) &&
@@ -348,7 +360,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *
 		ret = 0;
 		goto unlock;
 	}
-	ret = render_node_text(fs, &in->node, &sb, &natural);
+	ret = render_node_text(fs, &in->node, gm, &sb, &natural);
 	cache_read_unlock(fs->cache);
 	if (ret == 0 && !strbuf_ok(&sb))
 		ret = -ENOMEM;
@@ -385,6 +397,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *
 unlock:
 	cache_read_unlock(fs->cache);
 out:
+	gpu_metrics_unref(gm);
 	strbuf_free(&sb);
 	return ret;
 }

@@ -225,6 +225,11 @@ void k8s_client_free(struct k8s_client *c)
 	free(c);
 }
 
+const struct k8s_config *k8s_client_config(const struct k8s_client *c)
+{
+	return c->cfg;
+}
+
 void k8s_client_get_stats(struct k8s_client *c, struct k8s_client_stats *out)
 {
 	pthread_mutex_lock(&c->stats_lock);

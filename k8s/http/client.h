@@ -56,6 +56,8 @@ int k8s_client_load_credentials(struct k8s_client *c, int timeout_ms, struct k8s
 /* SIGKILLs the exec credential plugins running now, whatever client runs them.
  * Async-signal-safe: for a daemon exiting on a signal, which must not leave them. */
 void k8s_client_kill_plugins(void);
+/* The configuration c was made with (its server URL for messages). */
+const struct k8s_config *k8s_client_config(const struct k8s_client *c);
 
 /* Counters since k8s_client_new (for cluster/ files, tests and benchmarks). */
 struct k8s_client_stats {

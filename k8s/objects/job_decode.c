@@ -8,7 +8,9 @@
  * (etReplicaSpecs); TrainJob has spec.trainer and status.jobsStatus instead
  * (Kubeflow Trainer v1alpha1); Volcano, Spark and Ray each have their own (the
  * kind's `shape`, kinds.h). The kinds whose status is one string (Volcano's
- * state.phase...) keep it in job->state. No I/O, no locks.
+ * state.phase...) keep it in job->state. A TrainJob's status.trainerStatus (what
+ * its script reported: progress, time left, metrics) goes to job->trainer.
+ * No I/O, no locks.
  */
 #include "k8s/objects/decode.h"
 
@@ -124,6 +126,41 @@ static int dec_trainer(struct scratch *s, const json_t *spec, const json_t *stat
 		r->active += dec_int(js, "active", 0);
 		r->succeeded += dec_int(js, "succeeded", 0);
 		r->failed += dec_int(js, "failed", 0);
+	}
+	return 0;
+}
+
+/* status.trainerStatus, when there (dec_trainer_status's caller keeps it for
+ * every kind: only a TrainJob has one). Metrics borrow their strings from the JSON. */
+static int dec_trainer_status(struct scratch *s, const json_t *status,
+                              struct job_trainer_status *t)
+{
+	const json_t *ts = json_object_get(status, "trainerStatus");
+	const json_t *m;
+	size_t i, n;
+
+	t->progress = -1;
+	t->remaining = -1;
+	if (!json_is_object(ts))
+		return 0;
+	t->reported = true;
+	if (json_is_integer(json_object_get(ts, "progressPercentage")))
+		t->progress = dec_int(ts, "progressPercentage", -1);
+	if (json_is_integer(json_object_get(ts, "estimatedRemainingSeconds")))
+		t->remaining = json_integer_value(json_object_get(ts, "estimatedRemainingSeconds"));
+	t->updated = dec_time(ts, "lastUpdatedTime");
+	n = json_array_size(json_object_get(ts, "metrics"));
+	if (!n)
+		return 0;
+	t->metrics = scratch_alloc(s, n * sizeof(struct job_metric));
+	if (!t->metrics)
+		return -1;
+	json_array_foreach(json_object_get(ts, "metrics"), i, m)
+	{
+		if (!json_is_string(json_object_get(m, "name")))
+			continue;
+		t->metrics[t->n_metrics].name = (char *)json_string_value(json_object_get(m, "name"));
+		t->metrics[t->n_metrics++].value = dec_str(m, "value");
 	}
 	return 0;
 }
@@ -335,6 +372,12 @@ static void job_layout(void *obj, struct packer *pk)
 	pack_str(pk, &j->state, true);
 	pack_str(pk, &j->claims, true);
 	pack_str(pk, &j->raw_json, false);
+	pack_array(pk, (void **)&j->trainer.metrics, j->trainer.n_metrics,
+	           sizeof(struct job_metric));
+	for (size_t i = 0; i < j->trainer.n_metrics; i++) {
+		pack_str(pk, &j->trainer.metrics[i].name, true);
+		pack_str(pk, &j->trainer.metrics[i].value, false);
+	}
 	for (size_t i = 0; i < j->n_conditions; i++) {
 		pack_str(pk, &j->conditions[i].type, true);
 		pack_str(pk, &j->conditions[i].reason, true);
@@ -382,6 +425,8 @@ struct job *job_decode(json_t *obj, enum job_kind kind)
 	rc = dec_condition_list(&s, status, &tmp.conditions, &tmp.n_conditions);
 	if (!rc)
 		rc = dec_replicas(&s, ki, spec, status, &tmp);
+	if (!rc)
+		rc = dec_trainer_status(&s, status, &tmp.trainer);
 	if (rc)
 		goto out;
 	tmp.claims = dec_claims(&s, spec);

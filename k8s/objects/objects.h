@@ -97,6 +97,24 @@ struct job_replica {
 	int active, succeeded, failed;
 };
 
+/* One of status.trainerStatus.metrics: both strings as the training script sent them. */
+struct job_metric {
+	char *name;                  /* "loss", "eval_accuracy" (1..64 characters) */
+	char *value;                 /* "0.231" */
+};
+
+/* A TrainJob's status.trainerStatus (Kubeflow Trainer v2.2, feature gate
+ * TrainJobStatus): what its training script last reported through the status
+ * server. Every other kind, and a TrainJob that never reported, has reported false. */
+struct job_trainer_status {
+	bool reported;               /* status.trainerStatus is there */
+	int progress;                /* progressPercentage 0..100, -1 when not sent */
+	int64_t remaining;           /* estimatedRemainingSeconds, -1 when not sent */
+	int64_t updated;             /* lastUpdatedTime, 0 when absent */
+	struct job_metric *metrics;  /* in the order sent */
+	size_t n_metrics;
+};
+
 struct job {
 	struct obj_meta meta;
 	enum job_kind kind;
@@ -121,6 +139,7 @@ struct job {
 	char *spec_annotation;       /* the arenafs.io/spec annotation, or NULL */
 	char *code_annotation;       /* the arenafs.io/code annotation (the files the job
 	                                shipped, fs/code/codeindex.h), or NULL */
+	struct job_trainer_status trainer;  /* TrainJob's progress, time left, metrics */
 	char *raw_json;              /* the whole object as the API server sent it (compact
 	                                JSON), for job.json and spec.yaml; without
 	                                metadata.managedFields, as kubectl get -o json */

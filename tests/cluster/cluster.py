@@ -61,9 +61,13 @@ BINARIES = {
     # (tests/integration/test_arena_parity.py), kueuectl for queues
     "arena": ("arena", "github.com/kubeflow/arena/cmd/arena"),
     "kueuectl": ("kubeflow", "sigs.k8s.io/kueue/cmd/kueuectl"),
+    # what Arena and arenafs read GPU metrics from: started beside a running
+    # cluster by monitoring.py, not by up
+    "prometheus": ("prometheus", "github.com/prometheus/prometheus/cmd/prometheus"),
 }
-# What `up` runs in its default profile (`--mpi v2beta1` runs mpi-operator too)
-LATER_BINARIES = ("arena", "kueuectl", "mpi-operator")
+# What `up` does not run in its default profile (`--mpi v2beta1` runs mpi-operator
+# too; monitoring.py runs Prometheus beside a running cluster)
+LATER_BINARIES = ("arena", "kueuectl", "mpi-operator", "prometheus")
 CLUSTER_BINARIES = [n for n in BINARIES if n not in LATER_BINARIES]
 # What a full build makes, in this order: the first real test waits only for the
 # cluster's binaries; the tests that need a later one run last (tests/conftest.py).
@@ -79,6 +83,7 @@ MAIN_MODULE = {
     "kubeflow": "github.com/kubeflow/trainer/v2",
     "jobset": "sigs.k8s.io/jobset",
     "mpi": "github.com/kubeflow/mpi-operator",
+    "prometheus": "github.com/prometheus/prometheus",
 }
 
 
@@ -569,15 +574,33 @@ class Plane:
                     pids.append(int(f.read().strip()))
             except (OSError, ValueError):
                 continue
-        _signal_groups(pids, signal.SIGTERM)
-        _wait_groups(pids, timeout)
-        _signal_groups(_groups_alive(pids), signal.SIGKILL)
-        _wait_groups(pids, kill_timeout)
-        left = _groups_alive(pids)
-        if left:
-            raise ClusterError("still running %d s after SIGKILL: %s" % (kill_timeout, "; ".join(
-                "process group %d (%s)" % (g, _group_tasks(g)) for g in left)))
+        _stop_groups(pids, timeout, kill_timeout)
         shutil.rmtree(self.pids, ignore_errors=True)
+
+    def stop(self, names, timeout=5, kill_timeout=60):
+        """stop_all for the named components only (monitoring.py's, beside the
+        cluster); their pid files go."""
+        pids = [p for p in map(self.pid, names) if p is not None]
+        _stop_groups(pids, timeout, kill_timeout)
+        for name in names:
+            try:
+                os.remove(os.path.join(self.pids, name + ".pid"))
+            except OSError:
+                pass
+
+
+def _stop_groups(pids, timeout, kill_timeout):
+    """SIGTERM to each process group, SIGKILL to what stays after timeout;
+    returns once no thread of any is left, or raises naming what outlived
+    SIGKILL by kill_timeout."""
+    _signal_groups(pids, signal.SIGTERM)
+    _wait_groups(pids, timeout)
+    _signal_groups(_groups_alive(pids), signal.SIGKILL)
+    _wait_groups(pids, kill_timeout)
+    left = _groups_alive(pids)
+    if left:
+        raise ClusterError("still running %d s after SIGKILL: %s" % (kill_timeout, "; ".join(
+            "process group %d (%s)" % (g, _group_tasks(g)) for g in left)))
 
 
 def _signal_groups(pgids, sig):
@@ -709,9 +732,16 @@ def node_manifest(name, gpus):
     }
 
 
+# A pod with this annotation is left alone by kwok's pod-create stage: its
+# status is written by the test that made it (monitoring.py's Prometheus, whose
+# address is not one kwok would give)
+OWN_STATUS = "arenafs.test/own-status"
+
+
 def stock_stages(kwok_src):
     """kwok's own node stages and the pod stages ours do not replace; the jitter
-    of up to 5 s they give each pod step is cut to 0.5 s to keep tests short."""
+    of up to 5 s they give each pod step is cut to 0.5 s to keep tests short;
+    pod-create skips pods annotated OWN_STATUS."""
     names = ["node/fast/node-initialize.yaml", "node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
              "pod/general/pod-create.yaml", "pod/general/pod-init-container-running.yaml",
              "pod/general/pod-init-container-completed.yaml", "pod/general/pod-delete.yaml"]
@@ -721,6 +751,15 @@ def stock_stages(kwok_src):
             text = f.read()
         text = re.sub(r"jitterDurationMilliseconds: \d+", "jitterDurationMilliseconds: 500", text)
         text = re.sub(r"(\n    )durationMilliseconds: 1000", r"\1durationMilliseconds: 200", text)
+        if n.endswith("pod-create.yaml"):
+            text = text.replace("""    - key: '.status.podIP'
+      operator: 'DoesNotExist'
+""", """    - key: '.status.podIP'
+      operator: 'DoesNotExist'
+    - key: '.metadata.annotations["%s"]'
+      operator: 'DoesNotExist'
+""" % OWN_STATUS, 1)
+            assert OWN_STATUS in text, "kwok's pod-create stage changed: " + n
         docs.append(text)
     return "\n---\n".join(docs)
 
@@ -798,7 +837,10 @@ def _start(plane, nodes, gpus, event_ttl, mpi):
         "--client-ca-file=" + P("ca.crt"),
         "--service-account-key-file=" + P("sa.pub"),
         "--service-account-signing-key-file=" + P("sa.key"),
-        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        # the issuer is where this machine reaches the API server: Trainer's
+        # status server discovers its OIDC keys there (kubeflow.py); a real
+        # cluster's issuer, kubernetes.default.svc, resolves only in pods
+        "--service-account-issuer=" + url,
         "--service-cluster-ip-range=10.96.0.0/12",
         "--authorization-mode=Node,RBAC",
         "--kubelet-client-certificate=" + P("apiserver-kubelet-client.crt"),

@@ -27,6 +27,7 @@ import urllib.error
 import urllib.request
 
 import cluster
+import statusserver
 from cluster import ClusterError, b64file, kubectl, log, wait_for
 
 PROFILES = ("v1", "v2beta1")
@@ -61,7 +62,7 @@ KUEUE_WEBHOOK_PATHS = ("kueue-x-k8s-io", "kubeflow-org-v1-tfjob", "kubeflow-org-
 MPI_HEALTH_PORT = 8080
 MPI_LOCK_NS = "mpi-operator"
 
-PORTS = ("trainer_webhook", "trainer_probe", "jobset_webhook", "jobset_probe",
+PORTS = ("trainer_webhook", "trainer_probe", "trainer_status", "jobset_webhook", "jobset_probe",
          "kueue_webhook", "kueue_probe", "kueue_visibility")
 
 
@@ -187,16 +188,22 @@ def start(plane, profile, kubeconfig, ports):
     certs = os.path.join(home, "certs")
     install_pair(pki, certs, with_ca=True)
     # Trainer v2.2.0 serves its webhook from controller-runtime's default
-    # directory, $TMPDIR/k8s-webhook-server/serving-certs, where the
-    # training-operator keeps its own pair: its own TMPDIR keeps them apart.
+    # directory, $TMPDIR/k8s-webhook-server/serving-certs, and its status server
+    # from /tmp/k8s-webhook-server/serving-certs, where the training-operator
+    # keeps its own pair: its own TMPDIR, and its own /tmp/k8s-webhook-server
+    # in its mount namespace (statusserver.sandboxed), keep them apart. Its
+    # pair, unlike the other webhooks', names its Service (statusserver.py).
     trainer_tmp = os.path.join(home, "trainer-tmp")
-    install_pair(pki, os.path.join(trainer_tmp, "k8s-webhook-server", "serving-certs"))
+    trainer_certs = os.path.join(trainer_tmp, "k8s-webhook-server")
+    trainer_pki = statusserver.serving_pair(home, pki)
+    install_pair(trainer_pki, os.path.join(trainer_certs, "serving-certs"))
     install_pair(pki, KUEUE_VISIBILITY_DIR)
     install_pair(pki, KUEUE_METRICS_DIR)
 
     trainer, jobset, kueue = sources()
     objs = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}
             for n in (KUEUE_NS, MPI_LOCK_NS) if n != MPI_LOCK_NS or profile == "v2beta1"]
+    objs += statusserver.objects(trainer_pki, ports["trainer_status"], ports["trainer_webhook"])
     objs += webhook_configs(plane, os.path.join(trainer, "manifests", "base", "webhook"),
                             "trainer", ports["trainer_webhook"], ca)
     objs += webhook_configs(plane, os.path.join(jobset, "config", "components", "webhook"),
@@ -223,12 +230,14 @@ def start(plane, profile, kubeconfig, ports):
         "metrics": {"bindAddress": "0"},
         "webhook": {"port": ports["trainer_webhook"], "host": "127.0.0.1"},
         "leaderElection": {"leaderElect": False},
-        "certManagement": {"enable": False},
-        "clientConnection": {"qps": 200, "burst": 400}})
-    plane.start("trainer-controller-manager", [
-        cluster.binary_path("trainer-controller-manager"),
-        "--config=" + os.path.join(home, "trainer.yaml")] + flags,
-        env=dict(env, TMPDIR=trainer_tmp))
+        "clientConnection": {"qps": 200, "burst": 400},
+        **statusserver.config(ports["trainer_status"])})
+    argv, trainer_env = statusserver.sandboxed(
+        [cluster.binary_path("trainer-controller-manager"),
+         "--config=" + os.path.join(home, "trainer.yaml")] + flags,
+        statusserver.service_account_files(plane, home), trainer_certs,
+        dict(env, TMPDIR=trainer_tmp))
+    plane.start("trainer-controller-manager", argv, env=trainer_env)
 
     write(os.path.join(home, "jobset.yaml"), {
         "apiVersion": "config.jobset.x-k8s.io/v1alpha1", "kind": "Configuration",
@@ -298,6 +307,8 @@ def finish(plane, profile, ports):
                        ("kueue", ports["kueue_probe"])):
         wait_for(name + " ready", lambda p=port: http_ok("http://127.0.0.1:%d/readyz" % p),
                  plane, name, 120)
+    statusserver.wait_serving(plane, ports["trainer_status"],
+                              os.path.join(plane.dir, "kubeflow", "pki", "ca.crt"))
     if profile == "v2beta1":
         wait_for("mpi-operator healthy",
                  lambda: http_ok("http://127.0.0.1:%d/healthz" % MPI_HEALTH_PORT),

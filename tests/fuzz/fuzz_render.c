@@ -1,8 +1,10 @@
 /*
  * libFuzzer target: objects → text (render/). The input is JSON
- * {"job": {...}, "pods": [...], "nodes": [...], "events": [...], "pvcs": [...], "log": "..."};
+ * {"job": {...}, "pods": [...], "nodes": [...], "events": [...], "pvcs": [...], "log": "...",
+ *  "prometheus": {a /api/v1/query answer}};
  * "log" stands for a failed instance's kept log, whose end why quotes (why must
- * stay lines without control characters, in UTF-8, whatever it holds); what decodes
+ * stay lines without control characters, in UTF-8, whatever it holds); "prometheus"
+ * for the GPU figures of jobs/NAME/gpus and instances/POD/gpus; what decodes
  * becomes a job view, a node view and a data view, and every job, node and data/
  * file is rendered from it (and the tables of jobs), as the tree would show them;
  * each pod's main container's state and last state as instances/POD/attempts/N/info;
@@ -16,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/objects/gpumetrics.h"
 #include "k8s/objects/objects.h"
 #include "render/render.h"
 #include "render/attempt.h"
 #include "render/data.h"
 #include "render/why.h"
 #include "render/job_files.h"
+#include "render/progress.h"
 #include "render/suspend_note.h"
 #include "render/events.h"
 #include "render/gpus.h"
@@ -110,9 +114,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct strbuf sb = STRBUF_INIT;
 	size_t np = 0, nn = 0, ne = 0, nc = 0, i;
 	json_t *item;
+	struct gpu_metrics *gpu;
 
 	if (!root)
 		return 0;
+	/* what a Prometheus answered, whatever it holds; a refused answer keeps its reason */
+	if ((gpu = gpu_metrics_new()))
+		(void)gpu_metrics_decode(gpu, json_object_get(root, "prometheus"));
 	for (int k = 0; k < JOB_KIND_COUNT && !job; k++)
 		job = job_decode(json_object_get(root, "job"), (enum job_kind)k);
 	json_array_foreach(json_object_get(root, "pods"), i, item)
@@ -150,6 +158,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		why_lines_are_safe(&v);
 		render_job_events(&sb, &v);
 		render_job_gpus(&sb, &v);
+		v.gpu_metrics = gpu;
+		render_job_gpus(&sb, &v);
+		v.gpu_metrics = NULL;
+		render_job_progress(&sb, &v);
+		render_job_metrics(&sb, &v);
 		render_job_suspend(&sb, job);
 		/* the job's conditions' reason as a refused suspend's (any bytes, one line) */
 		if (job->n_conditions)
@@ -163,6 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (i = 0; i < np; i++) {
 		render_pod_status(&sb, pods[i]);
+		render_pod_gpus_metrics(&sb, pods[i], gpu);
 		/* its containers' states and last states as attempts (any reason, any times) */
 		for (size_t k = 0; k < pods[i]->n_containers; k++) {
 			const struct container *c = &pods[i]->containers[k];
@@ -190,6 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render_queue_files(root, &sb);
 	render_yaml_emit(&sb, root);
 	strbuf_free(&sb);
+	gpu_metrics_unref(gpu);
 	if (job)
 		job_free(job);
 	for (i = 0; i < np; i++)

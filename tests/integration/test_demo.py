@@ -31,6 +31,15 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
             "Queued in LocalQueue user-queue (ClusterQueue cluster-queue), place 1 in line"),
             timeout=60, message="jobs/waiting/why: queued, first in line")
         assert "insufficient unused quota for nvidia.com/gpu" in open(why).read()
+        # the demo's Prometheus: a running job's GPUs with duty cycle and memory
+        def busy_gpus():
+            for job in os.listdir(os.path.join(mnt, "jobs")):
+                text = open(os.path.join(mnt, "jobs", job, "gpus")).read()
+                if "GPU(DutyCycle) " in text and "GPU_MEMORY(Used/Total) " in text:
+                    return text
+            return None
+        print("a job's gpus: %s" % wait_until(busy_gpus, timeout=60,
+                                              message="a job's GPU figures"))
         # the commands the demo prints: the job of docs/examples/tf-mnist
         r = subprocess.run("cp -r %s/docs/examples/tf-mnist submit/ && cat jobs/tf-mnist/status"
                            % ROOT,

@@ -10,7 +10,7 @@ component that is missing fails here, loudly."""
 import json
 import os
 
-from helpers import wait_until
+from helpers import first_line, wait_until
 from test_real_lifecycle import ns_mount, submit  # noqa: F401 (a fixture)
 import tree_expect as te
 
@@ -79,7 +79,7 @@ env: {KWOK_RUN: 25s}
                  if p["metadata"]["annotations"].get("batch.kubernetes.io/job-completion-index")
                  == "0")
     assert m.read("jobs", "llm", "logs") == c.kubectl("logs", "-n", ns, node0).stdout
-    assert m.read("jobs", "llm", "gpus") == "4/4\n"
+    assert first_line(m.read("jobs", "llm", "gpus")) == "4/4\n"
 
     info = m.read("jobs", "llm", "info")
     assert "RUNNING" in info and "trainjob" in info.lower(), info

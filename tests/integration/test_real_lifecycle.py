@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from helpers import TFJOB_MANIFEST, wait_until
+from helpers import TFJOB_MANIFEST, first_line, wait_until
 import tree_expect as te
 
 
@@ -64,7 +64,7 @@ env: {KWOK_RUN: 12s}
         assert m.read("jobs", "mnist", "instances", pn, "status") == "Running\n"
 
     # GPUs: 2 per worker, none for the PS, counted on the nodes the scheduler chose
-    assert m.read("jobs", "mnist", "gpus") == "4/4\n"
+    assert first_line(m.read("jobs", "mnist", "gpus")) == "4/4\n"
     nodes = c.kubectl_json("get", "nodes")["items"]
 
     def node_gpus_agree():

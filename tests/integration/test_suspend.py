@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from helpers import let_viewer_read, wait_until, write_as_cp, write_once as write
+from helpers import first_line, let_viewer_read, wait_until, write_as_cp, write_once as write
 
 SPEC = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
@@ -34,7 +34,7 @@ def test_suspend_stops_the_job_frees_its_gpus_and_resume_brings_it_back(any_clus
         m.read("submit", "pausable", "error")
     wait_until(lambda: m.read("jobs", "pausable", "status") == "RUNNING\n", timeout=120,
                message="pausable RUNNING")
-    wait_until(lambda: m.read("jobs", "pausable", "gpus") == "1/1\n", timeout=60,
+    wait_until(lambda: first_line(m.read("jobs", "pausable", "gpus")) == "1/1\n", timeout=60,
                message="its GPU taken")
     path = m.path("jobs", "pausable", "suspend")
     assert m.read("jobs", "pausable", "suspend") == "0\n"
@@ -68,7 +68,7 @@ def test_suspend_stops_the_job_frees_its_gpus_and_resume_brings_it_back(any_clus
     wait_until(lambda: m.read("jobs", "pausable", "status") == "RUNNING\n", timeout=180,
                message="pausable RUNNING again")
     assert os.listdir(m.path("jobs", "pausable", "instances")) != []
-    wait_until(lambda: m.read("jobs", "pausable", "gpus") == "1/1\n", timeout=60,
+    wait_until(lambda: first_line(m.read("jobs", "pausable", "gpus")) == "1/1\n", timeout=60,
                message="its GPU taken again")
     assert m.read("jobs", "pausable", "suspend") == "0\n"
 

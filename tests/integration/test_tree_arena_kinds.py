@@ -27,7 +27,7 @@ import sys
 
 import pytest
 
-from helpers import wait_until
+from helpers import first_line, wait_until
 import realcluster
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -271,7 +271,7 @@ def test_a_trainjob_from_the_small_spec(env):
     wait_until(lambda: m.read("jobs", "llm", "status") == "RUNNING\n" and
                len(os.listdir(m.path("jobs", "llm", "instances"))) == 2,
                timeout=90, message="the TrainJob running its two nodes")
-    wait_until(lambda: m.read("jobs", "llm", "gpus") == "2/2\n",
+    wait_until(lambda: first_line(m.read("jobs", "llm", "gpus")) == "2/2\n",
                message="its two nodes' GPUs held")
 
 

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from helpers import wait_until
+from helpers import first_line, wait_until
 import jobspecs
 import tree_expect as te
 
@@ -156,7 +156,7 @@ def test_instances_are_the_jobs_pods(env):
                 ip = p["status"].get("podIP") or "N/A"
                 if m.read(inst, "node") != node + "\n" or m.read(inst, "ip") != ip + "\n":
                     return False
-                if m.read(inst, "gpus") != "%d\n" % te.pod_gpus(p):
+                if first_line(m.read(inst, "gpus")) != "%d\n" % te.pod_gpus(p):
                     return False
         return True
     wait_until(agree, timeout=60, message="instances/ equal to the jobs' pods")

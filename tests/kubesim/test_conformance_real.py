@@ -607,3 +607,88 @@ def test_a_trainjob_as_arenafs_reads_it(both):
     finally:
         for c in both:
             c.api("DELETE", TRAINJOBS + "/tj-conf")
+
+
+MERGE = {"Content-Type": "application/merge-patch+json"}
+LONG = "v" * 65
+
+
+def causes_unordered(status):
+    """A 422 with its causes in field order: kube-apiserver checks a custom
+    resource's fields in its map's order, which varies from request to request."""
+    s = json.loads(json.dumps(status))
+    causes = s.get("details", {}).get("causes") or []
+    causes.sort(key=lambda c: c["field"])
+    head, sep, tail = s.get("message", "").partition(" is invalid: [")
+    if sep:
+        parts = [c["field"] + ": " + c["message"] for c in causes]
+        s["message"] = head + sep + ", ".join(parts) + "]"
+    return s
+
+
+def test_a_trainjobs_reported_progress_is_checked_and_kept_alike(both):
+    """status.trainerStatus, what Trainer's status server writes for a training
+    script (kubesim has no status server: its tests write the field through the
+    status subresource): the CRD's refusals of a report out of bounds, without
+    its time or with a metric too long, word for word; a report taken whole and
+    kept while the operator updates the rest of the status."""
+    reports = [
+        {"progressPercentage": 150, "lastUpdatedTime": "2026-12-07T11:00:00Z"},
+        {"progressPercentage": -1, "estimatedRemainingSeconds": -3,
+         "lastUpdatedTime": "2026-12-07T11:00:00Z"},
+        {"progressPercentage": 150},
+        {"metrics": [{"name": "", "value": "1"}], "lastUpdatedTime": "2026-12-07T11:00:00Z"},
+        {"metrics": [{"name": "loss", "value": LONG}]},
+    ]
+    path = TRAINJOBS + "/tj-report/status"
+    try:
+        for c in both:
+            code, body = c.api("POST", TRAINJOBS, trainjob("tj-report", nodes=1))
+            assert code == 201, body
+        for report in reports:
+            (rs, real), (ss, sim) = on_both(both, "PATCH", path,
+                                            {"status": {"trainerStatus": report}}, headers=MERGE)
+            print("%s -> %d %s" % (json.dumps(report)[:80], rs, real.get("message")))
+            assert rs == ss == 422, (real, sim)
+            same(causes_unordered(real), causes_unordered(sim),
+                 "the refusal of trainerStatus %s" % json.dumps(report)[:80])
+        good = {"progressPercentage": 42, "estimatedRemainingSeconds": 2700,
+                "metrics": [{"name": "loss", "value": "0.231"},
+                            {"name": "eval_accuracy", "value": "0.874"}],
+                "lastUpdatedTime": "2026-12-07T11:00:00Z"}
+        (rs, real), (ss, sim) = on_both(both, "PATCH", path,
+                                        {"status": {"trainerStatus": good}}, headers=MERGE)
+        assert rs == ss == 200, (real, sim)
+        for c in both:
+            wait_until(lambda: ((c.api("GET", TRAINJOBS + "/tj-report")[1].get("status") or {})
+                                .get("jobsStatus") or [{}])[0].get("ready") == 1,
+                       timeout=120, message="the TrainJob's Job ready on %s" % c.kind)
+        (rs, real), (ss, sim) = on_both(both, "GET", TRAINJOBS + "/tj-report")
+        assert real["status"]["trainerStatus"] == good, real["status"]
+        same(real["status"], sim["status"], "a TrainJob's status with a report")
+    finally:
+        for c in both:
+            c.api("DELETE", TRAINJOBS + "/tj-report")
+
+
+# ---- the service proxy (where arenafs and Arena ask Prometheus) ----
+
+def test_service_proxy_refusals(both):
+    """What arenafs shows when the Service it found cannot be asked: a Service that
+    is gone (404) and one without endpoints (503), in the same words on both."""
+    plain = {"apiVersion": "v1", "kind": "Service",
+             "metadata": {"name": "no-endpoints", "namespace": NS},
+             "spec": {"ports": [{"name": "http", "port": 9090}]}}
+    proxy = "/api/v1/namespaces/%s/services/%s/proxy/api/v1/query?query=up"
+    try:
+        for c in both:
+            assert c.api("POST", "/api/v1/namespaces/%s/services" % NS, plain)[0] == 201
+        (rs, real), (ss, sim) = on_both(both, "GET", proxy % (NS, "http:nope:9090"))
+        assert rs == ss == 404, (real, sim)
+        same(real, sim, "the proxy of a missing Service")
+        (rs, real), (ss, sim) = on_both(both, "GET", proxy % (NS, "http:no-endpoints:9090"))
+        assert rs == ss == 503, (real, sim)
+        same(real, sim, "the proxy of a Service without endpoints")
+    finally:
+        for c in both:
+            c.api("DELETE", "/api/v1/namespaces/%s/services/no-endpoints" % NS)

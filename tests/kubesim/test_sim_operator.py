@@ -252,3 +252,30 @@ def test_trainjob_runs_indexed_pods_and_completes():
             (e["type"], e["reason"], e["message"]) for e in c.events("llm")
             if e["involvedObject"]["kind"] == "JobSet"])
         assert said == [("Normal", "AllJobsCompleted", "jobset completed successfully")]
+
+
+def test_trainjob_reports_progress_while_it_runs():
+    """SIM_REPORT_SECONDS: kubesim stands in for a training script calling the
+    Kubeflow SDK's update_trainjob_status; each report is one the real CRD takes
+    (admission's trainer_status_causes), the next one further on."""
+    from kubesim_lib.admission import trainer_status_causes
+    with Cluster(speed=20) as c:
+        c.store.create("trainjobs.trainer.kubeflow.org", {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+            "metadata": {"name": "llm", "namespace": "default"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"},
+                     "trainer": {"image": "pytorch/pytorch:2.5.0", "numNodes": 1,
+                                 "env": env(SIM_RUN_SECONDS=400, SIM_REPORT_SECONDS=20)}}})
+
+        def reported(after=None):
+            tj = c.get("trainjobs.trainer.kubeflow.org", "llm")
+            ts = (tj.get("status") or {}).get("trainerStatus")
+            return ts if ts and (after is None or ts["lastUpdatedTime"] > after) else None
+        first = c.wait("a first report", reported)
+        second = c.wait("a later report", lambda: reported(first["lastUpdatedTime"]))
+        for ts in (first, second):
+            assert trainer_status_causes(ts) == [], ts
+            assert [m["name"] for m in ts["metrics"]] == ["loss", "eval_accuracy"]
+        assert first["progressPercentage"] <= second["progressPercentage"] < 100
+        assert first["estimatedRemainingSeconds"] > second["estimatedRemainingSeconds"]
+        assert float(first["metrics"][0]["value"]) > float(second["metrics"][0]["value"])

@@ -73,7 +73,8 @@ RANK = {"k8s/base": 0, "k8s": 1, "k8s/objects": 2, "k8s/auth": 2, "k8s/http": 3,
         "mount": 10}
 # The k8s/ headers render/ may include: types and pure functions.
 RENDER_K8S = {"k8s/error.h", "k8s/names.h", "k8s/objects/objects.h",
-              "k8s/objects/kinds.h", "k8s/auth/config.h", "k8s/cache/health.h"}
+              "k8s/objects/kinds.h", "k8s/objects/gpumetrics.h", "k8s/auth/config.h",
+              "k8s/cache/health.h"}
 SPEC_K8S = {"k8s/error.h", "k8s/names.h", "k8s/objects/kinds.h"}
 
 # System headers a room may not include, and calls it may not make.

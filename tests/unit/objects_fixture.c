@@ -100,7 +100,29 @@ struct job *fx_job(enum job_kind kind, const char *name, int64_t created)
 	j->raw_json = NULL;
 	j->spec_annotation = NULL;
 	j->code_annotation = NULL;
+	j->trainer.progress = -1;
+	j->trainer.remaining = -1;
 	return j;
+}
+
+void fx_trainer_status(struct job *j, int progress, int64_t remaining, int64_t updated)
+{
+	j->trainer.reported = true;
+	j->trainer.progress = progress;
+	j->trainer.remaining = remaining;
+	j->trainer.updated = updated;
+}
+
+void fx_job_metric(struct job *j, const char *name, const char *value)
+{
+	struct job_metric *m = realloc(j->trainer.metrics,
+	                               (j->trainer.n_metrics + 1) * sizeof(*m));
+
+	if (!m)
+		abort();
+	j->trainer.metrics = m;
+	m[j->trainer.n_metrics].name = fx_strdup(name);
+	m[j->trainer.n_metrics++].value = fx_strdup(value);
 }
 
 void fx_job_condition(struct job *j, const char *type, bool status, int64_t when)
@@ -134,6 +156,11 @@ void fx_job_free(struct job *j)
 		return;
 	meta_free(&j->meta);
 	free(j->api_version);
+	for (size_t i = 0; i < j->trainer.n_metrics; i++) {
+		free(j->trainer.metrics[i].name);
+		free(j->trainer.metrics[i].value);
+	}
+	free(j->trainer.metrics);
 	for (size_t i = 0; i < j->n_conditions; i++) {
 		free(j->conditions[i].type);
 		free(j->conditions[i].reason);

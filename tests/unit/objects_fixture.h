@@ -25,6 +25,9 @@ void fx_kv(struct kv_list *l, const char *key, const char *value);
 struct job *fx_job(enum job_kind kind, const char *name, int64_t created);
 void fx_job_condition(struct job *j, const char *type, bool status, int64_t when);
 void fx_job_replica(struct job *j, const char *type, int replicas, int gpus);
+/* status.trainerStatus (progress, remaining: -1 for not sent) and one of its metrics */
+void fx_trainer_status(struct job *j, int progress, int64_t remaining, int64_t updated);
+void fx_job_metric(struct job *j, const char *name, const char *value);
 void fx_job_free(struct job *j);
 
 /* A pod of job (may be NULL) with replica type/index (NULL, -1 for none). */

@@ -58,7 +58,7 @@ TEST(fs_places_list_each_directory_once_by_name)
 		     "context gpus health list list-all queues top top-job");
 	/* a job's files come from their rows alone: a few that must stay, in order */
 	CHECK_STR_CONTAINS(children_of(FS_JOB_DIR, buf, sizeof(buf)), "info instances");
-	CHECK_STR_CONTAINS(buf, "logs spec.yaml status");
+	CHECK_STR_CONTAINS(buf, "logs metrics progress spec.yaml status");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "attempts gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_ATTEMPT_DIR, buf, sizeof(buf)), "info log");

@@ -216,6 +216,15 @@ TEST(objects_trainjob_and_its_jobset_pod)
 		CHECK_STR_EQ(job->replicas[0].image, "docker.io/kubeflow/pytorch-mnist:v1");
 		CHECK_INT_EQ(job->replicas[0].succeeded, 2);
 		CHECK_STR_EQ(job->conditions[0].type, "Complete");
+		/* status.trainerStatus, as the status server's controller writes it */
+		CHECK(job->trainer.reported);
+		CHECK_INT_EQ(job->trainer.progress, 100);
+		CHECK_INT_EQ(job->trainer.remaining, 0);
+		CHECK_INT_EQ(job->trainer.updated, 1772608170); /* 2026-03-04T07:09:30Z */
+		CHECK_INT_EQ(job->trainer.n_metrics, 2);
+		CHECK_STR_EQ(job->trainer.metrics[0].name, "loss");
+		CHECK_STR_EQ(job->trainer.metrics[0].value, "0.0412");
+		CHECK_STR_EQ(job->trainer.metrics[1].name, "eval_accuracy");
 	}
 	if (p) {
 		CHECK_STR_EQ(p->job_name, "llama");

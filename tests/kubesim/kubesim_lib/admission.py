@@ -1,7 +1,9 @@
 """What the apiserver does to an object between decoding and storing it:
 name validation (the real messages), defaulting (pods, services with
-clusterIP and NodePort allocation, deployments, jobs), generateName, and the
-training-operator's validating webhook for the kubeflow.org/v1 kinds.
+clusterIP and NodePort allocation, deployments, jobs), generateName, the
+training-operator's validating webhook for the kubeflow.org/v1 kinds, and the
+TrainJob CRD's schema for status.trainerStatus (what its training script
+reports through Trainer's status server).
 
 Errors are ApiError with the reasons, messages and details.causes the
 apiserver writes, so kubectl prints exactly what it prints for a cluster.
@@ -152,7 +154,13 @@ class Admission:
         return obj
 
     def admit_update(self, res, old, obj):
-        """Keeps what an update cannot change (immutable fields, allocated IPs)."""
+        """Keeps what an update cannot change (immutable fields, allocated IPs);
+        checks a TrainJob's trainerStatus as its CRD does."""
+        if res.key == TRAINJOBS:
+            ts = (obj.get("status") or {}).get("trainerStatus")
+            causes = trainer_status_causes(ts) if isinstance(ts, dict) else []
+            if causes:
+                raise invalid(res, obj["metadata"]["name"], causes)
         if res.key == "services":
             spec = obj.setdefault("spec", {})
             ospec = old.get("spec") or {}
@@ -381,6 +389,51 @@ class Admission:
 
     def _create_secrets(self, res, obj):
         obj.setdefault("type", "Opaque")
+
+
+TRAINJOBS = "trainjobs.trainer.kubeflow.org"
+TS = "status.trainerStatus"
+
+
+def trainer_status_causes(ts):
+    """What kube-apiserver says of a TrainJob's status.trainerStatus against
+    Trainer v2.2.0's CRD (trainjob_types.go), in its order (fields by name): the
+    bounds, the metrics' lengths, then the CEL rule lastUpdatedTime required,
+    which is not checked after a length error (a cause <nil> says so)."""
+    causes, too_long = [], False
+
+    def bound(key, lo, hi):
+        v = ts.get(key)
+        if isinstance(v, int) and v < lo:
+            causes.append(("FieldValueInvalid", "%s.%s" % (TS, key), invalid_value(
+                v, "trainerStatus.%s in body should be greater than or equal to %d" % (key, lo))))
+        elif isinstance(v, int) and hi is not None and v > hi:
+            causes.append(("FieldValueInvalid", "%s.%s" % (TS, key), invalid_value(
+                v, "trainerStatus.%s in body should be less than or equal to %d" % (key, hi))))
+
+    bound("estimatedRemainingSeconds", 0, None)
+    for i, m in enumerate(ts.get("metrics") or []):
+        for key in ("name", "value"):
+            v = (m or {}).get(key)
+            field = "%s.metrics[%d].%s" % (TS, i, key)
+            if isinstance(v, str) and not v:
+                causes.append(("FieldValueInvalid", field, invalid_value(
+                    v, "trainerStatus.metrics[%d].%s in body should be at least 1 chars long"
+                    % (i, key))))
+            elif isinstance(v, str) and len(v.encode()) > 64:
+                too_long = True
+                causes.append(("FieldValueTooLong", field,
+                               "Too long: may not be more than 64 bytes"))
+    bound("progressPercentage", 0, 100)
+    if too_long:
+        causes.append(("FieldValueInvalid", "<nil>",
+                       "Invalid value: null: some validation rules were not checked because "
+                       "the object was invalid; correct the existing errors to complete "
+                       "validation"))
+    elif not ts.get("lastUpdatedTime"):
+        causes.append(("FieldValueInvalid", TS, "Invalid value: lastUpdatedTime is required "
+                       "when trainerStatus is present"))
+    return causes
 
 
 def _go_map(d):

@@ -1,6 +1,6 @@
 """kubesim's HTTP side: listener, connections, authentication, faults and
-stats, and the dispatch of each request to discovery, the resource API or
-pod logs.
+stats, and the dispatch of each request to discovery, the resource API,
+pod logs or a service proxy (prometheus.py: kubesim's own Prometheus).
 
 HTTP/1.1 with keep-alive; responses carry Content-Length, streams (watch,
 log follow) are chunked and flushed per event or line. One thread per
@@ -433,6 +433,7 @@ class Sim:
         from .api import Api
         from .discovery import Discovery
         from .podlog import PodLogs
+        from .prometheus import Prometheus
         self.store = store
         self.logs = logs
         self.registry = registry
@@ -448,6 +449,7 @@ class Sim:
         self.api = Api(self)
         self.discovery = Discovery(self)
         self.podlogs = PodLogs(self)
+        self.prometheus = Prometheus(store)
 
     def serve(self, host, port, ssl_ctx=None):
         self.listener = Listener(self, host, port, ssl_ctx)
@@ -497,6 +499,8 @@ class Sim:
                 raise ApiError(401, "Unauthorized", "Unauthorized")
             if path.rstrip("/") == access.PATH:
                 access.review(self, req)
+            elif self.prometheus.serve_proxy(self, req):
+                pass
             elif not self.discovery.handle(req):
                 self.api.handle(req)
         except ApiError as e:
@@ -572,6 +576,13 @@ class Sim:
                             "resourceVersion": self.store.current_rv(),
                             "lists_built": dict(self.api.lists_built)}
                 return h.send_json(200, body)
+            if path == "/_sim/gpus" and h.command == "POST":
+                from .prometheus import control
+                try:
+                    body = json.loads(h.read_body() or b"{}")
+                except ValueError:
+                    return h.send_json(400, {"error": "body is not JSON"})
+                return control(self.prometheus, h, body)
             if path == "/_sim/fault" and h.command == "POST":
                 raw = h.read_body()
                 try:

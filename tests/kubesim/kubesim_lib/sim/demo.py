@@ -11,7 +11,8 @@ defaulting, and then live through the controllers like any other:
     flaky          PyTorchJob crashing (OnFailure, backoffLimit 3): restarts,
                    CrashLoopBackOff, then Failed
     horovod-mnist  MPIJob (v1, or v2beta1 with --mpi-v2beta1), 2 workers
-    llm-pretrain   TrainJob on 2 nodes
+    llm-pretrain   TrainJob on 2 nodes, its script reporting progress, time left,
+                   loss and accuracy every 5 s (trainer_report.py)
     research/gan   a TFJob in a second namespace
     mnist-v1       a TFJob that succeeded hours ago
 """
@@ -149,11 +150,31 @@ def populate_demo(store, logs, opts, nodes):
         "spec": {"runtimeRef": {"name": "torch-distributed", "kind": "ClusterTrainingRuntime",
                                 "apiGroup": "trainer.kubeflow.org"},
                  "trainer": {"image": TORCH_IMAGE, "command": ["torchrun", "pretrain.py"],
-                             "numNodes": 2, "env": env(SIM_RUN_SECONDS=300),
+                             "numNodes": 2,
+                             "env": env(SIM_RUN_SECONDS=300, SIM_REPORT_SECONDS=5),
                              "resourcesPerNode": {"limits": {util.GPU: "1"}}}}}))
     objs.append(("tfjobs.kubeflow.org", tfjob("gan", "research", {
         "Worker": replica(2, container("tensorflow", TF_IMAGE, "python gan.py", 1, ("tfjob-port", 2222),
                                        SIM_RUN_SECONDS=900))})))
+    # a Prometheus, found as Arena finds one (kubesim_lib/prometheus.py answers its
+    # proxy): the running jobs' GPUs show duty cycle and memory in the tree
+    if store.get("namespaces", "", "monitoring") is None:
+        store.create("namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                    "metadata": {"name": "monitoring",
+                                                 "labels": {"kubernetes.io/metadata.name":
+                                                            "monitoring"}},
+                                    "spec": {"finalizers": ["kubernetes"]},
+                                    "status": {"phase": "Active"}})
+    objs.append(("services", {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "prometheus-server", "namespace": "monitoring",
+                     "labels": {"kubernetes.io/service-name": "prometheus-server"}},
+        "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.90", "clusterIPs": ["10.96.0.90"],
+                 "ports": [{"name": "http", "port": 9090, "protocol": "TCP",
+                            "targetPort": 9090}],
+                 "sessionAffinity": "None", "ipFamilies": ["IPv4"],
+                 "ipFamilyPolicy": "SingleStack", "internalTrafficPolicy": "Cluster"},
+        "status": {"loadBalancer": {}}}))
     for resource, obj in objs:
         if store.get(resource, obj["metadata"]["namespace"], obj["metadata"]["name"]) is None:
             store.create(resource, obj)

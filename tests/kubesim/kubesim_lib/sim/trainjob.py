@@ -19,12 +19,14 @@ the JobSet saying so, as the JobSet controller records it) or Failed
 the TrainJob's conditions as Trainer copies them from the JobSet: Complete or
 Failed with the same reason and message; Suspended when spec.suspend. The
 JobSet's spec holds the one replicated job and suspend; the runtime named by
-spec.runtimeRef is not read.
+spec.runtimeRef is not read. With SIM_REPORT_SECONDS in the
+trainer's env, the training script's reports too (trainer_report.py).
 """
 
 import copy
 
 from . import batch
+from . import trainer_report
 from . import util
 from .runtime import Controller
 
@@ -56,6 +58,10 @@ def set_condition(status, ctype, cstatus, reason, message, now, generation):
 class TrainJobController(Controller):
     name = "trainer-controller-manager"
     resources = (RESOURCE, JOBSETS, "jobs.batch")
+
+    def __init__(self, rt):
+        super().__init__(rt)
+        self.reporting = set()   # the jobs with a timer for their next report
 
     def observe(self, ev):
         if ev.resource == RESOURCE:
@@ -124,6 +130,10 @@ class TrainJobController(Controller):
             elif done == "Failed":
                 set_condition(status, "Failed", "True", "FailedJobs",
                               "jobset failed due to one or more job failures", now, gen)
+        every = trainer_report.interval(spec)
+        if every and job is not None and not batch.is_finished(job) and \
+                (status.get("jobsStatus") or [{}])[0].get("ready") == 1:
+            self._report(key, tj, status, every)
         if status != (tj.get("status") or {}):
             self.rt.set_status(RESOURCE, tj, status)
 
@@ -169,6 +179,20 @@ class TrainJobController(Controller):
                 and ended:
             self.rt.event(js, "JobSet", JOBSET_API, ended[1], ended[2], ended[3],
                           JOBSET_COMPONENT)
+
+    def _report(self, key, tj, status, every):
+        """The script's report when one is due, and one timer per job for the next."""
+        speed = self.rt.speed
+        if not trainer_report.wait(status, every, speed):
+            status["trainerStatus"] = trainer_report.report(tj, speed)
+        if key not in self.reporting:
+            self.reporting.add(key)
+            self.rt.after(trainer_report.wait(status, every, speed) or every,
+                          self._report_due, key)
+
+    def _report_due(self, key):
+        self.reporting.discard(key)
+        self.enqueue(key)
 
     def _job(self, tj, js, jname, suspended):
         m = util.meta(tj)

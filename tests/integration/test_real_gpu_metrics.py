@@ -1,0 +1,191 @@
+"""GPU utilisation and memory on the real cluster (tests/cluster/monitoring.py,
+docs/real-cluster.md): Prometheus, built from its Go module, scrapes the
+stand-in GPU exporter, which serves DCGM's and Arena's metric families for the
+pods holding kwok's GPUs with the values the test sets. Queried as Arena queries
+it: the Service labelled kubernetes.io/service-name=prometheus-server, port
+9090, through kube-apiserver's service proxy; and the real Arena's
+`arena top job NAME` shows the values in its GPU(DutyCycle) and
+GPU_MEMORY(Used/Total) columns. The tree finds the same Prometheus the same way
+and shows the same figures: instances/POD/gpus cell by cell as Arena's
+instances table, jobs/NAME/gpus their sum (kubesim's side:
+test_tree_gpu_metrics.py)."""
+
+import json
+import re
+
+import pytest
+
+import realcluster
+from helpers import wait_until
+
+pytestmark = [pytest.mark.skipif(realcluster.CLUSTER_CHOICE == "kubesim",
+                                 reason="ARENAFS_CLUSTER=kubesim: Prometheus runs beside "
+                                        "the real cluster"),
+              pytest.mark.later_binary("prometheus")]
+
+JOB = "gpu-busy"
+POD = JOB + "-worker-0"
+# one entry per GPU of the pod, in the order of its device indices
+VALUES = [{"util": 87, "memory_used_mib": 5120}, {"util": 12.5, "memory_used_mib": 1024}]
+MIB = 1024 * 1024
+# Arena 0.15.5's query (pkg/apis/types/gpu_metric.go: POD_METRIC_TMP, GPU_METRIC_LIST)
+ARENA_QUERY = ('{__name__=~"nvidia_gpu_duty_cycle|nvidia_gpu_memory_used_bytes|'
+               'nvidia_gpu_memory_total_bytes", pod_name=~"%s"}')
+
+
+def tfjob(namespace):
+    """A TFJob whose one worker holds 2 GPUs and runs on, carrying Arena's labels."""
+    labels = {"app": "tfjob", "release": JOB}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
+            "metadata": {"name": JOB, "namespace": namespace, "labels": labels},
+            "spec": {"tfReplicaSpecs": {"Worker": {
+                "replicas": 1, "restartPolicy": "Never",
+                "template": {"metadata": {"labels": labels}, "spec": {"containers": [{
+                    "name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0-gpu",
+                    "command": ["python", "train.py"],
+                    "env": [{"name": "KWOK_RUN", "value": "forever"}],
+                    "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}}}}}}
+
+
+@pytest.fixture(scope="module")
+def busy(request, real_monitoring):
+    """(view, monitoring, pod): the job's pod running, its GPUs given VALUES."""
+    view = realcluster.module_view(request)
+    view.kubectl("create", "-f", "-", input=json.dumps(tfjob(view.namespace)))
+
+    def running():
+        r = view.kubectl("get", "pod", POD, "-o", "json", check=False)
+        pod = json.loads(r.stdout) if r.returncode == 0 else {}
+        return pod if pod.get("status", {}).get("phase") == "Running" else None
+    pod = wait_until(running, timeout=120, interval=0.5, message="the TFJob's worker running")
+    real_monitoring.set_gpus({"%s/%s" % (view.namespace, POD): VALUES})
+    return view, real_monitoring, pod
+
+
+def by_index(result, index_label):
+    return sorted(result, key=lambda s: int(s["metric"][index_label]))
+
+
+def test_prometheus_serves_both_families_through_the_service_proxy(busy):
+    view, mon, pod = busy
+    ns, node = view.namespace, pod["spec"]["nodeName"]
+
+    def scraped():
+        r = mon.query('DCGM_FI_DEV_GPU_UTIL{namespace="%s",pod="%s"}' % (ns, POD))
+        return r if sorted(float(s["value"][1]) for s in r) == [12.5, 87.0] else None
+    util = by_index(wait_until(scraped, timeout=60, interval=0.5,
+                               message="Prometheus to scrape the test's values"), "gpu")
+    print("DCGM_FI_DEV_GPU_UTIL: %s" % json.dumps(util))
+    for s, want in zip(util, VALUES):
+        m = s["metric"]
+        assert float(s["value"][1]) == want["util"]
+        assert (m["namespace"], m["pod"], m["container"], m["Hostname"]) == \
+            (ns, POD, "tensorflow", node), m
+        assert m["UUID"].startswith("GPU-") and m["device"] == "nvidia" + m["gpu"], m
+    for family, value in (("DCGM_FI_DEV_FB_USED", lambda v: v["memory_used_mib"]),
+                          ("DCGM_FI_DEV_FB_FREE", lambda v: 16384 - v["memory_used_mib"])):
+        got = by_index(mon.query('%s{namespace="%s",pod="%s"}' % (family, ns, POD)), "gpu")
+        assert [float(s["value"][1]) for s in got] == [value(v) for v in VALUES], (family, got)
+
+    # Arena's family, by Arena's own query
+    arena = mon.query(ARENA_QUERY % POD)
+    print("Arena's query: %s" % json.dumps(arena))
+    series = {}
+    for s in arena:
+        m = s["metric"]
+        assert (m["namespace_name"], m["pod_name"], m["node_name"]) == (ns, POD, node), m
+        series.setdefault(m["__name__"], {})[int(m["minor_number"])] = float(s["value"][1])
+    indices = [int(s["metric"]["gpu"]) for s in util]
+    assert series == {
+        "nvidia_gpu_duty_cycle": dict(zip(indices, [v["util"] for v in VALUES])),
+        "nvidia_gpu_memory_used_bytes": dict(zip(indices, [v["memory_used_mib"] * MIB
+                                                           for v in VALUES])),
+        "nvidia_gpu_memory_total_bytes": dict.fromkeys(indices, 16384.0 * MIB)}, series
+
+
+def arena_rows(text):
+    """{device index: (duty cycle, used MiB, total MiB)} of `arena top job NAME`'s
+    Instances table, one row per GPU."""
+    rows = {}
+    for line in text.splitlines():
+        m = re.search(r"\s(\d+)\s+([\d.]+)%\s+([\d.]+)/([\d.]+)\(MiB\)\s*$", line)
+        if m:
+            rows[int(m.group(1))] = tuple(float(g) for g in m.group(2, 3, 4))
+    return rows
+
+
+def tree_rows(text):
+    """{device index: (duty cycle cell, memory cell)} of instances/POD/gpus's table."""
+    rows = {}
+    for line in text.splitlines()[2:]:
+        index, duty, memory = line.split()
+        rows[int(index)] = (duty, memory)
+    return rows
+
+
+def arena_cells(text):
+    """{device index: (duty cycle cell, memory cell)} of `arena top job NAME`, as printed."""
+    rows = {}
+    for line in text.splitlines():
+        m = re.search(r"\s(\d+)\s+([\d.]+%)\s+([\d.]+/[\d.]+\(MiB\))\s*$", line)
+        if m:
+            rows[int(m.group(1))] = m.group(2, 3)
+    return rows
+
+
+def want_rows(mon, view):
+    """{device index: (duty cycle cell, memory cell)} of the values the test set, once
+    Prometheus has scraped them."""
+    util = by_index(wait_until(
+        lambda: (lambda r: r if sorted(float(s["value"][1]) for s in r) == [12.5, 87.0]
+                 else None)(mon.query('DCGM_FI_DEV_GPU_UTIL{namespace="%s",pod="%s"}'
+                                      % (view.namespace, POD))),
+        timeout=60, interval=0.5, message="the job's GPUs in Prometheus"), "gpu")
+    return {int(s["metric"]["gpu"]): ("%.1f%%" % v["util"],
+                                      "%.1f/%.1f(MiB)" % (v["memory_used_mib"], 16384.0))
+            for s, v in zip(util, VALUES)}
+
+
+def test_the_tree_shows_the_exporters_values(busy, arenafs):
+    view, mon, pod = busy
+    want = want_rows(mon, view)
+    m = arenafs(view, "namespace=" + view.namespace)
+    path = ("jobs", JOB, "instances", POD, "gpus")
+    text = wait_until(lambda: (lambda t: t if t.startswith("2\n") and "GPU(DutyCycle)" in t
+                               and tree_rows(t) == want else None)(m.read(*path)),
+                      timeout=60, interval=0.5, message="instances/%s/gpus with the figures" % POD)
+    print("instances/%s/gpus:\n%s" % (POD, text))
+    assert text.splitlines()[1].split() == ["GPU(DeviceIndex)", "GPU(DutyCycle)",
+                                            "GPU_MEMORY(Used/Total)"]
+    job = m.read("jobs", JOB, "gpus")
+    print("jobs/%s/gpus:\n%s" % (JOB, job))
+    assert job == ("2/2\nGPU(DutyCycle) 49.8% (mean of 2 GPUs of 1 instance), "
+                   "GPU_MEMORY(Used/Total) 6144.0/32768.0(MiB)\n")
+    assert m.read("cluster", "health").startswith("ok")
+
+
+@pytest.mark.later_binary("arena")
+def test_arena_top_job_shows_the_exporters_values(busy, tmp_path, arenafs):
+    from test_arena_parity import Arena
+    view, mon, pod = busy
+    arena = Arena(realcluster.later_binary("arena", "the Arena CLI"), view.kubeconfig,
+                  view.namespace, str(tmp_path / "arena-home"))
+    util = by_index(wait_until(
+        lambda: mon.query('DCGM_FI_DEV_GPU_UTIL{namespace="%s",pod="%s"}'
+                          % (view.namespace, POD)) or None,
+        timeout=60, interval=0.5, message="the job's GPUs in Prometheus"), "gpu")
+    want = {int(s["metric"]["gpu"]): (v["util"], v["memory_used_mib"], 16384.0)
+            for s, v in zip(util, VALUES)}
+    text = wait_until(lambda: (lambda t: t if arena_rows(t) == want else None)(
+        arena.run("top", "job", JOB)), timeout=60, interval=1,
+        message="arena top job %s to show the exporter's values" % JOB)
+    print("arena top job %s:\n%s" % (JOB, text))
+    assert POD in text and "RUNNING" in text, text
+
+    # the tree, on the same Prometheus: the same cells, GPU by GPU
+    m = arenafs(view, "namespace=" + view.namespace)
+    tree = wait_until(lambda: (lambda t: t if "GPU(DutyCycle)" in t else None)(
+        m.read("jobs", JOB, "instances", POD, "gpus")), timeout=60, interval=0.5,
+        message="instances/%s/gpus with figures" % POD)
+    print("instances/%s/gpus:\n%s" % (POD, tree))
+    assert tree_rows(tree) == arena_cells(text) == want_rows(mon, view)

@@ -1,0 +1,146 @@
+"""GPU figures from Prometheus in the tree (docs/tree.md, "GPU figures"):
+instances/POD/gpus gains each GPU's duty cycle and memory, jobs/NAME/gpus a line
+summing them, found as Arena finds Prometheus (a Service labelled
+kubernetes.io/service-name=prometheus-server, through the API server's service
+proxy) and asked once for every pod. On kubesim, its own Prometheus
+(tests/kubesim/kubesim_lib/prometheus.py) answers with the figures the test
+sets; the real cluster's (Prometheus scraping the stand-in exporter) is
+test_real_gpu_metrics.py's. Without a Prometheus the files say so in words and
+cluster/health stays ok."""
+
+import json
+import os
+import time
+
+from helpers import wait_until
+
+POD = "busy-worker-0"
+NO_PROMETHEUS = ("no GPU metrics: no Prometheus found (looked for a Service labelled "
+                 "kubernetes.io/service-name=prometheus-admin, "
+                 "kubernetes.io/service-name=prometheus-server or "
+                 "kubernetes.io/name=Prometheus, in any namespace; or the mount option "
+                 "prometheus=URL)\n")
+
+
+def tfjob(ns):
+    c = {"name": "tensorflow", "image": "tensorflow/tensorflow:2.15.0-gpu",
+         "command": ["python", "train.py"], "resources": {"limits": {"nvidia.com/gpu": "2"}}}
+    return {"apiVersion": "kubeflow.org/v1", "kind": "TFJob",
+            "metadata": {"name": "busy", "namespace": ns},
+            "spec": {"tfReplicaSpecs": {"Worker": {
+                "replicas": 1, "restartPolicy": "Never",
+                "template": {"spec": {"containers": [c]}}}}}}
+
+
+def prometheus_service():
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "prometheus-server", "namespace": "monitoring",
+                         "labels": {"kubernetes.io/service-name": "prometheus-server"}},
+            "spec": {"ports": [{"name": "http", "port": 9090}]}}
+
+
+def running(c, m):
+    c.kubectl("create", "-f", "-", input=json.dumps(tfjob(c.namespace)))
+    wait_until(lambda: os.path.exists(m.path("jobs", "busy", "instances", POD)) and
+               m.read("jobs", "busy", "instances", POD, "status") == "Running\n",
+               timeout=60, message="busy's worker Running")
+
+
+def start_prometheus(c):
+    c.kubectl("create", "namespace", "monitoring")
+    c.kubectl("create", "-f", "-", input=json.dumps(prometheus_service()))
+
+
+def test_without_prometheus_the_files_say_so_and_health_stays_ok(kubesim, arenafs):
+    c = kubesim("--nodes", "2", "--gpus", "8")
+    m = arenafs(c)
+    running(c, m)
+    pod = m.read("jobs", "busy", "instances", POD, "gpus")
+    job = m.read("jobs", "busy", "gpus")
+    print("instances/%s/gpus:\n%sjobs/busy/gpus:\n%s" % (POD, pod, job))
+    assert pod == "2\n" + NO_PROMETHEUS
+    assert job == "2/2\n" + NO_PROMETHEUS
+    assert m.read("cluster", "health").startswith("ok")
+
+
+def test_duty_cycle_and_memory_per_gpu_and_per_job(kubesim, arenafs):
+    c = kubesim("--nodes", "2", "--gpus", "8")
+    m = arenafs(c)
+    running(c, m)
+    start_prometheus(c)
+    c.set_gpus({"default/" + POD: [
+        {"util": 87, "memory_used_mib": 5120, "memory_total_mib": 16384},
+        {"util": 12.5, "memory_used_mib": 1024, "memory_total_mib": 16384}]})
+    want_pod = ("2\n"
+                "GPU(DeviceIndex)  GPU(DutyCycle)  GPU_MEMORY(Used/Total)\n"
+                "0                 87.0%           5120.0/16384.0(MiB)\n"
+                "1                 12.5%           1024.0/16384.0(MiB)\n")
+    want_job = ("2/2\nGPU(DutyCycle) 49.8% (mean of 2 GPUs of 1 instance), "
+                "GPU_MEMORY(Used/Total) 6144.0/32768.0(MiB)\n")
+    path = ("jobs", "busy", "instances", POD, "gpus")
+    # the snapshot of "no Prometheus" lasts a few seconds: the event is Prometheus's answer
+    wait_until(lambda: m.read(*path) == want_pod, timeout=30,
+               message="instances/%s/gpus with Prometheus's figures" % POD)
+    print("instances/%s/gpus:\n%s" % (POD, m.read(*path)))
+    assert m.read("jobs", "busy", "gpus") == want_job
+    assert m.read("cluster", "health").startswith("ok")
+
+    # many reads share one query: at most one per GPU_METRICS_TTL_S (5 s) of reading;
+    # waited out first, so that the reads below must ask again
+    time.sleep(5.5)
+    before = c.stats()["requests"].get("get services/proxy", 0)
+    t0 = time.monotonic()
+    for _ in range(50):
+        m.read(*path)
+        m.read("jobs", "busy", "gpus")
+    took = time.monotonic() - t0
+    queries = c.stats()["requests"].get("get services/proxy", 0) - before
+    print("100 reads in %.2f s: %d Prometheus queries" % (took, queries))
+    assert 1 <= queries <= 1 + int(took / 5), (queries, took)
+
+    # DCGM's family alone (the GPU Operator's exporter): the same figures
+    c.set_gpus({"default/" + POD: [
+        {"util": 30, "memory_used_mib": 2048, "memory_total_mib": 40960},
+        {"util": 50, "memory_used_mib": 0, "memory_total_mib": 40960}]}, families=["dcgm"])
+    want_pod = ("2\n"
+                "GPU(DeviceIndex)  GPU(DutyCycle)  GPU_MEMORY(Used/Total)\n"
+                "0                 30.0%           2048.0/40960.0(MiB)\n"
+                "1                 50.0%           0.0/40960.0(MiB)\n")
+    wait_until(lambda: m.read(*path) == want_pod, timeout=30, message="DCGM's figures")
+    assert m.read("jobs", "busy", "gpus") == (
+        "2/2\nGPU(DutyCycle) 40.0% (mean of 2 GPUs of 1 instance), "
+        "GPU_MEMORY(Used/Total) 2048.0/81920.0(MiB)\n")
+
+    # Arena's family alone
+    c.set_gpus({"default/" + POD: [
+        {"util": 99, "memory_used_mib": 8000, "memory_total_mib": 16384},
+        {"util": 1, "memory_used_mib": 100, "memory_total_mib": 16384}]}, families=["arena"])
+    wait_until(lambda: "99.0%" in m.read(*path), timeout=30, message="Arena's figures")
+    assert m.read(*path).endswith("1                 1.0%            100.0/16384.0(MiB)\n")
+
+
+def test_a_prometheus_named_by_the_mount_option(kubesim, arenafs):
+    """-o prometheus=URL: asked there, whatever Services the cluster has; a URL that
+    does not answer is said so."""
+    c = kubesim("--nodes", "2", "--gpus", "8")
+    start_prometheus(c)
+    c.set_gpus({"default/" + POD: [
+        {"util": 64, "memory_used_mib": 300, "memory_total_mib": 16384},
+        {"util": 32, "memory_used_mib": 200, "memory_total_mib": 16384}]})
+    # kubesim's Prometheus at a URL of its own (the proxy's path), as a user names one
+    url = c.url + "/api/v1/namespaces/monitoring/services/prometheus-server:9090/proxy"
+    m = arenafs(c, "prometheus=" + url)
+    running(c, m)
+    path = ("jobs", "busy", "instances", POD, "gpus")
+    wait_until(lambda: "64.0%" in m.read(*path), timeout=30, message="the URL's figures")
+    print("instances/%s/gpus:\n%s" % (POD, m.read(*path)))
+    assert m.read("jobs", "busy", "gpus") == (
+        "2/2\nGPU(DutyCycle) 48.0% (mean of 2 GPUs of 1 instance), "
+        "GPU_MEMORY(Used/Total) 500.0/32768.0(MiB)\n")
+
+    bad = arenafs(c, "prometheus=http://127.0.0.1:9")
+    text = bad.read(*path)
+    print("with prometheus=http://127.0.0.1:9:\n%s" % text)
+    assert text.startswith("2\nno GPU metrics: Prometheus (http://127.0.0.1:9) did not answer: ")
+    assert text.count("\n") == 2
+    assert bad.read("cluster", "health").startswith("ok")

@@ -1,0 +1,128 @@
+"""jobs/NAME/progress and jobs/NAME/metrics (docs/tree.md): what a TrainJob's
+training script reports, as a person reads it and as a script greps it. On the
+real cluster the report goes where a training script sends it, through the
+Kubeflow SDK's update_trainjob_status: a POST to Trainer's status server with
+the pod's projected token (test_real_trainer_status.py's steps), and the real
+controller writes status.trainerStatus. kubesim has no status server: the test
+writes status.trainerStatus through the status subresource, as that controller
+would, and kubesim keeps it through its own updates of the TrainJob's status.
+
+Both: a job that has not reported says so in words; a report shows in
+progress, metrics and info; the next report replaces it whole (a metric not
+sent again is gone); each report moves the files' mtime to its
+lastUpdatedTime."""
+
+import datetime
+import json
+import os
+
+from helpers import wait_until
+from test_real_trainer_status import TRAINJOB, post, running_trainjob, token_for, trainjob
+
+DOT = " \u00b7 "
+
+
+def stamp(t):
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def stat_of_progress(m, name):
+    """(os.stat, text) of jobs/NAME/progress, the size being the text's: the age
+    in the line moves with the clock ("just now", "1s ago"), so the text is read
+    again until a read on each side of the stat agree."""
+    path = m.path("jobs", name, "progress")
+
+    def agreeing():
+        before = m.read("jobs", name, "progress")
+        st = os.stat(path)
+        return (st, before) if m.read("jobs", name, "progress") == before else None
+    return wait_until(agreeing, timeout=30, message="a stable read of " + path)
+
+
+def report(when, progress, left, metrics):
+    return {"trainerStatus": {"progressPercentage": progress,
+                              "estimatedRemainingSeconds": left,
+                              "metrics": [{"name": n, "value": v} for n, v in metrics],
+                              "lastUpdatedTime": stamp(when)}}
+
+
+class Reporter:
+    """Sends a TrainJob's reports the way its cluster takes them."""
+
+    def __init__(self, c, name):
+        self.c, self.name = c, name
+        if c.kind == "real":
+            job = running_trainjob(c, name)
+            self.url, self.ca, self.address = job["url"], job["ca"], job["address"]
+            self.token = token_for(c, c.namespace, job["sa"], job["token"]["audience"],
+                                   job["pod"])
+        else:
+            trainjob(c, name)
+
+    def send(self, body):
+        if self.c.kind == "real":
+            status, reply = post(self.address, self.url, self.ca, self.token, body)
+            assert status == 200, reply
+        else:
+            self.c.kubectl("patch", TRAINJOB, self.name, "--subresource=status",
+                           "--type=merge", "-p", json.dumps({"status": body}))
+        print("reported: %s" % json.dumps(body))
+
+
+def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
+    c = any_cluster
+    m = arenafs(c, "namespace=" + c.namespace)
+    r = Reporter(c, "llama")
+    wait_until(lambda: os.path.exists(m.path("jobs", "llama")), timeout=60,
+               message="jobs/llama in the tree")
+
+    progress = m.read("jobs", "llama", "progress")
+    print("before any report: progress: %s" % progress, end="")
+    assert progress == ("no progress reported yet: its training script reports it with the "
+                        "Kubeflow SDK's update_trainjob_status (Trainer's TrainJobStatus "
+                        "feature gate)\n")
+    assert m.read("jobs", "llama", "metrics") == "# " + progress
+
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    first = now - datetime.timedelta(seconds=10)
+    r.send(report(first, 42, 2700, [("loss", "0.231"), ("eval_accuracy", "0.874")]))
+    want = "42%" + DOT + "about 45m left" + DOT + "loss 0.231" + DOT + "updated "
+    line = wait_until(lambda: (lambda t: t if t.startswith(want) else None)(
+        m.read("jobs", "llama", "progress")), timeout=30,
+        message="jobs/llama/progress to show the report")
+    print("progress: %s" % line, end="")
+    assert line.endswith(" ago\n") and line.count("\n") == 1, line
+    metrics = m.read("jobs", "llama", "metrics")
+    print("metrics:\n%s" % metrics, end="")
+    assert metrics == "eval_accuracy 0.874\nloss 0.231\n"
+    st, line = stat_of_progress(m, "llama")
+    assert st.st_mtime == first.timestamp() and st.st_size == len(line.encode()), (st, line)
+    assert os.stat(m.path("jobs", "llama", "metrics")).st_mtime == first.timestamp()
+    info = m.read("jobs", "llama", "info")
+    assert "\nProgress:    " + line[:-len(" ago\n")].rsplit(" ", 1)[0] in info, info
+    assert "\nMetrics:\n  eval_accuracy 0.874\n  loss 0.231\n" in info, info
+
+    # the next report replaces the last whole; the files' mtime is its time
+    r.send(report(now, 100, 0, [("loss", "0.0412")]))
+    want = "100%" + DOT + "0s left" + DOT + "loss 0.0412" + DOT + "updated "
+    line = wait_until(lambda: (lambda t: t if t.startswith(want) else None)(
+        m.read("jobs", "llama", "progress")), timeout=30,
+        message="jobs/llama/progress to show the second report")
+    print("then: %s" % line, end="")
+    assert m.read("jobs", "llama", "metrics") == "loss 0.0412\n"
+    st2, line = stat_of_progress(m, "llama")
+    assert st2.st_mtime == now.timestamp() > st.st_mtime
+    assert st2.st_size == len(line.encode()) != st.st_size, (st2, line)
+
+
+def test_a_job_of_another_kind_says_it_reports_no_progress(kubesim, arenafs):
+    from jobspecs import tfjob
+    c = kubesim()
+    m = arenafs(c)
+    c.kubectl("create", "-f", "-", input=json.dumps(tfjob("mnist")))
+    wait_until(lambda: os.path.exists(m.path("jobs", "mnist")), timeout=30,
+               message="jobs/mnist in the tree")
+    line = "no progress: a tfjob does not report it (only a Kubeflow TrainJob does)\n"
+    assert m.read("jobs", "mnist", "progress") == line
+    assert m.read("jobs", "mnist", "metrics") == "# " + line
+    assert "Progress:" not in m.read("jobs", "mnist", "info")

@@ -1,0 +1,127 @@
+/*
+ * Tests render/progress.c: jobs/NAME/progress's one line (what was sent, how old,
+ * stale while running, clock skew), the words of a job that reports nothing (a
+ * TrainJob not yet, another kind never), jobs/NAME/metrics in name order,
+ * info's Progress row and Metrics block, and the files' mtime.
+ */
+#include "render/render.h"
+#include "render/job_files.h"
+#include "render/job_info.h"
+#include "render/progress.h"
+#include "tests/unit/harness.h"
+#include "tests/unit/objects_fixture.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The file's text is want. */
+#define CHECK_RENDERS(file, view, want)                                                            \
+	do {                                                                                       \
+		char *got_ = FX_RENDER(render_job_##file(sb, view));                               \
+		CHECK_STR_EQ(got_, want);                                                          \
+		free(got_);                                                                        \
+	} while (0)
+
+static struct job *reporting(void)
+{
+	struct job *j = fx_job(JOB_TRAINJOB, "llama", FX_T0 - 3600);
+
+	fx_trainer_status(j, 42, 2700, FX_T0 - 12);
+	fx_job_metric(j, "loss", "0.231");
+	fx_job_metric(j, "eval_accuracy", "0.874");
+	return j;
+}
+
+TEST(progress_line_says_how_far_how_long_the_loss_and_how_old)
+{
+	struct job *j = reporting();
+	struct job_view v = fx_view(j, NULL, 0);
+
+	CHECK_RENDERS(progress, &v,
+	              "42% \xc2\xb7 about 45m left \xc2\xb7 loss 0.231 \xc2\xb7 updated 12s ago\n");
+	/* what was not sent is not shown; without loss, the first metric sent */
+	j->trainer.remaining = -1;
+	free(j->trainer.metrics[0].name);
+	j->trainer.metrics[0].name = strdup("perplexity");
+	CHECK_RENDERS(progress, &v, "42% \xc2\xb7 perplexity 0.231 \xc2\xb7 updated 12s ago\n");
+	fx_job_free(j);
+}
+
+TEST(progress_a_quiet_report_says_so_while_the_job_runs)
+{
+	struct job *j = fx_job(JOB_TRAINJOB, "llama", FX_T0 - 7200);
+	struct job_view v = fx_view(j, NULL, 0);
+
+	fx_trainer_status(j, -1, -1, FX_T0 - 25 * 60);
+	CHECK_RENDERS(progress, &v, "reported no figures \xc2\xb7 updated 25m ago, stale: no report in 10m\n");
+	/* an ended job's last report is just old */
+	fx_job_condition(j, "Complete", true, FX_T0 - 60);
+	CHECK_RENDERS(progress, &v, "reported no figures \xc2\xb7 updated 25m ago\n");
+	/* the pod's clock ahead of ours */
+	j->trainer.updated = FX_T0 + 5;
+	CHECK_RENDERS(progress, &v, "reported no figures \xc2\xb7 updated just now\n");
+	fx_job_free(j);
+}
+
+TEST(progress_a_job_that_reports_nothing_says_so_in_words)
+{
+	struct job *tj = fx_job(JOB_TRAINJOB, "quiet", FX_T0 - 60);
+	struct job *tf = fx_job(JOB_TFJOB, "mnist", FX_T0 - 60);
+	struct job_view v1 = fx_view(tj, NULL, 0), v2 = fx_view(tf, NULL, 0);
+	char *s;
+
+	CHECK_RENDERS(progress, &v1, "no progress reported yet: its training script reports it with the Kubeflow "
+	                "SDK's update_trainjob_status (Trainer's TrainJobStatus feature gate)\n");
+	s = FX_RENDER(render_job_metrics(sb, &v1));
+	CHECK(strncmp(s, "# no progress reported yet: ", 28) == 0);
+	free(s);
+	CHECK_RENDERS(progress, &v2, "no progress: a tfjob does not report it (only a Kubeflow TrainJob does)\n");
+	CHECK_RENDERS(metrics, &v2, "# no progress: a tfjob does not report it (only a Kubeflow TrainJob does)\n");
+	fx_job_free(tj);
+	fx_job_free(tf);
+}
+
+TEST(progress_metrics_one_per_line_by_name)
+{
+	struct job *j = reporting();
+	struct job_view v = fx_view(j, NULL, 0);
+
+	fx_job_metric(j, "learning rate", "3e-4\nx");
+	CHECK_RENDERS(metrics, &v, "eval_accuracy 0.874\nlearning_rate 3e-4 x\nloss 0.231\n");
+	fx_job_free(j);
+	/* a report without metrics says so, with the rest of the report */
+	j = fx_job(JOB_TRAINJOB, "llama", FX_T0 - 60);
+	fx_trainer_status(j, 7, -1, FX_T0 - 3);
+	v = fx_view(j, NULL, 0);
+	CHECK_RENDERS(metrics, &v, "# no metrics in its last report (7% \xc2\xb7 updated 3s ago)\n");
+	fx_job_free(j);
+}
+
+TEST(progress_in_info_and_in_the_files_mtime)
+{
+	struct job *j = reporting();
+	struct job_view v = fx_view(j, NULL, 0);
+	char *s = FX_RENDER(render_job_info(sb, &v));
+
+	CHECK(strstr(s, "\nProgress:    42% \xc2\xb7 about 45m left \xc2\xb7 loss 0.231 \xc2\xb7 "
+	                "updated 12s ago\n") != NULL);
+	CHECK(strstr(s, "\nMetrics:\n  eval_accuracy 0.874\n  loss 0.231\n") != NULL);
+	free(s);
+	/* a report is the job's latest change: its files' mtime, never after now */
+	CHECK_INT_EQ(render_job_mtime(&v), FX_T0 - 12);
+	j->trainer.updated = FX_T0 + 30;
+	CHECK_INT_EQ(render_job_mtime(&v), FX_T0);
+	/* progress and metrics: the report's time, even before a later change of the job */
+	j->trainer.updated = FX_T0 - 100;
+	fx_job_condition(j, "Created", true, FX_T0 - 50);
+	CHECK_INT_EQ(render_job_mtime(&v), FX_T0 - 50);
+	CHECK_INT_EQ(render_job_report_mtime(&v), FX_T0 - 100);
+	fx_job_free(j);
+	/* another kind's info has no Progress row */
+	j = fx_job(JOB_TFJOB, "mnist", FX_T0 - 60);
+	v = fx_view(j, NULL, 0);
+	s = FX_RENDER(render_job_info(sb, &v));
+	CHECK(strstr(s, "Progress:") == NULL && strstr(s, "Metrics:") == NULL);
+	free(s);
+	fx_job_free(j);
+}
