@@ -28,4 +28,8 @@ int64_t render_job_end(const struct job_view *v);
 /* Arena's Duration: from render_job_start to the end, or to v->now; 0 before the start. */
 int64_t render_job_duration(const struct job_view *v);
 
+/* Arena's instance age (GetDurationOfPod): a Pending pod's wait, else its containers'
+ * run, from the first start to the last finish or to now. */
+int64_t render_pod_age(const struct pod *p, int64_t now);
+
 #endif
