@@ -116,7 +116,8 @@ struct place {
 	enum fs_type parent;      /* FS_NONE: the root, or submit.c's own places */
 	const char *name;         /* NULL: named after an object (a job, pod, node, namespace) */
 	enum place_source source;
-	unsigned view;            /* SRC_JOB files: the VIEW_* parts (above) they need;
+	unsigned view;            /* SRC_JOB files and the tables of jobs: the VIEW_* parts
+	                             (above) they need (a table: beyond its pods);
 	                             always VIEW_PODS, which render_job_mtime reads */
 	unsigned flags;           /* PLACE_* */
 	union place_render render; /* files only; none for logs */

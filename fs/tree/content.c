@@ -140,7 +140,7 @@ static int render_jobs_file(struct fs *fs, const struct fs_node *node, const str
 
 	if (p->source == SRC_NS_JOBS && !ns)
 		return -EINVAL;
-	if (view_jobs(fs, ns, &v, &n))
+	if (view_jobs(fs, ns, p->view, &v, &n))
 		return -ENOMEM;
 	p->render.jobs(sb, v, n);
 	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
