@@ -37,11 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sets o[key] = v, stealing v; false (and o untouched) when v is NULL or no memory. */
-static bool put(json_t *o, const char *key, json_t *v)
+bool render_form_put(json_t *o, const char *key, json_t *v)
 {
 	return v && json_object_set_new(o, key, v) == 0;
 }
+
+#define put render_form_put       /* the lines below are all puts */
 
 static json_t *seconds(int64_t s)
 {
@@ -174,8 +175,7 @@ json_t *render_job_form(const struct job_view *v, bool yaml)
 	return ok ? o : NULL;
 }
 
-/* One document into sb: JSON as Arena's MarshalIndent, or YAML. Takes doc. */
-static void emit(struct strbuf *sb, json_t *doc, bool yaml)
+void render_form_emit(struct strbuf *sb, json_t *doc, bool yaml)
 {
 	char *text;
 
@@ -209,17 +209,17 @@ static void jobs_form(struct strbuf *sb, const struct job_view *jobs, size_t n, 
 		json_decref(a);
 		a = NULL;
 	}
-	emit(sb, a, yaml);
+	render_form_emit(sb, a, yaml);
 }
 
 void render_job_info_json(struct strbuf *sb, const struct job_view *v)
 {
-	emit(sb, render_job_form(v, false), false);
+	render_form_emit(sb, render_job_form(v, false), false);
 }
 
 void render_job_info_yaml(struct strbuf *sb, const struct job_view *v)
 {
-	emit(sb, render_job_form(v, true), true);
+	render_form_emit(sb, render_job_form(v, true), true);
 }
 
 void render_jobs_list_json(struct strbuf *sb, const struct job_view *jobs, size_t n)

@@ -19,6 +19,13 @@
  * memory. */
 json_t *render_job_form(const struct job_view *v, bool yaml);
 
+/* Sets o[key] = v, stealing v; false (o untouched) when v is NULL or no memory. */
+bool render_form_put(json_t *o, const char *key, json_t *v);
+
+/* One document into sb: JSON as Go's json.MarshalIndent with four spaces and a newline,
+ * or YAML (yaml_emit.c). Takes doc; NULL (no memory) sets sb->oom. node_forms.c too. */
+void render_form_emit(struct strbuf *sb, json_t *doc, bool yaml);
+
 void render_job_info_json(struct strbuf *sb, const struct job_view *v);   /* get -o json */
 void render_job_info_yaml(struct strbuf *sb, const struct job_view *v);   /* get -o yaml */
 

@@ -14,6 +14,7 @@
 #include "render/job_forms.h"
 #include "render/job_info.h"
 #include "render/job_tables.h"
+#include "render/node_forms.h"
 #include "render/nodes.h"
 #include "render/pods.h"
 #include "render/readme.h"
@@ -114,6 +115,10 @@ static const struct place PLACES[] = {
 	 PLACE_AGES, {.jobs = render_jobs_top_json}, 0, "arena top job -o json"},
 	{FS_CLUSTER_TOP_JOB_YAML, FS_CLUSTER_DIR, "top-job.yaml", SRC_NS_JOBS, VIEW_FORMS,
 	 PLACE_AGES, {.jobs = render_jobs_top_yaml}, 0, "arena top job -o yaml"},
+	{FS_CLUSTER_TOP_JSON, FS_CLUSTER_DIR, "top.json", SRC_CLUSTER, 0, 0,
+	 {.cluster = render_cluster_top_json}, 0, "arena top node -o json"},
+	{FS_CLUSTER_TOP_YAML, FS_CLUSTER_DIR, "top.yaml", SRC_CLUSTER, 0, 0,
+	 {.cluster = render_cluster_top_yaml}, 0, "arena top node -o yaml"},
 
 	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.data = render_data_list}, 0,

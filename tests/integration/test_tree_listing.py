@@ -64,7 +64,8 @@ def test_ls_root_shows_the_tree(env):
     assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all",
                                           "list-all.json", "list-all.yaml", "list.json",
                                           "list.yaml", "queues", "top", "top-job",
-                                          "top-job.json", "top-job.yaml"]
+                                          "top-job.json", "top-job.yaml", "top.json",
+                                          "top.yaml"]
     assert listdir(m.path("submit")) == []
     assert m.read("README").startswith("arenafs: ")
 

@@ -180,7 +180,7 @@ def test_tables_follow_jobs_and_say_when_the_cluster_is_unreachable(kubesim, are
 # ---- the JSON and YAML forms ----
 
 CLUSTER_FORMS = ["list-all.json", "list-all.yaml", "list.json", "list.yaml",
-                 "top-job.json", "top-job.yaml"]
+                 "top-job.json", "top-job.yaml", "top.json", "top.yaml"]
 # Arena's YAML names its fields without a yaml tag by Go's lower-cased name
 YAML_KEYS = {"modelname": "modelName", "modelversion": "modelVersion",
              "modelsource": "modelSource"}
@@ -224,7 +224,7 @@ def test_every_form_parses_and_its_json_and_yaml_agree(env):
         # one document: the JSON a list or an object, the YAML one document
         with open(m.path(*path)) as f:
             assert len(list(yaml.safe_load_all(f))) == 1, path
-    for stem in ("list", "list-all", "top-job"):
+    for stem in ("list", "list-all", "top-job", "top"):
         wait_until(lambda: steady(parsed(m, "cluster", stem + ".json")) ==
                    steady(parsed(m, "cluster", stem + ".yaml")), timeout=30, interval=0.5,
                    message="cluster/%s.json and .yaml to agree" % stem)
@@ -352,3 +352,38 @@ def test_info_json_is_the_jobs_entry_of_list_json_with_why(env):
         wait_until(lambda: steady(parsed(m, "jobs", name, "info.yaml")) ==
                    steady(parsed(m, "jobs", name, "info.json")), timeout=30, interval=0.5,
                    message="jobs/%s/info.yaml and info.json to agree" % name)
+
+
+def test_top_json_is_kubectls_nodes_as_cluster_top(env):
+    c, m = env
+
+    def agree():
+        doc = parsed(m, "cluster", "top.json")
+        nodes = {n["metadata"]["name"]: n for n in c.kubectl_json("get", "nodes")["items"]}
+        all_pods = [p for ns in [c.namespace] + os.listdir(m.path("namespaces"))
+                    for p in te.pods(c, ns)]
+        rows = {r["NAME"]: r for r in table(m.read("cluster", "top").split("\n---")[0])}
+        if sorted(doc) != ["gpuExclusiveNodes", "gpuShareNodes", "gpuTopologyNodes",
+                           "normalNodes"] or doc["gpuShareNodes"] or doc["gpuTopologyNodes"]:
+            return False
+        gpu, normal = doc["gpuExclusiveNodes"], doc["normalNodes"]
+        if sorted(n["name"] for n in gpu + normal) != sorted(nodes) or \
+                [n["name"] for n in gpu] != sorted(n["name"] for n in gpu):
+            return False
+        for n in gpu + normal:
+            k = nodes[n["name"]]
+            allocated, total = te.node_gpus(k, all_pods)
+            if (n["ip"], n["status"]) != (te.internal_ip(k), "Ready" if te.node_ready(k)
+                                          else "NotReady"):
+                return False
+            if (n["type"] == "GPUExclusive") != (total > 0) or \
+                    rows[n["name"]]["IPADDRESS"] != n["ip"]:
+                return False
+            if total and ((n["totalGPUs"], n["allocatedGPUs"]) != (total, allocated) or
+                          sum(i["requestGPUs"] for i in n["instances"]) != allocated or
+                          n["gpuMetrics"] != [] or n["role"] != ""):
+                return False
+        return doc
+    doc = wait_until(agree, timeout=90, interval=0.5,
+                     message="cluster/top.json to be kubectl's nodes as cluster/top counts them")
+    assert doc["gpuExclusiveNodes"] and doc["normalNodes"] is not None
