@@ -35,6 +35,8 @@ enum fs_type {
 	FS_CLUSTER_TOP_JOB_YAML,
 	FS_CLUSTER_TOP_JSON,
 	FS_CLUSTER_TOP_YAML,
+	FS_DATA_LIST_JSON,
+	FS_DATA_LIST_YAML,
 	FS_JOBS_DIR,          /* jobs/ or namespaces/NS/jobs/: ns set */
 	FS_JOB_DIR,           /* ns, kind, job */
 	FS_JOB_STATUS,

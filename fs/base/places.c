@@ -123,6 +123,10 @@ static const struct place PLACES[] = {
 	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.data = render_data_list}, 0,
 	 "arena data list: the namespace's volume claims, their jobs"},
+	{FS_DATA_LIST_JSON, FS_DATA_DIR, "list.json", SRC_DATA, 0, PLACE_AGES | PLACE_FORM,
+	 {.data = render_data_list_json}, 0, "data/list as JSON: one object per claim"},
+	{FS_DATA_LIST_YAML, FS_DATA_DIR, "list.yaml", SRC_DATA, 0, PLACE_AGES | PLACE_FORM,
+	 {.data = render_data_list_yaml}, 0, NULL},
 
 	{FS_QUEUES_LIST, FS_QUEUES_DIR, "list", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.queues = render_queues_local}, 0,

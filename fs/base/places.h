@@ -68,6 +68,8 @@ enum {
 	                            the job outlives the rmdir (deletes.h), and with
 	                            render_suspend_note after a refused write of its
 	                            suspend (suspend.h) */
+	PLACE_FORM = 512,       /* a JSON or YAML form of a table: where the table says why
+	                           it has no rows (a 403), its reads fail with EACCES */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */
