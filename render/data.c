@@ -6,15 +6,27 @@
  * claims; every claim is here, its STATUS saying which can be mounted
  * (docs/arena.md compares them).
  *
+ * data/list.json and list.yaml: the same claims as one array of objects, for scripts
+ * (Arena has no -o for data list): name, namespace, status (as STATUS), capacity and
+ * requested (Kubernetes quantities, "" when unknown), accessModes (a list),
+ * storageClass ("" when none), volume, jobs (the names of the jobs mounting it),
+ * description, owner, creationTimestamp (RFC 3339, "" when unknown) and age (seconds,
+ * a number). A 403 has no JSON form: fs/ fails those reads with EACCES (PLACE_FORM).
+ *
  * Pure (now passed in); called by fs/tree/content.c; tested by
  * tests/unit/test_render_data.c and tests/fuzz/fuzz_render.c.
  */
 #include "render/data.h"
+#include "render/job_forms.h"
 #include "render/table.h"
 #include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include <jansson.h>
+
+#include "k8s/base/timefmt.h"
 
 /* The names of the jobs of v that mount claim, comma-joined, "" when none. The
  * same job name of two kinds reads twice: each is a job of its own. */
@@ -84,4 +96,84 @@ void render_data_list(struct strbuf *sb, const struct data_view *v)
 	render_table_free(&t);
 	if (!v->n_pvcs)
 		strbuf_puts(sb, "No PersistentVolumeClaims in this namespace.\n");
+}
+
+#define put render_form_put
+
+/* A comma-joined list ("a,b") as a JSON array of its items; [] for "". */
+static json_t *list_array(const char *p)
+{
+	json_t *a = json_array();
+
+	while (a && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (json_array_append_new(a, json_stringn(p, len)) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+		p += len + (p[len] == ',');
+	}
+	return a;
+}
+
+static json_t *claim_jobs(const struct data_view *v, const char *claim)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < v->n_jobs; i++)
+		if (list_has(v->jobs[i]->claims, claim) &&
+		    json_array_append_new(a, json_string(v->jobs[i]->meta.name)) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *claim(const struct data_view *v, const struct pvc *c)
+{
+	json_t *o = json_object();
+	char created[32];
+	bool ok =
+	    o && put(o, "name", json_string(c->meta.name)) &&
+	    put(o, "namespace", json_string(c->meta.namespace)) &&
+	    put(o, "status", json_string(c->meta.deleted ? "Terminating" : c->phase)) &&
+	    put(o, "capacity", json_string(c->capacity)) &&
+	    put(o, "requested", json_string(c->requested)) &&
+	    put(o, "accessModes", list_array(c->access_modes)) &&
+	    put(o, "storageClass", json_string(c->storage_class)) &&
+	    put(o, "volume", json_string(c->volume)) && put(o, "jobs", claim_jobs(v, c->meta.name)) &&
+	    put(o, "description", json_string(c->description)) &&
+	    put(o, "owner", json_string(c->owner)) &&
+	    put(o, "creationTimestamp",
+	        json_string(c->meta.created ? time_format_rfc3339(c->meta.created, created,
+	                                                            sizeof(created))
+	                                    : "")) &&
+	    put(o, "age", json_integer(c->meta.created ? v->now - c->meta.created : 0));
+
+	if (!ok)
+		json_decref(o);
+	return ok ? o : NULL;
+}
+
+static json_t *claims(const struct data_view *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < v->n_pvcs; i++)
+		if (json_array_append_new(a, claim(v, v->pvcs[i])) != 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+void render_data_list_json(struct strbuf *sb, const struct data_view *v)
+{
+	render_form_emit(sb, claims(v), false);
+}
+
+void render_data_list_yaml(struct strbuf *sb, const struct data_view *v)
+{
+	render_form_emit(sb, claims(v), true);
 }

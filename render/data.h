@@ -26,5 +26,9 @@ struct data_view {
 };
 
 void render_data_list(struct strbuf *sb, const struct data_view *v);
+/* data/list.json, list.yaml: the claims as an array of objects (data.c). v->forbidden
+ * has no form: the caller fails the read instead. */
+void render_data_list_json(struct strbuf *sb, const struct data_view *v);
+void render_data_list_yaml(struct strbuf *sb, const struct data_view *v);
 
 #endif

@@ -39,7 +39,7 @@
 	"-----------"
 
 /* Arena's IsCompletedPod: Succeeded, Failed or being deleted. */
-static bool render_pod_is_completed(const struct pod *pod)
+bool render_pod_is_completed(const struct pod *pod)
 {
 	return pod->phase == POD_SUCCEEDED || pod->phase == POD_FAILED || pod->meta.deleted != 0;
 }
@@ -101,14 +101,14 @@ int render_node_gpus_allocated(const struct node_view *v)
 	return sum;
 }
 
-static int node_unhealthy(const struct k8s_node *n)
+int render_node_gpus_unhealthy(const struct k8s_node *n)
 {
 	int u = n->gpu_capacity - n->gpu_allocatable;
 
 	return n->gpu_capacity > 0 && u > 0 ? u : 0;
 }
 
-static bool node_has_gpus(const struct k8s_node *n)
+bool render_node_has_gpus(const struct k8s_node *n)
 {
 	return n->gpu_capacity > 0;
 }
@@ -222,7 +222,7 @@ void render_node_gpus(struct strbuf *sb, const struct node_view *v)
 	strbuf_printf(sb, "%d/%d\n", render_node_gpus_allocated(v), v->node->gpu_capacity);
 }
 
-static int pod_cmp_ns_name(const void *a, const void *b)
+int render_pod_cmp_ns_name(const void *a, const void *b)
 {
 	const struct pod *pa = *(const struct pod *const *)a, *pb = *(const struct pod *const *)b;
 	int c = strcmp(pa->meta.namespace, pb->meta.namespace);
@@ -251,7 +251,7 @@ static void node_info_instances(struct strbuf *sb, const struct node_view *v)
 			pods[n++] = v->pods[i];
 	if (n == 0)
 		goto out;
-	qsort(pods, n, sizeof(*pods), pod_cmp_ns_name);
+	qsort(pods, n, sizeof(*pods), render_pod_cmp_ns_name);
 	render_table_add(&t, (const char *[]){"NAMESPACE", "NAME", "STATUS", "GPU(Requested)"});
 	render_table_add_rule(&t);
 	for (size_t i = 0; i < n; i++) {
@@ -273,7 +273,7 @@ out:
 void render_node_info(struct strbuf *sb, const struct node_view *v)
 {
 	const struct k8s_node *n = v->node;
-	bool gpu = node_has_gpus(n);
+	bool gpu = render_node_has_gpus(n);
 
 	strbuf_printf(sb, "Name:    %s\n", n->meta.name);
 	strbuf_printf(sb, "Status:  %s\n", render_node_status_word(n));
@@ -293,7 +293,7 @@ void render_node_info(struct strbuf *sb, const struct node_view *v)
 	strbuf_puts(sb, "GPU Summary:\n");
 	strbuf_printf(sb, "  Total GPUs:     %d\n", n->gpu_capacity);
 	strbuf_printf(sb, "  Allocated GPUs: %d\n", render_node_gpus_allocated(v));
-	strbuf_printf(sb, "  Unhealthy GPUs: %d\n", node_unhealthy(n));
+	strbuf_printf(sb, "  Unhealthy GPUs: %d\n", render_node_gpus_unhealthy(n));
 }
 
 struct cluster_sums {
@@ -305,11 +305,11 @@ static struct cluster_sums cluster_sum(const struct node_view *nodes, size_t n)
 	struct cluster_sums s = {0, 0, 0};
 
 	for (size_t i = 0; i < n; i++) {
-		if (!node_has_gpus(nodes[i].node))
+		if (!render_node_has_gpus(nodes[i].node))
 			continue;
 		s.total += nodes[i].node->gpu_capacity;
 		s.allocated += render_node_gpus_allocated(&nodes[i]);
-		s.unhealthy += node_unhealthy(nodes[i].node);
+		s.unhealthy += render_node_gpus_unhealthy(nodes[i].node);
 	}
 	return s;
 }
@@ -326,8 +326,8 @@ static int view_cmp_top(const void *a, const void *b)
 	const struct k8s_node *na = ((const struct node_view *const *)a)[0]->node;
 	const struct k8s_node *nb = ((const struct node_view *const *)b)[0]->node;
 
-	if (node_has_gpus(na) != node_has_gpus(nb))
-		return node_has_gpus(na) ? 1 : -1;
+	if (render_node_has_gpus(na) != render_node_has_gpus(nb))
+		return render_node_has_gpus(na) ? 1 : -1;
 	return strcmp(na->meta.name, nb->meta.name);
 }
 
@@ -336,13 +336,13 @@ static void top_rows(struct render_table *t, const struct node_view *const *orde
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct k8s_node *node = order[i]->node;
-		bool gpu = node_has_gpus(node);
+		bool gpu = render_node_has_gpus(node);
 		char total[16], alloc[16], unhealthy[16];
 
 		snprintf(total, sizeof(total), "%d", gpu ? node->gpu_capacity : 0);
 		snprintf(alloc, sizeof(alloc), "%d",
 		         gpu ? render_node_gpus_allocated(order[i]) : 0);
-		snprintf(unhealthy, sizeof(unhealthy), "%d", node_unhealthy(node));
+		snprintf(unhealthy, sizeof(unhealthy), "%d", render_node_gpus_unhealthy(node));
 		render_table_add(
 		    t, (const char *[]){
 		           node->meta.name, node->internal_ip[0] ? node->internal_ip : RENDER_NA,

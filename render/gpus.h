@@ -33,10 +33,20 @@ void render_node_gpus(struct strbuf *sb, const struct node_view *v);    /* "3/8\
 /* Σ nvidia.com/gpu limits of the node's pods that are not Succeeded, Failed or being deleted. */
 int render_node_gpus_allocated(const struct node_view *v);
 
+/* A GPU node: one with nvidia.com/gpu capacity; its unhealthy GPUs: capacity − allocatable. */
+bool render_node_has_gpus(const struct k8s_node *n);
+int render_node_gpus_unhealthy(const struct k8s_node *n);
+
 void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
 
 void render_cluster_top(struct strbuf *sb, const struct node_view *nodes, size_t n);
 
 void render_cluster_gpus(struct strbuf *sb, const struct node_view *nodes, size_t n);
+
+/* qsort's order of const struct pod *: by namespace, then name. */
+int render_pod_cmp_ns_name(const void *a, const void *b);
+
+/* Arena's IsCompletedPod: Succeeded, Failed or being deleted. */
+bool render_pod_is_completed(const struct pod *pod);
 
 #endif

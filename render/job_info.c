@@ -46,7 +46,7 @@
 /* Arena's instance age (pkg/apis/utils GetDurationOfPod): how long a Pending pod has
  * waited; else how long its containers ran, from the first start to the last finish
  * (to now while it runs or has not finished). */
-static int64_t pod_age(const struct pod *p, int64_t now)
+int64_t render_pod_age(const struct pod *p, int64_t now)
 {
 	int64_t start = 0, end = 0;
 
@@ -157,7 +157,7 @@ static void info_instances(struct strbuf *sb, const struct job_view *v, const st
 		    &t,
 		    (const char *[]){
 		        p->meta.name, render_pod_status_word(p, status, sizeof(status)),
-		        render_short_duration(pod_age(p, v->now), age, sizeof(age)),
+		        render_short_duration(render_pod_age(p, v->now), age, sizeof(age)),
 		        p == chief ? "true" : "false", gpus, pending ? RENDER_NA : p->node_name});
 	}
 	strbuf_puts(sb, "\nInstances:\n");

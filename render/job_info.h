@@ -15,4 +15,8 @@
 
 void render_job_info(struct strbuf *sb, const struct job_view *v);      /* arena get */
 
+/* Arena's instance age (GetDurationOfPod): a Pending pod's wait, else its containers'
+ * run, from the first start to the last finish or to now. */
+int64_t render_pod_age(const struct pod *p, int64_t now);
+
 #endif

@@ -32,6 +32,7 @@
 #include "render/table.h"
 #include "render/text.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,25 @@ static void render_jobs(struct strbuf *sb, const struct job_view *jobs, size_t n
 out:
 	render_table_free(&t);
 	free(rows);
+}
+
+int render_jobs_order(const struct job_view *jobs, size_t n, bool most_gpus_first,
+                      const struct job_view **out)
+{
+	struct jobs_row *rows = n ? calloc(n, sizeof(*rows)) : NULL;
+
+	if (n && !rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		rows[i].v = &jobs[i];
+		rows[i].requested = render_job_gpus_requested(&jobs[i]);
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), most_gpus_first ? cmp_top : cmp_list);
+	for (size_t i = 0; i < n; i++)
+		out[i] = rows[i].v;
+	free(rows);
+	return 0;
 }
 
 void render_jobs_list(struct strbuf *sb, const struct job_view *jobs, size_t n)

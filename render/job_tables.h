@@ -19,4 +19,9 @@ void render_jobs_list_all(struct strbuf *sb, const struct job_view *jobs, size_t
 
 void render_jobs_top(struct strbuf *sb, const struct job_view *jobs, size_t n);  /* arena top job */
 
+/* The order of the tables (newest first; most_gpus_first: top job's) into out[n], which
+ * the caller gives; 0 or -ENOMEM. The JSON and YAML forms (job_forms.c) list in it. */
+int render_jobs_order(const struct job_view *jobs, size_t n, bool most_gpus_first,
+                      const struct job_view **out);
+
 #endif

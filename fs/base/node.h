@@ -27,11 +27,23 @@ enum fs_type {
 	FS_CLUSTER_LIST,      /* ns: the mount's */
 	FS_CLUSTER_LIST_ALL,
 	FS_CLUSTER_TOP_JOB,   /* ns: the mount's */
+	FS_CLUSTER_LIST_JSON, /* the tables' JSON and YAML forms (render/job_forms.h) */
+	FS_CLUSTER_LIST_YAML,
+	FS_CLUSTER_LIST_ALL_JSON,
+	FS_CLUSTER_LIST_ALL_YAML,
+	FS_CLUSTER_TOP_JOB_JSON,
+	FS_CLUSTER_TOP_JOB_YAML,
+	FS_CLUSTER_TOP_JSON,
+	FS_CLUSTER_TOP_YAML,
+	FS_DATA_LIST_JSON,
+	FS_DATA_LIST_YAML,
 	FS_JOBS_DIR,          /* jobs/ or namespaces/NS/jobs/: ns set */
 	FS_JOB_DIR,           /* ns, kind, job */
 	FS_JOB_STATUS,
 	FS_JOB_TYPE,
 	FS_JOB_INFO,
+	FS_JOB_INFO_JSON,
+	FS_JOB_INFO_YAML,
 	FS_JOB_LOGS,          /* + pod, container: the main instance's main container */
 	FS_JOB_TENSORBOARD,
 	FS_JOB_EVENTS,

@@ -11,8 +11,10 @@
 #include "render/events.h"
 #include "render/gpus.h"
 #include "render/job_files.h"
+#include "render/job_forms.h"
 #include "render/job_info.h"
 #include "render/job_tables.h"
+#include "render/node_forms.h"
 #include "render/nodes.h"
 #include "render/pods.h"
 #include "render/progress.h"
@@ -56,6 +58,9 @@ static void job_tensorboard_url(struct strbuf *sb, const struct job_view *v)
 	render_job_tensorboard_url(sb, v);
 }
 
+/* The tables' JSON and YAML forms: what Arena's TrainingJobInfo (tensorboard) and the
+ * why line need, as info.json gathers them, but for every job of the table */
+#define VIEW_FORMS (VIEW_PODS | VIEW_SERVICES | VIEW_NODES | VIEW_EVENTS)
 #define VIEW_MTIME VIEW_PODS     /* a job's files take st_mtime from its pods too */
 
 static const struct place PLACES[] = {
@@ -90,6 +95,15 @@ static const struct place PLACES[] = {
 	{FS_CLUSTER_LIST_ALL, FS_CLUSTER_DIR, "list-all", SRC_ALL_JOBS, 0,
 	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_list_all}, 0,
 	 "arena list -A: the jobs of every namespace"},
+	{FS_CLUSTER_LIST_ALL_JSON, FS_CLUSTER_DIR, "list-all.json", SRC_ALL_JOBS, VIEW_FORMS,
+	 PLACE_AGES, {.jobs = render_jobs_list_json}, 0, "arena list -A -o json"},
+	{FS_CLUSTER_LIST_ALL_YAML, FS_CLUSTER_DIR, "list-all.yaml", SRC_ALL_JOBS, VIEW_FORMS,
+	 PLACE_AGES, {.jobs = render_jobs_list_yaml}, 0, "arena list -A -o yaml"},
+	{FS_CLUSTER_LIST_JSON, FS_CLUSTER_DIR, "list.json", SRC_NS_JOBS, VIEW_FORMS,
+	 PLACE_AGES, {.jobs = render_jobs_list_json}, 0,
+	 "arena list -o json: one object per job (pandas.read_json reads it)"},
+	{FS_CLUSTER_LIST_YAML, FS_CLUSTER_DIR, "list.yaml", SRC_NS_JOBS, VIEW_FORMS,
+	 PLACE_AGES, {.jobs = render_jobs_list_yaml}, 0, "arena list -o yaml"},
 	{FS_CLUSTER_QUEUES, FS_CLUSTER_DIR, "queues", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.queues = render_queues_cluster}, 0,
 	 "Kueue's ClusterQueues: GPU quota, use, jobs admitted and waiting in line"},
@@ -98,10 +112,22 @@ static const struct place PLACES[] = {
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
 	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0,
 	 "arena top job: the namespace's jobs, most GPUs first"},
+	{FS_CLUSTER_TOP_JOB_JSON, FS_CLUSTER_DIR, "top-job.json", SRC_NS_JOBS, VIEW_FORMS,
+	 PLACE_AGES, {.jobs = render_jobs_top_json}, 0, "arena top job -o json"},
+	{FS_CLUSTER_TOP_JOB_YAML, FS_CLUSTER_DIR, "top-job.yaml", SRC_NS_JOBS, VIEW_FORMS,
+	 PLACE_AGES, {.jobs = render_jobs_top_yaml}, 0, "arena top job -o yaml"},
+	{FS_CLUSTER_TOP_JSON, FS_CLUSTER_DIR, "top.json", SRC_CLUSTER, 0, 0,
+	 {.cluster = render_cluster_top_json}, 0, "arena top node -o json"},
+	{FS_CLUSTER_TOP_YAML, FS_CLUSTER_DIR, "top.yaml", SRC_CLUSTER, 0, 0,
+	 {.cluster = render_cluster_top_yaml}, 0, "arena top node -o yaml"},
 
 	{FS_DATA_LIST, FS_DATA_DIR, "list", SRC_DATA, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.data = render_data_list}, 0,
 	 "arena data list: the namespace's volume claims, their jobs"},
+	{FS_DATA_LIST_JSON, FS_DATA_DIR, "list.json", SRC_DATA, 0, PLACE_AGES | PLACE_FORM,
+	 {.data = render_data_list_json}, 0, "data/list as JSON: one object per claim"},
+	{FS_DATA_LIST_YAML, FS_DATA_DIR, "list.yaml", SRC_DATA, 0, PLACE_AGES | PLACE_FORM,
+	 {.data = render_data_list_yaml}, 0, NULL},
 
 	{FS_QUEUES_LIST, FS_QUEUES_DIR, "list", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.queues = render_queues_local}, 0,
@@ -119,6 +145,10 @@ static const struct place PLACES[] = {
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL,
 	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE, {.job = render_job_info}, 0,
 	 "arena get: status, duration, instances, TensorBoard"},
+	{FS_JOB_INFO_JSON, FS_JOB_DIR, "info.json", SRC_JOB, VIEW_FORMS, PLACE_AGES,
+	 {.job = render_job_info_json}, 0, "arena get -o json, with why and queue"},
+	{FS_JOB_INFO_YAML, FS_JOB_DIR, "info.yaml", SRC_JOB, VIEW_FORMS, PLACE_AGES,
+	 {.job = render_job_info_yaml}, 0, "arena get -o yaml, with why and queue"},
 	{FS_INSTANCES_DIR, FS_JOB_DIR, "instances", SRC_JOB, 0, PLACE_DIR, {0}, 0, NULL},
 	{FS_JOB_JSON, FS_JOB_DIR, "job.json", SRC_JOB, VIEW_MTIME, 0, {.job = job_json}, 0,
 	 "the object as the API server returns it"},

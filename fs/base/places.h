@@ -74,6 +74,8 @@ enum {
 	                            (render_job_report_mtime), not its last change */
 	PLACE_GPU_METRICS = 1024, /* shows Prometheus's GPU figures (fs/tree/gpumetrics.h),
 	                             asked at each open: rendered anew, as PLACE_AGES */
+	PLACE_FORM = 2048,      /* a JSON or YAML form of a table: where the table says why
+	                           it has no rows (a 403), its reads fail with EACCES */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */
@@ -124,7 +126,8 @@ struct place {
 	enum fs_type parent;      /* FS_NONE: the root, or submit.c's own places */
 	const char *name;         /* NULL: named after an object (a job, pod, node, namespace) */
 	enum place_source source;
-	unsigned view;            /* SRC_JOB files: the VIEW_* parts (above) they need;
+	unsigned view;            /* SRC_JOB files and the tables of jobs: the VIEW_* parts
+	                             (above) they need (a table: beyond its pods);
 	                             always VIEW_PODS, which render_job_mtime reads */
 	unsigned flags;           /* PLACE_* */
 	union place_render render; /* files only; none for logs */

@@ -144,7 +144,7 @@ static int render_jobs_file(struct fs *fs, const struct fs_node *node, const str
 
 	if (p->source == SRC_NS_JOBS && !ns)
 		return -EINVAL;
-	if (view_jobs(fs, ns, &v, &n))
+	if (view_jobs(fs, ns, p->view, &v, &n))
 		return -ENOMEM;
 	p->render.jobs(sb, v, n);
 	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
@@ -169,8 +169,11 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	if (!node->ns)
 		return -EINVAL;
 	v.ns = node->ns;
-	if (cache_forbidden(fs->cache, CACHE_PVC, node->ns, why, sizeof(why)))
+	if (cache_forbidden(fs->cache, CACHE_PVC, node->ns, why, sizeof(why))) {
+		if (p->flags & PLACE_FORM)
+			return -EACCES;       /* a 403 has no JSON form; the table says it */
 		v.forbidden = why;
+	}
 	v.n_pvcs = cache_pvcs(fs->cache, node->ns, &pvcs);
 	v.n_jobs = cache_jobs(fs->cache, node->ns, &jobs);
 	v.pvcs = pvcs;

@@ -264,9 +264,9 @@ void view_job_free(struct fs_job_view *jv)
 	memset(jv, 0, sizeof(*jv));
 }
 
-/* Appends the served jobs of ns, each with its pods, to the array at *out. */
-static int add_jobs_of(struct fs *fs, const char *ns, int64_t now, struct job_view **out,
-		       size_t *n, size_t *cap)
+/* Appends the served jobs of ns, each with the parts want names, to the array at *out. */
+static int add_jobs_of(struct fs *fs, const char *ns, unsigned want, int64_t now,
+		       struct job_view **out, size_t *n, size_t *cap)
 {
 	const struct job **jobs = NULL;
 	size_t count = cache_jobs(fs->cache, ns, &jobs);
@@ -291,22 +291,26 @@ static int add_jobs_of(struct fs *fs, const char *ns, int64_t now, struct job_vi
 			*out = na;
 			*cap = nc;
 		}
-		if ((ret = view_job(fs, jobs[i], VIEW_PODS, &jv)) != 0)
+		if ((ret = view_job(fs, jobs[i], want, &jv)) != 0)
 			break;
 		jv.v.now = now;
-		(*out)[(*n)++] = jv.v;     /* takes jv.pods: view_jobs_free frees it */
+		/* takes jv's pods, services, nodes and events: view_jobs_free frees them */
+		(*out)[(*n)++] = jv.v;
 	}
 	free(jobs);
 	return ret;
 }
 
-int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n)
+int view_jobs(struct fs *fs, const char *ns, unsigned want, struct job_view **out, size_t *n)
 {
 	const char **names = NULL;
 	size_t count = 1, cap = 0;
 	int64_t now = time_now();
 	int ret = 0;
 
+	/* the parts a job_view points to alone: kept logs and a log tail need their
+	 * fs_job_view kept, which an array of views does not */
+	assert(!(want & (VIEW_KEPT | VIEW_LOG_TAIL)));
 	*out = NULL;
 	*n = 0;
 	if (!ns) {
@@ -315,7 +319,7 @@ int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n)
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < count && !ret; i++)
-		ret = add_jobs_of(fs, ns ? ns : names[i], now, out, n, &cap);
+		ret = add_jobs_of(fs, ns ? ns : names[i], want | VIEW_PODS, now, out, n, &cap);
 	free(names);
 	if (ret) {
 		view_jobs_free(*out, *n);
@@ -329,8 +333,12 @@ void view_jobs_free(struct job_view *v, size_t n)
 {
 	if (!v)
 		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free((void *)v[i].pods);
+		free((void *)v[i].services);
+		free((void *)v[i].nodes);
+		free((void *)v[i].events);
+	}
 	free(v);
 }
 

@@ -29,8 +29,9 @@ struct fs_job_view {
 int view_job(struct fs *fs, const struct job *job, unsigned want, struct fs_job_view *out);
 void view_job_free(struct fs_job_view *jv);
 /* Every job of ns (NULL: of every namespace the tree shows) whose kind is served, each
- * with its pods and one now; *out malloc'd (view_jobs_free). */
-int view_jobs(struct fs *fs, const char *ns, struct job_view **out, size_t *n);
+ * with its pods, the other parts want names (VIEW_SERVICES, VIEW_NODES, VIEW_EVENTS:
+ * a table's row in places.c) and one now; *out malloc'd (view_jobs_free). */
+int view_jobs(struct fs *fs, const char *ns, unsigned want, struct job_view **out, size_t *n);
 void view_jobs_free(struct job_view *v, size_t n);
 /* One node_view per node (by name), each with its pods; *out malloc'd (view_nodes_free). */
 int view_nodes(struct fs *fs, const struct k8s_node *only, struct node_view **out, size_t *n);

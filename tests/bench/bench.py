@@ -320,6 +320,11 @@ class Bench:
                  [self.kubectl_cmd("get", "nodes", "-o", "wide"),
                   self.kubectl_cmd("get", "pods", "-A", "-o", "wide", "--field-selector",
                                    "status.phase!=Succeeded,status.phase!=Failed")])
+        self.row("every job as JSON (jq length cluster/list.json | kubectl get -o json)",
+                 [["jq", "length", os.path.join(m, "cluster", "list.json")]],
+                 [self.kubectl_cmd("get", "tfjobs", "-o", "json"),
+                  self.kubectl_cmd("get", "pods", "-o", "json")])
+        self.forms_parse(jobs)
         self.row("grep every status (grep -H . jobs/*/status | kubectl get -o json)",
                  [sh("grep -H . %s/jobs/*/status" % m)],
                  [self.kubectl_cmd("get", "tfjobs", "-o", "json")])
@@ -340,6 +345,21 @@ class Bench:
                              self.kubectl_env())
         self.memory.update({"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
                             "kubectl_get_pods_all_json_peak_kib": k_rss})
+
+    def forms_parse(self, jobs):
+        """The JSON forms at this size read back whole: json.load and jq on each, a
+        list.json entry for every job of jobs/ (docs/tree.md)."""
+        m = self.m.path
+        for name in ("list.json", "list-all.json", "top-job.json", "top.json"):
+            path = os.path.join(m, "cluster", name)
+            with open(path) as f:
+                doc = json.load(f)
+            r = subprocess.run(["jq", "-e", "type", path], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError("jq could not read cluster/%s: %s" % (name, r.stderr))
+            if name == "list.json" and sorted(j["name"] for j in doc) != jobs:
+                raise RuntimeError("cluster/list.json has %d jobs, jobs/ %d"
+                                   % (len(doc), len(jobs)))
 
     def limit(self, what, seconds, reference, ref_seconds, target, ceiling_s=None):
         row = {"what": what, "arenafs_s": seconds, "reference": reference,
@@ -590,6 +610,9 @@ class Bench:
                  [["cat", os.path.join(m, "jobs", job, "info")]], [self.arena_cmd("get", job)])
         self.row("arena top node (cat cluster/top | arena top node)",
                  [["cat", os.path.join(m, "cluster", "top")]], [self.arena_cmd("top", "node")])
+        self.row("arena list -o json (cat cluster/list.json | arena list -o json)",
+                 [["cat", os.path.join(m, "cluster", "list.json")]],
+                 [self.arena_cmd("list", "-o", "json")])
         self.row("arena top job (cat cluster/top-job | arena top job)",
                  [["cat", os.path.join(m, "cluster", "top-job")]], [self.arena_cmd("top", "job")])
         done = next((j for j in jobs

@@ -11,7 +11,9 @@
  * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
  * and each document of check/NAME/objects.yaml); its "clusterqueues",
  * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list (render/queues.c,
- * render/queue_quota.c).
+ * render/queue_quota.c). The JSON forms (list.json, info.json, top.json,
+ * data/list.json, ...) must each be one JSON document, whatever the input (abort
+ * otherwise); their YAML twins are rendered too.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +32,9 @@
 #include "render/events.h"
 #include "render/gpus.h"
 #include "render/job_info.h"
+#include "render/job_forms.h"
 #include "render/job_tables.h"
+#include "render/node_forms.h"
 #include "render/status.h"
 #include "render/yaml_emit.h"
 #include "render/queues.h"
@@ -100,6 +104,21 @@ static void render_queue_files(json_t *root, struct strbuf *sb)
 		cohort_free((struct kueue_cohort *)cos[i]);
 }
 
+/* A JSON form's text: rendered whole (the decoders hand it only valid UTF-8), one JSON
+ * document. Empties sb. */
+static void check_form(struct strbuf *sb)
+{
+	json_t *doc;
+
+	if (!strbuf_ok(sb))
+		abort();
+	doc = json_loadb(sb->buf ? sb->buf : "", sb->len, 0, NULL);
+	if (!doc)
+		abort();
+	json_decref(doc);
+	strbuf_reset(sb);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* NUL allowed, as a watch's objects are read (watchparse.c), and a log may hold it */
@@ -144,6 +163,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	                                                  ? job->conditions[0].message : "",
 	                                          job ? job->meta.namespace : NULL});
 	strbuf_reset(&sb);
+	render_data_list_json(&sb, &(struct data_view){pvcs, nc, (const struct job *const[]){job, job},
+	                                               job ? 2 : 0, 1764669600, NULL, "default"});
+	check_form(&sb);
+	render_data_list_yaml(&sb, &(struct data_view){pvcs, nc, NULL, 0, 1764669600, NULL, ""});
+	strbuf_reset(&sb);
 	for (i = 0; i < nn; i++)
 		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
 	if (job) {
@@ -173,6 +197,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_jobs_list_all(&sb, &v, 1);
 		render_jobs_top(&sb, (const struct job_view[]){v, v}, 2);
 		strbuf_reset(&sb);
+		/* their forms and info's */
+		render_job_info_json(&sb, &v);
+		check_form(&sb);
+		render_jobs_list_json(&sb, (const struct job_view[]){v, v}, 2);
+		check_form(&sb);
+		render_jobs_top_json(&sb, (const struct job_view[]){v, v}, 2);
+		check_form(&sb);
+		render_job_info_yaml(&sb, &v);
+		render_jobs_list_yaml(&sb, (const struct job_view[]){v, v}, 2);
+		strbuf_reset(&sb);
 	}
 	for (i = 0; i < np; i++) {
 		render_pod_status(&sb, pods[i]);
@@ -199,6 +233,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_cluster_gpus(&sb, nv, nn);
 		for (i = 0; i < nn; i++)
 			render_node_info(&sb, &nv[i]);
+		strbuf_reset(&sb);
+		render_cluster_top_json(&sb, nv, nn);
+		check_form(&sb);
+		render_cluster_top_yaml(&sb, nv, nn);
 	}
 	strbuf_reset(&sb);
 	render_queue_files(root, &sb);

@@ -4,6 +4,7 @@ one prints the other prints too. Where they differ by design, docs/arena.md
 says why and the test checks arenafs' side of it. Jobs in every phase go in
 through submit/, and one through `arena submit`."""
 
+import json
 import os
 import re
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import tempfile
 
 import pytest
+import yaml
 
 import realcluster
 from helpers import first_line, wait_until
@@ -392,6 +394,159 @@ def test_arena_top_job_is_cluster_top_job(scene):
     text = wait_until(agree, timeout=30, interval=1,
                       message="arena top job and cluster/top-job to show the same table")
     assert text.splitlines()[-1].startswith("Total Allocated/Requested GPUs of Training Jobs: ")
+
+
+# ---- the JSON and YAML forms: Arena's -o json|yaml key by key (docs/tree.md) ----
+
+EXTRA_KEYS = {"why", "queue"}        # arenafs's, after Arena's (docs/arena.md)
+
+
+def close_seconds(a, b):
+    """Two "618s" values read a moment apart."""
+    m_a, m_b = re.fullmatch(r"(\d+)s", a), re.fullmatch(r"(\d+)s", b)
+    return m_a and m_b and abs(int(m_a.group(1)) - int(m_b.group(1))) <= 3
+
+
+def form_differences(ours, theirs, where=""):
+    """Where arenafs's document departs from Arena's: keys, nesting, types, values
+    (durations and ages up to the moment between the two reads); [] when none."""
+    out = []
+    if isinstance(theirs, dict):
+        if not isinstance(ours, dict):
+            return ["%s: %r, Arena %r" % (where, ours, theirs)]
+        extra = set(ours) - set(theirs) - (EXTRA_KEYS if where.count("/") == 1 else set())
+        missing = set(theirs) - set(ours)
+        if extra or missing:
+            out.append("%s: keys arenafs only %s, Arena only %s" % (where, sorted(extra),
+                                                                  sorted(missing)))
+        for k in set(theirs) & set(ours):
+            if k in ("duration", "age") and isinstance(theirs[k], str):
+                if not close_seconds(ours[k], theirs[k]):
+                    out.append("%s/%s: %r, Arena %r" % (where, k, ours[k], theirs[k]))
+            elif k == "instances":
+                o = {i["name"]: i for i in ours[k]}
+                t = {i["name"]: i for i in theirs[k]}
+                if sorted(o) != sorted(t):
+                    out.append("%s/instances: %s, Arena %s" % (where, sorted(o), sorted(t)))
+                for n in set(o) & set(t):
+                    out += form_differences(o[n], t[n], "%s/instances/%s" % (where, n))
+            else:
+                out += form_differences(ours[k], theirs[k], "%s/%s" % (where, k))
+        return out
+    if type(ours) is not type(theirs) or ours != theirs:
+        return ["%s: %r, Arena %r" % (where, ours, theirs)]
+    return []
+
+
+def list_differences(ours, theirs):
+    """An array of jobs against Arena's, job by job (by namespace and name)."""
+    o = {(j["namespace"], j["name"]): j for j in ours}
+    t = {(j["namespace"], j["name"]): j for j in theirs}
+    out = [] if sorted(o) == sorted(t) else ["jobs: %s, Arena %s" % (sorted(o), sorted(t))]
+    for k in set(o) & set(t):
+        out += form_differences(o[k], t[k], "/" + k[1])
+    return out
+
+
+def wait_agree(ours, theirs, compare, message):
+    """(ours(), theirs()) once compare finds no difference between the two reads;
+    else fails with the differences of the last try."""
+    diffs = []
+
+    def check():
+        o, t = ours(), theirs()
+        diffs[:] = compare(o, t)
+        return not diffs and (o, t)
+    try:
+        return wait_until(check, timeout=60, interval=1, message=message)
+    except AssertionError as e:
+        raise AssertionError("%s; differences: %s" % (e, diffs)) from None
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_arena_list_o_json_yaml_is_cluster_list_json_yaml_key_by_key(scene, form):
+    c, m, arena, want = scene
+    load = json.loads if form == "json" else yaml.safe_load
+    ours, theirs = wait_agree(lambda: load(m.read("cluster", "list." + form)),
+                              lambda: load(arena.run("list", "-o", form)), list_differences,
+                              "cluster/list.%s to be arena list -o %s key by key" % (form, form))
+    assert sorted(j["name"] for j in ours) == sorted(want)
+    assert all(set(j) - set(theirs[0]) == EXTRA_KEYS for j in ours)
+    # Arena's numbers are numbers in both, its durations "618s"
+    assert all(isinstance(j["requestGPUs"], int) and j["duration"].endswith("s")
+               for j in theirs)
+
+
+def test_arena_list_A_o_json_is_in_cluster_list_all_json(scene):
+    c, m, arena, want = scene
+
+    def compare(ours, theirs):
+        # every job Arena lists -A is in list-all.json the same; arenafs has more
+        # (jobs Arena cannot see: docs/arena.md)
+        o = {(j["namespace"], j["name"]): j for j in ours}
+        return list_differences([o[(j["namespace"], j["name"])] for j in theirs
+                                 if (j["namespace"], j["name"]) in o], theirs) + \
+            ["%s/%s missing" % (j["namespace"], j["name"]) for j in theirs
+             if (j["namespace"], j["name"]) not in o]
+    wait_agree(lambda: json.loads(m.read("cluster", "list-all.json")),
+               lambda: json.loads(arena.run("list", "-A", "-o", "json", namespace=False)),
+               compare, "arena list -A -o json's jobs in cluster/list-all.json")
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_arena_get_o_json_yaml_is_info_json_yaml_key_by_key(scene, form):
+    c, m, arena, want = scene
+    load = json.loads if form == "json" else yaml.safe_load
+    for name in want:
+        ours, theirs = wait_agree(lambda: load(m.read("jobs", name, "info." + form)),
+                                  lambda: load(arena.run("get", name, "-o", form)),
+                                  lambda o, t: form_differences(o, t, "/" + name),
+                                  "jobs/%s/info.%s to be arena get -o %s key by key"
+                                  % (name, form, form))
+        assert set(ours) - set(theirs) == EXTRA_KEYS, name
+
+
+def test_arena_top_job_o_json_is_cluster_top_job_json(scene):
+    c, m, arena, want = scene
+
+    def compare(ours, theirs):
+        # the same jobs and documents, both most GPUs first (ties: each its own order)
+        return list_differences(ours, theirs) + (
+            [] if [j["requestGPUs"] for j in ours] == [j["requestGPUs"] for j in theirs]
+            else ["order: %s, Arena %s" % ([j["name"] for j in ours],
+                                           [j["name"] for j in theirs])])
+    wait_agree(lambda: json.loads(m.read("cluster", "top-job.json")),
+               lambda: json.loads(arena.run("top", "job", "-o", "json")), compare,
+               "cluster/top-job.json to be arena top job -o json")
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_arena_top_node_o_json_yaml_is_cluster_top_json_yaml(scene, form):
+    c, m, arena, want = scene
+    load = json.loads if form == "json" else yaml.safe_load
+
+    def compare(ours, theirs):
+        # each mode's nodes by name in both; instances as lists of the same pods
+        out = [] if sorted(ours) == sorted(theirs) else ["keys: %s, Arena %s"
+                                                         % (sorted(ours), sorted(theirs))]
+        for mode in set(ours) & set(theirs):
+            o = {n["name"]: n for n in ours[mode]}
+            t = {n["name"]: n for n in theirs[mode]}
+            if sorted(o) != sorted(t):
+                out.append("%s: %s, Arena %s" % (mode, sorted(o), sorted(t)))
+            for name in set(o) & set(t):
+                a, b = dict(o[name]), dict(t[name])
+                key = lambda i: (i["namespace"], i["name"])      # noqa: E731
+                if "instances" in a and "instances" in b:
+                    a["instances"] = sorted(a["instances"], key=key)
+                    b["instances"] = sorted(b["instances"], key=key)
+                out += form_differences(a, b, "//%s/%s" % (mode, name))
+        return out
+    ours, theirs = wait_agree(lambda: load(m.read("cluster", "top." + form)),
+                              lambda: load(arena.run("top", "node", "-o", form,
+                                                     namespace=False)), compare,
+                              "cluster/top.%s to be arena top node -o %s" % (form, form))
+    assert ours["gpuExclusiveNodes"], "the real cluster has GPU nodes"
 
 
 def test_arena_logs_are_byte_identical(scene):

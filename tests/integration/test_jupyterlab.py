@@ -34,12 +34,11 @@ JOB = "tfjob-00001"
 DELETED = "tfjob-00002"
 SPEC = ("type: tfjob\nimage: tensorflow/tensorflow:2.15.0\ncommand: python train.py\n"
         'env: {SIM_RUN_SECONDS: "3", KWOK_RUN: 3s}\n')
-# The notebook cell: every job's job.json, one row each.
-# Follow-up (issue 36's first part, on its own branch): pd.read_json("mnt/cluster/list.json").
-CELL = ('import glob, json\nimport pandas as pd\n'
-        'jobs = pd.json_normalize([json.load(open(p))\n'
-        '                          for p in sorted(glob.glob("mnt/jobs/*/job.json"))])\n'
-        'print(len(jobs), "rows:", " ".join(jobs["metadata.name"]))')
+# The notebook cell: cluster/list.json (arena list -o json's document), one row per
+# job, as README and docs/notebooks.md show it.
+CELL = ('import pandas as pd\n'
+        'jobs = pd.read_json("mnt/cluster/list.json")\n'
+        'print(len(jobs), "rows:", " ".join(sorted(jobs["name"])))')
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import os
 import re
 
 import pytest
+import yaml
 
 from helpers import let_viewer_read, wait_until
 import jobspecs
@@ -127,6 +128,29 @@ def test_data_list_shows_each_claim_its_state_and_the_jobs_that_mount_it(any_clu
 
     rows, want = wait_until(agrees, timeout=60, message="data/list agrees with kubectl and "
                             "names imagenet's jobs eval and train, scratch's train")
+    # data/list.json and .yaml: the same claims, as lists and numbers (docs/tree.md)
+    def forms_agree():
+        rows = table(m.read("data", "list"))
+        docs = [json.loads(m.read("data", "list.json")),
+                yaml.safe_load(m.read("data", "list.yaml"))]
+        for doc in docs:
+            mine = {d["name"]: d for d in doc}
+            if sorted(mine) != sorted(rows):
+                return False
+            for n, r in rows.items():
+                d = mine[n]
+                if (d["namespace"], d["status"], d["capacity"] or d["requested"],
+                        ",".join(d["accessModes"]), sorted(d["jobs"]),
+                        d["storageClass"] or "<none>") != \
+                        (c.namespace, r["STATUS"], r["CAPACITY"], r["ACCESSMODE"],
+                         sorted(r["JOBS"].split(",")), r["CLASS"]):
+                    return False
+                if not isinstance(d["age"], int) or not d["creationTimestamp"].endswith("Z"):
+                    return False
+        return docs[0]
+    doc = wait_until(forms_agree, timeout=60,
+                     message="data/list.json and .yaml to say what data/list says")
+    assert {d["name"]: d["description"] for d in doc}["imagenet"] == "ImageNet 2012"
     # a job's info lists the claims it mounts
     assert "\nData:\n  imagenet\n  scratch\n" in m.read("jobs", "train", "info")
     assert "\nData:\n  imagenet\n" in m.read("jobs", "eval", "info")
@@ -153,7 +177,7 @@ def test_data_list_shows_each_claim_its_state_and_the_jobs_that_mount_it(any_clu
     assert theirs["STATUS"] == "Pending"
     assert "shared" not in table(m.read("data", "list"))
     # read-only, as every file of data/
-    assert sorted(os.listdir(m.path("data"))) == ["list"]
+    assert sorted(os.listdir(m.path("data"))) == ["list", "list.json", "list.yaml"]
     with pytest.raises(OSError) as e:
         open(m.path("data", "list"), "w")
     assert e.value.errno in (errno.EACCES, errno.EROFS, errno.EPERM)
@@ -220,6 +244,10 @@ def test_data_list_says_when_the_claims_may_not_be_listed(any_cluster, arenafs, 
     assert "private" not in text and "No PersistentVolumeClaims" not in text
     assert text.endswith("\n") and text.count("\n") == 1
     assert os.stat(m.path("data", "list")).st_size == len(text.encode())
+    # its JSON and YAML forms cannot say it: their reads fail with EACCES
+    for form in ("list.json", "list.yaml"):
+        with pytest.raises(PermissionError):
+            m.read("data", form)
     if c.kind != "real":
         c.fault(fail_next=0)      # the claims may be listed again
     for context in ("reader", "viewer"):

@@ -65,7 +65,10 @@ def test_ls_root_shows_the_tree(env):
     assert listdir(m.mnt) == ["README", "check", "cluster", "data", "jobs", "namespaces",
                              "nodes", "queues", "runtimes", "submit"]
     assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all",
-                                          "queues", "top", "top-job"]
+                                          "list-all.json", "list-all.yaml", "list.json",
+                                          "list.yaml", "queues", "top", "top-job",
+                                          "top-job.json", "top-job.yaml", "top.json",
+                                          "top.yaml"]
     assert listdir(m.path("submit")) == []
     assert m.read("README").startswith("arenafs: ")
 

@@ -5,13 +5,21 @@ same jobs (status, trainer, GPUs, the chief's node) and the tree's own files
 (info's Duration and chief). One lively kubesim --demo cluster serves the
 module; jobs move while the tests run, so every comparison is retried until
 both sides agree. The last test follows a job in and out of the tables and the
-cluster out of reach and back. Arena's own output beside these files:
-test_arena_parity.py on the real cluster."""
+cluster out of reach and back. Then their JSON and YAML forms (issue 36):
+cluster/list.json and .yaml, list-all.*, top-job.* and jobs/NAME/info.* as a
+script reads them: every one parses with `jq`, json.load and yaml.safe_load,
+its JSON and YAML say the same, `stat` gives its size, and its values are
+kubectl's (names, uid, status, trainer, GPUs, the instances and their nodes) and
+its table's (order, status, GPUs). Arena's own output and -o json beside these
+files: test_arena_parity.py on the real cluster."""
 
+import json
 import os
 import re
+import subprocess
 
 import pytest
+import yaml
 
 from helpers import wait_until
 import jobspecs
@@ -167,3 +175,215 @@ def test_tables_follow_jobs_and_say_when_the_cluster_is_unreachable(kubesim, are
     wait_until(lambda: row("exp", "cluster", "list") is None and
                row("exp", "cluster", "top-job") is None, timeout=30,
                message="a deleted job's rows gone")
+
+
+# ---- the JSON and YAML forms ----
+
+CLUSTER_FORMS = ["list-all.json", "list-all.yaml", "list.json", "list.yaml",
+                 "top-job.json", "top-job.yaml", "top.json", "top.yaml"]
+# Arena's YAML names its fields without a yaml tag by Go's lower-cased name
+YAML_KEYS = {"modelname": "modelName", "modelversion": "modelVersion",
+             "modelsource": "modelSource"}
+TICKING = ("duration", "age", "why")       # change with the clock between two reads
+
+
+def steady(doc):
+    """doc without the values that tick, YAML keys renamed to JSON's."""
+    if isinstance(doc, list):
+        return [steady(x) for x in doc]
+    if isinstance(doc, dict):
+        return {YAML_KEYS.get(k, k): steady(v) for k, v in doc.items() if k not in TICKING}
+    return doc
+
+
+def parsed(m, *path):
+    """The file read through json.load or yaml.safe_load, and jq's word on it."""
+    with open(m.path(*path)) as f:
+        doc = yaml.safe_load(f) if path[-1].endswith(".yaml") else json.load(f)
+    if path[-1].endswith(".json"):
+        r = subprocess.run(["jq", "-e", "type", m.path(*path)], capture_output=True, text=True)
+        assert r.returncode == 0, (path, r.stderr)
+        assert r.stdout.strip() == ('"array"' if isinstance(doc, list) else '"object"'), path
+    return doc
+
+
+def table(text):
+    """The rows of a table as {header: cell}."""
+    head, got = rows(text)
+    return [dict(zip(head, r)) for r in got]
+
+
+def test_every_form_parses_and_its_json_and_yaml_agree(env):
+    c, m = env
+    job = os.listdir(m.path("jobs"))[0]
+    paths = [("cluster", f) for f in CLUSTER_FORMS] + \
+            [("jobs", job, "info.json"), ("jobs", job, "info.yaml")]
+    for path in paths:
+        doc = parsed(m, *path)
+        assert doc, path
+        # one document: the JSON a list or an object, the YAML one document
+        with open(m.path(*path)) as f:
+            assert len(list(yaml.safe_load_all(f))) == 1, path
+    for stem in ("list", "list-all", "top-job", "top"):
+        wait_until(lambda: steady(parsed(m, "cluster", stem + ".json")) ==
+                   steady(parsed(m, "cluster", stem + ".yaml")), timeout=30, interval=0.5,
+                   message="cluster/%s.json and .yaml to agree" % stem)
+    yaml_text = m.read("cluster", "list.yaml")
+    assert "modelname:" in yaml_text and "modelName" not in yaml_text
+
+
+def test_forms_are_sized_right_in_stat(env):
+    c, m = env
+    job = os.listdir(m.path("jobs"))[0]
+    for path in [("cluster", f) for f in CLUSTER_FORMS] + [("jobs", job, "info.json"),
+                                                           ("jobs", job, "info.yaml")]:
+        def same():    # an age may tick between the stat and the read
+            return os.stat(m.path(*path)).st_size == len(m.read(*path).encode())
+        wait_until(same, timeout=10, interval=0.2, message="%s's size in stat" % (path,))
+
+
+def kubectl_view(c, ns):
+    """{name: (job, its pods)} of a namespace, as kubectl shows them."""
+    all_pods = te.pods(c, ns)
+    return {j["metadata"]["name"]: (j, te.pods_of_job(j, all_pods))
+            for j in te.all_jobs(c, ns)}
+
+
+def agrees_with_kubectl(entry, job, pods, m, where):
+    """One job of a form against kubectl's objects and the tree's own files."""
+    meta = job["metadata"]
+    allocated, requested = te.job_gpus(pods)
+    name = entry["name"]
+    ok = (entry["uuid"] == meta["uid"] and entry["namespace"] == meta["namespace"] and
+          entry["status"] == te.job_status(job, pods) and
+          entry["trainer"] == te.TYPE_OF_KIND[job["kind"]] and
+          entry["requestGPUs"] == requested and entry["allocatedGPUs"] == allocated and
+          re.fullmatch(r"\d+s", entry["duration"]) is not None and
+          entry["priority"] and isinstance(entry["creationTimestamp"], int))
+    if not ok:
+        return False
+    by_name = {p["metadata"]["name"]: p for p in pods}
+    if [i["name"] for i in entry["instances"]] != sorted(by_name):
+        return False
+    for i in entry["instances"]:
+        p = by_name[i["name"]]
+        pending = p["status"].get("phase") == "Pending"
+        if (i["nodeIP"], i["node"]) != (("N/A", "N/A") if pending else
+                                        (p["status"].get("hostIP", ""),
+                                         p["spec"].get("nodeName", ""))):
+            return False
+        if i["requestGPUs"] != te.pod_gpus(p) or i["ip"] != p["status"].get("podIP", "") or \
+                not re.fullmatch(r"\d+s", i["age"]) or i["gpuMetrics"] != {}:
+            return False
+    chiefs = [i["name"] for i in entry["instances"] if i["chief"]]
+    if chiefs != ([entry["chiefName"]] if entry["chiefName"] else []):
+        return False
+    return entry["status"] + "\n" == m.read(*where, name, "status")
+
+
+def test_list_json_is_kubectls_jobs_in_the_tables_order(env):
+    c, m = env
+
+    def agree():
+        doc = parsed(m, "cluster", "list.json")
+        view = kubectl_view(c, c.namespace)
+        rows = table(m.read("cluster", "list"))
+        names = [e["name"] for e in doc]
+        if names != os.listdir(m.path("jobs")) or sorted(names) != sorted(view):
+            return False
+        if names != [r["NAME"] for r in rows]:
+            return False
+        for e, r in zip(doc, rows):
+            if (e["status"], str(e["requestGPUs"])) != (r["STATUS"], r["GPU(Requested)"]):
+                return False
+            if r["GPU(Allocated)"] not in ("N/A", str(e["allocatedGPUs"])):
+                return False
+        return all(agrees_with_kubectl(e, *view[e["name"]], m, ("jobs",)) for e in doc) and doc
+    doc = wait_until(agree, timeout=90, interval=0.5,
+                     message="cluster/list.json to be kubectl's jobs in cluster/list's order")
+    mine = {e["name"]: e for e in doc}
+    # known demo jobs: big-model waits for 32 GPUs, mnist-v1 finished long ago
+    assert mine["big-model"]["status"] == "PENDING" and mine["big-model"]["requestGPUs"] == 32
+    assert mine["mnist-v1"]["status"] == "SUCCEEDED" and mine["mnist-v1"]["allocatedGPUs"] == 0
+    assert mine["llm-pretrain"]["trainer"] == "trainjob"
+    assert all(set(e) >= {"why", "queue"} for e in doc)
+
+
+def test_list_all_json_has_every_namespace_and_top_job_json_most_gpus_first(env):
+    c, m = env
+    namespaces = [c.namespace] + os.listdir(m.path("namespaces"))
+
+    def agree_all():
+        doc = parsed(m, "cluster", "list-all.json")
+        rows = table(m.read("cluster", "list-all"))
+        keys = [(e["namespace"], e["name"]) for e in doc]
+        want = sorted((ns, n) for ns in namespaces for n in kubectl_view(c, ns))
+        return keys == [(r["NAMESPACE"], r["NAME"]) for r in rows] and \
+            sorted(keys) == want and doc
+    doc = wait_until(agree_all, timeout=90, interval=0.5,
+                     message="cluster/list-all.json to be every namespace's jobs")
+    assert ("research", "gan") in [(e["namespace"], e["name"]) for e in doc]
+
+    def agree_top():
+        doc = parsed(m, "cluster", "top-job.json")
+        rows = table(m.read("cluster", "top-job"))
+        return [e["name"] for e in doc] == [r["NAME"] for r in rows] and \
+            [str(e["allocatedGPUs"]) for e in doc] == [r["GPU(Allocated)"] for r in rows] and \
+            doc
+    doc = wait_until(agree_top, timeout=90, interval=0.5,
+                     message="cluster/top-job.json in cluster/top-job's order")
+    requested = [e["requestGPUs"] for e in doc]
+    assert requested == sorted(requested, reverse=True) and requested[0] == 32
+
+
+def test_info_json_is_the_jobs_entry_of_list_json_with_why(env):
+    c, m = env
+    for name in os.listdir(m.path("jobs")):
+        def agree():
+            info = parsed(m, "jobs", name, "info.json")
+            entry = [e for e in parsed(m, "cluster", "list.json") if e["name"] == name]
+            # why's line; a failed job's ends in "." where the file goes on with its log
+            why = m.read("jobs", name, "why").split("\n")[0]
+            why = why[:-len(", which ends:")] + "." if why.endswith(", which ends:") else why
+            return entry and steady(info) == steady(entry[0]) and info["why"] == why and info
+        info = wait_until(agree, timeout=30, interval=0.5,
+                          message="jobs/%s/info.json to be its list.json entry" % name)
+        assert isinstance(info, dict) and info["name"] == name
+        wait_until(lambda: steady(parsed(m, "jobs", name, "info.yaml")) ==
+                   steady(parsed(m, "jobs", name, "info.json")), timeout=30, interval=0.5,
+                   message="jobs/%s/info.yaml and info.json to agree" % name)
+
+
+def test_top_json_is_kubectls_nodes_as_cluster_top(env):
+    c, m = env
+
+    def agree():
+        doc = parsed(m, "cluster", "top.json")
+        nodes = {n["metadata"]["name"]: n for n in c.kubectl_json("get", "nodes")["items"]}
+        all_pods = [p for ns in [c.namespace] + os.listdir(m.path("namespaces"))
+                    for p in te.pods(c, ns)]
+        rows = {r["NAME"]: r for r in table(m.read("cluster", "top").split("\n---")[0])}
+        if sorted(doc) != ["gpuExclusiveNodes", "gpuShareNodes", "gpuTopologyNodes",
+                           "normalNodes"] or doc["gpuShareNodes"] or doc["gpuTopologyNodes"]:
+            return False
+        gpu, normal = doc["gpuExclusiveNodes"], doc["normalNodes"]
+        if sorted(n["name"] for n in gpu + normal) != sorted(nodes) or \
+                [n["name"] for n in gpu] != sorted(n["name"] for n in gpu):
+            return False
+        for n in gpu + normal:
+            k = nodes[n["name"]]
+            allocated, total = te.node_gpus(k, all_pods)
+            if (n["ip"], n["status"]) != (te.internal_ip(k), "Ready" if te.node_ready(k)
+                                          else "NotReady"):
+                return False
+            if (n["type"] == "GPUExclusive") != (total > 0) or \
+                    rows[n["name"]]["IPADDRESS"] != n["ip"]:
+                return False
+            if total and ((n["totalGPUs"], n["allocatedGPUs"]) != (total, allocated) or
+                          sum(i["requestGPUs"] for i in n["instances"]) != allocated or
+                          n["gpuMetrics"] != [] or n["role"] != ""):
+                return False
+        return doc
+    doc = wait_until(agree, timeout=90, interval=0.5,
+                     message="cluster/top.json to be kubectl's nodes as cluster/top counts them")
+    assert doc["gpuExclusiveNodes"] and doc["normalNodes"] is not None

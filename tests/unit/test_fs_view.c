@@ -57,7 +57,7 @@ TEST(fs_view_the_jobs_of_a_namespace_and_the_nodes)
 	fx_fs_node(&x, "n2");
 	fx_fs_node(&x, "n1");
 	cache_read_lock(x.cache);
-	CHECK_INT_EQ(view_jobs(x.fs, "default", &v, &n), 0);
+	CHECK_INT_EQ(view_jobs(x.fs, "default", VIEW_PODS, &v, &n), 0);
 	CHECK_INT_EQ(n, 2);
 	for (size_t i = 0; i < n; i++)
 		CHECK_STR_EQ(v[i].job->meta.namespace, "default");

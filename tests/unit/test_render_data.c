@@ -1,5 +1,6 @@
-/* Tests render/data.c (data/list) and the decoding it stands on: a claim
- * (pvc_decode) and the claims a job's pod templates mount (job_decode's claims). */
+/* Tests render/data.c (data/list and its JSON and YAML forms) and the decoding it
+ * stands on: a claim (pvc_decode) and the claims a job's pod templates mount (job_decode's
+ * claims). */
 #include "render/render.h"
 #include "render/data.h"
 #include "render/job_info.h"
@@ -128,7 +129,25 @@ TEST(data_list_table)
 	                "scratch   Pending  500Mi     ReadWriteMany               fast    <none>      "
 	                "                      30s\n");
 	free(s);
+	/* the same claims as JSON: lists as lists, times RFC 3339, age a number */
+	s = FX_RENDER(render_data_list_json(sb, &v));
+	CHECK_STR_CONTAINS(s, "[\n    {\n        \"name\": \"imagenet\",\n");
+	CHECK_STR_CONTAINS(s, "\"accessModes\": [\n            \"ReadWriteOnce\",\n"
+	                      "            \"ReadOnlyMany\"\n        ],\n");
+	CHECK_STR_CONTAINS(s, "\"jobs\": [\n            \"train\",\n            \"eval\"\n        ],");
+	CHECK_STR_CONTAINS(s, "\"creationTimestamp\": \"2025-12-05T10:00:00Z\",\n"
+	                      "        \"age\": 3600\n");
+	CHECK_STR_CONTAINS(s, "\"status\": \"Pending\",\n        \"capacity\": \"\",\n"
+	                      "        \"requested\": \"500Mi\",");
+	CHECK_STR_CONTAINS(s, "\"jobs\": [],");
+	free(s);
+	s = FX_RENDER(render_data_list_yaml(sb, &v));
+	CHECK_STR_CONTAINS(s, "- accessModes:\n  - ReadWriteOnce\n  - ReadOnlyMany\n  age: 3600\n");
+	free(s);
 	v.n_pvcs = 0;
+	s = FX_RENDER(render_data_list_json(sb, &v));
+	CHECK_STR_EQ(s, "[]\n");
+	free(s);
 	s = FX_RENDER(render_data_list(sb, &v));
 	CHECK_STR_EQ(s, "NAME  STATUS  CAPACITY  ACCESSMODE  CLASS  JOBS  DESCRIPTION  OWNER  AGE\n"
 	                "No PersistentVolumeClaims in this namespace.\n");

@@ -1,10 +1,12 @@
 /*
  * Tests render/gpus.c: Arena's GPU sums over pods in every phase, the gpus files,
  * arena top node -d (nodes/NAME/info), arena top node (cluster/top) and its
- * footer (cluster/gpus), with CPU-only nodes and GPU-less clusters.
+ * footer (cluster/gpus), with CPU-only nodes and GPU-less clusters; and arena top
+ * node -o json|yaml (cluster/top.json, top.yaml: render/node_forms.c).
  */
 #include "render/render.h"
 #include "render/gpus.h"
+#include "render/node_forms.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
 
@@ -160,22 +162,44 @@ TEST(node_info_of_a_cpu_node)
 	fx_node_free(n);
 }
 
+static void free_nodes_and_pods(struct k8s_node **nodes, size_t n, struct pod **pods, size_t np)
+{
+	for (size_t i = 0; i < n; i++)
+		fx_node_free(nodes[i]);
+	for (size_t i = 0; i < np; i++)
+		fx_pod_free(pods[i]);
+}
+
+/* cluster/top's and top.json's scene: two GPU nodes and a control-plane node; gpu-a
+ * runs a (3 GPUs) and ran done (2 GPUs, finished: no instance, holding nothing). */
+struct top_scene {
+	struct k8s_node *nodes[3];
+	struct pod *pods[3];
+	struct node_view views[3];
+};
+
+static void top_scene_init(struct top_scene *t)
+{
+	t->nodes[0] = fx_node("gpu-b", "10.0.0.12", true, 4, 4);
+	t->nodes[1] = fx_node("master-0", "10.0.0.2", true, 0, 0);
+	t->nodes[2] = fx_node("gpu-a", "10.0.0.11", true, 8, 8);
+	fx_set(&t->nodes[1]->roles, "control-plane,master");
+	t->pods[0] = gpu_pod("a", "gpu-a", 3, POD_RUNNING);
+	t->pods[1] = gpu_pod("done", "gpu-a", 2, POD_SUCCEEDED);
+	t->pods[2] = gpu_pod("b", "gpu-b", 1, POD_RUNNING);
+	t->views[0] = (struct node_view){t->nodes[0], (const struct pod *const *)&t->pods[2], 1, FX_T0};
+	t->views[1] = (struct node_view){t->nodes[1], NULL, 0, FX_T0};
+	t->views[2] = (struct node_view){t->nodes[2], (const struct pod *const *)t->pods, 2, FX_T0};
+}
+
 TEST(cluster_top_and_gpus_with_cpu_and_gpu_nodes)
 {
-	struct k8s_node *nodes[3];
-	struct pod *pods[2];
-	struct node_view views[3];
+	struct top_scene t;
+	struct k8s_node **nodes = t.nodes;
+	struct node_view *views = t.views;
 	char *s;
 
-	nodes[0] = fx_node("gpu-b", "10.0.0.12", true, 4, 4);
-	nodes[1] = fx_node("master-0", "10.0.0.2", true, 0, 0);
-	nodes[2] = fx_node("gpu-a", "10.0.0.11", true, 8, 8);
-	fx_set(&nodes[1]->roles, "control-plane,master");
-	pods[0] = gpu_pod("a", "gpu-a", 3, POD_RUNNING);
-	pods[1] = gpu_pod("b", "gpu-b", 1, POD_RUNNING);
-	views[0] = (struct node_view){nodes[0], (const struct pod *const *)&pods[1], 1, FX_T0};
-	views[1] = (struct node_view){nodes[1], NULL, 0, FX_T0};
-	views[2] = (struct node_view){nodes[2], (const struct pod *const *)&pods[0], 1, FX_T0};
+	top_scene_init(&t);
 	s = FX_RENDER(render_cluster_top(sb, views, 3));
 	CHECK_STR_EQ(
 	    s, "NAME      IPADDRESS  ROLE                  STATUS  GPU(Total)  GPU(Allocated)\n"
@@ -206,10 +230,7 @@ TEST(cluster_top_and_gpus_with_cpu_and_gpu_nodes)
 	CHECK_STR_EQ(s, "Allocated/Total GPUs In Cluster: 4/12 (33.3%)\n"
 	                "Unhealthy/Total GPUs In Cluster: 2/12 (16.7%)\n");
 	free(s);
-	for (int i = 0; i < 3; i++)
-		fx_node_free(nodes[i]);
-	fx_pod_free(pods[0]);
-	fx_pod_free(pods[1]);
+	free_nodes_and_pods(t.nodes, 3, t.pods, 3);
 }
 
 TEST(cluster_without_gpus_divides_by_nothing)
@@ -245,4 +266,88 @@ TEST(node_with_only_unhealthy_gpus_is_still_a_gpu_node)
 	CHECK_STR_CONTAINS(s, "  Unhealthy GPUs: 2\n");
 	free(s);
 	fx_node_free(n);
+}
+
+TEST(cluster_top_json_is_arena_top_node_o_json)
+{
+	struct top_scene t;
+	char *s;
+
+	top_scene_init(&t);
+	t.nodes[2]->gpu_allocatable = 7;       /* one unhealthy GPU */
+	s = FX_RENDER(render_cluster_top_json(sb, t.views, 3));
+	/* Arena's keys in its order, each node mode's array by node name; the finished
+	 * pod is no instance; the control plane a Normal node with its roles */
+	CHECK_STR_EQ(s, "{\n"
+	                "    \"gpuExclusiveNodes\": [\n"
+	                "        {\n"
+	                "            \"instances\": [\n"
+	                "                {\n"
+	                "                    \"name\": \"a\",\n"
+	                "                    \"namespace\": \"default\",\n"
+	                "                    \"status\": \"Running\",\n"
+	                "                    \"requestGPUs\": 3\n"
+	                "                }\n"
+	                "            ],\n"
+	                "            \"name\": \"gpu-a\",\n"
+	                "            \"description\": \"\\n  1.This node is enabled gpu exclusive "
+	                "mode.\\n  2.Pods can request resource 'nvidia.com/gpu' to use gpu exclusive "
+	                "feature on this node\\n\",\n"
+	                "            \"ip\": \"10.0.0.11\",\n"
+	                "            \"status\": \"Ready\",\n"
+	                "            \"role\": \"\",\n"
+	                "            \"type\": \"GPUExclusive\",\n"
+	                "            \"totalGPUs\": 8,\n"
+	                "            \"allocatedGPUs\": 3,\n"
+	                "            \"unhealthyGPUs\": 1,\n"
+	                "            \"gpuMetrics\": []\n"
+	                "        },\n"
+	                "        {\n"
+	                "            \"instances\": [\n"
+	                "                {\n"
+	                "                    \"name\": \"b\",\n"
+	                "                    \"namespace\": \"default\",\n"
+	                "                    \"status\": \"Running\",\n"
+	                "                    \"requestGPUs\": 1\n"
+	                "                }\n"
+	                "            ],\n"
+	                "            \"name\": \"gpu-b\",\n"
+	                "            \"description\": \"\\n  1.This node is enabled gpu exclusive "
+	                "mode.\\n  2.Pods can request resource 'nvidia.com/gpu' to use gpu exclusive "
+	                "feature on this node\\n\",\n"
+	                "            \"ip\": \"10.0.0.12\",\n"
+	                "            \"status\": \"Ready\",\n"
+	                "            \"role\": \"\",\n"
+	                "            \"type\": \"GPUExclusive\",\n"
+	                "            \"totalGPUs\": 4,\n"
+	                "            \"allocatedGPUs\": 1,\n"
+	                "            \"unhealthyGPUs\": 0,\n"
+	                "            \"gpuMetrics\": []\n"
+	                "        }\n"
+	                "    ],\n"
+	                "    \"gpuShareNodes\": [],\n"
+	                "    \"gpuTopologyNodes\": [],\n"
+	                "    \"normalNodes\": [\n"
+	                "        {\n"
+	                "            \"name\": \"master-0\",\n"
+	                "            \"description\": \"\\n  This node has none gpu devices\\n\",\n"
+	                "            \"ip\": \"10.0.0.2\",\n"
+	                "            \"status\": \"Ready\",\n"
+	                "            \"role\": \"control-plane,master\",\n"
+	                "            \"type\": \"Normal\"\n"
+	                "        }\n"
+	                "    ]\n"
+	                "}\n");
+	free(s);
+	s = FX_RENDER(render_cluster_top_yaml(sb, t.views, 3));
+	CHECK_STR_CONTAINS(s, "gpuExclusiveNodes:\n- allocatedGPUs: 3\n");
+	CHECK_STR_CONTAINS(s, "gpuShareNodes: []\n");
+	CHECK_STR_CONTAINS(s, "  type: Normal\n");
+	free(s);
+	/* no nodes: every key, every array empty */
+	s = FX_RENDER(render_cluster_top_json(sb, NULL, 0));
+	CHECK_STR_EQ(s, "{\n    \"gpuExclusiveNodes\": [],\n    \"gpuShareNodes\": [],\n"
+	                "    \"gpuTopologyNodes\": [],\n    \"normalNodes\": []\n}\n");
+	free(s);
+	free_nodes_and_pods(t.nodes, 3, t.pods, 3);
 }

@@ -2,16 +2,22 @@
  * Tests render/job_tables.c: cluster/list (arena list), cluster/list-all
  * (arena list -A) and cluster/top-job (arena top job) over jobs in every phase,
  * their order, Arena's N/A, the NODE column and top job's footer, and the
- * tables of no jobs at all.
+ * tables of no jobs at all; and their JSON and YAML forms (render/job_forms.c:
+ * list.json, top-job.json, info.json, ...) over the same scene: Arena's keys and
+ * value formats, the tables' order and numbers.
  */
 #include "render/render.h"
 #include "render/job_info.h"
+#include "render/job_forms.h"
 #include "render/job_tables.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/kueue_fixture.h"
 #include "tests/unit/objects_fixture.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
 
 /* A pod of job with one container holding gpus: started 540 s ago unless Pending. */
 static struct pod *job_pod(const struct job *j, const char *name, const char *type,
@@ -256,4 +262,149 @@ TEST(jobs_tables_and_info_give_a_queued_job_its_wait)
 	free(text);
 	fx_job_free(j);
 	workload_free(w);
+}
+
+/* The text parsed back as JSON (the test fails, and NULL, if it is not JSON). */
+static json_t *parsed(const char *text)
+{
+	json_error_t err;
+	json_t *doc = json_loads(text, 0, &err);
+
+	if (!doc)
+		harness_fail(__FILE__, __LINE__, "not JSON: %s: %s", err.text, text);
+	return doc;
+}
+
+static const char *str_at(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "(not a string)";
+}
+
+TEST(jobs_list_json_is_arena_list_o_json_in_the_tables_order)
+{
+	struct scene s;
+	char *text;
+	json_t *doc, *mnist, *chief, *bert;
+
+	scene_init(&s);
+	text = FX_RENDER(render_jobs_list_json(sb, s.views, 4));
+	/* Go's MarshalIndent: four spaces */
+	CHECK(strncmp(text, "[\n    {\n        \"uuid\": ", 24) == 0);
+	doc = parsed(text);
+	CHECK(json_is_array(doc) && json_array_size(doc) == 4);
+	CHECK_STR_EQ(str_at(json_array_get(doc, 0), "name"), "gan");
+	CHECK_STR_EQ(str_at(json_array_get(doc, 1), "name"), "big");
+	mnist = json_array_get(doc, 2);
+	CHECK_STR_EQ(str_at(mnist, "name"), "mnist");
+	CHECK_STR_EQ(str_at(mnist, "namespace"), "default");
+	CHECK_STR_EQ(str_at(mnist, "status"), "RUNNING");
+	CHECK_STR_EQ(str_at(mnist, "trainer"), "tfjob");
+	CHECK_STR_EQ(str_at(mnist, "duration"), "540s");
+	CHECK_STR_EQ(str_at(mnist, "priority"), "N/A");
+	CHECK_STR_EQ(str_at(mnist, "tensorboard"), "");
+	CHECK_STR_EQ(str_at(mnist, "chiefName"), "mnist-chief-0");
+	CHECK_STR_EQ(str_at(mnist, "modelName"), "");
+	CHECK_INT_EQ(json_integer_value(json_object_get(mnist, "requestGPUs")), 3);
+	CHECK_INT_EQ(json_integer_value(json_object_get(mnist, "allocatedGPUs")), 3);
+	/* the job's creationTimestamp is Arena's: its start */
+	CHECK_INT_EQ(json_integer_value(json_object_get(mnist, "creationTimestamp")), FX_T0 - 540);
+	CHECK(json_array_size(json_object_get(mnist, "instances")) == 2);
+	chief = json_array_get(json_object_get(mnist, "instances"), 0);
+	CHECK_STR_EQ(str_at(chief, "name"), "mnist-chief-0");
+	CHECK(json_is_true(json_object_get(chief, "chief")));
+	CHECK_STR_EQ(str_at(chief, "status"), "Running");
+	CHECK_STR_EQ(str_at(chief, "age"), "540s");
+	CHECK_STR_EQ(str_at(chief, "node"), "node-1");
+	CHECK_STR_EQ(str_at(chief, "nodeIP"), "10.0.0.11");
+	CHECK_INT_EQ(json_integer_value(json_object_get(chief, "requestGPUs")), 2);
+	CHECK(json_is_object(json_object_get(chief, "gpuMetrics")) &&
+	      json_object_size(json_object_get(chief, "gpuMetrics")) == 0);
+	CHECK(json_is_false(
+	    json_object_get(json_array_get(json_object_get(mnist, "instances"), 1), "chief")));
+	/* a finished job: the table's N/A allocated is the number 0 here, as Arena's */
+	bert = json_array_get(doc, 3);
+	CHECK_STR_EQ(str_at(bert, "status"), "SUCCEEDED");
+	CHECK_STR_EQ(str_at(bert, "trainer"), "pytorchjob");
+	CHECK(json_is_integer(json_object_get(bert, "allocatedGPUs")) &&
+	      json_integer_value(json_object_get(bert, "allocatedGPUs")) == 0);
+	/* arenafs's extra keys: why's line, no queue */
+	CHECK(strlen(str_at(bert, "why")) > 0 && !strchr(str_at(bert, "why"), '\n'));
+	CHECK(json_is_null(json_object_get(bert, "queue")));
+	/* a Pending instance has no node yet */
+	CHECK_STR_EQ(str_at(json_array_get(json_object_get(json_array_get(doc, 1), "instances"), 0),
+	                    "nodeIP"),
+	             "N/A");
+	json_decref(doc);
+	free(text);
+	scene_free(&s);
+}
+
+TEST(jobs_top_json_is_most_gpus_first_and_empty_lists_are_empty_arrays)
+{
+	struct scene s;
+	char *text;
+	json_t *doc;
+
+	scene_init(&s);
+	text = FX_RENDER(render_jobs_top_json(sb, s.views, 4));
+	doc = parsed(text);
+	CHECK(json_array_size(doc) == 4);
+	CHECK_STR_EQ(str_at(json_array_get(doc, 0), "name"), "big");
+	CHECK_STR_EQ(str_at(json_array_get(doc, 1), "name"), "gan");
+	CHECK_STR_EQ(str_at(json_array_get(doc, 3), "name"), "bert");
+	json_decref(doc);
+	free(text);
+	text = FX_RENDER(render_jobs_list_json(sb, NULL, 0));
+	CHECK_STR_EQ(text, "[]\n");
+	free(text);
+	text = FX_RENDER(render_jobs_list_yaml(sb, NULL, 0));
+	CHECK_STR_EQ(text, "[]\n");
+	free(text);
+	scene_free(&s);
+}
+
+TEST(jobs_yaml_forms_use_arena_yaml_keys)
+{
+	struct scene s;
+	char *text;
+
+	scene_init(&s);
+	text = FX_RENDER(render_jobs_list_yaml(sb, s.views, 3));
+	CHECK(text[0] == '-');
+	CHECK_STR_CONTAINS(text, "  duration: 540s\n");
+	CHECK_STR_CONTAINS(text, "  modelname: \"\"\n");
+	CHECK(!strstr(text, "modelName"));
+	CHECK_STR_CONTAINS(text, "    nodeIP: \"10.0.0.11\"\n");
+	free(text);
+	text = FX_RENDER(render_job_info_yaml(sb, &s.views[0]));
+	CHECK_STR_CONTAINS(text, "\nname: mnist\n");
+	CHECK_STR_CONTAINS(text, "\nrequestGPUs: 3\n");
+	free(text);
+	scene_free(&s);
+}
+
+TEST(job_info_json_is_arena_get_o_json)
+{
+	struct scene s;
+	char *text;
+	json_t *doc;
+
+	scene_init(&s);
+	text = FX_RENDER(render_job_info_json(sb, &s.views[1]));
+	doc = parsed(text);
+	CHECK(json_is_object(doc));
+	CHECK_STR_EQ(str_at(doc, "name"), "big");
+	CHECK_STR_EQ(str_at(doc, "status"), "PENDING");
+	/* not started: its wait since creation, as the table's DURATION (Arena: 0s) */
+	CHECK_STR_EQ(str_at(doc, "duration"), "120s");
+	/* not started: Arena's 0 */
+	CHECK_INT_EQ(json_integer_value(json_object_get(doc, "creationTimestamp")), 0);
+	CHECK_INT_EQ(json_integer_value(json_object_get(doc, "requestGPUs")), 16);
+	/* a Pending instance: how long it has waited since its creation */
+	CHECK_STR_EQ(str_at(json_array_get(json_object_get(doc, "instances"), 0), "age"), "600s");
+	json_decref(doc);
+	free(text);
+	scene_free(&s);
 }
