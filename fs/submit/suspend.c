@@ -41,7 +41,9 @@
 
 #define SUSPENDS_MAX 64 /* jobs whose refusal is told; the oldest goes first */
 #define ACTIONS_MAX  64 /* jobs acted on at once; beyond, the oldest action is forgotten */
-#define ACTION_GAP_MS 1000 /* a pause this long between two requests ends an action */
+#define ACTION_GAP_MS 2000 /* a pause this long between two requests ends an action: two
+                           * seconds, as one command's requests may be that far apart on a
+                           * busy machine (seen: over one second at load 25) */
 
 /* One job's action under way: its deadline, and when its last request ended. */
 struct action {

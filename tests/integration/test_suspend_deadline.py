@@ -41,6 +41,6 @@ def test_the_access_review_and_the_patch_of_one_echo_share_one_deadline(kubesim,
     assert "\nSuspend: refused at " in info, info
     assert "used all of its request_timeout (3000 ms)" in info, info
     # a write after a pause is an action of its own: the PATCH goes out
-    time.sleep(1.5)
+    time.sleep(2.5)
     assert write_once(m.path("jobs", job, "suspend"), "1\n") == 0
     assert sim_answers(c, r"^PATCH ") == [200], sim_answers(c, r"^PATCH ")

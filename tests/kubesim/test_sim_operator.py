@@ -20,7 +20,10 @@ def test_tfjob_goes_created_running_succeeded_like_training_operator():
         assert conds(j) == [
             ("Created", "True", "TFJobCreated", "TFJob mnist is created."),
             ("Running", "True", "TFJobRunning", "TFJob default/mnist is running.")]
-        assert j["status"]["replicaStatuses"] == {"Chief": {"active": 1}, "Worker": {"active": 2}}
+        # Running is the chief's running, as the training-operator says it; the
+        # workers' pods start one by one, each counted as it does (not all at once)
+        rs = j["status"]["replicaStatuses"]
+        assert rs["Chief"] == {"active": 1} and 1 <= rs["Worker"].get("active", 0) <= 2, rs
         assert j["status"]["startTime"]
         j = c.wait_condition(TF, "mnist", "Succeeded")
         assert conds(j) == [
