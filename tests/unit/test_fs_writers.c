@@ -75,14 +75,25 @@ TEST(fs_writers_a_child_killed_by_a_signal_abandons)
 {
 	struct writer_id w;
 	struct writer_end e;
-	char words[160];
-	pid_t pid = fork();
+	char words[160], ready;
+	int fds[2];
+	pid_t pid;
 
+	CHECK_INT_EQ(pipe(fds), 0);
+	pid = fork();
 	if (pid == 0) {
+		/* a job started with & by a script ignores SIGINT (POSIX): this one must
+		 * not, and says so before the parent kills it */
+		signal(SIGINT, SIG_DFL);
+		if (write(fds[1], "r", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
 	CHECK(pid > 0);
+	CHECK_INT_EQ(read(fds[0], &ready, 1), 1);
+	close(fds[0]);
+	close(fds[1]);
 	CHECK_INT_EQ(writer_identify(pid, &w), 0);
 	CHECK(writer_running(&w));
 	kill(pid, SIGINT);
@@ -96,5 +107,6 @@ TEST(fs_writers_a_child_killed_by_a_signal_abandons)
 	CHECK(writer_end_abandons(&e));
 	writer_end_describe(&e, pid, words, sizeof(words));
 	CHECK_STR_CONTAINS(words, "was killed by signal 2 (SIGINT)");
+	kill(pid, SIGKILL);          /* whatever the checks found, never wait for ever */
 	waitpid(pid, NULL, 0);
 }
