@@ -862,13 +862,13 @@ class World:
             self.check_alive()
             names = self.check_listing()
             objs = self.objects()
-            if self.huge_names and "\nnot shown: " in self.health():
+            health = self.health()
+            if self.huge_names and "\nnot shown: " in health:
                 # too large to hold: left out, said in cluster/health (docs/reliability.md)
                 objs = [o for o in objs if o[1] not in self.huge_names]
             problem = self._disagreement(names, objs)
             if problem is None:
                 break
-            health = self.health()
             if self.faulty and not health.startswith("ok"):
                 return     # stale, and it says so
             if time.monotonic() > deadline:
