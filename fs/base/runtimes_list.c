@@ -9,18 +9,19 @@
 
 #define TRAINER_API "/apis/trainer.kubeflow.org/v1alpha1"
 
+const struct k8s_resource runtimes_cluster = {TRAINER_API, "clustertrainingruntimes", false};
+const struct k8s_resource runtimes_local = {TRAINER_API, "trainingruntimes", true};
+
 int runtimes_list(struct k8s_client *c, const char *ns, struct runtimes *out,
                   struct k8s_error *err)
 {
-	static const struct k8s_resource cluster = {TRAINER_API, "clustertrainingruntimes", false};
-	static const struct k8s_resource local = {TRAINER_API, "trainingruntimes", true};
 	json_t *list = NULL;
 	int rc;
 
 	runtimes_clear(out);
 	out->served = out->known = false;
 	out->error[0] = '\0';
-	rc = k8s_get(c, &cluster, NULL, NULL, &list, err);
+	rc = k8s_get(c, &runtimes_cluster, NULL, NULL, &list, err);
 	if (rc && err->code == 404) {
 		out->known = true;   /* no Trainer here: nothing to list */
 		return 0;
@@ -30,7 +31,7 @@ int runtimes_list(struct k8s_client *c, const char *ns, struct runtimes *out,
 	json_decref(list);
 	list = NULL;
 	/* the namespace's own: a viewer that may not list them still sees the cluster's */
-	if (rc == 0 && k8s_get(c, &local, ns, NULL, &list, err) == 0)
+	if (rc == 0 && k8s_get(c, &runtimes_local, ns, NULL, &list, err) == 0)
 		rc = runtimes_add_list(out, list, false);
 	json_decref(list);
 	if (rc == 0) {

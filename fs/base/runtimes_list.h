@@ -12,7 +12,12 @@
 
 #include "k8s/error.h"
 #include "k8s/http/client.h"
+#include "k8s/api/api.h"
 #include "render/runtimes.h"
+
+/* Trainer's two runtime resources: ClusterTrainingRuntimes, and a namespace's
+ * TrainingRuntimes. */
+extern const struct k8s_resource runtimes_cluster, runtimes_local;
 
 /* Lists the runtimes now: out->served false when the cluster serves none (404).
  * 0, or -errno with err filled; out is cleared first. */

@@ -246,10 +246,6 @@ static int check_queue(struct fs *fs, const char *ns, const json_t *job, struct 
  */
 static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struct k8s_error *err)
 {
-	static const struct k8s_resource cluster = {"/apis/trainer.kubeflow.org/v1alpha1",
-	                                            "clustertrainingruntimes", false};
-	static const struct k8s_resource local = {"/apis/trainer.kubeflow.org/v1alpha1",
-	                                          "trainingruntimes", true};
 	const char *kind, *name;
 	bool asks = spec_runtime_of(job, &kind, &name);
 	bool namespaced = asks && kind && strcmp(kind, "TrainingRuntime") == 0;
@@ -262,7 +258,7 @@ static int check_runtime(struct fs *fs, const char *ns, const json_t *job, struc
 	if (!asks)
 		return 0;
 	k8s_error_clear(&get_err);
-	rc = k8s_get(fs->client, namespaced ? &local : &cluster, ns, name, &obj, &get_err);
+	rc = k8s_get(fs->client, namespaced ? &runtimes_local : &runtimes_cluster, ns, name, &obj, &get_err);
 	json_decref(obj);
 	if (!rc || get_err.code != 404)
 		return 0;
