@@ -6,7 +6,7 @@
  * The document is Arena 0.15's (pkg/apis/types/training.go TrainingJobInfo, built by
  * pkg/training/get_advanced.go BuildJobInfo): the same keys, nesting and value
  * formats — duration and each instance's age "123s", creationTimestamp Unix seconds
- * (the job's: its start, 0 before it; an instance's: its creation), priority "N/A"
+ * (the job's: Arena's StartTime(), see arena_created; an instance's: its creation), priority "N/A"
  * when it has none, tensorboard "" when none, nodeIP and node "N/A" while an instance
  * is Pending, gpuMetrics {} (arenafs reads no Prometheus), allocatedGPUs a number
  * even where the table prints N/A. The lists are arrays of it, in the tables' order;
@@ -147,6 +147,16 @@ static json_t *queue(const struct job_view *v)
 	return NULL;
 }
 
+/* The job's creationTimestamp as Arena prints it: its StartTime(), which is
+ * status.startTime for a TFJob (0 before it) and metadata.creationTimestamp for every
+ * other kind Arena reads (trainer_pytorch.go, trainer_mpi.go, ...). The two are often
+ * in the same second, so taking one for the other passed most runs and failed some.
+ * Kinds Arena does not read (TrainJob, XGBoost, ...) get their creation too. */
+static int64_t arena_created(const struct job *job)
+{
+	return job->kind == JOB_TFJOB ? job->start_time : job->meta.created;
+}
+
 /* Arena's TrainingJobInfo of v as a JSON object, with arenafs's extra keys; yaml: the
  * keys Arena's YAML gives the fields without a yaml tag (modelname, ...). NULL: no
  * memory. */
@@ -168,7 +178,7 @@ static json_t *render_job_form(const struct job_view *v, bool yaml)
 	    put(o, "priority", json_string(job->priority_class[0] ? job->priority_class : RENDER_NA)) &&
 	    put(o, "requestGPUs", json_integer(render_job_gpus_requested(v))) &&
 	    put(o, "allocatedGPUs", json_integer(render_job_gpus_allocated(v))) &&
-	    put(o, "creationTimestamp", json_integer(render_job_start(v))) &&
+	    put(o, "creationTimestamp", json_integer(arena_created(job))) &&
 	    put(o, yaml ? "modelname" : "modelName", json_string("")) &&
 	    put(o, yaml ? "modelversion" : "modelVersion", json_string("")) &&
 	    put(o, yaml ? "modelsource" : "modelSource", json_string("")) &&

@@ -308,7 +308,7 @@ TEST(jobs_list_json_is_arena_list_o_json_in_the_tables_order)
 	CHECK_STR_EQ(str_at(mnist, "modelName"), "");
 	CHECK_INT_EQ(json_integer_value(json_object_get(mnist, "requestGPUs")), 3);
 	CHECK_INT_EQ(json_integer_value(json_object_get(mnist, "allocatedGPUs")), 3);
-	/* the job's creationTimestamp is Arena's: its start */
+	/* the job's creationTimestamp is Arena's StartTime(): a TFJob's start */
 	CHECK_INT_EQ(json_integer_value(json_object_get(mnist, "creationTimestamp")), FX_T0 - 540);
 	CHECK(json_array_size(json_object_get(mnist, "instances")) == 2);
 	chief = json_array_get(json_object_get(mnist, "instances"), 0);
@@ -329,6 +329,11 @@ TEST(jobs_list_json_is_arena_list_o_json_in_the_tables_order)
 	CHECK_STR_EQ(str_at(bert, "trainer"), "pytorchjob");
 	CHECK(json_is_integer(json_object_get(bert, "allocatedGPUs")) &&
 	      json_integer_value(json_object_get(bert, "allocatedGPUs")) == 0);
+	/* any other kind's is its creation, though it started ten seconds later
+	 * (Arena's PyTorchJob.StartTime() is its CreationTimestamp); a TFJob not started: 0 */
+	CHECK_INT_EQ(json_integer_value(json_object_get(bert, "creationTimestamp")), FX_T0 - 3600);
+	CHECK_INT_EQ(json_integer_value(json_object_get(json_array_get(doc, 1), "creationTimestamp")),
+	             0);
 	/* arenafs's extra keys: why's line, no queue */
 	CHECK(strlen(str_at(bert, "why")) > 0 && !strchr(str_at(bert, "why"), '\n'));
 	CHECK(json_is_null(json_object_get(bert, "queue")));
