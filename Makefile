@@ -200,7 +200,7 @@ OLDEST_TESTS := tests/integration/test_real_cluster.py tests/integration/test_re
                 tests/integration/test_tree_logs_unavailable.py tests/integration/test_k8s_logstream.py
 test-oldest: deps-check
 	@$(MAKE) --no-print-directory all $(TOOL_BIN) $(CEILING)
-	@$(MAKE) --no-print-directory K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real cluster
+	@ARENAFS_K8S=$(K8S_OLDEST) tests/cluster/build cluster arena
 	ARENAFS_K8S=$(K8S_OLDEST) ARENAFS_CLUSTER=real ARENAFS_BIN=$(abspath $(BIN)) \
 	  ARENAFS_TOOLS=$(abspath $(BUILD)/tools) ARENAFS_CEILING=$(abspath $(CEILING)) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(OLDEST_TESTS)

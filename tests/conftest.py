@@ -132,6 +132,10 @@ def real_cluster():
 # the real tests, so that the others run while it is built.
 _REAL_FIXTURES = {"real_cluster", "real_view", "real_namespace", "private_real_view"}
 _build = {}
+# Set by .ci/run, which builds every binary itself in the order its jobs need them
+# (the oldest release's control plane before the later binaries): the session then
+# starts no second builder (a test still builds what it needs and finds missing).
+BUILDS_ELSEWHERE = "ARENAFS_CLUSTER_BUILDS_ELSEWHERE"
 _XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 
 
@@ -210,6 +214,7 @@ def pytest_collection_finish(session):
     """Starts the real cluster's build when a selected test needs it (one
     builder per run: under xdist, the first worker's)."""
     if (realcluster.CLUSTER_CHOICE == "kubesim" or session.config.option.collectonly
+            or os.environ.get(BUILDS_ELSEWHERE)
             or _XDIST_WORKER not in (None, "gw0")
             or not any(_needs_real(i) for i in session.items)):
         return

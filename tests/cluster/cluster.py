@@ -256,6 +256,15 @@ def build(names):
         time.sleep(0.5)
 
 
+def asked_names(args):
+    """The binaries a build's command line asks for: each name as it is, the word
+    `cluster` for the cluster's own (CLUSTER_BINARIES, what `up` starts), nothing
+    for every one (ALL_BINARIES). .ci/run asks `cluster arena` first, the rest later."""
+    if not args:
+        return list(ALL_BINARIES)
+    return [m for n in args for m in (CLUSTER_BINARIES if n == "cluster" else [n])]
+
+
 def _by_module(names):
     """[(module directory, [names])]: each name once (its first mention; `up`
     asks for the cluster's binaries plus a profile's, which name Trainer's and

@@ -90,6 +90,23 @@ def test_two_modules_interleaved_are_built_in_the_order_asked():
                       ("arena", ["arena"]), ("kubeflow", ["kueuectl"])]
 
 
+def test_the_word_cluster_asks_for_the_cluster_s_binaries_and_nothing_for_all():
+    assert cluster.asked_names(["cluster", "arena"]) == cluster.CLUSTER_BINARIES + ["arena"]
+    assert "arena" not in cluster.CLUSTER_BINARIES
+    assert cluster.asked_names([]) == cluster.ALL_BINARIES
+    assert cluster.asked_names(["kueuectl", "etcd"]) == ["kueuectl", "etcd"]
+
+
+def test_cluster_arena_builds_the_cluster_s_modules_then_arena_once(fake_build):
+    """.ci/run's first request (`tests/cluster/build cluster arena`): the cluster's
+    binaries module by module, then Arena; asked again, nothing more is built."""
+    cluster.build(cluster.asked_names(["cluster", "arena"]))
+    first = fake_build()
+    assert first == [pkg(n) for n in cluster.CLUSTER_BINARIES + ["arena"]]
+    cluster.build(cluster.asked_names(["cluster", "arena"]))
+    assert fake_build() == first
+
+
 def test_an_unknown_name_is_refused_naming_the_known_ones():
     with pytest.raises(cluster.ClusterError, match="unknown binary 'etc' \\(known: arena, etcd"):
         cluster._by_module(["etcd", "etc"])
