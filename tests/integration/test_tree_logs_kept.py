@@ -125,13 +125,39 @@ def test_cleanpodpolicy_all_leaves_the_logs_readable(real_view, arenafs):
     """The real training-operator deletes the pods as the job succeeds (a pod in a
     terminal phase goes at once, without a grace period): the keeper's one GET comes
     first. (kubesim's operator deletes them in the same instant the container ends,
-    which no fetch can beat: docs/tree.md says so.)"""
+    which no fetch can beat: docs/tree.md says so.) On a machine loaded past its
+    cores the GET can come late (seen once at load 9 on two cores): the log is then
+    ENODATA and info says so, never a part of it; a job is tried again, up to three,
+    and one of them must keep every log whole."""
     c = real_view
     m = arenafs(c)
+    lost = []
+    for attempt in range(1, 4):
+        name = "tidy-%d" % attempt
+        whole = run_a_job_cleaned_up_on_success(c, m, name)
+        try:
+            main_log = m.read("jobs", name, "logs")
+        except OSError as e:
+            assert e.errno == errno.ENODATA, e
+            assert ("the pods of this finished job are gone, and their logs with them; "
+                    "logs reads fail with ENODATA") in m.read("jobs", name, "info")
+            lost.append(name)
+            continue
+        assert main_log == whole[name + "-chief-0"]   # the main instance
+        assert sorted(os.listdir(m.path("jobs", name, "instances"))) == sorted(whole)
+        for p in whole:
+            assert m.read("jobs", name, "instances", p, "logs") == whole[p]
+        return
+    pytest.fail("the keeper lost the race with the operator's delete three times: %s" % lost)
+
+
+def run_a_job_cleaned_up_on_success(c, m, name):
+    """A TFJob of cleanPodPolicy All, a Chief and a worker, run until the operator
+    deleted its pods; {pod: its whole log}, read while they ran."""
     # A Chief decides the job's success, and the operator then deletes every pod: a
     # worker still running then would never end, so the worker ends first. (Two
     # workers raced: worker 0's success ended the job while worker 1 still ran.)
-    job = jobspecs.tfjob("tidy", gpus=0, start=1, run=2, lines=10)
+    job = jobspecs.tfjob(name, gpus=0, start=1, run=2, lines=10)
     job["spec"]["tfReplicaSpecs"]["Chief"] = {
         "replicas": 1, "restartPolicy": "Never",
         "template": {"spec": {"containers": [
@@ -139,7 +165,7 @@ def test_cleanpodpolicy_all_leaves_the_logs_readable(real_view, arenafs):
                                lines=10)]}}}
     job["spec"]["runPolicy"] = {"cleanPodPolicy": "All"}
     jobspecs.create(c, job)
-    pods = ["tidy-chief-0", "tidy-worker-0"]
+    pods = [name + "-chief-0", name + "-worker-0"]
 
     def started():
         return all(c.kubectl("get", "pod", p, "-o", "jsonpath={.status.phase}",
@@ -148,14 +174,12 @@ def test_cleanpodpolicy_all_leaves_the_logs_readable(real_view, arenafs):
     # kwok serves a container's whole log from its start (docs/real-cluster.md)
     whole = {p: c.kubectl("logs", p).stdout for p in pods}
     assert all(whole.values())
-    wait_until(lambda: m.read("jobs", "tidy", "status") == "SUCCEEDED\n", timeout=90,
+    wait_until(lambda: m.read("jobs", name, "status") == "SUCCEEDED\n", timeout=90,
                message="the job to succeed")
-    wait_until(lambda: c.kubectl("get", "pods", "-o", "name").stdout == "", timeout=60,
+    wait_until(lambda: c.kubectl("get", "pods", "-l", "training.kubeflow.org/job-name=" + name,
+                                 "-o", "name").stdout == "", timeout=60,
                message="the operator to delete the pods")
-    assert m.read("jobs", "tidy", "logs") == whole["tidy-chief-0"]   # the main instance
-    assert sorted(os.listdir(m.path("jobs", "tidy", "instances"))) == pods
-    for p in pods:
-        assert m.read("jobs", "tidy", "instances", p, "logs") == whole[p]
+    return whole
 
 
 def test_kept_logs_outlive_a_remount(kubesim, arenafs, tmp_path):
