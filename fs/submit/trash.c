@@ -552,7 +552,7 @@ static int restore(struct fs *fs, struct fs_inode *files, const char *name, stru
 	snprintf(shown, sizeof(shown), "%s.%s", job.name, kinds_info(job.kind)->type);
 	if (strcmp(jobs->node.ns, job.ns) != 0 ||
 	    (strcmp(newname, job.name) != 0 && strcmp(newname, shown) != 0)) {
-		ret = refuse_restore(fs, name, EINVAL, "a deleted job comes back only as itself: "
+		ret = refuse_restore(fs, name, EPERM, "a deleted job comes back only as itself: "
 				     "jobs/%s of namespace %s", job.name, job.ns);
 	} else if (job.code) {
 		ret = refuse_restore(fs, name, EOPNOTSUPP,
