@@ -583,6 +583,19 @@ static int restore(struct fs *fs, struct fs_inode *files, const char *name, stru
 	return 0;
 }
 
+/* A failed trashing leaves no info/X.trashinfo without its files/X: GIO unlinks its
+ * own, send2trash does not (and, on EXDEV, goes on to the home trash). */
+static void drop_orphan_info(struct fs *fs, const char *name)
+{
+	struct trash_stat ts;
+	char info[TRASH_NAME_MAX + 1];
+
+	if (trashstore_lookup(fs->trash, TRASH_FILES, name, &ts) == 0 ||
+	    (size_t)snprintf(info, sizeof(info), "%s%s", name, TRASH_INFO_SUFFIX) >= sizeof(info))
+		return;
+	(void)trashstore_info_unlink(fs->trash, info);
+}
+
 void trash_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
 		  struct fs_inode *newparent, const char *newname, unsigned int flags)
 {
@@ -604,6 +617,8 @@ void trash_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 		ret = -EPERM;   /* files/ holds jobs deleted into it, info/ files: nothing moves */
 	else
 		ret = -EROFS;   /* the rest of the tree: only a job's whole folder goes to the trash */
+	if (ret && to == FS_TRASH_FILES_DIR)
+		drop_orphan_info(fs, newname);
 	if (!ret && (in = inode_table_find(fs->inodes, parent, name))) {
 		/* info/: the same file under its new name; files/X brought back: gone */
 		if (from != FS_TRASH_INFO_DIR ||
@@ -655,19 +670,6 @@ static int keep_job(struct fs *fs, const struct fs_node *node, struct trash_job 
 	snprintf(tj->uid, sizeof(tj->uid), "%s", node->uid ? node->uid : "");
 	tj->kind = node->kind;
 	return ret;
-}
-
-/* A failed trashing leaves no info/X.trashinfo without its files/X: GIO unlinks its
- * own, send2trash does not. */
-static void drop_orphan_info(struct fs *fs, const char *name)
-{
-	struct trash_stat ts;
-	char info[TRASH_NAME_MAX + 1];
-
-	if (trashstore_lookup(fs->trash, TRASH_FILES, name, &ts) == 0 ||
-	    (size_t)snprintf(info, sizeof(info), "%s%s", name, TRASH_INFO_SUFFIX) >= sizeof(info))
-		return;
-	(void)trashstore_info_unlink(fs->trash, info);
 }
 
 void trash_put_job(struct fs *fs, fuse_req_t req, struct fs_inode *job,

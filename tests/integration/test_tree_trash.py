@@ -194,3 +194,46 @@ def test_the_rest_of_the_trash_gets_an_errno_and_nothing_made(kubesim, arenafs, 
     os.unlink(os.path.join(info, "mine.trashinfo"))
     assert os.listdir(info) == ["one.trashinfo"]
     assert tfjobs(c) == ["tfjob-00000", "tfjob-00001"]
+
+
+def test_another_namespaces_job_comes_back_there(kubesim, arenafs, venv_python):
+    """namespaces/NS/jobs/NAME goes to the same trash, its Path saying where it
+    was; it comes back only into that jobs/."""
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    jobspecs.create(c, jobspecs.tfjob("away", run=600), namespace="team-a")
+    wait_until(lambda: os.path.isdir(m.path("namespaces", "team-a", "jobs", "away")),
+               message="namespaces/team-a/jobs/away")
+    r = send2trash(venv_python, m.path("namespaces", "team-a", "jobs", "away"))
+    assert r.returncode == 0, r.stderr
+    assert c.kubectl("get", "tfjob", "away", "-n", "team-a", check=False).returncode != 0
+    info = m.read(TRASH, "info", "away.trashinfo")
+    assert "\nPath=namespaces/team-a/jobs/away\n" in info, info
+    with pytest.raises(OSError) as e:
+        os.rename(m.path(TRASH, "files", "away"), m.path("jobs", "away"))
+    assert e.value.errno == errno.EPERM
+    assert "jobs/away of namespace team-a" in m.read(TRASH, "files", "away", "error")
+    os.rename(m.path(TRASH, "files", "away"), m.path("namespaces", "team-a", "jobs", "away"))
+    assert c.kubectl_json("get", "tfjob", "away", "-n", "team-a")["metadata"]["name"] == "away"
+    assert os.listdir(m.path(TRASH, "files")) == []
+
+
+def test_a_file_of_submit_goes_to_the_home_trash(kubesim, arenafs, venv_python, tmp_path):
+    """submit/ is another tree than the trash (EXDEV): send2trash then moves a
+    staged file into the user's own trash, copying it, and the mount's trash
+    keeps nothing of it."""
+    c = kubesim("--nodes", "1")
+    m = arenafs(c)
+    os.mkdir(m.path(TRASH))
+    assert write_as_cp(m.path("submit", "notes.txt"), "to read\n") == 0
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), XDG_DATA_HOME=str(home / "data"))
+    r = subprocess.run([venv_python, "-c", "import sys, send2trash; send2trash.send2trash("
+                        "sys.argv[1])", m.path("submit", "notes.txt")], capture_output=True,
+                       text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "notes.txt" not in os.listdir(m.path("submit"))
+    assert (home / "data" / "Trash" / "files" / "notes.txt").read_text() == "to read\n"
+    assert os.listdir(m.path(TRASH, "files")) == []
+    assert os.listdir(m.path(TRASH, "info")) == []
