@@ -20,8 +20,9 @@
  * rename that fails here drops it (nothing half-made), and a plain
  * `mv jobs/NAME .Trash-UID/files/` gets one made here.
  *
- * Called by ops.c and dirs.c. Takes no lock of its own: the store's (a leaf) and
- * the cache's read lock, never together, and neither across a request.
+ * Called by ops.c and dirs.c (model.c and content.c: trash_made). Takes no lock of
+ * its own: the store's (a leaf) and the cache's read lock, neither across a
+ * request.
  */
 #include "fs/submit/trash.h"
 
@@ -535,14 +536,13 @@ static int refuse_restore(struct fs *fs, const char *entry, int err, const char 
 
 /* files/name renamed to jobs/newname (jobs: the FS_JOBS_DIR inode): resubmits its
  * kept spec in its namespace, under its own name. */
-static int restore(struct fs *fs, struct fs_inode *files, const char *name, struct fs_inode *jobs,
-		   const char *newname)
+static int restore(struct fs *fs, const char *name, struct fs_inode *jobs, const char *newname)
 {
 	struct submit_made made;
 	struct submit_request rq;
 	struct trash_job job;
 	struct k8s_error err;
-	char shown[160];
+	char shown[300];
 	size_t len;
 	char *spec;
 	int ret = trashstore_entry_get(fs->trash, name, &job, &spec, &len);
@@ -579,7 +579,6 @@ static int restore(struct fs *fs, struct fs_inode *files, const char *name, stru
 	/* as after cp into submit/: ls jobs/ shows it once rename returns */
 	submit_wait_job(fs, made.ns, made.kind, made.name, made.uid, true, SUBMIT_CACHE_WAIT_MS);
 	trashstore_entry_forget(fs->trash, name);
-	(void)files;
 	return 0;
 }
 
@@ -610,7 +609,7 @@ void trash_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 		      trashstore_info_rename(fs->trash, name, newname,
 					     flags & TRASH_RENAME_NOREPLACE);
 	else if (from == FS_TRASH_FILES_DIR && to == FS_JOBS_DIR)
-		ret = restore(fs, parent, name, newparent, newname);
+		ret = restore(fs, name, newparent, newname);
 	else if (fs_type_is_submit(from) || fs_type_is_submit(to))
 		ret = -EXDEV;   /* another tree: mv copies (a trash entry's spec into submit/ runs) */
 	else if (fs_type_is_trash(from) && fs_type_is_trash(to))

@@ -11,8 +11,9 @@
  * info, as emptying it would), at most TRASH_INFO_FILES_MAX files in info/, each
  * at most TRASH_INFO_SIZE_MAX bytes (a .trashinfo is a hundred).
  *
- * One mutex, a leaf: never held across a request, no lock taken under it.
- * Called by trash.c (and model.c: is the trash made). Tested by
+ * One mutex, a leaf: never held across a request, no lock taken under it (model.c
+ * and content.c take it under the cache's read lock: is the trash made).
+ * Called by trash.c. Tested by
  * tests/unit/test_fs_trashstore.c.
  */
 #ifndef ARENAFS_FS_SUBMIT_TRASHSTORE_H
@@ -38,7 +39,7 @@ enum trash_dir { TRASH_FILES, TRASH_INFO };
 struct trash_job {
 	char ns[64];
 	int kind;        /* enum job_kind */
-	char name[64];   /* its Kubernetes name */
+	char name[254];  /* its Kubernetes name (253 at most) */
 	char uid[64];
 	bool code;       /* it shipped code (jobs/NAME/code/), which went with it */
 };

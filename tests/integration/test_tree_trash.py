@@ -55,9 +55,11 @@ def test_send2trash_deletes_the_job_and_keeps_its_spec(kubesim, arenafs, venv_py
     submitted(m, "kept")
     spec = m.read("jobs", "binned", "spec.yaml")
     assert TRASH not in os.listdir(m.mnt)
+    links = os.stat(m.mnt).st_nlink
     r = send2trash(venv_python, m.path("jobs", "binned"))
     assert r.returncode == 0, r.stderr
     assert tfjobs(c) == ["kept"]
+    assert os.stat(m.mnt).st_nlink == links + 1    # the root counts the trash's folder
     assert sorted(os.listdir(m.path("jobs"))) == ["kept"]
     assert TRASH in os.listdir(m.mnt)
     assert sorted(os.listdir(m.path(TRASH))) == ["files", "info"]
