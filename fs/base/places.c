@@ -240,6 +240,10 @@ static const struct place PLACES[] = {
 	{FS_TRASH_DIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,
 	 "the trash: a job's folder moved into files/ is deleted (Delete in JupyterLab, a "
 	 "file manager); moved back, it runs again"},
+	/* gvfs (Files' trash:/// view) empties an entry by moving it here, then removes
+	 * what is here: it is forgotten on the way in, so this stays empty */
+	{FS_TRASH_EXPUNGED_DIR, FS_TRASH_DIR, "expunged", SRC_NONE, 0, PLACE_DIR | PLACE_TRASH,
+	 {0}, 0, NULL},
 	{FS_TRASH_FILES_DIR, FS_TRASH_DIR, "files", SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,
 	 NULL},
 	{FS_TRASH_INFO_DIR, FS_TRASH_DIR, "info", SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,

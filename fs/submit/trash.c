@@ -16,6 +16,11 @@
  *   open(info/X.trashinfo, O_CREAT|O_EXCL), the text written into a new
  *   info/X.trashinfo.XXXXXX renamed over it; rename of the folder into files/X,
  *   and unlink of the info file when that fails.
+ * - gvfs (the trash:/// of Files): Restore renames files/X back to the info's
+ *   Path; deleting an entry from the trash (Empty Trash) makes expunged/, renames
+ *   files/X to expunged/N, removes info/X.trashinfo (ENOENT is fine) and then
+ *   what is in expunged/. Here the rename forgets the entry, and expunged/ stays
+ *   empty.
  * Either writes the info file before the rename, as the specification asks; a
  * rename that fails here drops it (nothing half-made), and a plain
  * `mv jobs/NAME .Trash-UID/files/` gets one made here.
@@ -101,6 +106,7 @@ static int trash_stat_of(struct fs *fs, enum fs_type type, uint64_t id, struct s
 	case FS_TRASH_DIR:
 	case FS_TRASH_FILES_DIR:
 	case FS_TRASH_INFO_DIR:
+	case FS_TRASH_EXPUNGED_DIR:
 		break;
 	case FS_TRASH_ENTRY:
 	case FS_TRASH_SPEC:
@@ -135,7 +141,7 @@ static int trash_stat_of(struct fs *fs, enum fs_type type, uint64_t id, struct s
 	st->st_ctim = st->st_atim = st->st_mtim;
 	if (fs_type_is_dir(type)) {
 		st->st_mode = S_IFDIR | 0700;
-		st->st_nlink = type == FS_TRASH_DIR ? 4 : 2;
+		st->st_nlink = type == FS_TRASH_DIR ? 5 : 2;
 		st->st_size = 4096;
 	} else {
 		/* the kept spec and the restore's words are the daemon's, info/'s the trasher's */
@@ -462,8 +468,9 @@ void trash_release(struct fs *fs, fuse_req_t req, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-/* rmdir of files/ or info/: they stand while the trash does, so an empty one is
- * "removed" with nothing changed (rm -rf .Trash-UID then removes the trash itself). */
+/* rmdir of files/ or info/ (or expunged/, always empty): they stand while the trash
+ * does, so an empty one is "removed" with nothing changed (rm -rf .Trash-UID then
+ * removes the trash itself). */
 static int remove_folder(struct fs *fs, const char *name)
 {
 	char **names;
@@ -499,6 +506,9 @@ void trash_remove(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 	case FS_TRASH_FILES_DIR:
 	case FS_TRASH_INFO_DIR:
 		ret = remove_folder(fs, name);
+		break;
+	case FS_TRASH_EXPUNGED_DIR:
+		ret = 0; /* empty, and there while the trash is */
 		break;
 	case FS_TRASH_ENTRY:
 		/* emptying the trash: the deleted job is forgotten, with its info */
@@ -610,6 +620,8 @@ void trash_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const 
 					     flags & TRASH_RENAME_NOREPLACE);
 	else if (from == FS_TRASH_FILES_DIR && to == FS_JOBS_DIR)
 		ret = restore(fs, name, newparent, newname);
+	else if (from == FS_TRASH_FILES_DIR && to == FS_TRASH_EXPUNGED_DIR)
+		ret = trashstore_entry_forget(fs->trash, name); /* gvfs emptying it */
 	else if (fs_type_is_submit(from) || fs_type_is_submit(to))
 		ret = -EXDEV;   /* another tree: mv copies (a trash entry's spec into submit/ runs) */
 	else if (fs_type_is_trash(from) && fs_type_is_trash(to))

@@ -62,7 +62,7 @@ def test_send2trash_deletes_the_job_and_keeps_its_spec(kubesim, arenafs, venv_py
     assert os.stat(m.mnt).st_nlink == links + 1    # the root counts the trash's folder
     assert sorted(os.listdir(m.path("jobs"))) == ["kept"]
     assert TRASH in os.listdir(m.mnt)
-    assert sorted(os.listdir(m.path(TRASH))) == ["files", "info"]
+    assert sorted(os.listdir(m.path(TRASH))) == ["expunged", "files", "info"]
     assert os.listdir(m.path(TRASH, "files")) == ["binned"]
     wait_until(lambda: os.listdir(m.path(TRASH, "files", "binned")) == ["spec.yaml"],
                timeout=10, message="the kernel to drop its entry of the job's folder")
@@ -132,6 +132,16 @@ def test_restoring_resubmits_and_emptying_forgets(kubesim, arenafs, venv_python)
     assert os.listdir(m.path(TRASH, "files")) == []
     assert os.listdir(m.path(TRASH, "info")) == []
     assert tfjobs(c) == ["back"]
+    # as gvfs empties it (Files' trash:/// view): into expunged/, then its info
+    submitted(m, "gone")
+    assert send2trash(venv_python, m.path("jobs", "gone")).returncode == 0
+    os.makedirs(m.path(TRASH, "expunged"), exist_ok=True)
+    os.rename(m.path(TRASH, "files", "gone"), m.path(TRASH, "expunged", "1234"))
+    with pytest.raises(FileNotFoundError):
+        os.unlink(m.path(TRASH, "info", "gone.trashinfo"))
+    assert os.listdir(m.path(TRASH, "expunged")) == []
+    assert os.listdir(m.path(TRASH, "files")) == []
+    assert os.listdir(m.path(TRASH, "info")) == []
     # an empty trash is removed as any folder: rm -rf of it all
     shutil.rmtree(m.path(TRASH))
     assert TRASH not in os.listdir(m.mnt)

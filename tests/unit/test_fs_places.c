@@ -153,6 +153,7 @@ TEST(fs_places_derive_what_the_tree_shows)
 	CHECK(place_object_child(FS_ROOT) == NULL);
 	CHECK(place_child(FS_TRASH_DIR, "files")->type == FS_TRASH_FILES_DIR);
 	CHECK(place_child(FS_TRASH_DIR, "info")->type == FS_TRASH_INFO_DIR);
+	CHECK(place_child(FS_TRASH_DIR, "expunged")->type == FS_TRASH_EXPUNGED_DIR);
 	CHECK(place_object_child(FS_TRASH_FILES_DIR)->type == FS_TRASH_ENTRY);
 	CHECK(place_object_child(FS_TRASH_INFO_DIR)->type == FS_TRASH_INFO_FILE);
 	CHECK(place_child(FS_TRASH_ENTRY, "spec.yaml")->type == FS_TRASH_SPEC);
