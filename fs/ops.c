@@ -50,6 +50,7 @@
 
 #include "fs/submit/submit.h"
 #include "fs/submit/trash.h"
+#include "fs/submit/trash_moves.h"
 
 #define OPS_NAME_MAX 255
 

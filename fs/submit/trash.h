@@ -9,11 +9,10 @@
  * says why, and nothing is left half-made.
  *
  * The operations answer the request themselves, as submit.h's do; ops.c and dirs.c
- * call them for the trash's inodes (fs_type_is_trash), for `.Trash-UID` at the root,
- * and for a rename of a job's folder into files/, after refusing what may not be
- * changed (readonly: EROFS; another user than the mounting one: EACCES). The two
- * renames that talk to the cluster run on a network thread (netops.h). Everything
- * is answered with zero timeouts: the kernel asks again each time.
+ * call them for the trash's inodes (fs_type_is_trash) and for `.Trash-UID` at the
+ * root, after refusing what may not be changed (readonly: EROFS; another user than
+ * the mounting one: EACCES). The renames are trash_moves.h's. Everything is
+ * answered with zero timeouts: the kernel asks again each time.
  *
  * Tested by tests/integration/test_tree_trash.py (send2trash, gio trash, restore,
  * emptying) and test_jupyterlab.py (JupyterLab's default Delete); the store by
@@ -52,13 +51,4 @@ void trash_release(struct fs *fs, fuse_req_t req, struct fuse_file_info *fi);
 /* unlink (dir false) or rmdir of parent/name. */
 void trash_remove(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
 		  bool dir);
-/* jobs/NAME (job: its FS_JOB_DIR inode, found by the caller) renamed to files/newname:
- * the job is deleted and kept. Blocks on the cluster. */
-void trash_put_job(struct fs *fs, fuse_req_t req, struct fs_inode *job,
-		   struct fs_inode *newparent, const char *newname, unsigned int flags);
-/* Any other rename from or into the trash: files/X back to jobs/NAME (resubmits:
- * blocks on the cluster), within info/, or refused. */
-void trash_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
-		  struct fs_inode *newparent, const char *newname, unsigned int flags);
-
 #endif

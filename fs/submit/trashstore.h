@@ -29,6 +29,7 @@
 #define TRASH_INFO_FILES_MAX 512
 #define TRASH_INFO_SIZE_MAX  4096
 #define TRASH_INFO_SUFFIX    ".trashinfo"
+#define TRASH_NAME_MAX       255   /* a name in files/ or info/, as any file system's */
 
 struct trashstore;
 
