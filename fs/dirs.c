@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "fs/submit/submit.h"
+#include "fs/submit/trash.h"
 #include "k8s/base/hash.h"
 
 struct dir_listing {
@@ -86,6 +87,8 @@ static int listing_make(struct fs *fs, struct fs_inode *dir, struct dir_listing 
 		return -ENOMEM;
 	if (fs_type_is_submit(dir->node.type)) {
 		ret = submit_list(fs, dir, &l->e, &l->n);
+	} else if (fs_type_is_trash(dir->node.type)) {
+		ret = trash_list(fs, dir, &l->e, &l->n);
 	} else {
 		cache_read_lock(fs->cache);
 		ret = model_list(fs, &dir->node, &l->e, &l->n);
@@ -116,13 +119,13 @@ static uint64_t listing_hash(const struct dir_listing *l)
 
 /* With a handle: the kernel may keep the listing while it is the same as the one it
  * has (keep_cache), else it drops its copy and reads this one. submit/'s listings
- * change under the user's own hand and are not cached. */
+ * change under the user's own hand and are not cached, nor are the trash's. */
 static void cache_listing(struct fs_inode *dir, const struct dir_listing *l,
 			  struct fuse_file_info *fi)
 {
 	uint64_t h;
 
-	if (fs_type_is_submit(dir->node.type))
+	if (fs_type_is_submit(dir->node.type) || fs_type_is_trash(dir->node.type))
 		return;
 	h = listing_hash(l);
 	fi->cache_readdir = 1;
@@ -324,7 +327,7 @@ static int plus_entry(struct fs *fs, struct fs_inode *dir, const struct fs_entry
 
 /* An entry of readdirplus without a reference (its name): . and .. (the kernel takes
  * none for them: ino 0 says "no entry"), and the entries given by name and type
- * only: submit/'s entries and every file are looked up when stat'ed. A file's size
+ * only: submit/'s and the trash's entries and every file are looked up when stat'ed. A file's size
  * needs its text rendered, and `find` or a file browser's listing would render every
  * file of every job it walks, and leave an inode each behind. Directories are
  * answered whole (plus_entry): `ls -l jobs/` costs no lookup per job. */
@@ -374,7 +377,8 @@ void dirs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		size_t len;
 
 		memset(&e, 0, sizeof(e));
-		if (!le || fs_type_is_submit(dir->node.type) || !fs_type_is_dir(le->node.type)) {
+		if (!le || fs_type_is_submit(dir->node.type) || fs_type_is_trash(dir->node.type) ||
+		    !fs_type_is_dir(le->node.type) || fs_type_is_trash(le->node.type)) {
 			name = plain_entry(fs, dir, i, le, &e);
 		} else {
 			name = le->name;

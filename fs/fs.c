@@ -22,6 +22,7 @@
 #include "fs/submit/access.h"
 #include "fs/submit/areas.h"
 #include "fs/submit/deletes.h"
+#include "fs/submit/trashstore.h"
 #include "fs/submit/suspend.h"
 #include "fs/submit/submit_defer.h"
 #include "k8s/base/say.h"
@@ -30,6 +31,7 @@
 #include "k8s/logs/logstream.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -70,6 +72,11 @@ static void up_changed(struct fs *fs, const struct cache_change *change)
 	notify_cache_change(fs, change);
 }
 
+static void up_name_gone(struct fs *fs, uint64_t parent, const char *name)
+{
+	notify_name_gone(fs->notifier, parent, name);
+}
+
 static const struct fs_upcalls UPCALLS = {
 	.job = model_job,
 	.job_main_pod = view_job_main_pod,
@@ -77,6 +84,7 @@ static const struct fs_upcalls UPCALLS = {
 	.log_grew = up_log_grew,
 	.log_wait = up_log_wait,
 	.changed = up_changed,
+	.name_gone = up_name_gone,
 };
 
 int fs_new(const struct fs_options *opts, struct fs **out)
@@ -97,7 +105,8 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	    netpool_new(NETPOOL_THREADS_MAX, &fs->netpool) < 0 ||
 	    codetree_memo_new(&fs->code_memo) < 0 || codefetch_new(&fs->code_store) < 0 ||
 	    logkeeper_new(fs, &fs->keeper) < 0 || runtimes_poller_new(fs, &fs->runtimes) < 0 ||
-	    gpu_metrics_keeper_new(fs, &fs->gpu_metrics) < 0) {
+	    gpu_metrics_keeper_new(fs, &fs->gpu_metrics) < 0 || trashstore_new(&fs->trash) < 0) {
+		trashstore_free(fs->trash);
 		gpu_metrics_keeper_free(fs->gpu_metrics);
 		runtimes_poller_free(fs->runtimes);
 		logkeeper_free(fs->keeper);
@@ -124,6 +133,8 @@ int fs_new(const struct fs_options *opts, struct fs **out)
 	fs->nodes_mtime = fs->namespaces_mtime = fs->started;
 	fs->uid = getuid();
 	fs->gid = getgid();
+	/* the trash of the mount's owner, the one user who may change anything */
+	snprintf(fs->trash_name, sizeof(fs->trash_name), ".Trash-%u", (unsigned)fs->uid);
 	fs->namespace = "default";
 	*out = fs;
 	return 0;
@@ -202,6 +213,7 @@ void fs_free(struct fs *fs)
 	submit_defer_free(fs->defer);
 	deletes_free(fs->deletes); /* DELETEs under way end by request_timeout */
 	suspends_free(fs->suspends);
+	trashstore_free(fs->trash);
 	netpool_free(fs->netpool);
 	logkeeper_free(fs->keeper);
 	runtimes_poller_free(fs->runtimes);

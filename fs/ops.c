@@ -3,7 +3,8 @@
  * release, statfs, access, and the writes (refused with EROFS, mkdir in a job's
  * directories EACCES, or passed to submit.c for submit/ and rmdir of jobs/NAME, see
  * submit.h; symlink, link and mknod in submit/ are EPERM there; a write of
- * jobs/NAME/suspend to suspend.c).
+ * jobs/NAME/suspend to suspend.c; the trash `.Trash-UID/` and a rename of a job's
+ * folder into it to trash.c, see trash.h).
  * Directory listing is in dirs.c.
  *
  * What the kernel is asked to cache, and for how long, is content.c's choice.
@@ -48,6 +49,8 @@
 #include <unistd.h>
 
 #include "fs/submit/submit.h"
+#include "fs/submit/trash.h"
+#include "fs/submit/trash_moves.h"
 
 #define OPS_NAME_MAX 255
 
@@ -124,6 +127,13 @@ static struct fs_inode *child_inode(struct fs *fs, struct fs_inode *parent, cons
 	return in;
 }
 
+/* Is parent/name the trash or in it (trash.c's)? name NULL: is parent. */
+static bool is_trash_place(struct fs *fs, const struct fs_inode *parent, const char *name)
+{
+	return fs_type_is_trash(parent->node.type) ||
+	       (name && parent->node.type == FS_ROOT && trash_is_name(fs, name));
+}
+
 /* Would a stat of in wait for the cluster? jobs/NAME/suspend's mode may ask it
  * (an access review not kept yet). */
 static bool waits_for_mode(struct fs *fs, const struct fs_inode *in)
@@ -144,6 +154,10 @@ static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 	}
 	if (fs_type_is_submit(parent->node.type)) {
 		submit_lookup(fs, req, parent, name);
+		goto out;
+	}
+	if (is_trash_place(fs, parent, name)) {
+		trash_lookup(fs, req, parent, name);
 		goto out;
 	}
 	if (strlen(name) > OPS_NAME_MAX) {
@@ -221,6 +235,10 @@ static void ops_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		submit_getattr(fs, req, in);
 		goto out;
 	}
+	if (fs_type_is_trash(in->node.type)) {
+		trash_getattr(fs, req, in);
+		goto out;
+	}
 	if (waits_for_mode(fs, in) && netops_file(fs, ops_getattr, req, ino, fi) == 0)
 		goto out;
 	ret = content_stat(fs, in, &st);
@@ -274,6 +292,8 @@ static void ops_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int t
 		;
 	else if (!err && fs_type_is_submit(in->node.type))
 		submit_setattr(fs, req, in, attr, to_set, fi);
+	else if (!err && fs_type_is_trash(in->node.type))
+		trash_setattr(fs, req, in, attr, to_set);
 	else if (!err && in->node.type == FS_JOB_SUSPEND)
 		suspend_setattr(fs, req, in, attr, to_set);
 	else
@@ -420,6 +440,13 @@ static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 			fuse_reply_err(req, err);
 		else
 			submit_open(fs, req, in, fi);
+	} else if (fs_type_is_trash(in->node.type)) {
+		int err = acc != O_RDONLY ? may_write(fs, req) : 0;
+
+		if (err)
+			fuse_reply_err(req, err);
+		else
+			trash_open(fs, req, in, fi);
 	} else if (fs_type_is_dir(in->node.type)) {
 		fuse_reply_err(req, EISDIR);
 	} else if (in->node.type == FS_JOB_SUSPEND && acc != O_RDONLY) {
@@ -446,6 +473,11 @@ static bool handle_is_submit(struct fs_handle *h)
 	return h && fs_type_is_submit(h->in->node.type);
 }
 
+static bool handle_is_trash(struct fs_handle *h)
+{
+	return h && fs_type_is_trash(h->in->node.type);
+}
+
 static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -461,6 +493,10 @@ static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	}
 	if (handle_is_submit(h)) {
 		submit_read(fs, req, h->in, size, off, fi);
+		return;
+	}
+	if (handle_is_trash(h)) {
+		trash_read(fs, req, h->in, size, off);
 		return;
 	}
 	/* a log's read may wait for its bytes (log_wait) */
@@ -509,6 +545,10 @@ static void ops_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 		if (netops_file(fs, ops_release, req, ino, fi) == 0)
 			return;
 		submit_release(fs, req, h->in, fi);
+		return;
+	}
+	if (handle_is_trash(h)) {
+		trash_release(fs, req, fi);
 		return;
 	}
 	close_regular(fs, h);
@@ -570,7 +610,8 @@ static void ops_access(fuse_req_t req, fuse_ino_t ino, int mask)
 	if (mask & W_OK) {
 		bool in_job = fs_type_in_job(in->node.type) ||
 			      (in->parent && fs_type_in_job(in->parent->node.type));
-		bool changeable = fs_type_is_submit(in->node.type) || in_job;
+		bool changeable = fs_type_is_submit(in->node.type) ||
+				  fs_type_is_trash(in->node.type) || in_job;
 
 		err = changeable ? may_write(fs, req) : EROFS;
 	}
@@ -599,7 +640,7 @@ static struct fs_inode *write_parent(fuse_req_t req, fuse_ino_t ino, bool dir)
 		fuse_reply_err(req, ENOENT);
 		return NULL;
 	}
-	if (!fs_type_is_submit(in->node.type)) {
+	if (!fs_type_is_submit(in->node.type) && !fs_type_is_trash(in->node.type)) {
 		/* A job's directories say W_OK (ops_access: rm -r removes them), so a
 		 * directory made in one is EACCES, not EROFS: JupyterLab makes
 		 * .ipynb_checkpoints/ beside every file it opens where access() says
@@ -619,10 +660,34 @@ static bool new_entry_waits(const struct fs_inode *parent)
 	return parent->node.type == FS_SUBMIT_DIR || parent->node.type == FS_CHECK_DIR;
 }
 
+/* mkdir of `.Trash-UID` at the root (send2trash, GIO), or in the trash: trash.c's. */
+static bool trash_mkdir_at(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = inode_table_get(fs->inodes, parent);
+	int err;
+
+	if (!p || !is_trash_place(fs, p, name)) {
+		inode_table_put(fs->inodes, p);
+		return false;
+	}
+	err = may_write(fs, req);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		trash_mkdir(fs, req, p, name);
+	inode_table_put(fs->inodes, p);
+	return true;
+}
+
 static void ops_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent, true);
+	struct fs_inode *p;
+
+	if (trash_mkdir_at(req, parent, name))
+		return;
+	p = write_parent(req, parent, true);
 
 	if (p && new_entry_waits(p) && netops_mkdir(fs, ops_mkdir, req, parent, name, mode) == 0)
 		inode_table_put(fs->inodes, p);
@@ -638,7 +703,10 @@ static void ops_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 	struct fs *fs = req_fs(req);
 	struct fs_inode *p = write_parent(req, parent, false);
 
-	if (p && new_entry_waits(p) &&
+	if (p && fs_type_is_trash(p->node.type)) {
+		trash_create(fs, req, p, name, fi);
+		inode_table_put(fs->inodes, p);
+	} else if (p && new_entry_waits(p) &&
 	    netops_create(fs, ops_create, req, parent, name, mode, fi) == 0)
 		inode_table_put(fs->inodes, p);
 	else if (p) {
@@ -657,6 +725,8 @@ static void ops_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 	(void)ino;
 	if (!err && handle_is_submit(h)) {
 		submit_write(fs, req, h->in, buf, size, off, fi);
+	} else if (!err && handle_is_trash(h)) {
+		trash_write(fs, req, h->in, buf, size, off);
 	} else if (!err && h && h->in->node.type == FS_JOB_SUSPEND &&
 	           netops_write(fs, ops_write, req, ino, buf, size, off, fi) == 0) {
 		return; /* the PATCH on a network thread */
@@ -725,6 +795,8 @@ static void ops_remove(fuse_req_t req, fuse_ino_t parent, const char *name, bool
 	p = inode_table_get(fs->inodes, parent);
 	if (!p)
 		fuse_reply_err(req, ENOENT);
+	else if (is_trash_place(fs, p, name))
+		trash_remove(fs, req, p, name, dir);
 	else if (dir && p->node.type == FS_JOBS_DIR &&
 	         netops_name(fs, ops_rmdir, req, parent, name) == 0)
 		; /* the DELETE on a network thread */
@@ -752,11 +824,54 @@ static void ops_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 }
 
 static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		       const char *newname, unsigned int flags);
+
+/*
+ * A rename from or into the trash (trash.h): jobs/NAME into files/ deletes the job,
+ * files/X back into jobs/ resubmits it, both on a network thread; the others are
+ * trash.c's to answer at once. False when neither end is the trash.
+ */
+static bool rename_trash(fuse_req_t req, fuse_ino_t parent, const char *name,
+			 fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct fs *fs = req_fs(req);
+	struct fs_inode *p = inode_table_get(fs->inodes, parent);
+	struct fs_inode *np = inode_table_get(fs->inodes, newparent), *job;
+	bool trash = p && np && (fs_type_is_trash(p->node.type) || fs_type_is_trash(np->node.type));
+	bool waits = trash && ((p->node.type == FS_JOBS_DIR && fs_type_is_trash(np->node.type)) ||
+			       (p->node.type == FS_TRASH_FILES_DIR && np->node.type == FS_JOBS_DIR));
+	int err = trash ? may_write(fs, req) : 0;
+
+	if (!trash || err) {
+		if (err)
+			fuse_reply_err(req, err);
+	} else if (waits &&
+	           netops_rename(fs, ops_rename, req, parent, name, newparent, newname, flags) == 0) {
+		; /* a DELETE, or a submission: on a network thread */
+	} else if (p->node.type == FS_JOBS_DIR) {
+		job = child_inode(fs, p, name, &err);
+		if (job)
+			trash_put_job(fs, req, job, np, newname, flags);
+		else
+			fuse_reply_err(req, err);
+		inode_table_put(fs->inodes, job);
+	} else {
+		trash_rename(fs, req, p, name, np, newname, flags);
+	}
+	inode_table_put(fs->inodes, np);
+	inode_table_put(fs->inodes, p);
+	return trash;
+}
+
+static void ops_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
 		       const char *newname, unsigned int flags)
 {
 	struct fs *fs = req_fs(req);
-	struct fs_inode *p = write_parent(req, parent, false), *np;
+	struct fs_inode *p, *np;
 
+	if (rename_trash(req, parent, name, newparent, newname, flags))
+		return;
+	p = write_parent(req, parent, false);
 	if (!p)
 		return;
 	np = inode_table_get(fs->inodes, newparent);
@@ -777,10 +892,11 @@ static void refuse_name(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct fs *fs = req_fs(req);
 	struct fs_inode *p = write_parent(req, parent, false);
 
-	if (p) {
+	if (p && fs_type_is_trash(p->node.type))
+		fuse_reply_err(req, EPERM); /* the trash holds deleted jobs and info files */
+	else if (p)
 		submit_refuse(fs, req, p, name, kind, target);
-		inode_table_put(fs->inodes, p);
-	}
+	inode_table_put(fs->inodes, p);
 }
 
 static void ops_refuse_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,

@@ -54,6 +54,7 @@ struct pod;
 struct submit_areas;
 struct submit_defer;
 struct fs_deletes;
+struct trashstore;
 struct netpool;
 struct notes;
 
@@ -70,6 +71,10 @@ struct fs_upcalls {
 	void (*log_grew)(struct fs *fs, struct fs_inode *in);
 	void (*log_wait)(struct fs *fs, struct fs_inode *in, int timeout_ms);
 	void (*changed)(struct fs *fs, const struct cache_change *change);
+	/* The notifier: the kernel's entry parent/name no longer stands for the inode it
+	 * holds (a job's folder moved into the trash): it looks again, after the request.
+	 * Any thread, no lock. */
+	void (*name_gone)(struct fs *fs, uint64_t parent, const char *name);
 };
 
 struct fs {
@@ -87,6 +92,8 @@ struct fs {
 	struct submit_defer *defer;  /* directory entries waiting for their copy's end */
 	struct fs_deletes *deletes;  /* rmdir's DELETEs under way, and those that failed late */
 	struct notes *suspends;      /* the last refused write of each job's suspend */
+	struct trashstore *trash;    /* .Trash-UID/: the deleted jobs kept (trashstore.h) */
+	char trash_name[32];         /* ".Trash-UID", UID the mount's owner's */
 	struct netpool *netpool;     /* the threads requests wait for the cluster on (netops.h) */
 	struct fuse_session *se;     /* set once by fs_attach, before init */
 	struct fs_notifier *notifier;

@@ -88,6 +88,14 @@ enum fs_type {
 	FS_CODE_SUBDIR,       /* a directory below code/: + path */
 	FS_CODE_FILE,         /* a file below code/: + path */
 	FS_RUNTIMES,          /* runtimes: Kubeflow Trainer's training runtimes */
+	FS_TRASH_DIR,         /* .Trash-UID/: the trash, its subtree trash.c's (trash.h) */
+	FS_TRASH_FILES_DIR,   /* .Trash-UID/files/: the deleted jobs */
+	FS_TRASH_INFO_DIR,    /* .Trash-UID/info/: what their trashers wrote of them */
+	FS_TRASH_EXPUNGED_DIR, /* .Trash-UID/expunged/: where gvfs empties the trash, empty */
+	FS_TRASH_ENTRY,       /* files/X/: one deleted job; identity "trash:ID" */
+	FS_TRASH_SPEC,        /* files/X/spec.yaml: its kept spec; the entry's identity */
+	FS_TRASH_ERROR,       /* files/X/error: why bringing it back failed */
+	FS_TRASH_INFO_FILE,   /* info/NAME: a file of info/; identity "trash:ID" */
 	FS_TYPE_COUNT
 };
 

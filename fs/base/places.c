@@ -233,6 +233,26 @@ static const struct place PLACES[] = {
 	/* Below submit/ the names are the user's: staging.c keeps them, submit.c serves them. */
 	{FS_SUBMIT_SUBDIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_SUBMIT, {0}, 0, NULL},
 	{FS_SUBMIT_FILE, FS_NONE, NULL, SRC_NONE, 0, PLACE_SUBMIT, {0}, 0, NULL},
+
+	/* The trash at the top, for the mount's owner (UID): there once made (mkdir, as a
+	 * trasher does), so that root's listing shows it only then; trash.c's, its
+	 * entries the trashstore's (docs/tree.md, "The trash"). */
+	{FS_TRASH_DIR, FS_NONE, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,
+	 "the trash: a job's folder moved into files/ is deleted (Delete in JupyterLab, a "
+	 "file manager); moved back, it runs again"},
+	/* gvfs (Files' trash:/// view) empties an entry by moving it here, then removes
+	 * what is here: it is forgotten on the way in, so this stays empty */
+	{FS_TRASH_EXPUNGED_DIR, FS_TRASH_DIR, "expunged", SRC_NONE, 0, PLACE_DIR | PLACE_TRASH,
+	 {0}, 0, NULL},
+	{FS_TRASH_FILES_DIR, FS_TRASH_DIR, "files", SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,
+	 NULL},
+	{FS_TRASH_INFO_DIR, FS_TRASH_DIR, "info", SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,
+	 NULL},
+	{FS_TRASH_ENTRY, FS_TRASH_FILES_DIR, NULL, SRC_NONE, 0, PLACE_DIR | PLACE_TRASH, {0}, 0,
+	 NULL},
+	{FS_TRASH_ERROR, FS_TRASH_ENTRY, "error", SRC_NONE, 0, PLACE_TRASH, {0}, 0, NULL},
+	{FS_TRASH_SPEC, FS_TRASH_ENTRY, "spec.yaml", SRC_NONE, 0, PLACE_TRASH, {0}, 0, NULL},
+	{FS_TRASH_INFO_FILE, FS_TRASH_INFO_DIR, NULL, SRC_NONE, 0, PLACE_TRASH, {0}, 0, NULL},
 };
 
 #define N_PLACES (sizeof(PLACES) / sizeof(PLACES[0]))
@@ -340,6 +360,11 @@ static const char *placeholder(enum fs_type type)
 		return "NS";
 	case FS_ATTEMPT_DIR:
 		return "N";
+	case FS_TRASH_DIR:
+		return ".Trash-UID";
+	case FS_TRASH_ENTRY:
+	case FS_TRASH_INFO_FILE:
+		return "X";
 	default:
 		return "PATH";
 	}

@@ -76,6 +76,7 @@ enum {
 	                             asked at each open: rendered anew, as PLACE_AGES */
 	PLACE_FORM = 2048,      /* a JSON or YAML form of a table: where the table says why
 	                           it has no rows (a 403), its reads fail with EACCES */
+	PLACE_TRASH = 4096,     /* .Trash-UID/ and below: trash.c answers for it */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */
@@ -198,6 +199,11 @@ static inline bool fs_type_is_per_object(enum fs_type t)
 
 	return s == SRC_JOB || s == SRC_POD || s == SRC_NODE || s == SRC_NODE_PODS ||
 	       s == SRC_ATTEMPT;
+}
+
+static inline bool fs_type_is_trash(enum fs_type t)
+{
+	return place_of(t)->flags & PLACE_TRASH;
 }
 
 static inline bool fs_type_is_code(enum fs_type t)

@@ -927,33 +927,33 @@ void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 
 /* ---- rmdir jobs/NAME: arena delete ---- */
 
-void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
-                             struct fs_inode *job)
+int submit_delete_job(struct fs *fs, const struct fs_node *n)
 {
 	/* The kernel holds jobs/ for the whole rmdir (ls and new lookups wait): one
 	 * deadline for the DELETE's answer and the watch (deletes.h). */
 	int64_t deadline = time_monotonic_ms() + DELETES_HOLD_MS, left;
-	const struct fs_node *n = &job->node;
 	struct k8s_error err;
 	int ret;
 
-	(void)jobs_dir;
-	if (n->type != FS_JOB_DIR) {
-		fuse_reply_err(req, ENOTDIR);
-		return;
-	}
+	if (n->type != FS_JOB_DIR)
+		return -ENOTDIR;
 	k8s_error_clear(&err);
 	ret = deletes_run(fs->deletes, n, deadline, &err);
 	if (ret == -EINPROGRESS)
 		say(LOG_INFO, "rmdir %s/%s: no answer within %d ms; the delete goes on, and "
 		    "the job's info says how it ends", n->ns, n->job, DELETES_HOLD_MS);
-	if (ret && ret != -ENOENT) {
-		fuse_reply_err(req, -ret);
-		return;
-	}
+	if (ret && ret != -ENOENT)
+		return ret;
 	/* Gone from the cache (this uid), so that ls after rmdir no longer shows it. */
 	left = deadline - time_monotonic_ms();
 	if (left > 0)
 		submit_wait_job(fs, n->ns, n->kind, n->job, n->uid, false, (int)left);
-	fuse_reply_err(req, -ret);
+	return ret;
+}
+
+void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
+                             struct fs_inode *job)
+{
+	(void)jobs_dir;
+	fuse_reply_err(req, -submit_delete_job(fs, &job->node));
 }

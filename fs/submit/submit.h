@@ -54,6 +54,13 @@ void submit_unlink(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const
 void submit_rmdir(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name);
 void submit_rename(struct fs *fs, fuse_req_t req, struct fs_inode *parent, const char *name,
 		   struct fs_inode *newparent, const char *newname, unsigned int flags);
+/*
+ * Deletes the job of n (FS_JOB_DIR), as `arena delete`, only while it is the one of
+ * n's uid, and waits until the cache no longer shows it, all within DELETES_HOLD_MS:
+ * 0, -ENOENT (gone already), -EINPROGRESS (no answer yet: the DELETE goes on and
+ * info tells how it ends), or the answer's -errno. rmdir and the trash (trash.c).
+ */
+int submit_delete_job(struct fs *fs, const struct fs_node *n);
 /* rmdir jobs/NAME (or namespaces/NS/jobs/NAME): job is the FS_JOB_DIR inode. */
 void submit_rmdir_job(struct fs *fs, fuse_req_t req, struct fs_inode *jobs_dir,
 		      struct fs_inode *job);

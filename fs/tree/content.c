@@ -19,6 +19,7 @@
 #include "fs/tree/content.h"
 #include "fs/tree/model.h"
 #include "fs/submit/suspend.h"
+#include "fs/submit/trash.h"
 #include "fs/tree/view.h"
 #include "fs/tree/attempts.h"
 #include "fs/tree/listing.h"
@@ -488,7 +489,7 @@ static int dir_mtime(struct fs *fs, const struct fs_node *node, int64_t *mtime)
 	}
 }
 
-/* The subdirectories that come and go (code/) a directory has now: its st_nlink
+/* The subdirectories that come and go (code/, .Trash-UID) a directory has now: its st_nlink
  * counts them. Under the read lock. */
 static unsigned optional_subdirs(struct fs *fs, const struct fs_node *dir)
 {
@@ -500,6 +501,9 @@ static unsigned optional_subdirs(struct fs *fs, const struct fs_node *dir)
 		if ((c[i]->flags & PLACE_DIR) && (c[i]->flags & PLACE_COMES_AND_GOES) &&
 		    model_place_exists(fs, c[i], dir))
 			count++;
+	/* the root's .Trash-UID, once a trasher made it (trash.h) */
+	if (dir->type == FS_ROOT && trash_made(fs))
+		count++;
 	return count;
 }
 

@@ -30,6 +30,7 @@
 
 #include "fs/logs/logkeep.h"
 #include "fs/tree/naming.h"
+#include "fs/submit/trash.h"
 
 /* ---- the objects a node stands for ---- */
 
@@ -568,6 +569,14 @@ static int kept_instance(struct fs *fs, const struct fs_node *parent, const stru
 	return ret;
 }
 
+static int trash_root_node(struct fs_node *out)
+{
+	*out = (struct fs_node)FS_NODE_INIT;
+	out->type = FS_TRASH_DIR;
+	out->identity = strdup("trash");
+	return out->identity ? 0 : -ENOMEM;
+}
+
 /* A name of a directory of objects: a job, a pod, a node, a namespace. */
 static int object_child(struct fs *fs, const struct fs_node *parent, const char *name,
 			struct fs_node *out)
@@ -597,6 +606,9 @@ static int object_child(struct fs *fs, const struct fs_node *parent, const char 
 	case FS_CODE_DIR:
 	case FS_CODE_SUBDIR:
 		return codetree_lookup(fs, parent, name, out);
+	case FS_ROOT:
+		/* the trash, there once a trasher made it (trash.h) */
+		return trash_is_name(fs, name) && trash_made(fs) ? trash_root_node(out) : -ENOENT;
 	default:
 		return -ENOENT;
 	}
@@ -833,6 +845,19 @@ static void list_attempts(struct fs *fs, const struct fs_node *dir, struct list_
 	attempts_free(&a);
 }
 
+/* The root's `.Trash-UID`, while made: first, as '.' sorts before every fixed name. */
+static void list_trash(struct fs *fs, const struct fs_node *dir, struct list_builder *b)
+{
+	struct fs_node node;
+
+	if (dir->type != FS_ROOT || !trash_made(fs))
+		return;
+	if (trash_root_node(&node) < 0)
+		b->err = -ENOMEM;
+	else
+		list_add(b, fs->trash_name, &node);
+}
+
 int model_list(struct fs *fs, const struct fs_node *dir, struct fs_entry **out, size_t *n)
 {
 	struct list_builder b = {NULL, 0, 0, 0};
@@ -862,6 +887,8 @@ int model_list(struct fs *fs, const struct fs_node *dir, struct fs_entry **out, 
 		else if (!dir_exists(fs, dir))
 			b.err = -ENOENT;
 		else
+			list_trash(fs, dir, &b);
+		if (!b.err)
 			list_fixed(fs, dir, &b);
 	}
 	if (b.err) {

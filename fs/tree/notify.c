@@ -19,6 +19,9 @@
  * - a cache change, from a reflector or the queue poller (notify_cache_change,
  *   the cache's change hook): the object's keys (place_key: its own, its job's,
  *   its node's, the tables of its namespace, cluster/...) become the batch's;
+ * - a name whose dentry the kernel moved to an inode that no longer stands there
+ *   (notify_name_gone: a job's folder renamed into the trash, trash.c), told as
+ *   inval_entry once the request that moved it has ended;
  * - a log that grew, from a stream thread (notify_log_grew): at most one queued
  *   per inode (log_queued), its log_seq counted so that a waiter knows when the
  *   notice went out;
@@ -88,12 +91,13 @@
 #define NOTIFY_EVICT_MAX 4096                /* entries invalidated per pass */
 #define NOTIFY_TRIM_AFTER_MS 1000            /* after evicting, once the FORGETs are in */
 
-enum item_type { ITEM_CHANGE, ITEM_LOG };
+enum item_type { ITEM_CHANGE, ITEM_LOG, ITEM_NAME };
 
 struct item {
 	struct item *next;
 	enum item_type type;
 	struct fs_inode *in;                 /* ITEM_LOG, pinned */
+	fuse_ino_t parent;                   /* ITEM_NAME: inval_entry(parent, name) */
 	enum cache_object_type object;
 	enum cache_change_type change;
 	int job_kind;
@@ -243,6 +247,27 @@ void notify_log_grew(struct fs_notifier *n, struct fs_inode *in)
 	it->type = ITEM_LOG;
 	it->in = in;
 	push(n, it);
+	pthread_mutex_unlock(&n->w.mu);
+}
+
+void notify_name_gone(struct fs_notifier *n, uint64_t parent, const char *name)
+{
+	struct item *it = calloc(1, sizeof(*it) + strlen(name) + 1);
+
+	if (!it) {
+		say(LOG_WARNING, "out of memory: the kernel keeps %s until its entry times out",
+		    name);
+		return;
+	}
+	it->type = ITEM_NAME;
+	it->parent = parent;
+	it->name = (char *)(it + 1);
+	memcpy(it->name, name, strlen(name) + 1);
+	pthread_mutex_lock(&n->w.mu);
+	if (!n->w.running || n->w.stop)
+		free(it);
+	else
+		push(n, it);
 	pthread_mutex_unlock(&n->w.mu);
 }
 
@@ -731,7 +756,9 @@ static void drain(struct fs_notifier *n, struct item *items, struct batch *b)
 			log_notice_sent(n, it);
 		else if (it->type == ITEM_LOG)
 			inode_table_put(n->fs->inodes, it->in);
-		else if (b)
+		else if (it->type == ITEM_NAME && b)
+			add_action(b, it->parent, it->name, 0);
+		else if (it->type == ITEM_CHANGE && b)
 			keys_of_change(n->fs, b, it);
 		free(it);
 	}

@@ -19,6 +19,9 @@ void notify_free(struct fs_notifier *n);
 void notify_cache_change(void *arg, const struct cache_change *change);
 /* A log inode grew: tell the kernel its attributes changed (coalesced). */
 void notify_log_grew(struct fs_notifier *n, struct fs_inode *in);
+/* The kernel's entry parent/name stands for an inode that is no longer there: it is
+ * told to look again (inval_entry), by the thread, after the request that moved it. */
+void notify_name_gone(struct fs_notifier *n, uint64_t parent, const char *name);
 /* The inode table passed its limit (inode_table_set_limit's over): evict soon. */
 void notify_inodes_over(void *notifier);
 /* Blocks until every log-growth notice queued so far for in was sent, or timeout_ms. */

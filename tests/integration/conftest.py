@@ -61,7 +61,7 @@ def run_arenafs(args, tmpdir, timeout=120):
 # What the daemon says of its own accord (docs/arenafs.1 DIAGNOSTICS): one line
 # per submit, refusal and delete; never a test's surprise.
 ACTIVITY = [r"^arenafs: submitted \S+ \S+ in namespace ", r"^arenafs: deleted \S+ \S+ in namespace ",
-            r"^arenafs: (submit|check)/.* refused: ",
+            r"^arenafs: (submit|check)/.* refused: ", r"^arenafs: trash: ",
             r"^arenafs: namespaces/\S+/(submit|check)/.* refused: "]
 
 

@@ -9,10 +9,10 @@ where $ARENAFS_JUPYTER_SCREENSHOT says (into the test's folder otherwise).
 
 JupyterLab, Selenium and pandas come from the virtual environment
 tests/peers/venv.sh makes (pinned, from PyPI); Chromium and its driver are
-Debian's (.ci/deps.sh). JupyterLab runs with the two settings docs/notebooks.md
-gives for deleting jobs (delete_to_trash off, always_delete_dir on); its
-default, the trash, is refused with EROFS and leaves the job whole; a save
-refused at close leaves nothing submitted (the last two tests).
+Debian's (.ci/deps.sh). JupyterLab runs with its defaults: its Delete moves a job's
+folder into the mount's trash (delete_to_trash, send2trash), which deletes the job
+and keeps its spec there (docs/notebooks.md); a save refused at close leaves
+nothing submitted (the last test).
 Waits are for what the page shows (WebDriverWait), never for a time."""
 
 import errno
@@ -86,10 +86,7 @@ def lab(venv, cluster_mount):
              "--ServerApp.password=", "--LabApp.news_url=None",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              "--LabApp.workspaces_dir=" + os.path.join(home, "workspaces"),
-             "--LabApp.user_settings_dir=" + os.path.join(home, "settings"),
-             # docs/notebooks.md: what deleting a job from JupyterLab needs
-             "--FileContentsManager.delete_to_trash=False",
-             "--FileContentsManager.always_delete_dir=True"],
+             "--LabApp.user_settings_dir=" + os.path.join(home, "settings")],
             stdout=log, stderr=subprocess.STDOUT, env=env, cwd=home)
     url = "http://127.0.0.1:%d" % port
 
@@ -210,7 +207,11 @@ def test_a_spec_uploaded_into_submit_runs(browser, cluster_mount, tmp_path):
 
 
 def test_deleting_a_job_folder_deletes_the_job(browser, cluster_mount):
+    """With JupyterLab's default, delete_to_trash: its server's send2trash moves
+    the folder into the mount's .Trash-UID/files/, which deletes the job and
+    keeps its spec there."""
     c, m = cluster_mount
+    spec = m.read("jobs", DELETED, "spec.yaml")
     browser.home()
     browser.cd("mnt", "jobs")
     browser.delete(DELETED)
@@ -219,6 +220,14 @@ def test_deleting_a_job_folder_deletes_the_job(browser, cluster_mount):
     assert not os.path.exists(m.path("jobs", DELETED))
     names = c.kubectl("get", "tfjobs", "-o", "name").stdout.split()
     assert "tfjob.kubeflow.org/" + DELETED not in names and len(names) == 3, names
+    trash = m.path(".Trash-%d" % os.getuid())
+    assert os.listdir(os.path.join(trash, "files")) == [DELETED]
+    wait_until(lambda: os.path.exists(os.path.join(trash, "files", DELETED, "spec.yaml")),
+               timeout=10, message="the deleted job's entry in the trash")
+    with open(os.path.join(trash, "files", DELETED, "spec.yaml")) as f:
+        assert f.read() == spec
+    with open(os.path.join(trash, "info", DELETED + ".trashinfo")) as f:
+        assert f.read().startswith("[Trash Info]\nPath=jobs/%s\nDeletionDate=" % DELETED)
 
 
 def test_a_notebook_reads_the_jobs_into_pandas(browser, cluster_mount):
@@ -237,10 +246,9 @@ def test_a_notebook_reads_the_jobs_into_pandas(browser, cluster_mount):
     assert "from-lab" in jobs
 
 
-def test_what_jupyterlab_tries_gets_an_errno_and_makes_nothing(venv, cluster_mount):
+def test_what_jupyterlab_tries_gets_an_errno_and_makes_nothing(cluster_mount):
     """Its checkpoints folder in a job's folder: EACCES (its 403, "no
-    checkpoints"); its default delete, send2trash, wants .Trash-0 at the
-    mount's top: EROFS, and the job stays whole."""
+    checkpoints"); elsewhere in the tree EROFS."""
     c, m = cluster_mount
     job = m.path("jobs", "tfjob-00000")
     before = sorted(os.listdir(job))
@@ -250,15 +258,9 @@ def test_what_jupyterlab_tries_gets_an_errno_and_makes_nothing(venv, cluster_mou
     with pytest.raises(OSError) as e:
         os.mkdir(m.path("cluster", ".ipynb_checkpoints"))
     assert e.value.errno == errno.EROFS
-    r = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
-                        "import sys, send2trash; send2trash.send2trash(sys.argv[1])", job],
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode != 0 and "[Errno 30] Read-only file system" in r.stderr \
-        and ".Trash-" in r.stderr, r.stderr
     assert sorted(os.listdir(job)) == before
     assert m.read("jobs", "tfjob-00000", "status") == "SUCCEEDED\n"
     assert c.kubectl_json("get", "tfjob", "tfjob-00000")["metadata"]["name"] == "tfjob-00000"
-    assert not any(n.startswith(".Trash") for n in os.listdir(m.mnt))
 
 
 def contents_put(url, path, text):

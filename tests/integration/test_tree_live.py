@@ -126,18 +126,13 @@ def test_deleted_job_disappears(any_cluster, arenafs):
     assert os.stat(m.path("jobs", "brief")).st_ino != ino
 
 
-def test_file_managers_delete_key_fails_and_gio_remove_deletes(any_cluster, arenafs):
-    """A file manager's Delete moves to the trash, which a mount like this has
-    not: `gio trash` fails and the job stays (the README says to use Shift+Delete);
-    `gio remove`, what "Delete permanently" does, deletes the job."""
+def test_gio_remove_deletes_the_job(any_cluster, arenafs):
+    """A file manager's "Delete permanently" (Shift+Delete), `gio remove`, deletes
+    the job as rmdir does; its Delete key, the trash, is test_tree_trash.py's."""
     c = any_cluster
     m = arenafs(c)
     jobspecs.create(c, jobspecs.tfjob("binned", run=60))
     wait_until(lambda: os.path.exists(m.path("jobs", "binned", "status")), message="binned")
-    r = subprocess.run(["gio", "trash", m.path("jobs", "binned")], capture_output=True,
-                       text=True)
-    assert r.returncode != 0 and "trash" in r.stderr, r
-    assert c.kubectl("get", "tfjob", "binned", check=False).returncode == 0
     r = subprocess.run(["gio", "remove", m.path("jobs", "binned")], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr

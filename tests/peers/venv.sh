@@ -9,6 +9,11 @@
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${ARENAFS_PEERS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/arenafs/peers}
+# One at a time: test modules on two xdist workers (test_jupyterlab.py and
+# test_tree_trash.py both need DIR/jupyter) would otherwise both make it at once.
+mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock 9
 for v in ${*:-sdk k8s}; do
 	stamp="$dir/$v/.requirements"
 	if ! cmp -s "$here/requirements-$v.txt" "$stamp" 2>/dev/null; then

@@ -87,8 +87,9 @@ TEST(fs_places_every_file_has_what_it_needs)
 {
 	for (int t = FS_ROOT; t < FS_TYPE_COUNT; t++) {
 		const struct place *p = place_of((enum fs_type)t);
-		/* logs, submit/'s files and code/'s are not rendered */
-		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE));
+		/* logs, submit/'s files, code/'s and the trash's are not rendered */
+		bool file = !(p->flags & (PLACE_DIR | PLACE_LOG | PLACE_SUBMIT | PLACE_CODE |
+					  PLACE_TRASH));
 
 		/* every member of the union is a function pointer at the same place */
 		CHECK(!file || p->render.text != NULL);
@@ -144,6 +145,18 @@ TEST(fs_places_derive_what_the_tree_shows)
 	      !fs_type_in_job(FS_JOBS_DIR));
 	CHECK(fs_type_is_log(FS_JOB_LOGS) && fs_type_is_volatile(FS_JOB_INFO) &&
 	      fs_type_is_submit(FS_SUBMIT_FILE) && !fs_type_is_submit(FS_ROOT));
+	/* the trash is trash.c's from its top down; its top is not one of root's fixed
+	 * names (it is there once made), nor an object child (root's nlink stays) */
+	for (int t = FS_TRASH_DIR; t <= FS_TRASH_INFO_FILE; t++)
+		CHECK(fs_type_is_trash((enum fs_type)t));
+	CHECK(!fs_type_is_trash(FS_ROOT) && !fs_type_is_trash(FS_JOBS_DIR));
+	CHECK(place_object_child(FS_ROOT) == NULL);
+	CHECK(place_child(FS_TRASH_DIR, "files")->type == FS_TRASH_FILES_DIR);
+	CHECK(place_child(FS_TRASH_DIR, "info")->type == FS_TRASH_INFO_DIR);
+	CHECK(place_child(FS_TRASH_DIR, "expunged")->type == FS_TRASH_EXPUNGED_DIR);
+	CHECK(place_object_child(FS_TRASH_FILES_DIR)->type == FS_TRASH_ENTRY);
+	CHECK(place_object_child(FS_TRASH_INFO_DIR)->type == FS_TRASH_INFO_FILE);
+	CHECK(place_child(FS_TRASH_ENTRY, "spec.yaml")->type == FS_TRASH_SPEC);
 
 	n.type = FS_JOB_STATUS;
 	n.ns = "team";
