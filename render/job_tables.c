@@ -15,6 +15,10 @@
  *   address under that name — or N/A while it is Pending or when there is none;
  * - top job's footer: "Total Allocated/Requested GPUs of Training Jobs: A/R",
  *   summed over the RUNNING jobs only, after a blank line.
+ * After Arena's columns, arenafs's own, which Arena has not: PROGRESS, a TrainJob's
+ * last reported percentage (progress.h's cell: one word, N/A when none). Last, so
+ * that a script counting Arena's columns from the left, or comparing them by name,
+ * reads them where Arena has them.
  *
  * Order: `arena list` newest first by creation, as jobs/ lists them (ties by
  * namespace, name, type); Arena sorts TFJobs by start time and the others by
@@ -27,6 +31,7 @@
 #include "render/gpus.h"
 #include "render/job_times.h"
 #include "render/pods.h"
+#include "render/progress.h"
 #include "render/render.h"
 #include "render/status.h"
 #include "render/table.h"
@@ -41,7 +46,7 @@
 
 enum jobs_table { TABLE_LIST, TABLE_LIST_ALL, TABLE_TOP };
 
-#define LIST_COLS 7
+#define LIST_COLS 8 /* Arena's 7, then PROGRESS */
 
 /* One job and what its order needs, worked out once. */
 struct jobs_row {
@@ -92,7 +97,7 @@ static void add_row(struct render_table *t, enum jobs_table kind, const struct j
 {
 	const struct job_view *v = r->v;
 	const char *status = render_job_status_word(v);
-	char duration[32], requested[16], allocated[16];
+	char duration[32], requested[16], allocated[16], progress[32];
 	const char *cells[LIST_COLS + 1], **c = cells;
 	bool holding = strcmp(status, "PENDING") == 0 || strcmp(status, "RUNNING") == 0;
 
@@ -110,6 +115,7 @@ static void add_row(struct render_table *t, enum jobs_table kind, const struct j
 	*c++ = requested;
 	*c++ = allocated;
 	*c++ = main_host_ip(v);
+	*c++ = render_progress_cell(v, progress, sizeof(progress));
 	render_table_add(t, cells);
 }
 
@@ -118,7 +124,7 @@ static void render_jobs(struct strbuf *sb, const struct job_view *jobs, size_t n
 {
 	static const char *const head[] = {"NAMESPACE",      "NAME",           "STATUS",
 	                                   "TRAINER",        "DURATION",       "GPU(Requested)",
-	                                   "GPU(Allocated)", "NODE"};
+	                                   "GPU(Allocated)", "NODE",         "PROGRESS"};
 	const char *header[LIST_COLS + 1];
 	struct jobs_row *rows = NULL;
 	long long total_requested = 0, total_allocated = 0;

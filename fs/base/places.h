@@ -76,6 +76,9 @@ enum {
 	                             asked at each open: rendered anew, as PLACE_AGES */
 	PLACE_FORM = 2048,      /* a JSON or YAML form of a table: where the table says why
 	                           it has no rows (a 403), its reads fail with EACCES */
+	PLACE_GROWS = 4096,     /* jobs/NAME/progress: its inode keeps the reports it has
+	                           shown (fs/tree/reports.h), so its text only grows, and
+	                           an open handle reads the latest text (tail -f) */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */
