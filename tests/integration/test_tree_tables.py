@@ -13,10 +13,12 @@ kubectl's (names, uid, status, trainer, GPUs, the instances and their nodes) and
 its table's (order, status, GPUs). Arena's own output and -o json beside these
 files: test_arena_parity.py on the real cluster."""
 
+import datetime
 import json
 import os
 import re
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -25,8 +27,12 @@ from helpers import wait_until
 import jobspecs
 import tree_expect as te
 
-LIST_HEAD = ["NAME", "STATUS", "TRAINER", "DURATION", "GPU(Requested)", "GPU(Allocated)", "NODE"]
-TOP_HEAD = ["NAME", "STATUS", "TRAINER", "AGE", "GPU(Requested)", "GPU(Allocated)", "NODE"]
+# Arena's columns, then arenafs's PROGRESS (docs/tree.md)
+LIST_HEAD = ["NAME", "STATUS", "TRAINER", "DURATION", "GPU(Requested)", "GPU(Allocated)", "NODE",
+             "PROGRESS"]
+TOP_HEAD = ["NAME", "STATUS", "TRAINER", "AGE", "GPU(Requested)", "GPU(Allocated)", "NODE",
+            "PROGRESS"]
+STALE_S = 600
 FOOTER = re.compile(r"\nTotal Allocated/Requested GPUs of Training Jobs: (\d+)/(\d+)\n\Z")
 
 
@@ -54,6 +60,18 @@ def info_facts(info):
     return duration, chief.group(1) if chief else None
 
 
+def progress_cell(job, status):
+    """PROGRESS: a TrainJob's last progressPercentage, "(stale)" when its report is 10
+    minutes old and the job still runs; N/A without one."""
+    ts = (job.get("status") or {}).get("trainerStatus") or {}
+    if job["kind"] != "TrainJob" or ts.get("progressPercentage") is None:
+        return "N/A"
+    sent = datetime.datetime.strptime(ts["lastUpdatedTime"][:19], "%Y-%m-%dT%H:%M:%S")
+    age = time.time() - sent.replace(tzinfo=datetime.timezone.utc).timestamp()
+    stale = age >= STALE_S and status not in ("SUCCEEDED", "FAILED")
+    return "%d%%%s" % (ts["progressPercentage"], "(stale)" if stale else "")
+
+
 def expected_rows(c, m, namespaces, top=False):
     """What the tables should show, from kubectl and the tree's info files, in the
     documented order: newest first (then namespace, name, type); top job: most GPUs
@@ -79,7 +97,8 @@ def expected_rows(c, m, namespaces, top=False):
             if top:
                 key = (-requested,) + key
             out.append((key, [ns, meta["name"], status, job["kind"].upper(), duration,
-                              str(requested), str(allocated), node]))
+                              str(requested), str(allocated), node,
+                              progress_cell(job, status)]))
     return [row for _, row in sorted(out)]
 
 
@@ -96,9 +115,10 @@ def test_cat_cluster_list_is_arena_list_of_the_mounts_namespace(env):
     assert [r[0] for r in got] == os.listdir(m.path("jobs"))
     mine = {r[0]: r for r in got}
     # known jobs: big-model waits for GPUs no node has, mnist-v1 finished long ago
-    assert mine["big-model"][1] == "PENDING" and mine["big-model"][5:] == ["0", "N/A"]
+    assert mine["big-model"][1] == "PENDING" and mine["big-model"][5:] == ["0", "N/A", "N/A"]
     assert mine["mnist-v1"][1:3] == ["SUCCEEDED", "TFJOB"] and mine["mnist-v1"][5] == "N/A"
     assert mine["horovod-mnist"][2] == "MPIJOB" and mine["llm-pretrain"][2] == "TRAINJOB"
+    assert mine["mnist-v1"][7] == "N/A"          # a TFJob reports no progress
     assert "gan" not in mine                     # research's: in list-all only
 
 
