@@ -110,7 +110,7 @@ static const struct place PLACES[] = {
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
 	 {.cluster = render_cluster_top}, 0, "arena top node: every node's GPUs"},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
-	 PLACE_AGES | PLACE_STALE_NOTE, {.jobs = render_jobs_top}, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_GPU_METRICS, {.jobs = render_jobs_top}, 0,
 	 "arena top job: the namespace's jobs, most GPUs first"},
 	{FS_CLUSTER_TOP_JOB_JSON, FS_CLUSTER_DIR, "top-job.json", SRC_NS_JOBS, VIEW_FORMS,
 	 PLACE_AGES, {.jobs = render_jobs_top_json}, 0, "arena top job -o json"},

@@ -158,7 +158,7 @@ static int render_nodes_file(struct fs *fs, const struct k8s_node *only, const s
 /* A table of jobs: its time is when a job last changed or one came or went (which no
  * remaining job's time says), not earlier than the mount. */
 static int render_jobs_file(struct fs *fs, const struct fs_node *node, const struct place *p,
-			    struct strbuf *sb, int64_t *mtime)
+			    const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
 {
 	const char *ns = p->source == SRC_NS_JOBS ? node->ns : NULL;
 	struct job_view *v;
@@ -169,6 +169,8 @@ static int render_jobs_file(struct fs *fs, const struct fs_node *node, const str
 		return -EINVAL;
 	if (view_jobs(fs, ns, p->view, &v, &n))
 		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i].gpu_metrics = gm;
 	p->render.jobs(sb, v, n);
 	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
 	for (size_t i = 0; i < n; i++)
@@ -334,7 +336,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node,
 		return render_job_file(fs, node, p, gm, reports, sb, mtime);
 	case SRC_NS_JOBS:
 	case SRC_ALL_JOBS:
-		return render_jobs_file(fs, node, p, sb, mtime);
+		return render_jobs_file(fs, node, p, gm, sb, mtime);
 	case SRC_DATA:
 		return render_data_file(fs, node, p, sb, mtime);
 	case SRC_QUEUES:
