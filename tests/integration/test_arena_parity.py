@@ -323,15 +323,16 @@ def table_rows(text):
     return columns(lines[0]), [columns(l) for l in lines[1:]]
 
 
-# arenafs's columns after Arena's in cluster/list, list-all and top-job (docs/arena.md)
+# arenafs's columns after Arena's in cluster/list and list-all, and top-job (docs/arena.md)
 OUR_COLUMNS = ["PROGRESS"]
+OUR_TOP_COLUMNS = ["PROGRESS", "GPU(DutyCycle)"]
 
 
-def arenas_columns(o_head, ours, a_head):
+def arenas_columns(o_head, ours, a_head, extra=OUR_COLUMNS):
     """cluster/'s table cut to Arena's columns, when Arena's header is its start and
-    OUR_COLUMNS the rest (else None): (header, rows)."""
+    extra the rest (else None): (header, rows)."""
     n = len(a_head)
-    if o_head[:n] != a_head or o_head[n:] != OUR_COLUMNS or \
+    if o_head[:n] != a_head or o_head[n:] != extra or \
             any(len(r) != len(o_head) for r in ours):
         return None
     return o_head[:n], [r[:n] for r in ours]
@@ -405,7 +406,7 @@ def test_arena_top_job_is_cluster_top_job(scene):
     def agree():
         a_text, o_text = arena.run("top", "job"), m.read("cluster", "top-job")
         a_head, theirs = table_rows(a_text)
-        cut = arenas_columns(*table_rows(o_text), a_head)
+        cut = arenas_columns(*table_rows(o_text), a_head, OUR_TOP_COLUMNS)
         if not cut:
             return False
         ours = cut[1]

@@ -31,7 +31,8 @@ import tree_expect as te
 LIST_HEAD = ["NAME", "STATUS", "TRAINER", "DURATION", "GPU(Requested)", "GPU(Allocated)", "NODE",
              "PROGRESS"]
 TOP_HEAD = ["NAME", "STATUS", "TRAINER", "AGE", "GPU(Requested)", "GPU(Allocated)", "NODE",
-            "PROGRESS"]
+            "PROGRESS", "GPU(DutyCycle)"]
+DUTY = re.compile(r"^GPU\(DutyCycle\) (\S+%) ", re.M)
 STALE_S = 600
 FOOTER = re.compile(r"\nTotal Allocated/Requested GPUs of Training Jobs: (\d+)/(\d+)\n\Z")
 
@@ -94,11 +95,14 @@ def expected_rows(c, m, namespaces, top=False):
             meta = job["metadata"]
             key = (te._neg_time(meta["creationTimestamp"]), ns, meta["name"],
                    te.TYPE_OF_KIND[job["kind"]])
+            row = [ns, meta["name"], status, job["kind"].upper(), duration,
+                   str(requested), str(allocated), node, progress_cell(job, status)]
             if top:
                 key = (-requested,) + key
-            out.append((key, [ns, meta["name"], status, job["kind"].upper(), duration,
-                              str(requested), str(allocated), node,
-                              progress_cell(job, status)]))
+                # the duty cycle jobs/NAME/gpus tells (kubesim's Prometheus)
+                duty = DUTY.search(m.read(*where, d, "gpus"))
+                row.append(duty.group(1) if duty else "N/A")
+            out.append((key, row))
     return [row for _, row in sorted(out)]
 
 
@@ -155,6 +159,8 @@ def test_cat_cluster_top_job_is_arena_top_job(env):
     assert footer.groups() == (str(sum(int(r[5]) for r in running)),
                                str(sum(int(r[4]) for r in running)))
     assert {r[0]: r for r in got}["mnist-v1"][5] == "0"   # top job prints the number
+    # a running job's GPUs busy in the demo's Prometheus: a duty cycle in the last column
+    assert any(r[1] == "RUNNING" and r[8].endswith("%") for r in got), got
 
 
 def test_tables_follow_jobs_and_say_when_the_cluster_is_unreachable(kubesim, arenafs):
