@@ -18,6 +18,7 @@
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeeper.h"
 #include "fs/tree/gpumetrics.h"
+#include "fs/tree/reports.h"
 #include "fs/tree/runtimes.h"
 #include "fs/submit/access.h"
 #include "fs/submit/areas.h"
@@ -53,6 +54,7 @@ static void on_inode_free(struct fs_inode *in)
 {
 	logfile_free(in);
 	dirs_inode_free(in);
+	reports_free(in->reports);
 }
 
 /* ---- the rooms below the tree call back into it through fs->up ---- */

@@ -19,7 +19,9 @@
  *   cache (its pages would mix with this one's: "PENCEEDED"), when the text no
  *   longer has the size last reported (a stale st_size would cut or pad it), or
  *   when the text shows ages;
- * - logs open with direct_io: they grow while open.
+ * - logs open with direct_io: they grow while open; so does jobs/NAME/progress
+ *   (PLACE_GROWS, shows ages), whose handle reads the latest text when it extends
+ *   the handle's, or at offset 0 (content_follow): tail -f follows it.
  * Never nonseekable (tail seeks), never flushed (noflush: nothing to write back).
  * xattr operations are left out on purpose: the kernel then stops asking
  * (ENOSYS once disables them), which keeps `ls -l` at one request per entry.
@@ -510,7 +512,8 @@ static void ops_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		/* Held across the reply: once the kernel has the bytes the reader may close,
 		 * and the RELEASE on another worker frees the handle (and its text) while
 		 * this one is still returning from writev. */
-		struct fs_text *t = fs_text_get(h->text);
+		struct fs_text *t = place_of(h->in->node.type)->flags & PLACE_GROWS
+			? content_follow(fs, h->in, &h->text, off) : fs_text_get(h->text);
 		size_t start = (uint64_t)off < t->len ? (size_t)off : t->len;
 
 		fuse_reply_buf(req, t->data + start, t->len - start < size ? t->len - start : size);

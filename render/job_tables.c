@@ -15,6 +15,12 @@
  *   address under that name — or N/A while it is Pending or when there is none;
  * - top job's footer: "Total Allocated/Requested GPUs of Training Jobs: A/R",
  *   summed over the RUNNING jobs only, after a blank line.
+ * After Arena's columns, arenafs's own, which Arena has not: PROGRESS, a TrainJob's
+ * last reported percentage (progress.h's cell: one word, N/A when none), and in
+ * top job GPU(DutyCycle), the mean duty cycle of the GPUs the job's running pods
+ * hold, from Prometheus (the figure of jobs/NAME/gpus; N/A without one). Last, so
+ * that a script counting Arena's columns from the left, or comparing them by name,
+ * reads them where Arena has them.
  *
  * Order: `arena list` newest first by creation, as jobs/ lists them (ties by
  * namespace, name, type); Arena sorts TFJobs by start time and the others by
@@ -27,6 +33,7 @@
 #include "render/gpus.h"
 #include "render/job_times.h"
 #include "render/pods.h"
+#include "render/progress.h"
 #include "render/render.h"
 #include "render/status.h"
 #include "render/table.h"
@@ -41,7 +48,8 @@
 
 enum jobs_table { TABLE_LIST, TABLE_LIST_ALL, TABLE_TOP };
 
-#define LIST_COLS 7
+#define LIST_COLS 8 /* Arena's 7, then PROGRESS */
+#define TOP_COLS 9  /* and GPU(DutyCycle) */
 
 /* One job and what its order needs, worked out once. */
 struct jobs_row {
@@ -88,12 +96,43 @@ static const char *main_host_ip(const struct job_view *v)
 	return p->host_ip;
 }
 
+/* top job's GPU(DutyCycle): the mean of the duty cycles Prometheus has for the GPUs
+ * of the job's pods that run and hold GPUs (those jobs/NAME/gpus sums), as Arena
+ * prints one ("87.0%"); N/A when it has none (no Prometheus: jobs/NAME/gpus says why). */
+static const char *duty_cycle(const struct job_view *v, char *buf, size_t size)
+{
+	const struct gpu_metrics *m = v->gpu_metrics;
+	double sum = 0;
+	size_t n = 0;
+
+	if (!m || m->error[0])
+		return RENDER_NA;
+	for (size_t i = 0; i < v->n_pods; i++) {
+		const struct pod *p = v->pods[i];
+		const struct gpu_sample *s;
+		size_t k;
+
+		if (p->gpus <= 0 || p->phase != POD_RUNNING || p->meta.deleted)
+			continue;
+		k = gpu_metrics_of_pod(m, p->meta.namespace, p->meta.name, &s);
+		for (size_t j = 0; j < k; j++)
+			if (s[j].duty >= 0) {
+				sum += s[j].duty;
+				n++;
+			}
+	}
+	if (!n)
+		return RENDER_NA;
+	snprintf(buf, size, "%.1f%%", sum / (double)n);
+	return buf;
+}
+
 static void add_row(struct render_table *t, enum jobs_table kind, const struct jobs_row *r)
 {
 	const struct job_view *v = r->v;
 	const char *status = render_job_status_word(v);
-	char duration[32], requested[16], allocated[16];
-	const char *cells[LIST_COLS + 1], **c = cells;
+	char duration[32], requested[16], allocated[16], progress[32], duty[32];
+	const char *cells[TOP_COLS], **c = cells;
 	bool holding = strcmp(status, "PENDING") == 0 || strcmp(status, "RUNNING") == 0;
 
 	snprintf(requested, sizeof(requested), "%d", r->requested);
@@ -110,6 +149,9 @@ static void add_row(struct render_table *t, enum jobs_table kind, const struct j
 	*c++ = requested;
 	*c++ = allocated;
 	*c++ = main_host_ip(v);
+	*c++ = render_progress_cell(v, progress, sizeof(progress));
+	if (kind == TABLE_TOP)
+		*c++ = duty_cycle(v, duty, sizeof(duty));
 	render_table_add(t, cells);
 }
 
@@ -118,11 +160,12 @@ static void render_jobs(struct strbuf *sb, const struct job_view *jobs, size_t n
 {
 	static const char *const head[] = {"NAMESPACE",      "NAME",           "STATUS",
 	                                   "TRAINER",        "DURATION",       "GPU(Requested)",
-	                                   "GPU(Allocated)", "NODE"};
-	const char *header[LIST_COLS + 1];
+	                                   "GPU(Allocated)", "NODE",         "PROGRESS",
+	                                   "GPU(DutyCycle)"};
+	const char *header[TOP_COLS];
 	struct jobs_row *rows = NULL;
 	long long total_requested = 0, total_allocated = 0;
-	size_t ncols = kind == TABLE_LIST_ALL ? LIST_COLS + 1 : LIST_COLS;
+	size_t ncols = kind == TABLE_LIST_ALL ? LIST_COLS + 1 : kind == TABLE_TOP ? TOP_COLS : LIST_COLS;
 	struct render_table t;
 
 	memcpy(header, kind == TABLE_LIST_ALL ? head : head + 1, ncols * sizeof(*header));

@@ -1,10 +1,15 @@
 /*
  * jobs/NAME/progress and jobs/NAME/metrics (progress.h): what a TrainJob's
- * training script last reported, from job->trainer. The line leads with what a
- * person looks for (how far, how long still, the loss) and ends with how old the
- * report is, since a script that stopped reporting leaves its last numbers
- * standing. The metrics are one `name value` per line, sorted by name so that a
- * script reordering its report does not reorder the file. Pure; no locks.
+ * training script reported, from job->trainer. A report's line leads with what a
+ * person looks for (how far, how long still, the loss). progress holds one line
+ * per report the mount has seen, each with its absolute time, the last one
+ * current: `tail -f` reads a file that only grows (a new report appends a line;
+ * GNU tail polls st_size on FUSE and prints the new bytes), so no line may hold an
+ * age, which would change the text with the clock. info's row and the tables'
+ * cell, read whole each time, say the last report's age instead, since a script
+ * that stopped reporting leaves its last numbers standing. The metrics are one
+ * `name value` per line, sorted by name so that a script reordering its report
+ * does not reorder the file. Pure; no locks.
  */
 #include "render/progress.h"
 
@@ -12,7 +17,9 @@
 #include "render/job_info.h"
 #include "render/job_times.h"
 #include "render/text.h"
+#include "k8s/base/timefmt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,47 +56,157 @@ static void put_age(struct strbuf *sb, const struct job_view *v)
 		              render_short_duration(RENDER_PROGRESS_STALE, d, sizeof(d)));
 }
 
-bool render_progress_line(struct strbuf *sb, const struct job_view *v)
+/* What a TrainJob's report says, its figures joined by " · ", no age: a line of the
+ * progress file's history, the head of info's Progress row. */
+static void put_figures(struct strbuf *sb, const struct job_trainer_status *t)
 {
-	const struct job *job = v->job;
-	const struct job_trainer_status *t = &job->trainer;
 	const struct job_metric *m = headline_metric(t);
+	bool any = false;
 	char d[32];
 
-	if (!t->reported) {
-		if (job->kind != JOB_TRAINJOB) {
-			strbuf_printf(sb, "no progress: a %s does not report it (only a Kubeflow "
-			                  "TrainJob does)", job_type_name(job));
-			return false;
-		}
-		strbuf_puts(sb, "no progress reported yet: its training script reports it with the "
-		                "Kubeflow SDK's update_trainjob_status (Trainer's TrainJobStatus "
-		                "feature gate)");
-		return true;
+	if (t->progress >= 0) {
+		strbuf_printf(sb, "%d%%", t->progress);
+		any = true;
 	}
-	if (t->progress >= 0)
-		strbuf_printf(sb, "%d%%" SEP, t->progress);
-	if (t->remaining > 0)
-		strbuf_printf(sb, "about %s left" SEP,
-		              render_short_duration(t->remaining, d, sizeof(d)));
-	else if (t->remaining == 0)
-		strbuf_puts(sb, "0s left" SEP);
+	if (t->remaining >= 0) {
+		strbuf_puts(sb, any ? SEP : "");
+		if (t->remaining > 0)
+			strbuf_printf(sb, "about %s left",
+			              render_short_duration(t->remaining, d, sizeof(d)));
+		else
+			strbuf_puts(sb, "0s left");
+		any = true;
+	}
 	if (m) {
+		strbuf_puts(sb, any ? SEP : "");
 		render_put_oneline(sb, m->name, 64);
 		strbuf_putc(sb, ' ');
 		render_put_oneline(sb, m->value, 64);
-		strbuf_puts(sb, SEP);
+		any = true;
 	}
-	if (t->progress < 0 && t->remaining < 0 && !m)
-		strbuf_puts(sb, "reported no figures" SEP);
+	if (!any)
+		strbuf_puts(sb, "reported no figures");
+}
+
+/* The words of a job without a report: true for a TrainJob, which may report later. */
+static bool put_no_report(struct strbuf *sb, const struct job *job)
+{
+	if (job->kind != JOB_TRAINJOB) {
+		strbuf_printf(sb, "no progress: a %s does not report it (only a Kubeflow "
+		                  "TrainJob does)", job_type_name(job));
+		return false;
+	}
+	strbuf_puts(sb, "no progress reported yet: its training script reports it with the "
+	                "Kubeflow SDK's update_trainjob_status (Trainer's TrainJobStatus "
+	                "feature gate)");
+	return true;
+}
+
+bool render_progress_line(struct strbuf *sb, const struct job_view *v)
+{
+	const struct job_trainer_status *t = &v->job->trainer;
+
+	if (!t->reported)
+		return put_no_report(sb, v->job);
+	put_figures(sb, t);
+	strbuf_puts(sb, SEP);
 	put_age(sb, v);
 	return true;
 }
 
+int render_progress_point(const struct job *job, struct progress_point *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	if (job->kind != JOB_TRAINJOB)
+		return 0;
+	out->reported = job->trainer.reported;
+	out->updated = job->trainer.reported ? job->trainer.updated : 0;
+	if (out->reported)
+		put_figures(&sb, &job->trainer);
+	else
+		put_no_report(&sb, job);
+	out->text = strbuf_take(&sb);
+	return out->text ? 1 : -ENOMEM;
+}
+
+/* "2026-12-07 14:32:10  " (UTC, arena get's form): when a line of the history was so. */
+static void put_when(struct strbuf *sb, int64_t t)
+{
+	char when[32];
+
+	if (t > 0)
+		strbuf_printf(sb, "%s  ", time_format_human(t, when, sizeof(when)));
+	else
+		strbuf_puts(sb, "(no report time)  ");
+}
+
+/* The line a quiet spell of RENDER_PROGRESS_STALE after a report leaves: written
+ * from the report's time alone, so that it reads the same while the job waits and
+ * after the next report came (the file only grows). */
+static void put_quiet(struct strbuf *sb, int64_t last)
+{
+	char d[32];
+
+	put_when(sb, last + RENDER_PROGRESS_STALE);
+	strbuf_printf(sb, "stale: no report in %s\n",
+	              render_short_duration(RENDER_PROGRESS_STALE, d, sizeof(d)));
+}
+
 void render_job_progress(struct strbuf *sb, const struct job_view *v)
 {
-	render_progress_line(sb, v);
-	strbuf_putc(sb, '\n');
+	const struct progress_point *p = v->reports;
+	size_t n = v->n_reports;
+	struct progress_point now_point;
+	const struct progress_point *last;
+	int64_t until;
+	int made = 0;
+
+	if (!n) {
+		/* no history handed in: the job's last report alone */
+		made = render_progress_point(v->job, &now_point);
+		if (made < 0) {
+			sb->oom = true;
+			return;
+		}
+		if (made == 0) {
+			put_no_report(sb, v->job);
+			strbuf_putc(sb, '\n');
+			return;
+		}
+		p = &now_point;
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && p[i - 1].reported && p[i - 1].updated > 0 &&
+		    p[i].updated - p[i - 1].updated >= RENDER_PROGRESS_STALE)
+			put_quiet(sb, p[i - 1].updated);
+		if (p[i].reported)
+			put_when(sb, p[i].updated);
+		strbuf_puts(sb, p[i].text ? p[i].text : "");
+		strbuf_putc(sb, '\n');
+	}
+	/* a quiet spell now: up to the job's end once it ended (a line once written
+	 * stays, as long as the job ran that long after the report) */
+	last = &p[n - 1];
+	until = render_job_ended(v) ? render_job_end(v) : v->now;
+	if (last->reported && last->updated > 0 && until - last->updated >= RENDER_PROGRESS_STALE)
+		put_quiet(sb, last->updated);
+	if (made > 0)
+		free(now_point.text);
+}
+
+const char *render_progress_cell(const struct job_view *v, char *buf, size_t size)
+{
+	const struct job_trainer_status *t = &v->job->trainer;
+	bool stale = t->updated > 0 && v->now - t->updated >= RENDER_PROGRESS_STALE &&
+	             !render_job_ended(v);
+
+	if (!t->reported || t->progress < 0)
+		return RENDER_NA;
+	snprintf(buf, size, "%d%%%s", t->progress, stale ? "(stale)" : "");
+	return buf;
 }
 
 static int metric_cmp(const void *a, const void *b)

@@ -48,6 +48,8 @@ struct job_queue {
 	bool visibility;                    /* the visibility API is served (else no place) */
 };
 
+struct progress_point;
+
 /* A job and everything its files are made from. */
 struct job_view {
 	const struct job *job;
@@ -74,6 +76,10 @@ struct job_view {
 	struct job_queue queue;                 /* always gathered (a lookup in an index) */
 	/* Prometheus's GPU figures (places with PLACE_GPU_METRICS), else NULL */
 	const struct gpu_metrics *gpu_metrics;
+	/* The reports the mount has seen of the job, oldest first (render/progress.h's
+	 * points, jobs/NAME/progress: fs/tree/reports.c keeps them), else NULL: its last */
+	const struct progress_point *reports;
+	size_t n_reports;
 	int64_t now;
 };
 

@@ -3,9 +3,11 @@
 # arenafs on it in the foreground, and shows what to try. Ctrl-C (or
 # `fusermount3 -u MOUNTPOINT` from another shell) unmounts and stops the cluster.
 # make demo CLUSTER=real: the real cluster of tests/cluster/ instead (its
-# --mpi v2beta1 profile), with a few jobs of every outcome made by the real
-# training-operator, a TrainJob run by Kubeflow Trainer v2 and an MPIJob
-# v2beta1 run by the MPI operator.
+# --mpi v2beta1 profile, with Prometheus and the stand-in GPU exporter), with a
+# few jobs of every outcome made by the real training-operator, a TrainJob run
+# by Kubeflow Trainer v2 whose "training script" (tests/cluster/report) POSTs
+# its progress to Trainer's real status server and keeps its GPUs busy in the
+# exporter, and an MPIJob v2beta1 run by the MPI operator.
 #
 #   tests/demo.sh [ARENAFS_BINARY]      ARENAFS_DEMO_DIR=DIR picks the work folder
 #                                       (default: a new one under $TMPDIR or /tmp);
@@ -22,6 +24,7 @@ mnt=${ARENAFS_DEMO_MNT:-$dir/mnt}
 mkdir -p "$mnt" "$dir/cluster"
 
 sim_pid=""
+report_pid=""
 real=""
 [ "${ARENAFS_DEMO_CLUSTER:-kubesim}" = real ] && real=1
 cleanup() {
@@ -31,6 +34,7 @@ cleanup() {
 		fusermount3 -u "$mnt" 2>/dev/null || fusermount3 -u -z "$mnt" 2>/dev/null || true
 	fi
 	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null && wait "$sim_pid" 2>/dev/null
+	[ -n "$report_pid" ] && kill "$report_pid" 2>/dev/null && wait "$report_pid" 2>/dev/null
 	[ -n "$real" ] && "$root/tests/cluster/down" "$dir/cluster"
 	echo "arenafs demo: stopped (files kept in $dir)"
 }
@@ -70,7 +74,8 @@ EOF
 if [ -n "$real" ]; then
 	echo "arenafs demo: starting the real cluster (tests/cluster/up; minutes the first time)"
 	# the MPI operator's profile: the MPIJob below is today's v2beta1
-	if ! "$root/tests/cluster/up" "$dir/cluster" --mpi v2beta1 >"$dir/cluster.log" 2>&1; then
+	if ! "$root/tests/cluster/up" "$dir/cluster" --mpi v2beta1 --monitoring \
+		>"$dir/cluster.log" 2>&1; then
 		echo "arenafs demo: the real cluster did not start; its log:" >&2
 		cat "$dir/cluster.log" >&2
 		exit 1
@@ -121,6 +126,11 @@ spec:
             env: [{name: KWOK_RUN, value: forever}]
             resources: {limits: {nvidia.com/gpu: 1}}
 EOF
+	# the TrainJob's training script: a report every 5 s through Trainer's status
+	# server, and the GPUs of the running jobs busy in Prometheus
+	"$root/tests/cluster/report" "$dir/cluster" llm >"$dir/report.log" 2>&1 &
+	report_pid=$!
+	trainjob=llm
 else
 	"$root/tests/kubesim/kubesim" --dir "$dir/cluster" --demo --kueue >"$dir/kubesim.log" 2>&1 &
 	sim_pid=$!
@@ -134,6 +144,7 @@ else
 		sleep 0.1
 		i=$((i + 1))
 	done
+	trainjob=llm-pretrain   # kubesim's demo reports for it every 5 s
 fi
 
 # Kueue's queue (ClusterQueue cluster-queue: 8 GPUs; LocalQueue user-queue): two
@@ -161,7 +172,9 @@ Try, in another shell:
     rmdir jobs/tf-mnist
     ls $root/docs/examples/       # more jobs to copy, one of each kind
     cat runtimes                  # Kubeflow Trainer's runtimes: what a trainjob can name
-    watch cat jobs/*/progress     # how far each job is, as its script reports (TrainJobs)
+    cat cluster/top-job           # arena top job, then each job's PROGRESS and GPU(DutyCycle)
+    tail -f jobs/$trainjob/progress   # a TrainJob's reports, a line each as it comes
+    watch cat jobs/$trainjob/metrics  # its last metrics: name value
     cat jobs/*/gpus               # GPUs held, their duty cycle and memory (Prometheus)
     cat jobs/waiting/why          # a job waiting in a Kueue queue: its place in line, why
     cat cluster/queues            # the queue: quota of each resource, use, jobs waiting

@@ -58,6 +58,7 @@ struct fs_text *fs_text_get(struct fs_text *t);
 void fs_text_put(struct fs_text *t);
 
 struct say;                   /* logfile.c */
+struct report_history;        /* fs/tree/reports.h */
 
 struct fs_inode {
 	/* set once, when made (under the table's mutex, before it is reachable) */
@@ -97,6 +98,8 @@ struct fs_inode {
 	uint64_t cached_version;     /* the version all cached_opens read */
 	uint64_t reported_size;      /* st_size last sent to the kernel */
 	struct say *log;          /* log files' state, NULL before the first open */
+	struct report_history *reports; /* a PLACE_GROWS file's points shown (reports.h),
+	                                   or NULL */
 	struct dir_listing *listing; /* a directory, with no opendir: the listing a reader
 	                                is paging through (dirs.c), or NULL */
 	unsigned cached_opens;       /* open handles reading through the page cache */

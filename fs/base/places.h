@@ -77,6 +77,9 @@ enum {
 	PLACE_FORM = 2048,      /* a JSON or YAML form of a table: where the table says why
 	                           it has no rows (a 403), its reads fail with EACCES */
 	PLACE_TRASH = 4096,     /* .Trash-UID/ and below: trash.c answers for it */
+	PLACE_GROWS = 8192,     /* jobs/NAME/progress: its inode keeps the reports it has
+	                           shown (fs/tree/reports.h), so its text only grows, and
+	                           an open handle reads the latest text (tail -f) */
 };
 
 /* The parts of a job's view (tree/view.h) a job's file needs gathered. */

@@ -27,6 +27,7 @@
 #include "fs/logs/logfile.h"
 #include "fs/logs/logkeep.h"
 #include "fs/tree/gpumetrics.h"
+#include "fs/tree/reports.h"
 #include "fs/tree/runtimes.h"
 #include "fs/base/places.h"
 #include "k8s/cache/cache.h"
@@ -95,8 +96,26 @@ static void delete_note(struct fs *fs, const struct place *p, const struct fs_no
 		render_suspend_note(sb, &snote);
 }
 
+/* A PLACE_GROWS file's history: the job's last report noted in it (under the inode's
+ * lock), its points handed to the renderer. */
+static int note_report(const struct job *job, struct report_history **reports,
+		       struct job_view *v)
+{
+	struct progress_point pt;
+	int ret = render_progress_point(job, &pt);
+
+	if (ret <= 0)
+		return ret;
+	if ((ret = reports_note(reports, &pt)) < 0)
+		return ret;
+	v->reports = (*reports)->p;
+	v->n_reports = (*reports)->n;
+	return 0;
+}
+
 static int render_job_file(struct fs *fs, const struct fs_node *node, const struct place *p,
-			   const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
+			   const struct gpu_metrics *gm, struct report_history **reports,
+			   struct strbuf *sb, int64_t *mtime)
 {
 	const struct job *job = model_job(fs, node);
 	struct fs_job_view jv;
@@ -105,6 +124,10 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 		return -ENOENT;
 	if (view_job(fs, job, p->view, &jv))
 		return -ENOMEM;
+	if (reports && note_report(job, reports, &jv.v) < 0) {
+		view_job_free(&jv);
+		return -ENOMEM;
+	}
 	jv.v.gpu_metrics = gm;
 	*mtime = p->flags & PLACE_REPORT_TIME ? render_job_report_mtime(&jv.v)
 	                                      : render_job_mtime(&jv.v);
@@ -136,7 +159,7 @@ static int render_nodes_file(struct fs *fs, const struct k8s_node *only, const s
 /* A table of jobs: its time is when a job last changed or one came or went (which no
  * remaining job's time says), not earlier than the mount. */
 static int render_jobs_file(struct fs *fs, const struct fs_node *node, const struct place *p,
-			    struct strbuf *sb, int64_t *mtime)
+			    const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
 {
 	const char *ns = p->source == SRC_NS_JOBS ? node->ns : NULL;
 	struct job_view *v;
@@ -147,6 +170,8 @@ static int render_jobs_file(struct fs *fs, const struct fs_node *node, const str
 		return -EINVAL;
 	if (view_jobs(fs, ns, p->view, &v, &n))
 		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i].gpu_metrics = gm;
 	p->render.jobs(sb, v, n);
 	t = later(fs->started, fs_listing_mtime(fs, FS_JOBS_DIR, ns));
 	for (size_t i = 0; i < n; i++)
@@ -266,9 +291,11 @@ static int attempt_text(struct fs *fs, const struct fs_node *node, const struct 
 
 /* The text of a regular (non-log) file and its object's time, made by its place's
  * renderer from what its source names (and gm, Prometheus's GPU figures, for a place
- * that shows them). Under the read lock. */
+ * that shows them; reports, the history of a PLACE_GROWS file, else NULL). Under the
+ * read lock. */
 static int render_node_text(struct fs *fs, const struct fs_node *node,
-			    const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
+			    const struct gpu_metrics *gm, struct report_history **reports,
+			    struct strbuf *sb, int64_t *mtime)
 {
 	const struct place *p = place_of(node->type);
 	const struct pod *pod;
@@ -307,10 +334,10 @@ static int render_node_text(struct fs *fs, const struct fs_node *node,
 	case SRC_CLUSTER:
 		return render_nodes_file(fs, NULL, p, sb, mtime);
 	case SRC_JOB:
-		return render_job_file(fs, node, p, gm, sb, mtime);
+		return render_job_file(fs, node, p, gm, reports, sb, mtime);
 	case SRC_NS_JOBS:
 	case SRC_ALL_JOBS:
-		return render_jobs_file(fs, node, p, sb, mtime);
+		return render_jobs_file(fs, node, p, gm, sb, mtime);
 	case SRC_DATA:
 		return render_data_file(fs, node, p, sb, mtime);
 	case SRC_QUEUES:
@@ -364,7 +391,9 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *
 		ret = 0;
 		goto unlock;
 	}
-	ret = render_node_text(fs, &in->node, gm, &sb, &natural);
+	ret = render_node_text(fs, &in->node, gm,
+			       place_of(in->node.type)->flags & PLACE_GROWS ? &in->reports : NULL,
+			       &sb, &natural);
 	cache_read_unlock(fs->cache);
 	if (ret == 0 && !strbuf_ok(&sb))
 		ret = -ENOMEM;
@@ -404,6 +433,30 @@ out:
 	gpu_metrics_unref(gm);
 	strbuf_free(&sb);
 	return ret;
+}
+
+static bool text_extends(const struct fs_text *t, const struct fs_text *prefix)
+{
+	return t->len >= prefix->len && memcmp(t->data, prefix->data, prefix->len) == 0;
+}
+
+struct fs_text *content_follow(struct fs *fs, struct fs_inode *in, struct fs_text **held,
+			       off_t off)
+{
+	struct fs_text *drop = NULL, *t;
+	bool changed;
+
+	inode_lock(in);
+	/* a failed render (the job gone, no memory) leaves the handle its text */
+	if (content_refresh_locked(fs, in, true, &changed) == 0 && in->text &&
+	    in->text != *held && (off == 0 || text_extends(in->text, *held))) {
+		drop = *held;
+		*held = fs_text_get(in->text);
+	}
+	t = fs_text_get(*held);
+	inode_unlock(in);
+	fs_text_put(drop);
+	return t;
 }
 
 int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed)

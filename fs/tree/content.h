@@ -29,6 +29,15 @@ int content_refresh(struct fs *fs, struct fs_inode *in, bool *changed);
  * an open takes its reference before unlocking.
  */
 int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *changed);
+/*
+ * The text a read at off of a PLACE_GROWS file's handle gets, referenced (the caller
+ * puts it): the latest, rendered now, when it extends the handle's text *held or
+ * the read is at 0 (tail reading anew after "file truncated"), which then becomes
+ * the handle's; else *held, so that a reader midway through sees one version. Takes
+ * inode_lock(in), which also guards *held's swap against a read beside it.
+ */
+struct fs_text *content_follow(struct fs *fs, struct fs_inode *in, struct fs_text **held,
+			       off_t off);
 /* The attributes of in (refreshing its content first); 0 or -errno. */
 int content_stat(struct fs *fs, struct fs_inode *in, struct stat *st);
 /* Attributes from a node alone for types that need no content (directories). */

@@ -129,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct pvc *pvcs[MAX_ITEMS];
 	struct job *job = NULL;
 	struct job_view v = {0};
+	struct progress_point pts[2];
 	struct node_view nv[MAX_ITEMS];
 	struct strbuf sb = STRBUF_INIT;
 	size_t np = 0, nn = 0, ne = 0, nc = 0, i;
@@ -187,6 +188,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		v.gpu_metrics = NULL;
 		render_job_progress(&sb, &v);
 		render_job_metrics(&sb, &v);
+		/* progress over a history: the point twice, the second as a later report */
+		if (render_progress_point(job, &pts[0]) == 1) {
+			pts[1] = pts[0];
+			pts[1].updated += RENDER_PROGRESS_STALE;
+			v.reports = pts;
+			v.n_reports = 2;
+			render_job_progress(&sb, &v);
+			v.reports = NULL;
+			v.n_reports = 0;
+			free(pts[0].text);
+		}
 		render_job_suspend(&sb, job);
 		/* the job's conditions' reason as a refused suspend's (any bytes, one line) */
 		if (job->n_conditions)
@@ -196,6 +208,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_jobs_list(&sb, (const struct job_view[]){v, v}, 2);
 		render_jobs_list_all(&sb, &v, 1);
 		render_jobs_top(&sb, (const struct job_view[]){v, v}, 2);
+		v.gpu_metrics = gpu;
+		render_jobs_top(&sb, &v, 1);
+		v.gpu_metrics = NULL;
 		strbuf_reset(&sb);
 		/* their forms and info's */
 		render_job_info_json(&sb, &v);

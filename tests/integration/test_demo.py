@@ -3,6 +3,7 @@ cluster, mounts arenafs in the foreground, and what it tells the user to try
 works; Ctrl-C unmounts and stops the cluster."""
 
 import os
+import re
 import signal
 import subprocess
 
@@ -40,6 +41,23 @@ def test_demo_mounts_what_it_says_and_ctrl_c_ends_it(tmp_path):
             return None
         print("a job's gpus: %s" % wait_until(busy_gpus, timeout=60,
                                               message="a job's GPU figures"))
+        # the TrainJob's progress moving, and top-job's columns after Arena's
+        progress = os.path.join(mnt, "jobs", "llm-pretrain", "progress")
+        first = wait_until(lambda: (lambda t: t if "%" in t else None)(open(progress).read()),
+                           timeout=60, message="llm-pretrain to report progress")
+        wait_until(lambda: (lambda t: t if t.startswith(first) and len(t) > len(first)
+                            else None)(open(progress).read()),
+                   timeout=60, message="llm-pretrain's next report, a line more")
+
+        def top_row():
+            lines = open(os.path.join(mnt, "cluster", "top-job")).read().splitlines()
+            head = re.split(r"\s{2,}", lines[0].strip())
+            rows = [dict(zip(head, re.split(r"\s{2,}", l.strip()))) for l in lines[1:]]
+            row = [r for r in rows if r.get("NAME") == "llm-pretrain"]
+            return row and row[0]["PROGRESS"].endswith("%") and \
+                row[0]["GPU(DutyCycle)"].endswith("%") and row[0]
+        print("top-job's llm-pretrain: %s" % wait_until(
+            top_row, timeout=60, message="llm-pretrain's PROGRESS and GPU(DutyCycle) in top-job"))
         # the commands the demo prints: the job of docs/examples/tf-mnist
         r = subprocess.run("cp -r %s/docs/examples/tf-mnist submit/ && cat jobs/tf-mnist/status"
                            % ROOT,

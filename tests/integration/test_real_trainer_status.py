@@ -9,17 +9,19 @@ covers, sent to 127.0.0.1 where the controller listens. The real Trainer control
 writes a TrainJob's status. A token for another TrainJob or another namespace,
 or none, is refused. Real cluster only: the kubesim side is the next round's."""
 
-import datetime
-import http.client
 import json
-import socket
-import ssl
+import os
+import sys
 import urllib.parse
 
 from helpers import wait_until
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "cluster"))
+from trainer_client import MOUNT, injected, post, token_args  # noqa: E402
+from trainer_client import report_body as report  # noqa: E402,F401
+
 TRAINJOB = "trainjobs.trainer.kubeflow.org"
-MOUNT = "/var/run/secrets/kubeflow/trainer"
 
 
 def trainjob(c, name):
@@ -41,18 +43,6 @@ def trainer_pod(c, name):
                       message="the TrainJob's trainer pod to be made")
 
 
-def injected(pod):
-    """(env, projected token source, its ConfigMap source) of the trainer container."""
-    container = pod["spec"]["containers"][0]
-    env = {e["name"]: e.get("value") for e in container.get("env", [])}
-    mount = next(m for m in container["volumeMounts"] if m["mountPath"] == MOUNT)
-    volume = next(v for v in pod["spec"]["volumes"] if v["name"] == mount["name"])
-    sources = volume["projected"]["sources"]
-    token = next(s["serviceAccountToken"] for s in sources if "serviceAccountToken" in s)
-    config_map = next(s["configMap"] for s in sources if "configMap" in s)
-    return env, token, config_map
-
-
 def route(c, url):
     """(address, port) that SERVICE.NAMESPACE.svc:PORT of url reaches: the
     Service must exist with a port of that number; the controller behind it
@@ -66,45 +56,10 @@ def route(c, url):
     return "127.0.0.1", u.port
 
 
-def post(address, url, ca_pem, token, body):
-    """(status, JSON reply) of a POST to url sent to address, TLS verified
-    against ca_pem for url's host name (SNI and Host as the SDK sends them)."""
-    u = urllib.parse.urlsplit(url)
-    ctx = ssl.create_default_context(cadata=ca_pem)
-    conn = http.client.HTTPSConnection(u.hostname, u.port, context=ctx, timeout=30)
-    conn.sock = ctx.wrap_socket(socket.create_connection(address, timeout=30),
-                                server_hostname=u.hostname)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    try:
-        conn.request("POST", u.path, body=json.dumps(body), headers=headers)
-        r = conn.getresponse()
-        return r.status, json.loads(r.read())
-    finally:
-        conn.close()
-
-
 def token_for(c, namespace, sa, audience, pod=None):
     """A service-account token from the TokenRequest API, as the kubelet
     projects it into the pod (bound to the pod when pod is given)."""
-    args = ["create", "token", sa, "-n", namespace, "--audience", audience,
-            "--duration", "3600s"]
-    if pod:
-        args += ["--bound-object-kind", "Pod", "--bound-object-name", pod["metadata"]["name"],
-                 "--bound-object-uid", pod["metadata"]["uid"]]
-    return c.kubectl(*args).stdout.strip()
-
-
-def now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def report(progress, left, metrics):
-    return {"trainerStatus": {"progressPercentage": progress,
-                              "estimatedRemainingSeconds": left,
-                              "metrics": [{"name": n, "value": v} for n, v in metrics],
-                              "lastUpdatedTime": now()}}
+    return c.kubectl(*token_args(namespace, sa, audience, pod)).stdout.strip()
 
 
 def running_trainjob(c, name):

@@ -8,15 +8,17 @@ writes status.trainerStatus through the status subresource, as that controller
 would, and kubesim keeps it through its own updates of the TrainJob's status.
 
 Both: a job that has not reported says so in words; a report shows in
-progress, metrics and info; the next report replaces it whole (a metric not
-sent again is gone); each report moves the files' mtime to its
-lastUpdatedTime."""
+progress (a line more per report, with its time), metrics and info; the next
+report replaces metrics whole (a metric not sent again is gone); each report
+moves the files' mtime to its lastUpdatedTime; a real `tail -f progress`
+prints each report as a line as it comes."""
 
 import datetime
 import json
 import os
 
 from helpers import wait_until
+from test_tree_logs import Tail
 from test_real_trainer_status import TRAINJOB, post, running_trainjob, token_for, trainjob
 
 DOT = " \u00b7 "
@@ -26,17 +28,9 @@ def stamp(t):
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def stat_of_progress(m, name):
-    """(os.stat, text) of jobs/NAME/progress, the size being the text's: the age
-    in the line moves with the clock ("just now", "1s ago"), so the text is read
-    again until a read on each side of the stat agree."""
-    path = m.path("jobs", name, "progress")
-
-    def agreeing():
-        before = m.read("jobs", name, "progress")
-        st = os.stat(path)
-        return (st, before) if m.read("jobs", name, "progress") == before else None
-    return wait_until(agreeing, timeout=30, message="a stable read of " + path)
+def when(t):
+    """A line's time in progress: UTC, as arena get prints times."""
+    return t.strftime("%Y-%m-%d %H:%M:%S") + "  "
 
 
 def report(when, progress, left, metrics):
@@ -69,6 +63,10 @@ class Reporter:
         print("reported: %s" % json.dumps(body))
 
 
+NO_REPORT = ("no progress reported yet: its training script reports it with the Kubeflow "
+             "SDK's update_trainjob_status (Trainer's TrainJobStatus feature gate)\n")
+
+
 def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
     c = any_cluster
     m = arenafs(c, "namespace=" + c.namespace)
@@ -78,41 +76,69 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
 
     progress = m.read("jobs", "llama", "progress")
     print("before any report: progress: %s" % progress, end="")
-    assert progress == ("no progress reported yet: its training script reports it with the "
-                        "Kubeflow SDK's update_trainjob_status (Trainer's TrainJobStatus "
-                        "feature gate)\n")
+    assert progress == NO_REPORT
     assert m.read("jobs", "llama", "metrics") == "# " + progress
 
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     first = now - datetime.timedelta(seconds=10)
     r.send(report(first, 42, 2700, [("loss", "0.231"), ("eval_accuracy", "0.874")]))
-    want = "42%" + DOT + "about 45m left" + DOT + "loss 0.231" + DOT + "updated "
-    line = wait_until(lambda: (lambda t: t if t.startswith(want) else None)(
-        m.read("jobs", "llama", "progress")), timeout=30,
-        message="jobs/llama/progress to show the report")
-    print("progress: %s" % line, end="")
-    assert line.endswith(" ago\n") and line.count("\n") == 1, line
+    # a line per report the file has shown, with its time: the words it showed first stay
+    want = NO_REPORT + when(first) + "42%" + DOT + "about 45m left" + DOT + "loss 0.231\n"
+    wait_until(lambda: m.read("jobs", "llama", "progress") == want, timeout=30,
+               message="jobs/llama/progress to show the report")
+    print("progress:\n%s" % want, end="")
     metrics = m.read("jobs", "llama", "metrics")
     print("metrics:\n%s" % metrics, end="")
     assert metrics == "eval_accuracy 0.874\nloss 0.231\n"
-    st, line = stat_of_progress(m, "llama")
-    assert st.st_mtime == first.timestamp() and st.st_size == len(line.encode()), (st, line)
+    st = os.stat(m.path("jobs", "llama", "progress"))
+    assert st.st_mtime == first.timestamp() and st.st_size == len(want.encode()), st
     assert os.stat(m.path("jobs", "llama", "metrics")).st_mtime == first.timestamp()
+    # info: the last report with its age
     info = m.read("jobs", "llama", "info")
-    assert "\nProgress:    " + line[:-len(" ago\n")].rsplit(" ", 1)[0] in info, info
+    assert "\nProgress:    42%" + DOT + "about 45m left" + DOT + "loss 0.231" + DOT + \
+        "updated " in info, info
     assert "\nMetrics:\n  eval_accuracy 0.874\n  loss 0.231\n" in info, info
 
-    # the next report replaces the last whole; the files' mtime is its time
+    # the next report is a line more (metrics: replaced whole); mtime and size move
     r.send(report(now, 100, 0, [("loss", "0.0412")]))
-    want = "100%" + DOT + "0s left" + DOT + "loss 0.0412" + DOT + "updated "
-    line = wait_until(lambda: (lambda t: t if t.startswith(want) else None)(
-        m.read("jobs", "llama", "progress")), timeout=30,
-        message="jobs/llama/progress to show the second report")
-    print("then: %s" % line, end="")
+    want += when(now) + "100%" + DOT + "0s left" + DOT + "loss 0.0412\n"
+    wait_until(lambda: m.read("jobs", "llama", "progress") == want, timeout=30,
+               message="jobs/llama/progress to add the second report")
+    print("then:\n%s" % want, end="")
     assert m.read("jobs", "llama", "metrics") == "loss 0.0412\n"
-    st2, line = stat_of_progress(m, "llama")
+    st2 = os.stat(m.path("jobs", "llama", "progress"))
     assert st2.st_mtime == now.timestamp() > st.st_mtime
-    assert st2.st_size == len(line.encode()) != st.st_size, (st2, line)
+    assert st2.st_size == len(want.encode()) > st.st_size, st2
+
+
+def test_tail_f_prints_each_report_as_it_comes(any_cluster, arenafs, tmp_path):
+    """A real GNU tail -f holding progress open: each report is a line it prints
+    (the file grows; tail polls its size on FUSE and reads the new bytes through
+    the open descriptor), with nothing else: no "file truncated", no repeat."""
+    c = any_cluster
+    m = arenafs(c, "namespace=" + c.namespace)
+    r = Reporter(c, "tailed")
+    path = m.path("jobs", "tailed", "progress")
+    wait_until(lambda: os.path.exists(path), timeout=60, message="jobs/tailed in the tree")
+    tail = Tail(["-n", "+1", "-s", "0.2", "-f", path], tmp_path)
+    try:
+        wait_until(lambda: tail.text() == NO_REPORT, timeout=30,
+                   message="tail -f to print the file as it is")
+        now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        first = now - datetime.timedelta(seconds=5)
+        r.send(report(first, 10, 600, [("loss", "2.5")]))
+        want = NO_REPORT + when(first) + "10%" + DOT + "about 10m left" + DOT + "loss 2.5\n"
+        wait_until(lambda: tail.text() == want, timeout=30,
+                   message="tail -f to print the first report")
+        r.send(report(now, 20, 540, [("loss", "1.9")]))
+        want += when(now) + "20%" + DOT + "about 9m left" + DOT + "loss 1.9\n"
+        wait_until(lambda: tail.text() == want, timeout=30,
+                   message="tail -f to print the second report")
+        print("tail -f printed:\n%s" % tail.text(), end="")
+        assert m.read("jobs", "tailed", "progress") == want
+    finally:
+        tail.stop()
+    assert tail.text() == want, tail.text()
 
 
 def test_a_job_of_another_kind_says_it_reports_no_progress(kubesim, arenafs):

@@ -13,10 +13,12 @@ kubectl's (names, uid, status, trainer, GPUs, the instances and their nodes) and
 its table's (order, status, GPUs). Arena's own output and -o json beside these
 files: test_arena_parity.py on the real cluster."""
 
+import datetime
 import json
 import os
 import re
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -25,8 +27,13 @@ from helpers import wait_until
 import jobspecs
 import tree_expect as te
 
-LIST_HEAD = ["NAME", "STATUS", "TRAINER", "DURATION", "GPU(Requested)", "GPU(Allocated)", "NODE"]
-TOP_HEAD = ["NAME", "STATUS", "TRAINER", "AGE", "GPU(Requested)", "GPU(Allocated)", "NODE"]
+# Arena's columns, then arenafs's PROGRESS (docs/tree.md)
+LIST_HEAD = ["NAME", "STATUS", "TRAINER", "DURATION", "GPU(Requested)", "GPU(Allocated)", "NODE",
+             "PROGRESS"]
+TOP_HEAD = ["NAME", "STATUS", "TRAINER", "AGE", "GPU(Requested)", "GPU(Allocated)", "NODE",
+            "PROGRESS", "GPU(DutyCycle)"]
+DUTY = re.compile(r"^GPU\(DutyCycle\) (\S+%) ", re.M)
+STALE_S = 600
 FOOTER = re.compile(r"\nTotal Allocated/Requested GPUs of Training Jobs: (\d+)/(\d+)\n\Z")
 
 
@@ -54,6 +61,26 @@ def info_facts(info):
     return duration, chief.group(1) if chief else None
 
 
+def progress_cell(job, status):
+    """PROGRESS: a TrainJob's last progressPercentage, "(stale)" when its report is 10
+    minutes old and the job still runs; N/A without one."""
+    ts = (job.get("status") or {}).get("trainerStatus") or {}
+    if job["kind"] != "TrainJob" or ts.get("progressPercentage") is None:
+        return "N/A"
+    sent = datetime.datetime.strptime(ts["lastUpdatedTime"][:19], "%Y-%m-%dT%H:%M:%S")
+    age = time.time() - sent.replace(tzinfo=datetime.timezone.utc).timestamp()
+    stale = age >= STALE_S and status not in ("SUCCEEDED", "FAILED")
+    return "%d%%%s" % (ts["progressPercentage"], "(stale)" if stale else "")
+
+
+def shaped(rows, col):
+    """rows with the cell col of each a "%" where it holds a percentage: the demo's
+    TrainJob reports every 5 s and its GPUs' figures move as often, so a table and
+    what the test gathers around it agree on whether there is one, and the exact
+    cell is checked apart (test_cat_cluster_list_..., and the unit tests)."""
+    return [r[:col] + ["%" if "%" in r[col] else r[col]] + r[col + 1:] for r in rows]
+
+
 def expected_rows(c, m, namespaces, top=False):
     """What the tables should show, from kubectl and the tree's info files, in the
     documented order: newest first (then namespace, name, type); top job: most GPUs
@@ -76,10 +103,13 @@ def expected_rows(c, m, namespaces, top=False):
             meta = job["metadata"]
             key = (te._neg_time(meta["creationTimestamp"]), ns, meta["name"],
                    te.TYPE_OF_KIND[job["kind"]])
+            row = [ns, meta["name"], status, job["kind"].upper(), duration,
+                   str(requested), str(allocated), node, progress_cell(job, status)]
             if top:
                 key = (-requested,) + key
-            out.append((key, [ns, meta["name"], status, job["kind"].upper(), duration,
-                              str(requested), str(allocated), node]))
+                # a duty cycle where jobs/NAME/gpus tells one (kubesim's Prometheus)
+                row.append("%" if DUTY.search(m.read(*where, d, "gpus")) else "N/A")
+            out.append((key, row))
     return [row for _, row in sorted(out)]
 
 
@@ -89,17 +119,34 @@ def test_cat_cluster_list_is_arena_list_of_the_mounts_namespace(env):
     def agree():
         head, got = rows(m.read("cluster", "list"))
         want = [r[1:] for r in expected_rows(c, m, [c.namespace])]
-        return head == LIST_HEAD and got == want and got
+        return head == LIST_HEAD and shaped(got, 7) == shaped(want, 7) and got
     got = wait_until(agree, timeout=90, interval=0.5,
                      message="cluster/list to be arena list of kubectl's jobs")
     # the rows are jobs/'s jobs in jobs/'s order (the demo has no NAME.TYPE)
     assert [r[0] for r in got] == os.listdir(m.path("jobs"))
     mine = {r[0]: r for r in got}
     # known jobs: big-model waits for GPUs no node has, mnist-v1 finished long ago
-    assert mine["big-model"][1] == "PENDING" and mine["big-model"][5:] == ["0", "N/A"]
+    assert mine["big-model"][1] == "PENDING" and mine["big-model"][5:] == ["0", "N/A", "N/A"]
     assert mine["mnist-v1"][1:3] == ["SUCCEEDED", "TFJOB"] and mine["mnist-v1"][5] == "N/A"
     assert mine["horovod-mnist"][2] == "MPIJOB" and mine["llm-pretrain"][2] == "TRAINJOB"
+    assert mine["mnist-v1"][7] == "N/A"          # a TFJob reports no progress
     assert "gan" not in mine                     # research's: in list-all only
+
+    # the TrainJob's PROGRESS is its progress file's last percentage (read on each
+    # side of the table: a report may come between)
+    def last_percent():
+        last = m.read("jobs", "llm-pretrain", "progress").splitlines()[-1]
+        found = re.match(r"\S+ \S+  (\d+%)", last)
+        return found.group(1) if found else None
+
+    def same_as_progress():
+        before = last_percent()
+        cell = rows(m.read("cluster", "list"))[1]
+        cell = [r for r in cell if r[0] == "llm-pretrain"][0][7]
+        return cell in (before, last_percent()) and before and cell
+    print("llm-pretrain's PROGRESS: %s" % wait_until(
+        same_as_progress, timeout=60, interval=0.5,
+        message="llm-pretrain's PROGRESS to be its progress file's last percentage"))
 
 
 def test_cat_cluster_list_all_is_arena_list_A(env):
@@ -110,7 +157,7 @@ def test_cat_cluster_list_all_is_arena_list_A(env):
     def agree():
         head, got = rows(m.read("cluster", "list-all"))
         return head == ["NAMESPACE"] + LIST_HEAD and \
-            got == expected_rows(c, m, namespaces) and got
+            shaped(got, 8) == shaped(expected_rows(c, m, namespaces), 8) and got
     got = wait_until(agree, timeout=90, interval=0.5,
                      message="cluster/list-all to be arena list -A of kubectl's jobs")
     assert ["research", "gan"] in [r[:2] for r in got]
@@ -124,7 +171,8 @@ def test_cat_cluster_top_job_is_arena_top_job(env):
     def agree():
         text = m.read("cluster", "top-job")
         head, got = rows(text)
-        want = [r[1:] for r in expected_rows(c, m, [c.namespace], top=True)]
+        got = shaped(shaped(got, 7), 8)
+        want = shaped([r[1:] for r in expected_rows(c, m, [c.namespace], top=True)], 7)
         footer = FOOTER.search(text)
         return head == TOP_HEAD and got == want and footer and (got, footer)
     got, footer = wait_until(agree, timeout=90, interval=0.5,
@@ -135,6 +183,8 @@ def test_cat_cluster_top_job_is_arena_top_job(env):
     assert footer.groups() == (str(sum(int(r[5]) for r in running)),
                                str(sum(int(r[4]) for r in running)))
     assert {r[0]: r for r in got}["mnist-v1"][5] == "0"   # top job prints the number
+    # a running job's GPUs busy in the demo's Prometheus: a duty cycle in the last column
+    assert any(r[1] == "RUNNING" and r[8] == "%" for r in got), got
 
 
 def test_tables_follow_jobs_and_say_when_the_cluster_is_unreachable(kubesim, arenafs):

@@ -1,8 +1,9 @@
 /*
  * Tests render/job_tables.c: cluster/list (arena list), cluster/list-all
  * (arena list -A) and cluster/top-job (arena top job) over jobs in every phase,
- * their order, Arena's N/A, the NODE column and top job's footer, and the
- * tables of no jobs at all; and their JSON and YAML forms (render/job_forms.c:
+ * their order, Arena's N/A, the NODE column and top job's footer, the tables
+ * of no jobs at all, arenafs's PROGRESS (and top job's GPU(DutyCycle)) columns
+ * after Arena's; and their JSON and YAML forms (render/job_forms.c:
  * list.json, top-job.json, info.json, ...) over the same scene: Arena's keys and
  * value formats, the tables' order and numbers.
  */
@@ -13,7 +14,9 @@
 #include "tests/unit/harness.h"
 #include "tests/unit/kueue_fixture.h"
 #include "tests/unit/objects_fixture.h"
+#include "k8s/objects/gpumetrics.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,12 +98,14 @@ TEST(jobs_list_is_arena_list_newest_first)
 	text = FX_RENDER(render_jobs_list(sb, s.views, 3));
 	/* a finished job holds nothing: Arena prints N/A allocated for it */
 	CHECK_STR_EQ(text,
-	             "NAME   STATUS     TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	             "big    PENDING    TFJOB       2m        16              0               N/A\n"
+	             "NAME   STATUS     TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE"
+	             "       PROGRESS\n"
+	             "big    PENDING    TFJOB       2m        16              0               N/A"
+	             "        N/A\n"
 	             "mnist  RUNNING    TFJOB       9m        3               3               "
-	             "10.0.0.11\n"
+	             "10.0.0.11  N/A\n"
 	             "bert   SUCCEEDED  PYTORCHJOB  9m        1               N/A             "
-	             "10.0.0.12\n");
+	             "10.0.0.12  N/A\n");
 	free(text);
 	scene_free(&s);
 }
@@ -113,15 +118,15 @@ TEST(jobs_list_all_is_arena_list_A_with_the_namespace_first)
 	scene_init(&s);
 	text = FX_RENDER(render_jobs_list_all(sb, s.views, 4));
 	CHECK_STR_EQ(text, "NAMESPACE  NAME   STATUS     TRAINER     DURATION  GPU(Requested)  "
-	                   "GPU(Allocated)  NODE\n"
+	                   "GPU(Allocated)  NODE       PROGRESS\n"
 	                   "research   gan    RUNNING    TFJOB       50s       4               4"
-	                   "               10.0.0.13\n"
+	                   "               10.0.0.13  N/A\n"
 	                   "default    big    PENDING    TFJOB       2m        16              0"
-	                   "               N/A\n"
+	                   "               N/A        N/A\n"
 	                   "default    mnist  RUNNING    TFJOB       9m        3               3"
-	                   "               10.0.0.11\n"
+	                   "               10.0.0.11  N/A\n"
 	                   "default    bert   SUCCEEDED  PYTORCHJOB  9m        1               N/A"
-	                   "             10.0.0.12\n");
+	                   "             10.0.0.12  N/A\n");
 	free(text);
 	scene_free(&s);
 }
@@ -135,12 +140,14 @@ TEST(jobs_top_is_arena_top_job_most_gpus_first_with_the_running_jobs_total)
 	text = FX_RENDER(render_jobs_top(sb, s.views, 3));
 	/* AGE is the duration; a finished job's allocation is its number, 0; the total
 	 * counts RUNNING jobs only (not big's 16 pending GPUs) */
-	CHECK_STR_EQ(text, "NAME   STATUS     TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "big    PENDING    TFJOB       2m   16              0               N/A\n"
+	CHECK_STR_EQ(text, "NAME   STATUS     TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE"
+	                   "       PROGRESS  GPU(DutyCycle)\n"
+	                   "big    PENDING    TFJOB       2m   16              0               N/A"
+	                   "        N/A       N/A\n"
 	                   "mnist  RUNNING    TFJOB       9m   3               3               "
-	                   "10.0.0.11\n"
+	                   "10.0.0.11  N/A       N/A\n"
 	                   "bert   SUCCEEDED  PYTORCHJOB  9m   1               0               "
-	                   "10.0.0.12\n"
+	                   "10.0.0.12  N/A       N/A\n"
 	                   "\n"
 	                   "Total Allocated/Requested GPUs of Training Jobs: 3/3\n");
 	free(text);
@@ -151,14 +158,16 @@ TEST(jobs_tables_of_no_jobs_are_their_headers)
 {
 	char *text = FX_RENDER(render_jobs_list(sb, NULL, 0));
 
-	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n");
+	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE  "
+	                   "PROGRESS\n");
 	free(text);
 	text = FX_RENDER(render_jobs_list_all(sb, NULL, 0));
 	CHECK_STR_EQ(text, "NAMESPACE  NAME  STATUS  TRAINER  DURATION  GPU(Requested)  "
-	                   "GPU(Allocated)  NODE\n");
+	                   "GPU(Allocated)  NODE  PROGRESS\n");
 	free(text);
 	text = FX_RENDER(render_jobs_top(sb, NULL, 0));
-	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
+	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  AGE  GPU(Requested)  GPU(Allocated)  NODE  PROGRESS  "
+	                   "GPU(DutyCycle)\n"
 	                   "\n"
 	                   "Total Allocated/Requested GPUs of Training Jobs: 0/0\n");
 	free(text);
@@ -181,22 +190,24 @@ TEST(jobs_tables_break_ties_by_name_and_type)
 	p = job_pod(d, "zulu-worker-0", "worker", POD_PENDING, 2, "");
 	v[3] = fx_view(d, (const struct pod *const *)&p, 1);
 	text = FX_RENDER(render_jobs_list(sb, v, 4));
-	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "zulu   PENDING  TFJOB       5s        2               0               N/A\n"
-	                   "alpha  PENDING  TFJOB       10s       0               0               N/A\n"
-	                   "same   PENDING  PYTORCHJOB  10s       0               0               N/A\n"
-	                   "same   PENDING  TFJOB       10s       0               0               N/A\n");
+	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     DURATION  GPU(Requested)  GPU(Allocated)  NODE  "
+	                   "PROGRESS\n"
+	                   "zulu   PENDING  TFJOB       5s        2               0               N/A   N/A\n"
+	                   "alpha  PENDING  TFJOB       10s       0               0               N/A   N/A\n"
+	                   "same   PENDING  PYTORCHJOB  10s       0               0               N/A   N/A\n"
+	                   "same   PENDING  TFJOB       10s       0               0               N/A   N/A\n");
 	free(text);
 	/* ...and when it asks for none, the listing order decides among equals */
 	p->gpus = 0;
 	p->containers[0].gpus = 0;
 	d->meta.created = FX_T0 - 20;
 	text = FX_RENDER(render_jobs_top(sb, v, 4));
-	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "alpha  PENDING  TFJOB       10s  0               0               N/A\n"
-	                   "same   PENDING  PYTORCHJOB  10s  0               0               N/A\n"
-	                   "same   PENDING  TFJOB       10s  0               0               N/A\n"
-	                   "zulu   PENDING  TFJOB       20s  0               0               N/A\n"
+	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER     AGE  GPU(Requested)  GPU(Allocated)  NODE  PROGRESS  "
+	                   "GPU(DutyCycle)\n"
+	                   "alpha  PENDING  TFJOB       10s  0               0               N/A   N/A       N/A\n"
+	                   "same   PENDING  PYTORCHJOB  10s  0               0               N/A   N/A       N/A\n"
+	                   "same   PENDING  TFJOB       10s  0               0               N/A   N/A       N/A\n"
+	                   "zulu   PENDING  TFJOB       20s  0               0               N/A   N/A       N/A\n"
 	                   "\n"
 	                   "Total Allocated/Requested GPUs of Training Jobs: 0/0\n");
 	free(text);
@@ -221,15 +232,16 @@ TEST(jobs_list_node_and_allocation_follow_arena)
 	v = fx_view(j, (const struct pod *const *)pods, 2);
 	text = FX_RENDER(render_jobs_list(sb, &v, 1));
 	/* the chief is Pending: no node yet, though a worker runs */
-	CHECK_STR_EQ(text, "NAME  STATUS   TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "q     QUEUING  TFJOB    1m        2               N/A             N/A\n");
+	CHECK_STR_EQ(text, "NAME  STATUS   TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE  PROGRESS\n"
+	                   "q     QUEUING  TFJOB    1m        2               N/A             N/A   N/A\n");
 	free(text);
 	/* a running chief without a host IP (none reported yet): N/A; top job prints the
 	 * allocation whatever the status (the worker's GPU: the chief has no start time) */
 	pods[0]->phase = POD_RUNNING;
 	fx_set(&pods[0]->host_ip, "");
 	text = FX_RENDER(render_jobs_top(sb, &v, 1));
-	CHECK_STR_CONTAINS(text, "\nq     QUEUING  TFJOB    1m   2               1               N/A\n");
+	CHECK_STR_CONTAINS(text, "\nq     QUEUING  TFJOB    1m   2               1               N/A   N/A       "
+	                         "N/A\n");
 	free(text);
 	fx_pod_free(pods[0]);
 	fx_pod_free(pods[1]);
@@ -251,8 +263,8 @@ TEST(jobs_tables_and_info_give_a_queued_job_its_wait)
 	v.queue.workload = w;
 	v.now = KUEUE_T0;
 	text = FX_RENDER(render_jobs_list(sb, &v, 1));
-	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE\n"
-	                   "big   QUEUED  TFJOB    5m        4               N/A             N/A\n");
+	CHECK_STR_EQ(text, "NAME  STATUS  TRAINER  DURATION  GPU(Requested)  GPU(Allocated)  NODE  PROGRESS\n"
+	                   "big   QUEUED  TFJOB    5m        4               N/A             N/A   N/A\n");
 	free(text);
 	text = FX_RENDER(render_jobs_top(sb, &v, 1));
 	CHECK_STR_CONTAINS(text, "\nbig   QUEUED  TFJOB    5m   4");
@@ -262,6 +274,101 @@ TEST(jobs_tables_and_info_give_a_queued_job_its_wait)
 	free(text);
 	fx_job_free(j);
 	workload_free(w);
+}
+
+/* PROGRESS, after Arena's seven columns (which keep their names, places and cells):
+ * a TrainJob's last percentage, "(stale)" after 10 quiet minutes while it runs, N/A
+ * for a TrainJob without a report or one that sent no percentage, and for a kind
+ * that cannot report. */
+TEST(jobs_tables_end_with_a_trainjobs_reported_progress)
+{
+	struct job *llama = fx_job(JOB_TRAINJOB, "llama", FX_T0 - 300);
+	struct job *quiet = fx_job(JOB_TRAINJOB, "quiet", FX_T0 - 3600);
+	struct job *fresh = fx_job(JOB_TRAINJOB, "fresh", FX_T0 - 30);
+	struct job *mnist = fx_job(JOB_TFJOB, "mnist", FX_T0 - 60);
+	struct job_view v[4];
+	char *text;
+
+	fx_trainer_status(llama, 42, 2700, FX_T0 - 12);
+	fx_job_metric(llama, "loss", "0.231");
+	fx_trainer_status(quiet, 7, -1, FX_T0 - 25 * 60);
+	v[0] = fx_view(llama, NULL, 0);
+	v[1] = fx_view(quiet, NULL, 0);
+	v[2] = fx_view(fresh, NULL, 0);
+	v[3] = fx_view(mnist, NULL, 0);
+	text = FX_RENDER(render_jobs_list(sb, v, 4));
+	CHECK_STR_EQ(text, "NAME   STATUS   TRAINER   DURATION  GPU(Requested)  GPU(Allocated)  NODE  "
+	                   "PROGRESS\n"
+	                   "fresh  PENDING  TRAINJOB  30s       0               0               N/A   N/A\n"
+	                   "mnist  PENDING  TFJOB     1m        0               0               N/A   N/A\n"
+	                   "llama  PENDING  TRAINJOB  5m        0               0               N/A   42%\n"
+	                   "quiet  PENDING  TRAINJOB  1h        0               0               N/A   "
+	                   "7%(stale)\n");
+	free(text);
+	text = FX_RENDER(render_jobs_top(sb, v, 4));
+	CHECK_STR_CONTAINS(text, "AGE  GPU(Requested)  GPU(Allocated)  NODE  PROGRESS   GPU(DutyCycle)\n");
+	CHECK_STR_CONTAINS(text, "\nllama  PENDING  TRAINJOB  5m   0               0               N/A   42%"
+	                         "        N/A\n");
+	free(text);
+	/* a report without a percentage; an ended job's old report is not stale */
+	llama->trainer.progress = -1;
+	fx_job_condition(quiet, "Complete", true, FX_T0 - 60);
+	text = FX_RENDER(render_jobs_list(sb, v, 4));
+	CHECK_STR_CONTAINS(text, "\nllama  PENDING    TRAINJOB  5m        0               0               "
+	                         "N/A   N/A\n");
+	CHECK_STR_CONTAINS(text, "\nquiet  SUCCEEDED  TRAINJOB  59m       0               N/A             "
+	                         "N/A   7%\n");
+	free(text);
+	fx_job_free(llama);
+	fx_job_free(quiet);
+	fx_job_free(fresh);
+	fx_job_free(mnist);
+}
+
+/* top job's GPU(DutyCycle), after PROGRESS: the mean of the figures Prometheus has
+ * for the GPUs of the job's running pods; N/A for a job with none, and for every job
+ * when Prometheus has no answer. */
+TEST(jobs_top_ends_with_the_jobs_gpu_duty_cycle)
+{
+	static const char answer[] =
+	    "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"pod\":\"mnist-chief-0\","
+	    "\"namespace\":\"default\",\"gpu\":\"0\"},\"value\":[1.5,\"90\"]},"
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"pod\":\"mnist-chief-0\","
+	    "\"namespace\":\"default\",\"gpu\":\"1\"},\"value\":[1.5,\"60\"]},"
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"pod\":\"mnist-worker-0\","
+	    "\"namespace\":\"default\",\"gpu\":\"2\"},\"value\":[1.5,\"0\"]},"
+	    "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"pod\":\"big-worker-0\","
+	    "\"namespace\":\"default\",\"gpu\":\"0\"},\"value\":[1.5,\"99\"]}]}}";
+	json_t *doc = json_loads(answer, 0, NULL);
+	struct gpu_metrics *m = gpu_metrics_new();
+	struct scene s;
+	char *text;
+
+	CHECK(doc && m);
+	CHECK_INT_EQ(gpu_metrics_decode(m, doc), 0);
+	json_decref(doc);
+	scene_init(&s);
+	for (size_t i = 0; i < 3; i++)
+		s.views[i].gpu_metrics = m;
+	text = FX_RENDER(render_jobs_top(sb, s.views, 3));
+	/* mnist: (90 + 60 + 0) / 3; big's pod is Pending: its figure is not asked for */
+	CHECK_STR_CONTAINS(text, "\nmnist  RUNNING    TFJOB       9m   3               3               "
+	                         "10.0.0.11  N/A       50.0%\n");
+	CHECK_STR_CONTAINS(text, "\nbig    PENDING    TFJOB       2m   16              0               "
+	                         "N/A        N/A       N/A\n");
+	free(text);
+	/* Prometheus not found: N/A (jobs/NAME/gpus says why) */
+	snprintf(m->error, sizeof(m->error), "no Prometheus found");
+	text = FX_RENDER(render_jobs_top(sb, s.views, 3));
+	CHECK_STR_CONTAINS(text, "10.0.0.11  N/A       N/A\n");
+	free(text);
+	/* the list has no such column */
+	text = FX_RENDER(render_jobs_list(sb, s.views, 3));
+	CHECK(strstr(text, "DutyCycle") == NULL);
+	free(text);
+	scene_free(&s);
+	gpu_metrics_unref(m);
 }
 
 /* The text parsed back as JSON (the test fails, and NULL, if it is not JSON). */

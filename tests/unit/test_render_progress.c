@@ -1,8 +1,9 @@
 /*
- * Tests render/progress.c: jobs/NAME/progress's one line (what was sent, how old,
- * stale while running, clock skew), the words of a job that reports nothing (a
- * TrainJob not yet, another kind never), jobs/NAME/metrics in name order,
- * info's Progress row and Metrics block, and the files' mtime.
+ * Tests render/progress.c: jobs/NAME/progress's lines (what each report sent and
+ * when, the quiet spells, clock skew; a history of points that only grows), the
+ * words of a job that reports nothing (a TrainJob not yet, another kind never),
+ * jobs/NAME/metrics in name order, info's Progress row (with the report's age and
+ * staleness) and Metrics block, and the files' mtime.
  */
 #include "render/render.h"
 #include "render/job_files.h"
@@ -32,34 +33,87 @@ static struct job *reporting(void)
 	return j;
 }
 
-TEST(progress_line_says_how_far_how_long_the_loss_and_how_old)
+TEST(progress_line_says_when_how_far_how_long_and_the_loss)
 {
 	struct job *j = reporting();
 	struct job_view v = fx_view(j, NULL, 0);
 
-	CHECK_RENDERS(progress, &v,
-	              "42% \xc2\xb7 about 45m left \xc2\xb7 loss 0.231 \xc2\xb7 updated 12s ago\n");
+	/* no age in the file (it would change the text with the clock): the report's time */
+	CHECK_RENDERS(progress, &v, "2026-12-02 09:59:48  42% \xc2\xb7 about 45m left \xc2\xb7 loss 0.231\n");
 	/* what was not sent is not shown; without loss, the first metric sent */
 	j->trainer.remaining = -1;
 	free(j->trainer.metrics[0].name);
 	j->trainer.metrics[0].name = strdup("perplexity");
-	CHECK_RENDERS(progress, &v, "42% \xc2\xb7 perplexity 0.231 \xc2\xb7 updated 12s ago\n");
+	CHECK_RENDERS(progress, &v, "2026-12-02 09:59:48  42% \xc2\xb7 perplexity 0.231\n");
+	j->trainer.progress = -1;
+	j->trainer.remaining = 0;
+	CHECK_RENDERS(progress, &v, "2026-12-02 09:59:48  0s left \xc2\xb7 perplexity 0.231\n");
 	fx_job_free(j);
 }
 
-TEST(progress_a_quiet_report_says_so_while_the_job_runs)
+TEST(progress_a_quiet_spell_adds_a_line_that_stays)
 {
 	struct job *j = fx_job(JOB_TRAINJOB, "llama", FX_T0 - 7200);
 	struct job_view v = fx_view(j, NULL, 0);
 
 	fx_trainer_status(j, -1, -1, FX_T0 - 25 * 60);
-	CHECK_RENDERS(progress, &v, "reported no figures \xc2\xb7 updated 25m ago, stale: no report in 10m\n");
-	/* an ended job's last report is just old */
+	CHECK_RENDERS(progress, &v, "2026-12-02 09:35:00  reported no figures\n"
+	                            "2026-12-02 09:45:00  stale: no report in 10m\n");
+	/* not yet 10 minutes: no such line */
+	v.now = FX_T0 - 16 * 60;
+	CHECK_RENDERS(progress, &v, "2026-12-02 09:35:00  reported no figures\n");
+	/* ended 24 minutes after the report: it went quiet while it ran, the line stays */
+	v.now = FX_T0;
 	fx_job_condition(j, "Complete", true, FX_T0 - 60);
-	CHECK_RENDERS(progress, &v, "reported no figures \xc2\xb7 updated 25m ago\n");
-	/* the pod's clock ahead of ours */
+	CHECK_RENDERS(progress, &v, "2026-12-02 09:35:00  reported no figures\n"
+	                            "2026-12-02 09:45:00  stale: no report in 10m\n");
+	/* the pod's clock ahead of ours: no line, no negative age */
 	j->trainer.updated = FX_T0 + 5;
-	CHECK_RENDERS(progress, &v, "reported no figures \xc2\xb7 updated just now\n");
+	CHECK_RENDERS(progress, &v, "2026-12-02 10:00:05  reported no figures\n");
+	fx_job_free(j);
+}
+
+/* Points as fs/tree/reports.c keeps them: the file only grows, report after report,
+ * the quiet spell between two written as it was while the job waited. */
+TEST(progress_lists_the_reports_seen_oldest_first_and_only_grows)
+{
+	struct job *j = fx_job(JOB_TRAINJOB, "llama", FX_T0 - 7200);
+	struct progress_point p[3];
+	struct job_view v = fx_view(j, NULL, 0);
+	char *before, *after;
+
+	CHECK_INT_EQ(render_progress_point(j, &p[0]), 1);          /* no report yet */
+	fx_trainer_status(j, 10, 3600, FX_T0 - 1800);
+	fx_job_metric(j, "loss", "2.5");
+	CHECK_INT_EQ(render_progress_point(j, &p[1]), 1);
+	v.reports = p;
+	v.n_reports = 2;
+	v.now = FX_T0 - 1000;                                      /* 800 s after it */
+	before = FX_RENDER(render_job_progress(sb, &v));
+	CHECK_STR_EQ(before, "no progress reported yet: its training script reports it with the "
+	                     "Kubeflow SDK's update_trainjob_status (Trainer's TrainJobStatus "
+	                     "feature gate)\n"
+	                     "2026-12-02 09:30:00  10% \xc2\xb7 about 1h left \xc2\xb7 loss 2.5\n"
+	                     "2026-12-02 09:40:00  stale: no report in 10m\n");
+	j->trainer.progress = 55;
+	j->trainer.updated = FX_T0 - 5;
+	free(j->trainer.metrics[0].value);
+	j->trainer.metrics[0].value = strdup("0.9");
+	CHECK_INT_EQ(render_progress_point(j, &p[2]), 1);
+	v.n_reports = 3;
+	v.now = FX_T0;
+	after = FX_RENDER(render_job_progress(sb, &v));
+	CHECK(strncmp(after, before, strlen(before)) == 0);
+	CHECK_STR_EQ(after + strlen(before), "2026-12-02 09:59:55  55% \xc2\xb7 about 1h left "
+	                                     "\xc2\xb7 loss 0.9\n");
+	free(before);
+	free(after);
+	for (size_t i = 0; i < 3; i++)
+		free(p[i].text);
+	/* a kind that never reports has no point */
+	j->kind = JOB_TFJOB;
+	CHECK_INT_EQ(render_progress_point(j, &p[0]), 0);
+	CHECK(p[0].text == NULL);
 	fx_job_free(j);
 }
 
@@ -107,6 +161,12 @@ TEST(progress_in_info_and_in_the_files_mtime)
 	                "updated 12s ago\n") != NULL);
 	CHECK(strstr(s, "\nMetrics:\n  eval_accuracy 0.874\n  loss 0.231\n") != NULL);
 	free(s);
+	/* info says how old a quiet report is */
+	j->trainer.updated = FX_T0 - 25 * 60;
+	s = FX_RENDER(render_job_info(sb, &v));
+	CHECK(strstr(s, "loss 0.231 \xc2\xb7 updated 25m ago, stale: no report in 10m\n") != NULL);
+	free(s);
+	j->trainer.updated = FX_T0 - 12;
 	/* a report is the job's latest change: its files' mtime, never after now */
 	CHECK_INT_EQ(render_job_mtime(&v), FX_T0 - 12);
 	j->trainer.updated = FX_T0 + 30;
