@@ -2,7 +2,8 @@
  * One GPU query to Prometheus (prometheus.h): find its Service as Arena does
  * (one LIST per label, in Arena's order, until one answers with a Service),
  * then GET services/http:NAME:PORT/proxy/api/v1/query, as Arena's ProxyGet
- * does; the query asks for both families' metric names and every pod at once,
+ * does; the query asks for both families' metric names and every pod at once
+ * (and, in the same query, each GPU's highest duty cycle of the last 10 minutes),
  * so that a refresh of the whole tree costs one query however many files read it.
  */
 #include "k8s/api/prometheus.h"
@@ -21,8 +22,6 @@ static const struct {
 	{"kubernetes.io/service-name=prometheus-server", "9090"},
 	{"kubernetes.io/name=Prometheus", "9090"},
 };
-
-#define QUERY "{__name__=~\"" GPU_METRICS_NAMES "\"}"
 
 /* The first Service labelled as one of SERVERS: its namespace and name into ns,
  * name, its port into *port. 0, -ENOENT (none), or -errno of a failed LIST. */
@@ -112,7 +111,7 @@ int prometheus_query_gpus(struct k8s_client *c, struct k8s_client *url_client,
 		}
 		strbuf_printf(&path, "/http:%s:%s/proxy/api/v1/query", name, port);
 	}
-	urlpath_add_query(&path, "query", QUERY);
+	urlpath_add_query(&path, "query", GPU_METRICS_QUERY);
 	rc = strbuf_ok(&path) ? query(c, strbuf_str(&path), m, &err) : -ENOMEM;
 	strbuf_free(&path);
 	return rc;

@@ -31,6 +31,7 @@
 #include "render/suspend_note.h"
 #include "render/events.h"
 #include "render/gpus.h"
+#include "render/node_info.h"
 #include "render/job_info.h"
 #include "render/job_forms.h"
 #include "render/job_tables.h"
@@ -169,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render_data_list_yaml(&sb, &(struct data_view){pvcs, nc, NULL, 0, 1764669600, NULL, ""});
 	strbuf_reset(&sb);
 	for (i = 0; i < nn; i++)
-		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
+		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600, NULL};
 	if (job) {
 		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
 		                      .n_nodes = nn, .events = events, .n_events = ne,
