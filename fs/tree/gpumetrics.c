@@ -6,6 +6,7 @@
  */
 #include "fs/tree/gpumetrics.h"
 #include "k8s/api/prometheus.h"
+#include "k8s/cache/cache.h"
 #include "k8s/base/say.h"
 #include "k8s/base/timefmt.h"
 
@@ -84,14 +85,31 @@ static void fetch(struct gpu_metrics_keeper *k, struct gpu_metrics *m)
 {
 	struct k8s_client *u = NULL;
 
+	struct cache_health h;
+
 	if (!k->fs->client) {   /* a unit test's fs */
 		snprintf(m->error, sizeof(m->error), "no Prometheus found (no cluster)");
+		return;
+	}
+	cache_get_health(k->fs->cache, &h);
+	if (h.unreachable && !k->fs->opts.prometheus_url) {
+		/* asked through the API server: a query now would only wait and fail */
+		snprintf(m->error, sizeof(m->error),
+		         "not asked: the cluster cannot be reached (cluster/health)");
 		return;
 	}
 	if (k->fs->opts.prometheus_url && !(u = url_client(k, m)))
 		return;
 	if (prometheus_query_gpus(k->fs->client, u, m) < 0)
 		say(LOG_DEBUG, "gpu metrics: %s", m->error);
+}
+
+bool gpu_metrics_stale(struct gpu_metrics_keeper *k)
+{
+	struct gpu_metrics *m = fresh(k, time_now());
+
+	gpu_metrics_unref(m);
+	return m == NULL;
 }
 
 struct gpu_metrics *gpu_metrics_get(struct gpu_metrics_keeper *k)
