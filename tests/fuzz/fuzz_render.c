@@ -185,6 +185,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_job_gpus(&sb, &v);
 		v.gpu_metrics = gpu;
 		render_job_gpus(&sb, &v);
+		/* info's GPUs: block and why's idle GPUs, from the fuzzed answer */
+		render_job_info(&sb, &v);
+		render_job_why(&sb, &v);
 		v.gpu_metrics = NULL;
 		render_job_progress(&sb, &v);
 		render_job_metrics(&sb, &v);
@@ -232,8 +235,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (nn) {
 		render_cluster_top(&sb, nv, nn);
 		render_cluster_gpus(&sb, nv, nn);
-		for (i = 0; i < nn; i++)
+		for (i = 0; i < nn; i++) {
 			render_node_info(&sb, &nv[i]);
+			nv[i].gpu_metrics = gpu;   /* arena top node -d with the answer's figures */
+			render_node_info(&sb, &nv[i]);
+			nv[i].gpu_metrics = NULL;
+		}
 		strbuf_reset(&sb);
 		render_cluster_top_json(&sb, nv, nn);
 		check_form(&sb);
