@@ -75,6 +75,14 @@ def test_without_prometheus_the_files_say_so_and_health_stays_ok(kubesim, arenaf
                          "  Unhealthy GPUs: 0\n" + NO_PROMETHEUS), info
     assert "GPU(Allocated)" not in info
     assert m.read("cluster", "health").startswith("ok")
+    # Prometheus is looked for among the cached Services: without one, these reads ask
+    # the cluster nothing (waited out first, so that the snapshot is stale)
+    time.sleep(5.5)
+    before = c.stats()["total"]
+    for f in (("jobs", "busy", "info"), ("jobs", "busy", "why"), ("jobs", "busy", "gpus"),
+              ("nodes", node, "info")):
+        m.read(*f)
+    assert c.stats()["total"] == before, c.stats()["requests"]
 
 
 def cells(line):
