@@ -125,11 +125,11 @@ static struct fs_inode *child_inode(struct fs *fs, struct fs_inode *parent, cons
 	return in;
 }
 
-/* Would a render of in ask Prometheus (its GPU figures are stale)? */
+/* Would a render of in wait for Prometheus (its GPU figures are stale)? */
 static bool waits_for_gpus(struct fs *fs, const struct fs_inode *in)
 {
 	return (place_of(in->node.type)->flags & PLACE_GPU_METRICS) &&
-	       gpu_metrics_stale(fs->gpu_metrics);
+	       gpu_metrics_would_wait(fs->gpu_metrics);
 }
 
 /* Would a stat of in wait for the cluster? jobs/NAME/suspend's mode may ask it

@@ -53,13 +53,18 @@ void gpu_metrics_keeper_free(struct gpu_metrics_keeper *k)
 	free(k);
 }
 
+static bool is_fresh(const struct gpu_metrics *m, int64_t now)
+{
+	return m && now - m->fetched < GPU_METRICS_TTL_S && now >= m->fetched;
+}
+
 /* The snapshot when fresh enough, referenced; else NULL. */
 static struct gpu_metrics *fresh(struct gpu_metrics_keeper *k, int64_t now)
 {
 	struct gpu_metrics *m = NULL;
 
 	pthread_mutex_lock(&k->lock);
-	if (k->snap && now - k->snap->fetched < GPU_METRICS_TTL_S && now >= k->snap->fetched)
+	if (is_fresh(k->snap, now))
 		m = gpu_metrics_ref(k->snap);
 	pthread_mutex_unlock(&k->lock);
 	return m;
@@ -142,12 +147,20 @@ static void fetch(struct gpu_metrics_keeper *k, struct gpu_metrics *m)
 		say(LOG_DEBUG, "gpu metrics: %s", m->error);
 }
 
-bool gpu_metrics_stale(struct gpu_metrics_keeper *k)
+bool gpu_metrics_would_wait(struct gpu_metrics_keeper *k)
 {
-	struct gpu_metrics *m = fresh(k, time_now());
+	int64_t now = time_now();
+	bool wait;
 
-	gpu_metrics_unref(m);
-	return m == NULL;
+	pthread_mutex_lock(&k->lock);
+	if (is_fresh(k->snap, now))
+		wait = false;
+	else if (k->snap)
+		wait = k->snap->source[0] != '\0';   /* the last refresh asked a Prometheus */
+	else
+		wait = k->fs->opts.prometheus_url != NULL;
+	pthread_mutex_unlock(&k->lock);
+	return wait;
 }
 
 struct gpu_metrics *gpu_metrics_get(struct gpu_metrics_keeper *k)

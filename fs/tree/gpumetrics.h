@@ -29,10 +29,12 @@ struct gpu_metrics_keeper;
 
 int gpu_metrics_keeper_new(struct fs *fs, struct gpu_metrics_keeper **out);
 void gpu_metrics_keeper_free(struct gpu_metrics_keeper *k);
-/* Would gpu_metrics_get ask Prometheus (the snapshot is stale)? ops.c then runs the
- * open or stat on a network thread, so that reads the cache answers never wait behind
- * a query. */
-bool gpu_metrics_stale(struct gpu_metrics_keeper *k);
+/* Would gpu_metrics_get wait for Prometheus: the snapshot is stale and its last
+ * refresh asked one (or prometheus=URL names one)? ops.c then runs the open or stat on
+ * a network thread, so that reads the cache answers never wait behind a query. Where
+ * none was found, the next lookup is the cache's alone: no wait, no thread hop (reads
+ * of info stay off the network pool, where writers may be waiting). */
+bool gpu_metrics_would_wait(struct gpu_metrics_keeper *k);
 /* A snapshot no older than GPU_METRICS_TTL_S (fetching one if need be), referenced
  * (gpu_metrics_unref), never NULL but when memory runs out. */
 struct gpu_metrics *gpu_metrics_get(struct gpu_metrics_keeper *k);
