@@ -750,6 +750,17 @@ def report(rows, memory, scale, where="kubesim"):
     return "\n".join(lines)
 
 
+def gpu_line(memory):
+    if "gpu_read_s" not in memory:
+        return "GPU figures with Prometheus: " + memory.get("gpu_note", "not measured")
+    return ("GPU figures with Prometheus: cat jobs/*/gpus jobs/*/progress cluster/top-job "
+            "(%d files, %d jobs with figures) %.2f s, %d Prometheus quer%s (at most one per "
+            "5 s refresh); that query alone by kubectl get --raw %.2f s" % (
+                memory["gpu_files"], memory["gpu_jobs_with_figures"], memory["gpu_read_s"],
+                memory["gpu_queries"], "y" if memory["gpu_queries"] == 1 else "ies",
+                memory["gpu_query_kubectl_s"]))
+
+
 def report_limits(limits, memory, pods):
     """arenafs against the limit: times = arenafs time / reference time; the tree's
     rows also on the FUSE ceiling."""
@@ -786,16 +797,8 @@ def report_limits(limits, memory, pods):
                          memory["full_read_logs_jobs"], memory["full_read_logs_files"],
                          memory["full_read_logs_s"], memory["full_read_logs_s"] * 1e3 / n,
                          memory["rss_after_full_read_logs_kib"] / 1024.0))
-    if "gpu_read_s" in memory:
-        lines.append("GPU figures with Prometheus: cat jobs/*/gpus jobs/*/progress "
-                     "cluster/top-job (%d files, %d jobs with figures) %.2f s, %d Prometheus "
-                     "quer%s (at most one per 5 s refresh); that query alone by kubectl get "
-                     "--raw %.2f s" % (memory["gpu_files"], memory["gpu_jobs_with_figures"],
-                                       memory["gpu_read_s"], memory["gpu_queries"],
-                                       "y" if memory["gpu_queries"] == 1 else "ies",
-                                       memory["gpu_query_kubectl_s"]))
-    elif "gpu_note" in memory:
-        lines.append("GPU figures with Prometheus: " + memory["gpu_note"])
+    if "gpu_read_s" in memory or "gpu_note" in memory:
+        lines.append(gpu_line(memory))
     if "health_unloaded_s" in memory:
         u = max(memory["health_unloaded_s"], 1e-6)
         lines.append("reads while writers wait: cat cluster/health %.2f ms unloaded; %.2f ms "
@@ -820,6 +823,8 @@ def main():
     ap.add_argument("--log-read-jobs", type=int, default=500,
                     help="jobs read with every log, apart from the full read (0: all of "
                     "them: one log request per container, long on a large cluster)")
+    ap.add_argument("--gpu-only", action="store_true",
+                    help="only the mount and the GPU figures' read (its line of the report)")
     ap.add_argument("--arena", help="the Arena CLI: adds its rows (make bench CLUSTER=real "
                     "passes tests/cluster/bin arena)")
     args = ap.parse_args()
@@ -849,6 +854,15 @@ def main():
                   args.log_read_jobs)
         b.memory["mount_s"] = mount_s
         b.memory["rss_after_mount_kib"] = mount.rss_kib()[0]    # before any reading
+        if args.gpu_only:
+            b.gpu_figures(sorted(os.listdir(os.path.join(mount.path, "jobs"))))
+            print("%d jobs, %d nodes, arenafs mounted in %.1fs" % (args.jobs, args.nodes,
+                                                                  mount_s))
+            print(gpu_line(b.memory))
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump({"memory": b.memory}, f, indent=2)
+            return
         b.run()
         remaining = pods.get("metadata", {}).get("remainingItemCount")
         scale = "%d jobs, %d nodes, %s pods; %s ready in %.1fs, arenafs mounted in %.1fs" % (
