@@ -1,6 +1,7 @@
 /*
- * nodes/NAME/info: `arena top node -d` for one node (Arena 0.15.5,
- * pkg/topnode/gpuexclusive.go WideFormat; normal.go for a node without GPUs).
+ * nodes/NAME/info: `arena top node -d --metric` for one node (Arena 0.15.5,
+ * pkg/topnode/gpuexclusive.go WideFormat; normal.go for a node without GPUs): the
+ * figures whenever Prometheus has them, as Arena with --metric.
  *
  * A GPU node has two layouts, as Arena's: without figures of its GPUs, the
  * Instances table and the GPU Summary; when Prometheus has figures of any GPU of
@@ -32,10 +33,12 @@
 
 #define MIB_PER_GIB 1024.0
 
-/* One GPU of the node as Prometheus files it: its first sample (its figures) and the
- * run of samples of that index in m->by_node (one per pod filed under it). */
+/* One GPU of the node as Prometheus files it: the sample whose figures it shows and
+ * the run of samples of that index in m->by_node (one per pod filed under it, and
+ * series of the window's maxima alone). */
 struct device {
-	struct gpu_sample *const *s;
+	const struct gpu_sample *fig;
+	struct gpu_sample *const *run;
 	size_t n;
 	bool allocated;       /* a Running pod of the node that holds GPUs is filed under it */
 };
@@ -53,6 +56,30 @@ static bool running_here(const struct node_view *v, const char *ns, const char *
 	return false;
 }
 
+/* A sample with a figure of now: not a series of the window's maxima alone (a GPU's
+ * series before a pod took it, or of a pod gone, still within max_over_time's window). */
+static bool has_figures(const struct gpu_sample *s)
+{
+	return s->duty >= 0 || s->used_mib >= 0 || s->total_mib >= 0;
+}
+
+/* The device of the run of n samples of one index: its figures the held series' (else
+ * the free one's); false when no sample of it has a figure of now. */
+static bool device_of(const struct node_view *v, struct gpu_sample *const *run, size_t n,
+                      struct device *d)
+{
+	*d = (struct device){NULL, run, n, false};
+	for (size_t i = 0; i < n; i++) {
+		if (!has_figures(run[i]))
+			continue;
+		if (!d->fig || (!*d->fig->pod && *run[i]->pod))
+			d->fig = run[i];
+		if (*run[i]->pod && running_here(v, run[i]->ns, run[i]->pod))
+			d->allocated = true;
+	}
+	return d->fig != NULL;
+}
+
 /* The node's GPUs with figures, by index, into *out (freed by the caller): how many;
  * 0 when none (or memory ran out: sb->oom). */
 static size_t node_devices(struct strbuf *sb, const struct node_view *v, struct device **out)
@@ -68,12 +95,14 @@ static size_t node_devices(struct strbuf *sb, const struct node_view *v, struct 
 		sb->oom = true;
 		return 0;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!i || s[i]->gpu != s[i - 1]->gpu)
-			d[k++] = (struct device){&s[i], 0, false};
-		d[k - 1].n++;
-		if (*s[i]->pod && running_here(v, s[i]->ns, s[i]->pod))
-			d[k - 1].allocated = true;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && s[j]->gpu == s[i]->gpu; j++)
+			;
+		k += device_of(v, &s[i], j - i, &d[k]);
+	}
+	if (!k) {
+		free(d);
+		d = NULL;
 	}
 	*out = d;
 	return k;
@@ -88,10 +117,10 @@ static const char *pod_devices(const struct pod *p, const struct device *d, size
 	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < d[i].n; j++)
-			if (!strcmp(d[i].s[j]->ns, p->meta.namespace) &&
-			    !strcmp(d[i].s[j]->pod, p->meta.name) && used < size) {
+			if (has_figures(d[i].run[j]) && !strcmp(d[i].run[j]->ns, p->meta.namespace) &&
+			    !strcmp(d[i].run[j]->pod, p->meta.name) && used < size) {
 				used += (size_t)snprintf(buf + used, size - used, "%sgpu%d",
-				                         used ? "," : "", d[i].s[0]->gpu);
+				                         used ? "," : "", d[i].fig->gpu);
 				break;
 			}
 	return buf[0] ? buf : RENDER_NA;
@@ -163,7 +192,7 @@ static void node_info_devices(struct strbuf *sb, const struct node_view *v,
 	                                      "MEMORY(Used)", "DUTY_CYCLE"});
 	render_table_add_rule(&t);
 	for (size_t i = 0; i < n; i++) {
-		const struct gpu_sample *s = d[i].s[0];
+		const struct gpu_sample *s = d[i].fig;
 		char idx[16], tot[32], alloc[32], use[32], duty[32];
 
 		total += gib(s->total_mib);

@@ -8,7 +8,7 @@ it: the Service labelled kubernetes.io/service-name=prometheus-server, port
 GPU_MEMORY(Used/Total) columns. The tree finds the same Prometheus the same way
 and shows the same figures: instances/POD/gpus cell by cell as Arena's
 instances table, jobs/NAME/gpus their sum, info's GPUs: block as `arena get -g
-NAME`'s, nodes/NODE/info as `arena top node -d`'s with GPU metrics (kubesim's
+NAME`'s, nodes/NODE/info as `arena top node -d --metric`'s (kubesim's
 side: test_tree_gpu_metrics.py)."""
 
 import json
@@ -230,18 +230,16 @@ def test_arena_get_g_is_infos_gpus_block(busy, tmp_path, arenafs):
 
 
 def node_blocks(text):
-    """{node: its block} of `arena top node -d`, GPU(Allocated)'s lists sorted (Arena
-    joins a pod's GPUs in a Go map's order, arenafs by index)."""
-    def sort_lists(block):
-        return re.sub(r"\bgpu\d+(?:,gpu\d+)+", lambda g: ",".join(
-            sorted(g.group(0).split(","), key=lambda x: int(x[3:]))), block)
+    """{node: its block} of `arena top node -d --metric`, GPU(Allocated)'s lists sorted
+    (Arena joins a pod's GPUs in a Go map's order, arenafs by index)."""
+    from test_arena_parity import gpu_lists_sorted
     blocks = [b.strip() for b in re.split(r"\n(?=Name:)", text.split("\n---")[0]) if b.strip()]
-    return {b.splitlines()[0].split()[1]: sort_lists(b) for b in blocks}
+    return {b.splitlines()[0].split()[1]: gpu_lists_sorted(b) for b in blocks}
 
 
 @pytest.mark.later_binary("arena")
 def test_arena_top_node_d_with_figures_is_nodes_info(busy, tmp_path, arenafs):
-    """`arena top node -d` with GPU metrics (the exporter reports every GPU of each
+    """`arena top node -d --metric` (the exporter reports every GPU of each
     fake node, the held ones with their pod) and nodes/*/info: the same blocks, node
     by node, byte for byte but GPU(Allocated)'s order; the busy pod's node shows its
     two GPUs allocated with the test's figures."""
@@ -253,15 +251,25 @@ def test_arena_top_node_d_with_figures_is_nodes_info(busy, tmp_path, arenafs):
     node = pod["spec"]["nodeName"]
     m = arenafs(view, "namespace=" + view.namespace)
 
+    seen = {}
+
     def same():
-        theirs = node_blocks(arena.run("top", "node", "-d", namespace=False))
+        theirs = node_blocks(arena.run("top", "node", "-d", "--metric", namespace=False))
         ours = {n: node_blocks(without_reason(m.read("nodes", n, "info")))[n] for n in theirs}
+        seen.update(theirs=theirs, ours=ours)
         return (theirs, ours) if theirs == ours and "DUTY_CYCLE" in theirs.get(node, "") \
             else None
-    theirs, ours = wait_until(same, timeout=60, interval=1,
-                              message="arena top node -d and nodes/*/info to agree, "
-                                      "with figures")
-    print("arena top node -d, node %s:\n%s" % (node, theirs[node]))
+    try:
+        theirs, ours = wait_until(same, timeout=60, interval=1,
+                                  message="arena top node -d and nodes/*/info to agree, "
+                                          "with figures")
+    except AssertionError:
+        for n in sorted(seen.get("theirs", {})):
+            if seen["theirs"][n] != seen["ours"].get(n):
+                print("node %s, Arena:\n%s\nnodes/%s/info:\n%s" % (
+                    n, seen["theirs"][n], n, seen["ours"].get(n)))
+        raise
+    print("arena top node -d --metric, node %s:\n%s" % (node, theirs[node]))
     block = ours[node]
     assert re.search(r"\s%s\s+Running\s+2\s+gpu\d+,gpu\d+\n" % re.escape(POD), block), block
     cells = [re.split(r"\s{2,}", l.strip()) for l in

@@ -26,7 +26,8 @@
 #define GIB "17179869184"
 
 /* Node gpu-1's 3 GPUs in Arena's family: w-0 holds 0 and 1 (busy, and idle for the
- * window), GPU 2 is held by none; DCGM's maxima over the window for w-0's two. */
+ * window), GPU 2 is held by none; DCGM's maxima over the window for w-0's two, and
+ * for GPU 0 before w-0 took it. */
 static const char *ANSWER =
     "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":["
     SERIES("nvidia_gpu_duty_cycle", "w-0", "0", "87")
@@ -43,6 +44,9 @@ static const char *ANSWER =
     "\"minor_number\":\"2\"},\"value\":[1,\"5\"]}"
     "," MAX_SERIES("w-0", "0", "93")
     "," MAX_SERIES("w-0", "1", "0")
+    /* GPU 0's series from before w-0 took it: within the window, a maximum alone */
+    ",{\"metric\":{\"" GPU_METRICS_MAX_LABEL "\":\"10m\",\"Hostname\":\"gpu-1\","
+    "\"gpu\":\"0\"},\"value\":[1,\"0\"]}"
     "]}}";
 
 static struct gpu_metrics *decoded(void)
@@ -107,10 +111,11 @@ TEST(gpumetrics_a_nodes_gpus_held_or_not_and_the_windows_maxima)
 	struct gpu_sample *const *n;
 	const struct gpu_sample *s;
 
-	CHECK_INT_EQ((int)gpu_metrics_of_node(m, "gpu-1", &n), 3);
-	CHECK(n[0]->gpu == 0 && !strcmp(n[0]->pod, "w-0") && n[0]->duty == 87);
-	CHECK(n[1]->gpu == 1 && n[1]->used_mib == 1024 && n[1]->total_mib == 16384);
-	CHECK(n[2]->gpu == 2 && !strcmp(n[2]->pod, "") && n[2]->duty == 0);
+	CHECK_INT_EQ((int)gpu_metrics_of_node(m, "gpu-1", &n), 4);
+	CHECK(n[0]->gpu == 0 && !strcmp(n[0]->pod, "") && n[0]->duty < 0 && n[0]->duty_max == 0);
+	CHECK(n[1]->gpu == 0 && !strcmp(n[1]->pod, "w-0") && n[1]->duty == 87);
+	CHECK(n[2]->gpu == 1 && n[2]->used_mib == 1024 && n[2]->total_mib == 16384);
+	CHECK(n[3]->gpu == 2 && !strcmp(n[3]->pod, "") && n[3]->duty == 0);
 	CHECK_INT_EQ((int)gpu_metrics_of_node(m, "gpu-2", &n), 1);
 	CHECK_INT_EQ((int)gpu_metrics_of_node(m, "gpu-3", &n), 0);
 	/* both families' series of one GPU, and the maximum, are one sample */
