@@ -33,6 +33,7 @@
 #include "fs/dirs.h"
 #include "fs/netops.h"
 #include "fs/tree/content.h"
+#include "fs/tree/gpumetrics.h"
 #include "fs/tree/model.h"
 #include "fs/tree/notify.h"
 #include "fs/code/codetree.h"
@@ -136,11 +137,19 @@ static bool is_trash_place(struct fs *fs, const struct fs_inode *parent, const c
 	       (name && parent->node.type == FS_ROOT && trash_is_name(fs, name));
 }
 
+/* Would a render of in wait for Prometheus (its GPU figures are stale)? */
+static bool waits_for_gpus(struct fs *fs, const struct fs_inode *in)
+{
+	return (place_of(in->node.type)->flags & PLACE_GPU_METRICS) &&
+	       gpu_metrics_would_wait(fs->gpu_metrics);
+}
+
 /* Would a stat of in wait for the cluster? jobs/NAME/suspend's mode may ask it
- * (an access review not kept yet). */
+ * (an access review not kept yet); a file of GPU figures is rendered to be sized. */
 static bool waits_for_mode(struct fs *fs, const struct fs_inode *in)
 {
-	return in->node.type == FS_JOB_SUSPEND && !suspend_mode_known(fs, &in->node);
+	return (in->node.type == FS_JOB_SUSPEND && !suspend_mode_known(fs, &in->node)) ||
+	       waits_for_gpus(fs, in);
 }
 
 static void ops_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
@@ -431,7 +440,8 @@ static void ops_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	if (open_waits(in, acc) && netops_file(fs, ops_open, req, ino, fi) == 0) {
+	if ((open_waits(in, acc) || waits_for_gpus(fs, in)) &&
+	    netops_file(fs, ops_open, req, ino, fi) == 0) {
 		inode_table_put(fs->inodes, in);
 		return;
 	}

@@ -1,7 +1,7 @@
 /*
  * GPU accounting and the files that show it: jobs/NAME/gpus, nodes/NAME/gpus,
- * nodes/NAME/info (arena top node -d), cluster/top (arena top node) and
- * cluster/gpus (its footer).
+ * cluster/top (arena top node) and cluster/gpus (its footer); nodes/NAME/info
+ * (arena top node -d) is node_info.c's.
  *
  * The sums are Arena 0.15's (pkg/training/gpu.go, pkg/topnode/gpuexclusive.go):
  * - a pod's GPUs: Σ nvidia.com/gpu limits of its containers (pod->gpus);
@@ -113,23 +113,32 @@ bool render_node_has_gpus(const struct k8s_node *n)
 	return n->gpu_capacity > 0;
 }
 
-/* A pod whose GPUs Prometheus may have figures of: running, holding GPUs (Arena asks
- * only for Running pods of a RUNNING job). */
-static bool pod_shows_gpu_metrics(const struct pod *pod)
+bool render_pod_shows_gpu_metrics(const struct pod *pod)
 {
 	return pod->gpus > 0 && pod->phase == POD_RUNNING && !pod->meta.deleted;
+}
+
+const char *render_gpu_metrics_missing(const struct gpu_metrics *m, size_t n, char *buf,
+                                       size_t size)
+{
+	if (!m)
+		snprintf(buf, size, "not asked");
+	else if (m->error[0])
+		snprintf(buf, size, "%s", m->error);
+	else if (!n)
+		snprintf(buf, size, "Prometheus (%s) has no figures of its GPUs", m->source);
+	else
+		return NULL;
+	return buf;
 }
 
 /* "no GPU metrics: WHY" when m has no figures for pod, true when it has. */
 static bool gpu_metrics_or_why(struct strbuf *sb, const struct gpu_metrics *m, size_t n)
 {
-	if (!m)
-		strbuf_puts(sb, "no GPU metrics: not asked\n");
-	else if (m->error[0])
-		strbuf_printf(sb, "no GPU metrics: %s\n", m->error);
-	else if (!n)
-		strbuf_printf(sb, "no GPU metrics: Prometheus (%s) has no figures of its GPUs\n",
-		              m->source);
+	char why[sizeof(m->error) + sizeof(m->source) + 64];
+
+	if (render_gpu_metrics_missing(m, n, why, sizeof(why)))
+		strbuf_printf(sb, "no GPU metrics: %s\n", why);
 	return m && !m->error[0] && n;
 }
 
@@ -141,6 +150,20 @@ static void fmt_mib(char *buf, size_t size, double mib)
 		snprintf(buf, size, "%.1f", mib);
 }
 
+void render_gpu_cells(const struct gpu_sample *s, char *duty, size_t duty_size, char *mem,
+                      size_t mem_size)
+{
+	char used[32], total[32];
+
+	if (s->duty < 0)
+		snprintf(duty, duty_size, "%s", RENDER_NA);
+	else
+		snprintf(duty, duty_size, "%.1f%%", s->duty);
+	fmt_mib(used, sizeof(used), s->used_mib);
+	fmt_mib(total, sizeof(total), s->total_mib);
+	snprintf(mem, mem_size, "%s/%s(MiB)", used, total);
+}
+
 void render_pod_gpus_metrics(struct strbuf *sb, const struct pod *pod,
                              const struct gpu_metrics *m)
 {
@@ -149,7 +172,7 @@ void render_pod_gpus_metrics(struct strbuf *sb, const struct pod *pod,
 	size_t n;
 
 	render_pod_gpus(sb, pod);
-	if (!pod_shows_gpu_metrics(pod))
+	if (!render_pod_shows_gpu_metrics(pod))
 		return;
 	n = gpu_metrics_of_pod(m, pod->meta.namespace, pod->meta.name, &s);
 	if (!gpu_metrics_or_why(sb, m, n))
@@ -159,16 +182,10 @@ void render_pod_gpus_metrics(struct strbuf *sb, const struct pod *pod,
 	render_table_add(&t, (const char *[]){"GPU(DeviceIndex)", "GPU(DutyCycle)",
 	                                      "GPU_MEMORY(Used/Total)"});
 	for (size_t i = 0; i < n; i++) {
-		char idx[16], duty[32], used[32], total[32], mem[80];
+		char idx[16], duty[32], mem[80];
 
 		snprintf(idx, sizeof(idx), "%d", s[i].gpu);
-		if (s[i].duty < 0)
-			snprintf(duty, sizeof(duty), "%s", RENDER_NA);
-		else
-			snprintf(duty, sizeof(duty), "%.1f%%", s[i].duty);
-		fmt_mib(used, sizeof(used), s[i].used_mib);
-		fmt_mib(total, sizeof(total), s[i].total_mib);
-		snprintf(mem, sizeof(mem), "%s/%s(MiB)", used, total);
+		render_gpu_cells(&s[i], duty, sizeof(duty), mem, sizeof(mem));
 		render_table_add(&t, (const char *[]){idx, duty, mem});
 	}
 	render_table_render(sb, &t, "");
@@ -186,7 +203,7 @@ static void job_gpu_metrics(struct strbuf *sb, const struct job_view *v)
 		const struct gpu_sample *s;
 		size_t n;
 
-		if (!pod_shows_gpu_metrics(v->pods[i]))
+		if (!render_pod_shows_gpu_metrics(v->pods[i]))
 			continue;
 		asked++;
 		n = gpu_metrics_of_pod(v->gpu_metrics, v->pods[i]->meta.namespace,
@@ -228,72 +245,6 @@ int render_pod_cmp_ns_name(const void *a, const void *b)
 	int c = strcmp(pa->meta.namespace, pb->meta.namespace);
 
 	return c ? c : strcmp(pa->meta.name, pb->meta.name);
-}
-
-/* The "Instances:" block of a GPU node: its uncompleted pods holding GPUs, by
- * namespace and name; nothing when there are none (as Arena). */
-static void node_info_instances(struct strbuf *sb, const struct node_view *v)
-{
-	const struct pod **pods = NULL;
-	struct render_table t;
-	size_t n = 0;
-
-	render_table_init(&t, 4);
-	if (v->n_pods) {
-		pods = malloc(v->n_pods * sizeof(*pods));
-		if (!pods) {
-			sb->oom = true;
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < v->n_pods; i++)
-		if (!render_pod_is_completed(v->pods[i]) && v->pods[i]->gpus > 0)
-			pods[n++] = v->pods[i];
-	if (n == 0)
-		goto out;
-	qsort(pods, n, sizeof(*pods), render_pod_cmp_ns_name);
-	render_table_add(&t, (const char *[]){"NAMESPACE", "NAME", "STATUS", "GPU(Requested)"});
-	render_table_add_rule(&t);
-	for (size_t i = 0; i < n; i++) {
-		char status[128], gpus[16];
-
-		snprintf(gpus, sizeof(gpus), "%d", pods[i]->gpus);
-		render_table_add(
-		    &t, (const char *[]){pods[i]->meta.namespace, pods[i]->meta.name,
-		                         render_pod_status_word(pods[i], status, sizeof(status)),
-		                         gpus});
-	}
-	strbuf_puts(sb, "Instances:\n");
-	render_table_render(sb, &t, "  ");
-out:
-	render_table_free(&t);
-	free(pods);
-}
-
-void render_node_info(struct strbuf *sb, const struct node_view *v)
-{
-	const struct k8s_node *n = v->node;
-	bool gpu = render_node_has_gpus(n);
-
-	strbuf_printf(sb, "Name:    %s\n", n->meta.name);
-	strbuf_printf(sb, "Status:  %s\n", render_node_status_word(n));
-	strbuf_printf(sb, "Role:    %s\n", n->roles[0] ? n->roles : "<none>");
-	strbuf_printf(sb, "Type:    %s\n", gpu ? "GPUExclusive" : "Normal");
-	strbuf_printf(sb, "Address: %s\n", n->internal_ip[0] ? n->internal_ip : RENDER_NA);
-	strbuf_puts(sb, "Description:\n");
-	if (!gpu) {
-		strbuf_puts(sb, "  This node has none gpu devices\n");
-		return;
-	}
-	strbuf_puts(sb,
-	            "  1.This node is enabled gpu exclusive mode.\n"
-	            "  2.Pods can request resource 'nvidia.com/gpu' to use gpu exclusive feature "
-	            "on this node\n");
-	node_info_instances(sb, v);
-	strbuf_puts(sb, "GPU Summary:\n");
-	strbuf_printf(sb, "  Total GPUs:     %d\n", n->gpu_capacity);
-	strbuf_printf(sb, "  Allocated GPUs: %d\n", render_node_gpus_allocated(v));
-	strbuf_printf(sb, "  Unhealthy GPUs: %d\n", render_node_gpus_unhealthy(n));
 }
 
 struct cluster_sums {

@@ -1,6 +1,6 @@
 /*
- * render/gpus.c's face: GPU accounting, a job's and a node's gpus, node info,
- * cluster/top and gpus (gpus.c).
+ * render/gpus.c's face: GPU accounting, a job's and a node's gpus, cluster/top and
+ * gpus (gpus.c).
  * Pure: no I/O, no locks, no clock.
  */
 #ifndef ARENAFS_RENDER_GPUS_H
@@ -22,6 +22,20 @@ void render_job_gpus(struct strbuf *sb, const struct job_view *v);
 void render_pod_gpus_metrics(struct strbuf *sb, const struct pod *pod,
                              const struct gpu_metrics *m);
 
+/* A pod whose GPUs Prometheus may have figures of: running, holding GPUs (Arena asks
+ * only for the Running pods of a RUNNING job). */
+bool render_pod_shows_gpu_metrics(const struct pod *pod);
+
+/* Why there is no figure of n GPUs in m, into buf ("not asked", m->error, "Prometheus
+ * (SOURCE) has no figures of its GPUs"); NULL when there are figures (n > 0). */
+const char *render_gpu_metrics_missing(const struct gpu_metrics *m, size_t n, char *buf,
+                                       size_t size);
+
+/* A GPU's cells as Arena prints them: "87.0%" and "5120.0/16384.0(MiB)" (N/A for a
+ * figure not reported). */
+void render_gpu_cells(const struct gpu_sample *s, char *duty, size_t duty_size, char *mem,
+                      size_t mem_size);
+
 /* Arena's GPU sums (gpus.c): requested = the requestGPUsOfJobOwner annotation, else the
  * pods' nvidia.com/gpu limits; allocated = limits of started, uncompleted pods. */
 int render_job_gpus_requested(const struct job_view *v);
@@ -37,7 +51,6 @@ int render_node_gpus_allocated(const struct node_view *v);
 bool render_node_has_gpus(const struct k8s_node *n);
 int render_node_gpus_unhealthy(const struct k8s_node *n);
 
-void render_node_info(struct strbuf *sb, const struct node_view *v);    /* arena top node -d */
 
 void render_cluster_top(struct strbuf *sb, const struct node_view *nodes, size_t n);
 

@@ -22,6 +22,8 @@
  *   instance (pods.c); NODE is N/A while the pod is Pending.
  * - Pods of an ended job that are gone but whose logs arenafs kept (keep_logs) are
  *   named under the table: their logs are read from those copies.
+ * - The GPUs block is `arena get -g`'s (render/job_gpus.c), right after the
+ *   instances as in Arena, with Prometheus's figures when fs/ asked for them.
  * - A TrainJob's header gains Progress (progress.c's line) and, when its script
  *   reported metrics, a Metrics block follows Data.
  * - No trailing blanks ("available on: " loses its space).
@@ -29,6 +31,7 @@
  * Pure: every age comes from v->now. Tested by tests/unit/test_render_job_info.c.
  */
 #include "render/job_info.h"
+#include "render/job_gpus.h"
 #include "render/job_times.h"
 #include "render/why.h"
 #include "render/pods.h"
@@ -312,6 +315,7 @@ void render_job_info(struct strbuf *sb, const struct job_view *v)
 	strbuf_putc(sb, '\n');
 	info_header(sb, v);
 	info_instances(sb, v, pods, main_pod >= 0 ? v->pods[main_pod] : NULL);
+	render_job_info_gpus(sb, v, pods);
 	info_pending(sb, v, pods);
 	info_data(sb, v);
 	info_metrics(sb, v);

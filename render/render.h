@@ -89,6 +89,8 @@ struct node_view {
 	const struct pod *const *pods;
 	size_t n_pods;
 	int64_t now;
+	/* Prometheus's GPU figures (places with PLACE_GPU_METRICS), else NULL */
+	const struct gpu_metrics *gpu_metrics;
 };
 
 #endif

@@ -24,7 +24,8 @@
  *    many times, the last exit;
  * 8. pods still starting (ContainerCreating, Init:0/1);
  * 9. no pods yet;
- * 10. running, since when; else the status word and since when.
+ * 10. running, since when; else the status word and since when; and GPUs it holds
+ *     that sat idle the whole of the last 10 minutes (render_job_idle_gpus).
  * Never empty; one line but for a failed log's last lines. Messages from the cluster are made single-line and bounded, so a
  * hostile one cannot forge lines.
  *
@@ -32,6 +33,7 @@
  * tests/fuzz/fuzz_render.c.
  */
 #include "render/why.h"
+#include "render/job_gpus.h"
 #include "render/job_times.h"
 #include "render/status.h"
 #include "render/queues.h"
@@ -520,6 +522,7 @@ static void why_running(struct strbuf *sb, const struct job_view *v, const char 
 		strbuf_printf(sb, " (%d)", c->restart_count);
 		put_last_exit(sb, c, v->now);
 	}
+	render_job_idle_gpus(sb, v);
 	end_sentence(sb);
 }
 

@@ -153,12 +153,15 @@ class Cluster:
     def stats(self):
         return self._control("GET", "/_sim/stats")
 
-    def set_gpus(self, gpus, families=None):
+    def set_gpus(self, gpus, families=None, held_for=None):
         """The GPU figures kubesim's Prometheus answers (kubesim_lib/prometheus.py):
-        {"NS/POD": [{"util", "memory_used_mib", "memory_total_mib"} per GPU]}."""
+        {"NS/POD": [{"util", "memory_used_mib", "memory_total_mib"} per GPU]};
+        held_for: seconds they have held (the duty cycles' maxima over a window)."""
         body = dict(gpus)
         if families is not None:
             body["families"] = list(families)
+        if held_for is not None:
+            body["held_for"] = held_for
         return self._control("POST", "/_sim/gpus", body)
 
     def python_client(self, context=None):

@@ -15,6 +15,7 @@
 #include "render/job_info.h"
 #include "render/job_tables.h"
 #include "render/node_forms.h"
+#include "render/node_info.h"
 #include "render/nodes.h"
 #include "render/pods.h"
 #include "render/progress.h"
@@ -143,7 +144,8 @@ static const struct place PLACES[] = {
 	 {.job = render_job_gpus}, 0,
 	 "allocated/requested GPUs of the job, and their duty cycle and memory (Prometheus)"},
 	{FS_JOB_INFO, FS_JOB_DIR, "info", SRC_JOB, VIEW_ALL,
-	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE, {.job = render_job_info}, 0,
+	 PLACE_AGES | PLACE_STALE_NOTE | PLACE_DELETE_NOTE | PLACE_GPU_METRICS,
+	 {.job = render_job_info}, 0,
 	 "arena get: status, duration, instances, TensorBoard"},
 	{FS_JOB_INFO_JSON, FS_JOB_DIR, "info.json", SRC_JOB, VIEW_FORMS, PLACE_AGES,
 	 {.job = render_job_info_json}, 0, "arena get -o json, with why and queue"},
@@ -174,7 +176,7 @@ static const struct place PLACES[] = {
 	{FS_JOB_TYPE, FS_JOB_DIR, "type", SRC_JOB, VIEW_MTIME, 0, {.job = job_type}, 0,
 	 "tfjob, pytorchjob, mpijob, ..."},
 	{FS_JOB_WHY, FS_JOB_DIR, "why", SRC_JOB, VIEW_PODS | VIEW_EVENTS | VIEW_LOG_TAIL,
-	 PLACE_AGES, {.job = render_job_why}, 0,
+	 PLACE_AGES | PLACE_GPU_METRICS, {.job = render_job_why}, 0,
 	 "one line: why it waits, failed, restarts, or runs since when"},
 
 	{FS_POD_DIR, FS_INSTANCES_DIR, NULL, SRC_POD, 0, PLACE_DIR, {0}, 0,
@@ -204,7 +206,7 @@ static const struct place PLACES[] = {
 
 	{FS_NODE_GPUS, FS_NODE_DIR, "gpus", SRC_NODE_PODS, 0, 0,
 	 {.node_pods = render_node_gpus}, 0, NULL},
-	{FS_NODE_INFO, FS_NODE_DIR, "info", SRC_NODE_PODS, 0, 0,
+	{FS_NODE_INFO, FS_NODE_DIR, "info", SRC_NODE_PODS, 0, PLACE_GPU_METRICS,
 	 {.node_pods = render_node_info}, 0, NULL},
 	{FS_NODE_IP, FS_NODE_DIR, "ip", SRC_NODE, 0, 0, {.node = render_node_ip}, 0, NULL},
 	{FS_NODE_ROLE, FS_NODE_DIR, "role", SRC_NODE, 0, 0, {.node = render_node_role}, 0, NULL},

@@ -140,13 +140,15 @@ static int render_job_file(struct fs *fs, const struct fs_node *node, const stru
 }
 
 static int render_nodes_file(struct fs *fs, const struct k8s_node *only, const struct place *p,
-			     struct strbuf *sb, int64_t *mtime)
+			     const struct gpu_metrics *gm, struct strbuf *sb, int64_t *mtime)
 {
 	struct node_view *v;
 	size_t n;
 
 	if (view_nodes(fs, only, &v, &n))
 		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i].gpu_metrics = gm;
 	if (only)
 		p->render.node_pods(sb, &v[0]);
 	else
@@ -332,7 +334,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node,
 		}
 		return 0;
 	case SRC_CLUSTER:
-		return render_nodes_file(fs, NULL, p, sb, mtime);
+		return render_nodes_file(fs, NULL, p, gm, sb, mtime);
 	case SRC_JOB:
 		return render_job_file(fs, node, p, gm, reports, sb, mtime);
 	case SRC_NS_JOBS:
@@ -362,7 +364,7 @@ static int render_node_text(struct fs *fs, const struct fs_node *node,
 			return -ENOENT;
 		*mtime = kn->meta.created;
 		if (p->source == SRC_NODE_PODS)
-			return render_nodes_file(fs, kn, p, sb, mtime);
+			return render_nodes_file(fs, kn, p, gm, sb, mtime);
 		p->render.node(sb, kn);
 		return 0;
 	default:

@@ -1,8 +1,9 @@
 /*
- * One GPU query to Prometheus (prometheus.h): find its Service as Arena does
- * (one LIST per label, in Arena's order, until one answers with a Service),
- * then GET services/http:NAME:PORT/proxy/api/v1/query, as Arena's ProxyGet
- * does; the query asks for both families' metric names and every pod at once,
+ * One GPU query to Prometheus (prometheus.h): its Service as Arena finds it
+ * (the first labelled as Arena's first label, else its second, ...: the caller
+ * ranks the cache's Services with prometheus_rank), then GET
+ * services/http:NAME:PORT/proxy/api/v1/query, as Arena's ProxyGet does; the query asks for both families' metric names and every pod at once
+ * (and, in the same query, each GPU's highest duty cycle of the last 10 minutes),
  * so that a refresh of the whole tree costs one query however many files read it.
  */
 #include "k8s/api/prometheus.h"
@@ -22,47 +23,22 @@ static const struct {
 	{"kubernetes.io/name=Prometheus", "9090"},
 };
 
-#define QUERY "{__name__=~\"" GPU_METRICS_NAMES "\"}"
-
-/* The first Service labelled as one of SERVERS: its namespace and name into ns,
- * name, its port into *port. 0, -ENOENT (none), or -errno of a failed LIST. */
-static int find_service(struct k8s_client *c, char *ns, size_t ns_size, char *name,
-                        size_t name_size, const char **port, struct k8s_error *err)
+int prometheus_rank(const struct service *svc, const char **port)
 {
-	int last = -ENOENT;
-
 	for (size_t i = 0; i < sizeof(SERVERS) / sizeof(SERVERS[0]); i++) {
-		struct strbuf path = STRBUF_INIT;
-		json_t *list = NULL, *svc;
-		int rc;
+		const char *eq = strchr(SERVERS[i].selector, '=');
+		char key[64];
+		const char *v;
 
-		strbuf_puts(&path, "/api/v1/services");
-		urlpath_add_query(&path, "labelSelector", SERVERS[i].selector);
-		if (!strbuf_ok(&path)) {
-			strbuf_free(&path);
-			return -ENOMEM;
-		}
-		rc = k8s_get_json(c, strbuf_str(&path), &list, err);
-		strbuf_free(&path);
-		if (rc) {
-			last = rc;   /* a viewer that may not list services: say so, try the next */
-			continue;
-		}
-		svc = json_array_get(json_object_get(list, "items"), 0);
-		if (svc) {
-			const json_t *meta = json_object_get(svc, "metadata");
-
-			snprintf(ns, ns_size, "%s",
-			         json_string_value(json_object_get(meta, "namespace")) ?: "");
-			snprintf(name, name_size, "%s",
-			         json_string_value(json_object_get(meta, "name")) ?: "");
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - SERVERS[i].selector),
+		         SERVERS[i].selector);
+		v = kv_get(&svc->meta.labels, key);
+		if (v && !strcmp(v, eq + 1)) {
 			*port = SERVERS[i].port;
-			json_decref(list);
-			return ns[0] && name[0] ? 0 : -ENOENT;
+			return (int)i;
 		}
-		json_decref(list);
 	}
-	return last;
+	return -1;
 }
 
 static int query(struct k8s_client *c, const char *path, struct gpu_metrics *m,
@@ -81,12 +57,11 @@ static int query(struct k8s_client *c, const char *path, struct gpu_metrics *m,
 }
 
 int prometheus_query_gpus(struct k8s_client *c, struct k8s_client *url_client,
+                          const char *ns, const char *name, const char *port,
                           struct gpu_metrics *m)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct k8s_error err;
-	char ns[254], name[254];
-	const char *port = NULL;
 	int rc;
 
 	k8s_error_clear(&err);
@@ -95,15 +70,11 @@ int prometheus_query_gpus(struct k8s_client *c, struct k8s_client *url_client,
 		strbuf_puts(&path, "/api/v1/query");
 		c = url_client;
 	} else {
-		rc = find_service(c, ns, sizeof(ns), name, sizeof(name), &port, &err);
-		if (rc == -ENOENT)
+		if (!ns) {
 			snprintf(m->error, sizeof(m->error), "no Prometheus found (looked for %s)",
 			         PROMETHEUS_LOOKED_FOR);
-		else if (rc)
-			snprintf(m->error, sizeof(m->error),
-			         "no Prometheus found: listing Services failed: %.400s", err.message);
-		if (rc)
-			return rc;
+			return -ENOENT;
+		}
 		snprintf(m->source, sizeof(m->source), "service %.63s/%.150s:%s", ns, name, port);
 		rc = urlpath_resource(&path, "/api/v1", ns, "services", NULL, NULL, &err);
 		if (rc) {
@@ -112,7 +83,7 @@ int prometheus_query_gpus(struct k8s_client *c, struct k8s_client *url_client,
 		}
 		strbuf_printf(&path, "/http:%s:%s/proxy/api/v1/query", name, port);
 	}
-	urlpath_add_query(&path, "query", QUERY);
+	urlpath_add_query(&path, "query", GPU_METRICS_QUERY);
 	rc = strbuf_ok(&path) ? query(c, strbuf_str(&path), m, &err) : -ENOMEM;
 	strbuf_free(&path);
 	return rc;

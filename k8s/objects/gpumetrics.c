@@ -2,8 +2,10 @@
  * Decoding a Prometheus instant-query answer into per-GPU figures
  * (gpumetrics.h). Each result is one series: {"metric": {labels},
  * "value": [time, "string"]}. A series is filed under (namespace, pod, gpu)
- * from DCGM's labels or Arena's, whichever it has; series of other names, or
- * without a pod, are skipped (a GPU no pod holds is not a job's).
+ * from DCGM's labels or Arena's, whichever it has, a GPU no pod holds under its
+ * node and index (nodes/NODE/info shows it); series of other names, or with
+ * neither a pod nor a node, are skipped. A series without a name that carries
+ * GPU_METRICS_MAX_LABEL is a duty cycle's maximum over the window.
  * Pure; test: tests/unit/test_gpumetrics.c.
  */
 #include "k8s/objects/gpumetrics.h"
@@ -40,8 +42,10 @@ void gpu_metrics_unref(struct gpu_metrics *m)
 	for (size_t i = 0; i < m->n; i++) {
 		free(m->s[i].ns);
 		free(m->s[i].pod);
+		free(m->s[i].node);
 	}
 	free(m->s);
+	free(m->by_node);
 	free(m);
 }
 
@@ -52,9 +56,10 @@ static const char *label(const json_t *metric, const char *dcgm, const char *are
 	return v && *v ? v : json_string_value(json_object_get(metric, arena));
 }
 
-/* One series of the answer, its strings the answer's. */
+/* One series of the answer, its strings the answer's. key_node is its node when it
+ * has no pod (a GPU no pod holds is told apart by its node), else "". */
 struct series {
-	const char *ns, *pod, *name;
+	const char *ns, *pod, *name, *node, *key_node;
 	int gpu;
 	double v;
 };
@@ -72,6 +77,8 @@ static void set_figure(struct gpu_sample *s, const char *name, double v)
 		s->used_mib = v / MIB;
 	else if (!strcmp(name, "nvidia_gpu_memory_total_bytes"))
 		s->total_mib = v / MIB;
+	else if (!strcmp(name, GPU_METRICS_MAX_LABEL) && v > s->duty_max)
+		s->duty_max = v;     /* both families' maxima of one GPU: the higher */
 }
 
 static int key_cmp(const char *ns_a, const char *pod_a, int gpu_a, const char *ns_b,
@@ -84,11 +91,17 @@ static int key_cmp(const char *ns_a, const char *pod_a, int gpu_a, const char *n
 	return c ? c : (gpu_a > gpu_b) - (gpu_a < gpu_b);
 }
 
+/* A pod's GPUs by namespace, pod and index; those of no pod (ns, pod "") by node then. */
 static int series_cmp(const void *a, const void *b)
 {
 	const struct series *x = a, *y = b;
+	int c = strcmp(x->ns, y->ns);
 
-	return key_cmp(x->ns, x->pod, x->gpu, y->ns, y->pod, y->gpu);
+	if (!c)
+		c = strcmp(x->pod, y->pod);
+	if (!c)
+		c = strcmp(x->key_node, y->key_node);
+	return c ? c : (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
 /* A series of a pod's GPU with a number, into *out: true; false to skip it. */
@@ -101,9 +114,17 @@ static bool read_series(const json_t *r, struct series *out)
 	long g;
 
 	out->name = json_string_value(json_object_get(metric, "__name__"));
+	if (!out->name && json_object_get(metric, GPU_METRICS_MAX_LABEL))
+		out->name = GPU_METRICS_MAX_LABEL;
 	out->ns = label(metric, "namespace", "namespace_name");
 	out->pod = label(metric, "pod", "pod_name");
-	if (!out->name || !out->ns || !*out->ns || !out->pod || !*out->pod || !gpu || !text)
+	out->node = label(metric, "Hostname", "node_name");
+	if (!out->ns || !*out->ns || !out->pod || !*out->pod)
+		out->ns = out->pod = "";
+	if (out->node && !*out->node)
+		out->node = NULL;
+	out->key_node = *out->pod || !out->node ? "" : out->node;
+	if (!out->name || (!*out->pod && !out->node) || !gpu || !text)
 		return false;
 	errno = 0;
 	g = strtol(gpu, &end, 10);
@@ -122,10 +143,10 @@ static int add_sorted(struct gpu_metrics *m, struct series *sr, size_t n)
 
 	qsort(sr, n, sizeof(*sr), series_cmp);
 	for (size_t i = 0; i < n; i++) {
-		if (!s || key_cmp(s->ns, s->pod, s->gpu, sr[i].ns, sr[i].pod, sr[i].gpu)) {
+		if (!s || series_cmp(&sr[i - 1], &sr[i])) {
 			s = &m->s[m->n];
-			*s = (struct gpu_sample){.gpu = sr[i].gpu, .duty = -1, .used_mib = -1,
-			                         .total_mib = -1, .free_mib = -1};
+			*s = (struct gpu_sample){.gpu = sr[i].gpu, .duty = -1, .duty_max = -1,
+			                         .used_mib = -1, .total_mib = -1, .free_mib = -1};
 			s->ns = strdup(sr[i].ns);
 			s->pod = strdup(sr[i].pod);
 			if (!s->ns || !s->pod) {
@@ -135,8 +156,39 @@ static int add_sorted(struct gpu_metrics *m, struct series *sr, size_t n)
 			}
 			m->n++;
 		}
+		if (!s->node && sr[i].node && !(s->node = strdup(sr[i].node)))
+			return -ENOMEM;
 		set_figure(s, sr[i].name, sr[i].v);
 	}
+	return 0;
+}
+
+/* by_node's order: node, index, namespace, pod. */
+static int node_cmp(const void *a, const void *b)
+{
+	const struct gpu_sample *x = *(struct gpu_sample *const *)a;
+	const struct gpu_sample *y = *(struct gpu_sample *const *)b;
+	int c = strcmp(x->node, y->node);
+
+	if (c)
+		return c;
+	if (x->gpu != y->gpu)
+		return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+	return key_cmp(x->ns, x->pod, 0, y->ns, y->pod, 0);
+}
+
+/* m->by_node: the samples that name their node, sorted for gpu_metrics_of_node. */
+static int index_nodes(struct gpu_metrics *m)
+{
+	if (!m->n)
+		return 0;
+	m->by_node = malloc(m->n * sizeof(*m->by_node));
+	if (!m->by_node)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->s[i].node)
+			m->by_node[m->n_by_node++] = &m->s[i];
+	qsort(m->by_node, m->n_by_node, sizeof(*m->by_node), node_cmp);
 	return 0;
 }
 
@@ -174,7 +226,7 @@ int gpu_metrics_decode(struct gpu_metrics *m, const json_t *answer)
 	for (i = 0; i < m->n; i++)
 		if (m->s[i].total_mib < 0 && m->s[i].used_mib >= 0 && m->s[i].free_mib >= 0)
 			m->s[i].total_mib = m->s[i].used_mib + m->s[i].free_mib;
-	return rc;
+	return rc ? rc : index_nodes(m);
 }
 
 size_t gpu_metrics_of_pod(const struct gpu_metrics *m, const char *ns, const char *name,
@@ -197,5 +249,26 @@ size_t gpu_metrics_of_pod(const struct gpu_metrics *m, const char *ns, const cha
 		n++;
 	if (n)
 		*first = &m->s[lo];
+	return n;
+}
+
+size_t gpu_metrics_of_node(const struct gpu_metrics *m, const char *name,
+                           struct gpu_sample *const **first)
+{
+	size_t lo = 0, hi = m ? m->n_by_node : 0, n = 0;
+
+	*first = NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(m->by_node[mid]->node, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (m && lo + n < m->n_by_node && !strcmp(m->by_node[lo + n]->node, name))
+		n++;
+	if (n)
+		*first = &m->by_node[lo];
 	return n;
 }

@@ -68,7 +68,8 @@ struct obj_meta {
 	int64_t created;             /* creationTimestamp */
 	int64_t deleted;             /* deletionTimestamp; 0 when not being deleted */
 	/* Only the labels the tree uses (LABELS_KEPT in objects_decode.c): release and
-	 * role, which make a Service a job's TensorBoard. */
+	 * role, which make a Service a job's TensorBoard; Kueue's queue; those Arena
+	 * finds Prometheus by. */
 	struct kv_list labels;
 	/* Only the annotations the tree uses (ANNOTATIONS_KEPT in objects_decode.c):
 	 * arenafs.io/spec, arenafs.io/code, requestGPUsOfJobOwner,

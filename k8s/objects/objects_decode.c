@@ -34,6 +34,9 @@ static const char *const LABELS_KEPT[] = {
     "release", /* the job a Service (a TensorBoard) belongs to: Arena's rule */
     "role",    /* role=tensorboard: the TensorBoard among a job's Services */
     KUEUE_QUEUE_LABEL, /* the LocalQueue a job is put in (Kueue's) */
+    /* a Prometheus Service, as Arena finds one (k8s/api/prometheus.h) */
+    "kubernetes.io/service-name",
+    "kubernetes.io/name",
 };
 #define N_LABELS_KEPT (sizeof(LABELS_KEPT) / sizeof(LABELS_KEPT[0]))
 

@@ -49,6 +49,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
@@ -325,6 +326,7 @@ class Bench:
                  [self.kubectl_cmd("get", "tfjobs", "-o", "json"),
                   self.kubectl_cmd("get", "pods", "-o", "json")])
         self.forms_parse(jobs)
+        self.gpu_figures(jobs)
         self.row("grep every status (grep -H . jobs/*/status | kubectl get -o json)",
                  [sh("grep -H . %s/jobs/*/status" % m)],
                  [self.kubectl_cmd("get", "tfjobs", "-o", "json")])
@@ -345,6 +347,50 @@ class Bench:
                              self.kubectl_env())
         self.memory.update({"arenafs_rss_kib": rss, "arenafs_hwm_kib": hwm,
                             "kubectl_get_pods_all_json_peak_kib": k_rss})
+
+    def gpu_figures(self, jobs):
+        """GPU figures with a Prometheus (kubesim's, found as Arena finds one): every
+        job's gpus and progress and cluster/top-job read, each run after the shared
+        snapshot went stale (5 s), and the Prometheus queries that cost (kubesim counts
+        `get services/proxy`): one per refresh, however many files. The peer: that one
+        query asked by kubectl (get --raw through the service proxy), Prometheus's
+        answer alone. Apart from the rows (the tree asks the cluster here, on purpose);
+        the Service is deleted after, so the rows below read as before."""
+        if self.c.kind != "kubesim":
+            self.memory["gpu_note"] = ("not measured: the real cluster's Prometheus runs "
+                                       "beside it in tests only (tests/cluster/monitoring.py)")
+            return
+        m = self.m.path
+        svc = {"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "prometheus-server", "namespace": "monitoring",
+                            "labels": {"kubernetes.io/service-name": "prometheus-server"}},
+               "spec": {"ports": [{"name": "http", "port": 9090}]}}
+        self.c.kubectl("create", "namespace", "monitoring")
+        self.c.kubectl("create", "-f", "-", input=json.dumps(svc))
+        # arenafs's query (k8s/objects/gpumetrics.h GPU_METRICS_QUERY)
+        query = ('{__name__=~"DCGM_FI_DEV_GPU_UTIL|DCGM_FI_DEV_FB_USED|DCGM_FI_DEV_FB_FREE|'
+                 'nvidia_gpu_duty_cycle|nvidia_gpu_memory_used_bytes|'
+                 'nvidia_gpu_memory_total_bytes"} or label_replace(max_over_time('
+                 '{__name__=~"DCGM_FI_DEV_GPU_UTIL|nvidia_gpu_duty_cycle"}[10m]), '
+                 '"arenafs_duty_max_over", "10m", "", "")')
+        raw = ("/api/v1/namespaces/monitoring/services/http:prometheus-server:9090/proxy/"
+               "api/v1/query?query=" + urllib.parse.quote(query))
+        cmd = sh("cat %s/jobs/*/gpus %s/jobs/*/progress %s/cluster/top-job" % (m, m, m))
+        times, queries, figures, out = [], [], 0, b""
+        for _ in range(self.repeat):
+            time.sleep(5.5)     # the shared snapshot stale: this read refreshes it
+            before = self.c.stats()["requests"].get("get services/proxy", 0)
+            wall, out = run_timed(cmd)
+            times.append(wall)
+            queries.append(self.c.stats()["requests"].get("get services/proxy", 0) - before)
+        figures = out.count(b"GPU(DutyCycle)")
+        peer = [run_timed(self.kubectl_cmd("get", "--raw", raw), self.kubectl_env())[0]
+                for _ in range(self.repeat)]
+        self.c.kubectl("delete", "namespace", "monitoring")
+        self.memory.update({
+            "gpu_files": 2 * len(jobs) + 1, "gpu_read_s": statistics.median(times),
+            "gpu_queries": max(queries), "gpu_jobs_with_figures": figures,
+            "gpu_query_kubectl_s": statistics.median(peer)})
 
     def forms_parse(self, jobs):
         """The JSON forms at this size read back whole: json.load and jq on each, a
@@ -704,6 +750,17 @@ def report(rows, memory, scale, where="kubesim"):
     return "\n".join(lines)
 
 
+def gpu_line(memory):
+    if "gpu_read_s" not in memory:
+        return "GPU figures with Prometheus: " + memory.get("gpu_note", "not measured")
+    return ("GPU figures with Prometheus: cat jobs/*/gpus jobs/*/progress cluster/top-job "
+            "(%d files, %d jobs with figures) %.2f s, %d Prometheus quer%s (at most one per "
+            "5 s refresh); that query alone by kubectl get --raw %.2f s" % (
+                memory["gpu_files"], memory["gpu_jobs_with_figures"], memory["gpu_read_s"],
+                memory["gpu_queries"], "y" if memory["gpu_queries"] == 1 else "ies",
+                memory["gpu_query_kubectl_s"]))
+
+
 def report_limits(limits, memory, pods):
     """arenafs against the limit: times = arenafs time / reference time; the tree's
     rows also on the FUSE ceiling."""
@@ -740,6 +797,8 @@ def report_limits(limits, memory, pods):
                          memory["full_read_logs_jobs"], memory["full_read_logs_files"],
                          memory["full_read_logs_s"], memory["full_read_logs_s"] * 1e3 / n,
                          memory["rss_after_full_read_logs_kib"] / 1024.0))
+    if "gpu_read_s" in memory or "gpu_note" in memory:
+        lines.append(gpu_line(memory))
     if "health_unloaded_s" in memory:
         u = max(memory["health_unloaded_s"], 1e-6)
         lines.append("reads while writers wait: cat cluster/health %.2f ms unloaded; %.2f ms "
@@ -764,6 +823,8 @@ def main():
     ap.add_argument("--log-read-jobs", type=int, default=500,
                     help="jobs read with every log, apart from the full read (0: all of "
                     "them: one log request per container, long on a large cluster)")
+    ap.add_argument("--gpu-only", action="store_true",
+                    help="only the mount and the GPU figures' read (its line of the report)")
     ap.add_argument("--arena", help="the Arena CLI: adds its rows (make bench CLUSTER=real "
                     "passes tests/cluster/bin arena)")
     args = ap.parse_args()
@@ -793,6 +854,15 @@ def main():
                   args.log_read_jobs)
         b.memory["mount_s"] = mount_s
         b.memory["rss_after_mount_kib"] = mount.rss_kib()[0]    # before any reading
+        if args.gpu_only:
+            b.gpu_figures(sorted(os.listdir(os.path.join(mount.path, "jobs"))))
+            print("%d jobs, %d nodes, arenafs mounted in %.1fs" % (args.jobs, args.nodes,
+                                                                  mount_s))
+            print(gpu_line(b.memory))
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump({"memory": b.memory}, f, indent=2)
+            return
         b.run()
         remaining = pods.get("metadata", {}).get("remainingItemCount")
         scale = "%d jobs, %d nodes, %s pods; %s ready in %.1fs, arenafs mounted in %.1fs" % (

@@ -8,6 +8,7 @@ submission costs a dry run and a create, a deletion one request. The table
 against the limit (a tmpfs copy of the tree, curl) has every row, run on both
 sides, and the tree's rows ran on the FUSE ceiling too (tests/bench/ceiling.c,
 $ARENAFS_CEILING), which printed what tmpfs printed (bench.py checks that).
+Reading every job's GPU figures with a Prometheus costs one query per refresh.
 """
 
 import json
@@ -51,6 +52,11 @@ def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
     assert all(memory[k] > 0 for k in ("health_unloaded_s", "health_suspend_opens_s",
                                        "health_cps_s")), memory
     assert "reads while writers wait: cat cluster/health" in r.stdout, r.stdout
+    # GPU figures with a Prometheus: every job's gpus and progress and top-job read
+    # cost one query per 5 s refresh, however many files
+    assert memory["gpu_files"] == 2 * 12 + 1, memory
+    assert 1 <= memory["gpu_queries"] <= 1 + int(memory["gpu_read_s"] / 5), memory
+    assert "GPU figures with Prometheus: cat jobs/*/gpus" in r.stdout, r.stdout
     # against the limit: the tmpfs copy, curl for the log and the lists, both sides ran
     limits = {row["what"]: row for row in result["limits"]}
     assert {"find . -maxdepth 3", "cat jobs/*/status", "ls -l jobs/",

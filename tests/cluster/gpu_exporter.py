@@ -2,8 +2,10 @@
 """gpu_exporter.py: a stand-in GPU exporter for the test cluster's fake GPUs, as
 kwok stands in for kubelets. Prometheus (monitoring.py) scrapes its /metrics.
 
-For every Running pod that holds GPUs (nvidia.com/gpu) on a kwok node it
-serves both metric families GPU clusters have, one series per GPU:
+For every GPU of a kwok node (nvidia.com/gpu capacity) it serves both metric
+families GPU clusters have, one series per GPU, with the labels of the Running
+pod that holds it (none for a GPU no pod holds, which reads idle), as
+dcgm-exporter reports every device of its node:
   - DCGM's, as the NVIDIA GPU Operator's dcgm-exporter does with its pod
     mapping: DCGM_FI_DEV_GPU_UTIL (percent), DCGM_FI_DEV_FB_USED and
     DCGM_FI_DEV_FB_FREE (MiB), labels gpu, UUID, device, modelName, Hostname,
@@ -71,16 +73,23 @@ class Cluster:
             return json.load(r)
 
     def gpus(self):
-        """[(pod, node, container, index)] of every GPU a Running pod holds on a kwok node."""
+        """[(pod or None, node, container, index)] of every GPU of a kwok node: those a
+        Running pod holds, then those none holds."""
+        items = [n for n in self.get("/api/v1/nodes")["items"]
+                 if n["metadata"].get("annotations", {}).get("kwok.x-k8s.io/node") == "fake"]
         nodes = {n["metadata"]["name"]: int(n["status"].get("allocatable", {}).get(GPU, "0"))
-                 for n in self.get("/api/v1/nodes")["items"]
-                 if n["metadata"].get("annotations", {}).get("kwok.x-k8s.io/node") == "fake"}
+                 for n in items}
+        capacity = {n["metadata"]["name"]: int(n["status"].get("capacity", {}).get(GPU, "0"))
+                    for n in items}
         pods = [p for p in self.get("/api/v1/pods?fieldSelector=status.phase%3DRunning")["items"]
                 if p["spec"].get("nodeName") in nodes and requested(p)]
         pods.sort(key=lambda p: (p["metadata"]["creationTimestamp"], p["metadata"]["namespace"],
                                  p["metadata"]["name"]))
         with self.lock:
-            return self.allocate(nodes, pods)
+            held = self.allocate(nodes, pods)
+        taken = {(node, i) for _, node, _, i in held}
+        return held + [(None, node, "", i) for node, n in sorted(capacity.items())
+                       for i in range(n) if (node, i) not in taken]
 
     def allocate(self, nodes, pods):
         live = {p["metadata"]["uid"] for p in pods}
@@ -149,16 +158,19 @@ def exposition(gpus, values):
     series = []
     count = {}
     for pod, node, container, index in gpus:
-        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-        nth = count.get(pod["metadata"]["uid"], 0)
-        count[pod["metadata"]["uid"]] = nth + 1
         uid = gpu_uuid(node, index)
-        dcgm = labels({"gpu": index, "UUID": uid, "device": "nvidia%d" % index,
-                       "modelName": MODEL, "Hostname": node, "container": container,
-                       "namespace": ns, "pod": name})
-        arena = labels({"minor_number": index, "uuid": uid, "name": MODEL, "node_name": node,
-                        "pod_name": name, "namespace_name": ns, "container_name": container})
-        series.append((dcgm, arena, values.of("%s/%s" % (ns, name), nth)))
+        dcgm = {"gpu": index, "UUID": uid, "device": "nvidia%d" % index, "modelName": MODEL,
+                "Hostname": node}
+        arena = {"minor_number": index, "uuid": uid, "name": MODEL, "node_name": node}
+        value = {"util": 0.0, "used": 0.0, "total": float(TOTAL_MIB)}
+        if pod is not None:
+            ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+            nth = count.get(pod["metadata"]["uid"], 0)
+            count[pod["metadata"]["uid"]] = nth + 1
+            dcgm.update(container=container, namespace=ns, pod=name)
+            arena.update(pod_name=name, namespace_name=ns, container_name=container)
+            value = values.of("%s/%s" % (ns, name), nth)
+        series.append((labels(dcgm), labels(arena), value))
     lines = []
     for fam, text, value in FAMILIES:
         lines += ["# HELP %s %s" % (fam, text), "# TYPE %s gauge" % fam]

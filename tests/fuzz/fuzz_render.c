@@ -31,6 +31,7 @@
 #include "render/suspend_note.h"
 #include "render/events.h"
 #include "render/gpus.h"
+#include "render/node_info.h"
 #include "render/job_info.h"
 #include "render/job_forms.h"
 #include "render/job_tables.h"
@@ -170,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	render_data_list_yaml(&sb, &(struct data_view){pvcs, nc, NULL, 0, 1764669600, NULL, ""});
 	strbuf_reset(&sb);
 	for (i = 0; i < nn; i++)
-		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600};
+		nv[i] = (struct node_view){nodes[i], pods, np, 1764669600, NULL};
 	if (job) {
 		v = (struct job_view){.job = job, .pods = pods, .n_pods = np, .nodes = nodes,
 		                      .n_nodes = nn, .events = events, .n_events = ne,
@@ -185,6 +186,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render_job_gpus(&sb, &v);
 		v.gpu_metrics = gpu;
 		render_job_gpus(&sb, &v);
+		/* info's GPUs: block and why's idle GPUs, from the fuzzed answer */
+		render_job_info(&sb, &v);
+		render_job_why(&sb, &v);
 		v.gpu_metrics = NULL;
 		render_job_progress(&sb, &v);
 		render_job_metrics(&sb, &v);
@@ -246,8 +250,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (nn) {
 		render_cluster_top(&sb, nv, nn);
 		render_cluster_gpus(&sb, nv, nn);
-		for (i = 0; i < nn; i++)
+		for (i = 0; i < nn; i++) {
 			render_node_info(&sb, &nv[i]);
+			nv[i].gpu_metrics = gpu;   /* arena top node -d with the answer's figures */
+			render_node_info(&sb, &nv[i]);
+			nv[i].gpu_metrics = NULL;
+		}
 		strbuf_reset(&sb);
 		render_cluster_top_json(&sb, nv, nn);
 		check_form(&sb);

@@ -7,8 +7,9 @@ it: the Service labelled kubernetes.io/service-name=prometheus-server, port
 `arena top job NAME` shows the values in its GPU(DutyCycle) and
 GPU_MEMORY(Used/Total) columns. The tree finds the same Prometheus the same way
 and shows the same figures: instances/POD/gpus cell by cell as Arena's
-instances table, jobs/NAME/gpus their sum (kubesim's side:
-test_tree_gpu_metrics.py)."""
+instances table, jobs/NAME/gpus their sum, info's GPUs: block as `arena get -g
+NAME`'s, nodes/NODE/info as `arena top node -d --metric`'s (kubesim's
+side: test_tree_gpu_metrics.py)."""
 
 import json
 import re
@@ -189,3 +190,90 @@ def test_arena_top_job_shows_the_exporters_values(busy, tmp_path, arenafs):
         message="instances/%s/gpus with figures" % POD)
     print("instances/%s/gpus:\n%s" % (POD, tree))
     assert tree_rows(tree) == arena_cells(text) == want_rows(mon, view)
+
+
+def gpus_block(text):
+    """(rows of cells, the Allocated/Requested line) of the GPUs: block of `arena get
+    -g` or of info: the table up to its blank line, then the line after it."""
+    after = text.split("\nGPUs:\n", 1)[1]
+    table, rest = after.split("\n\n", 1)
+    lines = table.splitlines()
+    assert re.split(r"\s{2,}", lines[0].strip()) == [
+        "INSTANCE", "NODE(IP)", "GPU(Requested)", "GPU(IndexId)", "GPU(DutyCycle)",
+        "GPU Memory(Used/Total)"], lines[0]
+    return [re.split(r"\s{2,}", l.strip()) for l in lines[2:]], rest.splitlines()[0].strip()
+
+
+@pytest.mark.later_binary("arena")
+def test_arena_get_g_is_infos_gpus_block(busy, tmp_path, arenafs):
+    """`arena get -g NAME` and jobs/NAME/info on the same Prometheus: the same GPUs:
+    block, row by row and cell by cell, and the same Allocated/Requested line."""
+    from test_arena_parity import Arena
+    view, mon, pod = busy
+    arena = Arena(realcluster.later_binary("arena", "the Arena CLI"), view.kubeconfig,
+                  view.namespace, str(tmp_path / "arena-home"))
+    want = want_rows(mon, view)
+    first = [POD, pod["status"]["hostIP"], "2"]
+    rows = [first + [str(i)] + list(want[i]) if n == 0 else [str(i)] + list(want[i])
+            for n, i in enumerate(sorted(want))]
+    theirs = wait_until(lambda: (lambda t: t if gpus_block(t)[0] == rows else None)(
+        arena.run("get", "-g", JOB)), timeout=60, interval=1,
+        message="arena get -g %s to show the exporter's values" % JOB)
+    print("arena get -g %s:\n%s" % (JOB, theirs))
+    m = arenafs(view, "namespace=" + view.namespace)
+    ours = wait_until(lambda: (lambda t: t if "\nGPUs:\n" in t and gpus_block(t)[0] == rows
+                               else None)(m.read("jobs", JOB, "info")),
+                      timeout=60, interval=0.5, message="info's GPUs: block with figures")
+    print("jobs/%s/info:\n%s" % (JOB, ours))
+    assert gpus_block(ours) == gpus_block(theirs) == (
+        rows, "Allocated/Requested GPUs of Job: 2/2")
+
+
+def node_blocks(text):
+    """{node: its block} of `arena top node -d --metric`, GPU(Allocated)'s lists sorted
+    (Arena joins a pod's GPUs in a Go map's order, arenafs by index)."""
+    from test_arena_parity import gpu_lists_sorted
+    blocks = [b.strip() for b in re.split(r"\n(?=Name:)", text.split("\n---")[0]) if b.strip()]
+    return {b.splitlines()[0].split()[1]: gpu_lists_sorted(b) for b in blocks}
+
+
+@pytest.mark.later_binary("arena")
+def test_arena_top_node_d_with_figures_is_nodes_info(busy, tmp_path, arenafs):
+    """`arena top node -d --metric` (the exporter reports every GPU of each
+    fake node, the held ones with their pod) and nodes/*/info: the same blocks, node
+    by node, byte for byte but GPU(Allocated)'s order; the busy pod's node shows its
+    two GPUs allocated with the test's figures."""
+    from test_arena_parity import Arena, without_reason
+    view, mon, pod = busy
+    arena = Arena(realcluster.later_binary("arena", "the Arena CLI"), view.kubeconfig,
+                  view.namespace, str(tmp_path / "arena-home"))
+    want_rows(mon, view)    # Prometheus has scraped the test's values
+    node = pod["spec"]["nodeName"]
+    m = arenafs(view, "namespace=" + view.namespace)
+
+    seen = {}
+
+    def same():
+        theirs = node_blocks(arena.run("top", "node", "-d", "--metric", namespace=False))
+        ours = {n: node_blocks(without_reason(m.read("nodes", n, "info")))[n] for n in theirs}
+        seen.update(theirs=theirs, ours=ours)
+        return (theirs, ours) if theirs == ours and "DUTY_CYCLE" in theirs.get(node, "") \
+            else None
+    try:
+        theirs, ours = wait_until(same, timeout=60, interval=1,
+                                  message="arena top node -d and nodes/*/info to agree, "
+                                          "with figures")
+    except AssertionError:
+        for n in sorted(seen.get("theirs", {})):
+            if seen["theirs"][n] != seen["ours"].get(n):
+                print("node %s, Arena:\n%s\nnodes/%s/info:\n%s" % (
+                    n, seen["theirs"][n], n, seen["ours"].get(n)))
+        raise
+    print("arena top node -d --metric, node %s:\n%s" % (node, theirs[node]))
+    block = ours[node]
+    assert re.search(r"\s%s\s+Running\s+2\s+gpu\d+,gpu\d+\n" % re.escape(POD), block), block
+    cells = [re.split(r"\s{2,}", l.strip()) for l in
+             block.split("\nGPUs:\n", 1)[1].split("\nGPU Summary:")[0].splitlines()[2:]]
+    busy_rows = sorted((c[4], c[3]) for c in cells if c[2] != "0.0 GiB" and
+                       c[4] in ("87.0%", "12.5%"))
+    assert busy_rows == [("12.5%", "1.0 GiB"), ("87.0%", "5.0 GiB")], cells

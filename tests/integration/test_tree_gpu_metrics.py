@@ -1,6 +1,7 @@
 """GPU figures from Prometheus in the tree (docs/tree.md, "GPU figures"):
 instances/POD/gpus gains each GPU's duty cycle and memory, jobs/NAME/gpus a line
-summing them, found as Arena finds Prometheus (a Service labelled
+summing them, jobs/NAME/info the GPUs: block of `arena get -g`, nodes/NODE/info
+the figures of `arena top node -d`, and why names GPUs idle for 10 minutes; found as Arena finds Prometheus (a Service labelled
 kubernetes.io/service-name=prometheus-server, through the API server's service
 proxy) and asked once for every pod. On kubesim, its own Prometheus
 (tests/kubesim/kubesim_lib/prometheus.py) answers with the figures the test
@@ -8,8 +9,10 @@ sets; the real cluster's (Prometheus scraping the stand-in exporter) is
 test_real_gpu_metrics.py's. Without a Prometheus the files say so in words and
 cluster/health stays ok."""
 
+import calendar
 import json
 import os
+import re
 import time
 
 from helpers import wait_until
@@ -60,7 +63,43 @@ def test_without_prometheus_the_files_say_so_and_health_stays_ok(kubesim, arenaf
     print("instances/%s/gpus:\n%sjobs/busy/gpus:\n%s" % (POD, pod, job))
     assert pod == "2\n" + NO_PROMETHEUS
     assert job == "2/2\n" + NO_PROMETHEUS
+    # info's GPUs: block: Arena's N/A cells, and why
+    rows, tail = gpus_block(m.read("jobs", "busy", "info"))
+    assert rows == [[POD, host_ip(c), "2", "N/A", "N/A", "N/A"]], rows
+    assert tail == ["Allocated/Requested GPUs of Job: 2/2", NO_PROMETHEUS.strip()], tail
+    # nodes/NODE/info: arena top node -d without figures, and why
+    node = m.read("jobs", "busy", "instances", POD, "node").strip()
+    info = m.read("nodes", node, "info")
+    print("nodes/%s/info:\n%s" % (node, info))
+    assert info.endswith("GPU Summary:\n  Total GPUs:     8\n  Allocated GPUs: 2\n"
+                         "  Unhealthy GPUs: 0\n" + NO_PROMETHEUS), info
+    assert "GPU(Allocated)" not in info
     assert m.read("cluster", "health").startswith("ok")
+    # Prometheus is looked for among the cached Services: without one, these reads ask
+    # the cluster nothing (waited out first, so that the snapshot is stale)
+    time.sleep(5.5)
+    before = c.stats()["total"]
+    for f in (("jobs", "busy", "info"), ("jobs", "busy", "why"), ("jobs", "busy", "gpus"),
+              ("nodes", node, "info")):
+        m.read(*f)
+    assert c.stats()["total"] == before, c.stats()["requests"]
+
+
+def cells(line):
+    return re.split(r" {2,}", line.strip())
+
+
+def host_ip(c):
+    return c.kubectl_json("get", "pod", POD)["status"]["hostIP"]
+
+
+def gpus_block(info):
+    """(rows, lines after them) of info's GPUs: block, each row's cells."""
+    block = info.split("\nGPUs:\n", 1)[1].split("\n\n")
+    lines = block[0].splitlines()
+    assert cells(lines[0]) == ["INSTANCE", "NODE(IP)", "GPU(Requested)", "GPU(IndexId)",
+                               "GPU(DutyCycle)", "GPU Memory(Used/Total)"], lines
+    return [cells(l) for l in lines[2:]], [l.strip() for l in block[1].splitlines()]
 
 
 def test_duty_cycle_and_memory_per_gpu_and_per_job(kubesim, arenafs):
@@ -84,6 +123,37 @@ def test_duty_cycle_and_memory_per_gpu_and_per_job(kubesim, arenafs):
     print("instances/%s/gpus:\n%s" % (POD, m.read(*path)))
     assert m.read("jobs", "busy", "gpus") == want_job
     assert m.read("cluster", "health").startswith("ok")
+
+    # info: arena get -g's GPUs: block, a row per GPU
+    info = m.read("jobs", "busy", "info")
+    print("jobs/busy/info:\n%s" % info)
+    rows, tail = gpus_block(info)
+    assert rows == [[POD, host_ip(c), "2", "0", "87.0%", "5120.0/16384.0(MiB)"],
+                    ["1", "12.5%", "1024.0/16384.0(MiB)"]], rows
+    assert tail == ["Allocated/Requested GPUs of Job: 2/2"], tail
+    # nodes/NODE/info: arena top node -d with figures: every GPU of the node, the pod's
+    # two allocated, the others idle
+    node = m.read("jobs", "busy", "instances", POD, "node").strip()
+    info = m.read("nodes", node, "info")
+    print("nodes/%s/info:\n%s" % (node, info))
+    instances = info.split("Instances:\n", 1)[1].split("GPUs:\n", 1)[0].splitlines()
+    assert cells(instances[0]) == ["NAMESPACE", "NAME", "STATUS", "GPU(Requested)",
+                                   "GPU(Allocated)"]
+    assert cells(instances[2]) == ["default", POD, "Running", "2", "gpu0,gpu1"]
+    devices = info.split("GPUs:\n", 1)[1].split("GPU Summary:\n")[0].splitlines()
+    assert cells(devices[0]) == ["INDEX", "MEMORY(Total)", "MEMORY(Allocated)", "MEMORY(Used)",
+                                 "DUTY_CYCLE"]
+    assert [cells(l) for l in devices[2:]] == \
+        [["0", "16.0 GiB", "16.0 GiB", "5.0 GiB", "87.0%"],
+         ["1", "16.0 GiB", "16.0 GiB", "1.0 GiB", "12.5%"]] + \
+        [[str(i), "16.0 GiB", "0.0 GiB", "0.0 GiB", "0.0%"] for i in range(2, 8)]
+    assert info.endswith("GPU Summary:\n"
+                         "  Total GPUs:           8\n"
+                         "  Allocated GPUs:       2\n"
+                         "  Unhealthy GPUs:       0\n"
+                         "  Total GPU Memory:     128.0 GiB\n"
+                         "  Allocated GPU Memory: 32.0 GiB\n"
+                         "  Used GPU Memory:      6.0 GiB\n"), info
 
     # many reads share one query: at most one per GPU_METRICS_TTL_S (5 s) of reading;
     # waited out first, so that the reads below must ask again
@@ -144,3 +214,41 @@ def test_a_prometheus_named_by_the_mount_option(kubesim, arenafs):
     assert text.startswith("2\nno GPU metrics: Prometheus (http://127.0.0.1:9) did not answer: ")
     assert text.count("\n") == 2
     assert bad.read("cluster", "health").startswith("ok")
+
+
+def test_why_names_gpus_idle_for_ten_minutes(kubesim, arenafs):
+    """A running job whose GPUs stayed at 0 % the whole of the last 10 minutes: why
+    (and info's first line) says so; a busy one says nothing of its GPUs. kubesim's
+    fleet has jobs running for longer than the window; the test says how long the
+    figures have held (held_for), as a Prometheus's history would."""
+    c = kubesim("--nodes", "4", "--gpus", "8", "--jobs", "20")
+    start_prometheus(c)
+    pods = c.kubectl_json("get", "pods")["items"]
+    started = {}
+    for p in pods:
+        if p["status"].get("phase") == "Running" and p["status"].get("startTime"):
+            job = p["metadata"]["labels"].get("training.kubeflow.org/job-name")
+            t = calendar.timegm(time.strptime(p["status"]["startTime"], "%Y-%m-%dT%H:%M:%SZ"))
+            started.setdefault(job, []).append((p["metadata"]["name"], t))
+    old = sorted(j for j, ps in started.items() if all(time.time() - t > 700 for _, t in ps))
+    assert len(old) >= 2, "kubesim's fleet has two jobs running for over 10m: %s" % started
+    idle, busy = old[0], old[1]
+    c.set_gpus({"default/" + name: [{"util": 0, "memory_used_mib": 900}]
+                for name, _ in started[idle]}, held_for=900)
+    m = arenafs(c)
+    n = len(started[idle])
+    want = "; but its %d GPUs have been idle (0%% duty cycle) for at least 10m.\n" % n
+    line = wait_until(lambda: (lambda t: t if t.endswith(want) else None)(
+        m.read("jobs", idle, "why")), timeout=30, message="why of %s to name idle GPUs" % idle)
+    print("jobs/%s/why: %s" % (idle, line))
+    assert line.startswith("Running since "), line
+    assert m.read("jobs", idle, "info").startswith(line)
+    other = m.read("jobs", busy, "why")
+    print("jobs/%s/why: %s" % (busy, other))
+    assert other.startswith("Running since ") and "idle" not in other, other
+
+    # a GPU busy 3 minutes ago is not idle: 80 % for 15 minutes, then 0 % for 2
+    c.set_gpus({"default/" + name: [{"util": 80}] for name, _ in started[idle]}, held_for=900)
+    c.set_gpus({"default/" + name: [{"util": 0}] for name, _ in started[idle]}, held_for=120)
+    wait_until(lambda: "idle" not in m.read("jobs", idle, "why"), timeout=30,
+               message="why of %s to stop naming idle GPUs" % idle)

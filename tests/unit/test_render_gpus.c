@@ -6,6 +6,7 @@
  */
 #include "render/render.h"
 #include "render/gpus.h"
+#include "render/node_info.h"
 #include "render/node_forms.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/objects_fixture.h"
@@ -74,7 +75,7 @@ TEST(node_gpus_count_uncompleted_pods)
 {
 	struct k8s_node *n = fx_node("gpu-1", "10.0.0.11", true, 8, 8);
 	struct pod *pods[4];
-	struct node_view v = {n, (const struct pod *const *)pods, 4, FX_T0};
+	struct node_view v = {n, (const struct pod *const *)pods, 4, FX_T0, NULL};
 	char *s;
 
 	pods[0] = gpu_pod("a", "gpu-1", 2, POD_RUNNING);
@@ -100,7 +101,7 @@ TEST(node_info_of_a_gpu_node_as_arena_top_node_d)
 {
 	struct k8s_node *n = fx_node("gpu-1", "10.0.0.11", true, 8, 7);
 	struct pod *pods[4];
-	struct node_view v = {n, (const struct pod *const *)pods, 4, FX_T0};
+	struct node_view v = {n, (const struct pod *const *)pods, 4, FX_T0, NULL};
 	char *s;
 
 	fx_set(&n->roles, "worker");
@@ -148,7 +149,7 @@ TEST(node_info_of_a_gpu_node_as_arena_top_node_d)
 TEST(node_info_of_a_cpu_node)
 {
 	struct k8s_node *n = fx_node("cpu-1", "", false, 0, 0);
-	struct node_view v = {n, NULL, 0, FX_T0};
+	struct node_view v = {n, NULL, 0, FX_T0, NULL};
 	char *s = FX_RENDER(render_node_info(sb, &v));
 
 	CHECK_STR_EQ(s, "Name:    cpu-1\n"
@@ -187,9 +188,9 @@ static void top_scene_init(struct top_scene *t)
 	t->pods[0] = gpu_pod("a", "gpu-a", 3, POD_RUNNING);
 	t->pods[1] = gpu_pod("done", "gpu-a", 2, POD_SUCCEEDED);
 	t->pods[2] = gpu_pod("b", "gpu-b", 1, POD_RUNNING);
-	t->views[0] = (struct node_view){t->nodes[0], (const struct pod *const *)&t->pods[2], 1, FX_T0};
-	t->views[1] = (struct node_view){t->nodes[1], NULL, 0, FX_T0};
-	t->views[2] = (struct node_view){t->nodes[2], (const struct pod *const *)t->pods, 2, FX_T0};
+	t->views[0] = (struct node_view){t->nodes[0], (const struct pod *const *)&t->pods[2], 1, FX_T0, NULL};
+	t->views[1] = (struct node_view){t->nodes[1], NULL, 0, FX_T0, NULL};
+	t->views[2] = (struct node_view){t->nodes[2], (const struct pod *const *)t->pods, 2, FX_T0, NULL};
 }
 
 TEST(cluster_top_and_gpus_with_cpu_and_gpu_nodes)
@@ -236,7 +237,7 @@ TEST(cluster_top_and_gpus_with_cpu_and_gpu_nodes)
 TEST(cluster_without_gpus_divides_by_nothing)
 {
 	struct k8s_node *n = fx_node("cpu-1", "10.0.0.5", true, 0, 0);
-	struct node_view v = {n, NULL, 0, FX_T0};
+	struct node_view v = {n, NULL, 0, FX_T0, NULL};
 	char *s;
 
 	s = FX_RENDER(render_cluster_gpus(sb, &v, 1));
@@ -259,7 +260,7 @@ TEST(cluster_without_gpus_divides_by_nothing)
 TEST(node_with_only_unhealthy_gpus_is_still_a_gpu_node)
 {
 	struct k8s_node *n = fx_node("sick", "10.0.0.9", true, 2, 0);
-	struct node_view v = {n, NULL, 0, FX_T0};
+	struct node_view v = {n, NULL, 0, FX_T0, NULL};
 	char *s = FX_RENDER(render_node_info(sb, &v));
 
 	CHECK_STR_CONTAINS(s, "Type:    GPUExclusive\n");
