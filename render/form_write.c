@@ -47,6 +47,7 @@ void render_form_init(struct form *f, struct strbuf *sb, bool yaml)
 	f->sb = sb;
 	f->yaml = yaml;
 	f->scratch = (struct strbuf)STRBUF_INIT;
+	f->cut = (struct strbuf)STRBUF_INIT;
 }
 
 void render_form_finish(struct form *f)
@@ -54,10 +55,11 @@ void render_form_finish(struct form *f)
 	assert(f->depth == 0 || f->failed);
 	if (!f->yaml && !f->failed)
 		strbuf_putc(f->sb, '\n');
-	if (f->failed || f->scratch.oom)
+	if (f->failed)
 		f->sb->oom = true;
 	free(f->entries);
 	strbuf_free(&f->scratch);
+	strbuf_free(&f->cut);
 	f->entries = NULL;
 	f->n_entries = f->cap_entries = 0;
 }
@@ -323,7 +325,10 @@ void render_form_end(struct form *f)
 	f->depth--;
 }
 
-void render_form_stringn(struct form *f, const char *key, const char *s, size_t len)
+/* s (len bytes) as a string; terminated: s[len] is its NUL, which yaml_emit.c's
+ * writers need (they read a string to its NUL to choose its style). */
+static void put_string(struct form *f, const char *key, const char *s, size_t len,
+                       bool terminated)
 {
 	char *copy;
 
@@ -334,22 +339,36 @@ void render_form_stringn(struct form *f, const char *key, const char *s, size_t 
 		return;
 	}
 	before(f, key);
-	if (f->yaml) {
+	if (!f->yaml) {
+		json_put_string(f->sb, s, len);
+	} else {
+		if (!terminated && !copy) {
+			strbuf_reset(&f->cut);
+			strbuf_append(&f->cut, s, len);
+			s = f->cut.oom ? NULL : f->cut.buf ? f->cut.buf : "";
+		}
+		if (!s) {
+			f->failed = true;
+			return;
+		}
 		if (f->depth)
 			strbuf_putc(f->sb, ' ');
 		render_yaml_put_string(f->sb, s, len,
 		                       (f->depth ? f->frames[f->depth - 1].indent : 0) +
 		                           YAML_INDENT_WIDTH);
 		strbuf_putc(f->sb, '\n');
-	} else {
-		json_put_string(f->sb, s, len);
 	}
 	free(copy);
 }
 
+void render_form_stringn(struct form *f, const char *key, const char *s, size_t len)
+{
+	put_string(f, key, s, len, false);
+}
+
 void render_form_string(struct form *f, const char *key, const char *s)
 {
-	render_form_stringn(f, key, s, strlen(s));
+	put_string(f, key, s, strlen(s), true);
 }
 
 /* A scalar written as it is in both syntaxes: a number, true, false, null. */

@@ -47,6 +47,7 @@ struct form {
 	struct form_entry *entries;     /* YAML: the entries of every open object */
 	size_t n_entries, cap_entries;
 	struct strbuf scratch;          /* YAML: where an object's entries are sorted */
+	struct strbuf cut;              /* YAML: a string of render_form_stringn, ended */
 };
 
 void render_form_init(struct form *f, struct strbuf *sb, bool yaml);

@@ -56,7 +56,8 @@ static bool is_special_word(const char *s)
 	static const char *const WORDS[] = {"y",     "n",  "yes", "no",   "true",
 	                                    "false", "on", "off", "null", "~"};
 
-	if (strlen(s) > 5)      /* the longest word, "false": most strings stop here */
+	/* most strings stop here: longer than "false", or starting as no word does */
+	if (strlen(s) > 5 || !strchr("yYnNtTfFoO~=<", s[0]))
 		return false;
 	for (size_t i = 0; i < sizeof(WORDS) / sizeof(WORDS[0]); i++)
 		if (strcasecmp(s, WORDS[i]) == 0)

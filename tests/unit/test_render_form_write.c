@@ -225,6 +225,23 @@ TEST(form_write_lays_out_a_form_as_arena_and_kubectl_do)
 	json_decref(doc);
 }
 
+/* A string cut from a longer one (a why line up to its newline) is styled as itself:
+ * plain, not quoted for what follows its end. */
+TEST(form_write_styles_a_cut_string_by_its_own_bytes)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct form f;
+
+	render_form_init(&f, &sb, true);
+	render_form_object(&f, NULL);
+	render_form_stringn(&f, "why", "Running since 10:00.\n  more", 20);
+	render_form_stringn(&f, "num", "123abc", 3);
+	render_form_end(&f);
+	render_form_finish(&f);
+	CHECK_STR_EQ(strbuf_str(&sb), "num: \"123\"\nwhy: Running since 10:00.\n");
+	strbuf_free(&sb);
+}
+
 TEST(form_write_writes_what_is_not_utf8_as_the_replacement_character)
 {
 	struct strbuf sb = STRBUF_INIT;
