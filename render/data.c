@@ -96,19 +96,6 @@ void render_data_list(struct strbuf *sb, const struct data_view *v)
 		strbuf_puts(sb, "No PersistentVolumeClaims in this namespace.\n");
 }
 
-/* A comma-joined list ("a,b") as an array of its items; [] for "". */
-static void list_array(struct form *f, const char *key, const char *p)
-{
-	render_form_array(f, key);
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		render_form_stringn(f, NULL, p, len);
-		p += len + (p[len] == ',');
-	}
-	render_form_end(f);
-}
-
 static void claim_jobs(struct form *f, const struct data_view *v, const char *claim)
 {
 	render_form_array(f, "jobs");
@@ -128,7 +115,7 @@ static void claim(struct form *f, const struct data_view *v, const struct pvc *c
 	render_form_string(f, "status", c->meta.deleted ? "Terminating" : c->phase);
 	render_form_string(f, "capacity", c->capacity);
 	render_form_string(f, "requested", c->requested);
-	list_array(f, "accessModes", c->access_modes);
+	render_form_comma_list(f, "accessModes", c->access_modes);
 	render_form_string(f, "storageClass", c->storage_class);
 	render_form_string(f, "volume", c->volume);
 	claim_jobs(f, v, c->meta.name);

@@ -409,3 +409,57 @@ void render_form_string_or_null(struct form *f, const char *key, const char *s)
 	else
 		render_form_null(f, key);
 }
+
+void render_form_comma_list(struct form *f, const char *key, const char *list)
+{
+	render_form_array(f, key);
+	while (*list) {
+		size_t len = strcspn(list, ",");
+
+		render_form_stringn(f, NULL, list, len);
+		list += len + (list[len] == ',');
+	}
+	render_form_end(f);
+}
+
+/* Does s follow JSON's grammar of a number (RFC 8259: -?int frac? exp?)? */
+static bool json_number(const char *s)
+{
+	const char *p = s + (*s == '-');
+
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		p += strspn(p, "0123456789");
+	else
+		return false;
+	if (*p == '.') {
+		if (!strspn(++p, "0123456789"))
+			return false;
+		p += strspn(p, "0123456789");
+	}
+	if (*p == 'e' || *p == 'E') {
+		p += 1 + (p[1] == '+' || p[1] == '-');
+		if (!strspn(p, "0123456789"))
+			return false;
+		p += strspn(p, "0123456789");
+	}
+	return *p == '\0';
+}
+
+void render_form_number_text(struct form *f, const char *key, const char *text)
+{
+	if (!json_number(text)) {
+		render_form_string(f, key, text);
+	} else if (!f->yaml || !strpbrk(text, ".eE")) {
+		put_word(f, key, text);
+	} else if (!f->failed) {
+		/* YAML 1.1 reads a float only with a '.' and a signed exponent: as
+		 * yaml_emit.c writes reals */
+		before(f, key);
+		if (f->depth)
+			strbuf_putc(f->sb, ' ');
+		render_yaml_put_real(f->sb, strtod(text, NULL));
+		strbuf_putc(f->sb, '\n');
+	}
+}

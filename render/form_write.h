@@ -66,5 +66,12 @@ void render_form_bool(struct form *f, const char *key, bool b);
 void render_form_null(struct form *f, const char *key);
 /* A string, or null when s is NULL. */
 void render_form_string_or_null(struct form *f, const char *key, const char *s);
+/* A number as a script reported it ("0.231", "42"): a number when it is one in JSON's
+ * grammar (in YAML, a real keeps a '.' and a signed exponent, as YAML 1.1 reads
+ * floats), else the string. */
+void render_form_number_text(struct form *f, const char *key, const char *text);
+/* A comma-joined list ("a,b", as the objects keep theirs) as an array of its items;
+ * [] for "". */
+void render_form_comma_list(struct form *f, const char *key, const char *list);
 
 #endif

@@ -212,7 +212,7 @@ static void put_block(struct strbuf *sb, const char *s, size_t len, int indent)
 		strbuf_putc(sb, '\n');
 }
 
-static void put_real(struct strbuf *sb, double d)
+void render_yaml_put_real(struct strbuf *sb, double d)
 {
 	char buf[48];
 	char *e;
@@ -252,7 +252,7 @@ static void put_scalar(struct strbuf *sb, const json_t *v, int block_indent)
 		strbuf_printf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return;
 	case JSON_REAL:
-		put_real(sb, json_real_value(v));
+		render_yaml_put_real(sb, json_real_value(v));
 		return;
 	default:
 		break;

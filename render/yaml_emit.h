@@ -36,5 +36,7 @@ void render_yaml_emit_object(struct strbuf *sb, const json_t *obj);
  * indentation of its entry at indent ("? key" on a line of its own when too long). */
 void render_yaml_put_string(struct strbuf *sb, const char *s, size_t len, int block_indent);
 void render_yaml_put_key(struct strbuf *sb, const char *key, int indent);
+/* A real in its shortest exact form, always read back as a float ("1.0", "1.0e+20"). */
+void render_yaml_put_real(struct strbuf *sb, double d);
 
 #endif

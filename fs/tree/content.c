@@ -189,13 +189,15 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	return 0;
 }
 
-/* cluster/queues (every ClusterQueue) and queues/list (node->ns's LocalQueues):
+/* cluster/queues (every ClusterQueue) and queues/list (node->ns's LocalQueues), and
+ * their JSON and YAML forms:
  * Kueue's objects as the cache holds them. Its time: the latest creation or
  * condition transition of a queue or Workload shown, not earlier than the mount. */
 static int render_queues_file(struct fs *fs, const struct fs_node *node, const struct place *p,
 			      struct strbuf *sb, int64_t *mtime)
 {
-	const char *ns = node->type == FS_CLUSTER_QUEUES ? NULL : node->ns;
+	bool cluster = p->parent == FS_CLUSTER_DIR;   /* cluster/queues and its forms */
+	const char *ns = cluster ? NULL : node->ns;
 	const struct clusterqueue **cqs = NULL;
 	const struct localqueue **lqs = NULL;
 	const struct workload **wls = NULL;
@@ -205,7 +207,7 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 	struct kueue_api api;
 	int64_t t = fs->started;
 
-	if (node->type != FS_CLUSTER_QUEUES && !ns)
+	if (!cluster && !ns)
 		return -EINVAL;
 	cache_kueue(fs->cache, &api);
 	v.kueue = api.version[0] != '\0';

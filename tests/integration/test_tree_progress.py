@@ -15,6 +15,9 @@ lastUpdatedTime."""
 import datetime
 import json
 import os
+import subprocess
+
+import yaml
 
 from helpers import wait_until
 from test_real_trainer_status import TRAINJOB, post, running_trainjob, token_for, trainjob
@@ -37,6 +40,30 @@ def stat_of_progress(m, name):
         st = os.stat(path)
         return (st, before) if m.read("jobs", name, "progress") == before else None
     return wait_until(agreeing, timeout=30, message="a stable read of " + path)
+
+
+def forms(m, name, stem):
+    """jobs/NAME/STEM.json and .yaml read back (json.load, yaml.safe_load, and jq on
+    the JSON), asserted to be the same document, each one document and sized right in
+    stat; the document. The age ticks between reads: they are read until it holds."""
+    def read():
+        docs = []
+        for ext in ("json", "yaml"):
+            path = m.path("jobs", name, stem + "." + ext)
+            text = m.read("jobs", name, stem + "." + ext)
+            if os.stat(path).st_size != len(text.encode()):
+                return None
+            docs.append(json.loads(text) if ext == "json" else yaml.safe_load(text))
+            if ext == "yaml":
+                assert len(list(yaml.safe_load_all(text))) == 1, text
+        return (docs[0],) if docs[0] == docs[1] else None     # {} is a document
+    doc, = wait_until(read, timeout=30, interval=0.2,
+                     message="%s.json and .yaml of %s to agree, sized right" % (stem, name))
+    r = subprocess.run(["jq", "-e", "type", m.path("jobs", name, stem + ".json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == '"object"', r
+    print("%s.json: %s" % (stem, json.dumps(doc)))
+    return doc
 
 
 def report(when, progress, left, metrics):
@@ -82,6 +109,11 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
                         "Kubeflow SDK's update_trainjob_status (Trainer's TrainJobStatus "
                         "feature gate)\n")
     assert m.read("jobs", "llama", "metrics") == "# " + progress
+    doc = forms(m, "llama", "progress")
+    assert doc == {"reported": False, "percent": None, "remainingSeconds": None,
+                   "metric": None, "lastUpdated": "", "age": None, "stale": False,
+                   "summary": progress[:-1]}
+    assert forms(m, "llama", "metrics") == {}
 
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     first = now - datetime.timedelta(seconds=10)
@@ -101,6 +133,15 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
     info = m.read("jobs", "llama", "info")
     assert "\nProgress:    " + line[:-len(" ago\n")].rsplit(" ", 1)[0] in info, info
     assert "\nMetrics:\n  eval_accuracy 0.874\n  loss 0.231\n" in info, info
+    # the forms: the same facts, numbers as numbers, the report's time RFC 3339
+    doc = forms(m, "llama", "progress")
+    assert {k: v for k, v in doc.items() if k not in ("age", "summary")} == \
+        {"reported": True, "percent": 42, "remainingSeconds": 2700,
+         "metric": {"name": "loss", "value": 0.231}, "lastUpdated": stamp(first),
+         "stale": False}, doc
+    assert isinstance(doc["age"], int) and doc["age"] >= 10, doc
+    assert doc["summary"].startswith(want), doc
+    assert forms(m, "llama", "metrics") == {"eval_accuracy": 0.874, "loss": 0.231}
 
     # the next report replaces the last whole; the files' mtime is its time
     r.send(report(now, 100, 0, [("loss", "0.0412")]))
@@ -110,6 +151,8 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
         message="jobs/llama/progress to show the second report")
     print("then: %s" % line, end="")
     assert m.read("jobs", "llama", "metrics") == "loss 0.0412\n"
+    assert forms(m, "llama", "metrics") == {"loss": 0.0412}
+    assert forms(m, "llama", "progress")["remainingSeconds"] == 0
     st2, line = stat_of_progress(m, "llama")
     assert st2.st_mtime == now.timestamp() > st.st_mtime
     assert st2.st_size == len(line.encode()) != st.st_size, (st2, line)
@@ -126,3 +169,5 @@ def test_a_job_of_another_kind_says_it_reports_no_progress(kubesim, arenafs):
     assert m.read("jobs", "mnist", "progress") == line
     assert m.read("jobs", "mnist", "metrics") == "# " + line
     assert "Progress:" not in m.read("jobs", "mnist", "info")
+    assert forms(m, "mnist", "progress")["summary"] == line[:-1]
+    assert forms(m, "mnist", "metrics") == {}
