@@ -372,7 +372,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *
 	if (ret)
 		goto out;
 	/* tells a re-rendered text from the last one without keeping the last one */
-	hash = hash_fnv1a(HASH_FNV1A_INIT, strbuf_str(&sb), sb.len);
+	hash = hash_text(strbuf_str(&sb), sb.len);
 	*changed = !in->rendered || in->text_len != sb.len || in->text_hash != hash;
 	/* A large text stays only while it is read: 346k inodes after a walk of the tree
 	 * would otherwise hold every info and job.json. Small ones cost less than a render. */
