@@ -10,11 +10,11 @@
  * each pod's main container's state and last state as instances/POD/attempts/N/info;
  * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
  * and each document of check/NAME/objects.yaml); its "clusterqueues",
- * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list and their
- * forms (render/queues.c, render/queue_forms.c,
- * render/queue_quota.c). The JSON forms (list.json, info.json, top.json,
- * data/list.json, queues.json, progress.json, metrics.json, ...) must each be one JSON document, whatever the input (abort
- * otherwise); their YAML twins are rendered too.
+ * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list and
+ * their forms (render/queues.c, render/queue_quota.c, render/queue_forms.c). The
+ * JSON forms (list.json, info.json, top.json, data/list.json, queues.json,
+ * progress.json, metrics.json, ...) must each be one JSON document, whatever the
+ * input (abort otherwise); their YAML twins are rendered too.
  */
 #include <stddef.h>
 #include <stdint.h>
