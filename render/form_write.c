@@ -25,6 +25,7 @@
 
 #include <assert.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,7 +450,8 @@ static bool json_number(const char *s)
 
 void render_form_number_text(struct form *f, const char *key, const char *text)
 {
-	if (!json_number(text)) {
+	/* 1e999 is a JSON number that no double holds: readers make it inf, or refuse it */
+	if (!json_number(text) || !isfinite(strtod(text, NULL))) {
 		render_form_string(f, key, text);
 	} else if (!f->yaml || !strpbrk(text, ".eE")) {
 		put_word(f, key, text);

@@ -140,6 +140,7 @@ TEST(progress_forms_hold_the_reports_facts_as_numbers)
 	fx_job_metric(j, "lr", "1e-4");
 	fx_job_metric(j, "phase", "warmup");
 	fx_job_metric(j, "nan", "NaN");
+	fx_job_metric(j, "huge", "1e999");
 	CHECK_RENDERS(progress_json, &v,
 	              "{\n"
 	              "    \"reported\": true,\n"
@@ -170,6 +171,7 @@ TEST(progress_forms_hold_the_reports_facts_as_numbers)
 	              "{\n"
 	              "    \"epoch\": 3,\n"
 	              "    \"eval_accuracy\": 0.874,\n"
+	              "    \"huge\": \"1e999\",\n"
 	              "    \"loss\": 0.231,\n"
 	              "    \"lr\": 1e-4,\n"
 	              "    \"nan\": \"NaN\",\n"
@@ -178,6 +180,7 @@ TEST(progress_forms_hold_the_reports_facts_as_numbers)
 	CHECK_RENDERS(metrics_yaml, &v,
 	              "epoch: 3\n"
 	              "eval_accuracy: 0.874\n"
+	              "huge: \"1e999\"\n"
 	              "loss: 0.231\n"
 	              "lr: 0.0001\n"
 	              "nan: NaN\n"
