@@ -17,14 +17,12 @@
  * tests/unit/test_render_data.c and tests/fuzz/fuzz_render.c.
  */
 #include "render/data.h"
-#include "render/job_forms.h"
+#include "render/form_write.h"
 #include "render/table.h"
 #include "render/text.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "k8s/base/timefmt.h"
 
@@ -98,82 +96,57 @@ void render_data_list(struct strbuf *sb, const struct data_view *v)
 		strbuf_puts(sb, "No PersistentVolumeClaims in this namespace.\n");
 }
 
-#define put render_form_put
-
-/* A comma-joined list ("a,b") as a JSON array of its items; [] for "". */
-static json_t *list_array(const char *p)
+static void claim_jobs(struct form *f, const struct data_view *v, const char *claim)
 {
-	json_t *a = json_array();
-
-	while (a && *p) {
-		size_t len = strcspn(p, ",");
-
-		if (json_array_append_new(a, json_stringn(p, len)) != 0) {
-			json_decref(a);
-			return NULL;
-		}
-		p += len + (p[len] == ',');
-	}
-	return a;
+	render_form_array(f, "jobs");
+	for (size_t i = 0; i < v->n_jobs; i++)
+		if (list_has(v->jobs[i]->claims, claim))
+			render_form_string(f, NULL, v->jobs[i]->meta.name);
+	render_form_end(f);
 }
 
-static json_t *claim_jobs(const struct data_view *v, const char *claim)
+static void claim(struct form *f, const struct data_view *v, const struct pvc *c)
 {
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < v->n_jobs; i++)
-		if (list_has(v->jobs[i]->claims, claim) &&
-		    json_array_append_new(a, json_string(v->jobs[i]->meta.name)) != 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
-}
-
-static json_t *claim(const struct data_view *v, const struct pvc *c)
-{
-	json_t *o = json_object();
 	char created[32];
-	bool ok =
-	    o && put(o, "name", json_string(c->meta.name)) &&
-	    put(o, "namespace", json_string(c->meta.namespace)) &&
-	    put(o, "status", json_string(c->meta.deleted ? "Terminating" : c->phase)) &&
-	    put(o, "capacity", json_string(c->capacity)) &&
-	    put(o, "requested", json_string(c->requested)) &&
-	    put(o, "accessModes", list_array(c->access_modes)) &&
-	    put(o, "storageClass", json_string(c->storage_class)) &&
-	    put(o, "volume", json_string(c->volume)) && put(o, "jobs", claim_jobs(v, c->meta.name)) &&
-	    put(o, "description", json_string(c->description)) &&
-	    put(o, "owner", json_string(c->owner)) &&
-	    put(o, "creationTimestamp",
-	        json_string(c->meta.created ? time_format_rfc3339(c->meta.created, created,
-	                                                            sizeof(created))
-	                                    : "")) &&
-	    put(o, "age", json_integer(c->meta.created ? v->now - c->meta.created : 0));
 
-	if (!ok)
-		json_decref(o);
-	return ok ? o : NULL;
+	render_form_object(f, NULL);
+	render_form_string(f, "name", c->meta.name);
+	render_form_string(f, "namespace", c->meta.namespace);
+	render_form_string(f, "status", c->meta.deleted ? "Terminating" : c->phase);
+	render_form_string(f, "capacity", c->capacity);
+	render_form_string(f, "requested", c->requested);
+	render_form_comma_list(f, "accessModes", c->access_modes);
+	render_form_string(f, "storageClass", c->storage_class);
+	render_form_string(f, "volume", c->volume);
+	claim_jobs(f, v, c->meta.name);
+	render_form_string(f, "description", c->description);
+	render_form_string(f, "owner", c->owner);
+	render_form_string(f, "creationTimestamp",
+	                   c->meta.created ? time_format_rfc3339(c->meta.created, created,
+	                                                         sizeof(created))
+	                                   : "");
+	render_form_int(f, "age", c->meta.created ? v->now - c->meta.created : 0);
+	render_form_end(f);
 }
 
-static json_t *claims(const struct data_view *v)
+static void claims(struct strbuf *sb, const struct data_view *v, bool yaml)
 {
-	json_t *a = json_array();
+	struct form f;
 
-	for (size_t i = 0; a && i < v->n_pvcs; i++)
-		if (json_array_append_new(a, claim(v, v->pvcs[i])) != 0) {
-			json_decref(a);
-			return NULL;
-		}
-	return a;
+	render_form_init(&f, sb, yaml);
+	render_form_array(&f, NULL);
+	for (size_t i = 0; i < v->n_pvcs; i++)
+		claim(&f, v, v->pvcs[i]);
+	render_form_end(&f);
+	render_form_finish(&f);
 }
 
 void render_data_list_json(struct strbuf *sb, const struct data_view *v)
 {
-	render_form_emit(sb, claims(v), false);
+	claims(sb, v, false);
 }
 
 void render_data_list_yaml(struct strbuf *sb, const struct data_view *v)
 {
-	render_form_emit(sb, claims(v), true);
+	claims(sb, v, true);
 }

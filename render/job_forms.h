@@ -9,17 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <jansson.h>
-
 #include "k8s/base/strbuf.h"
 #include "render/render.h"
-
-/* Sets o[key] = v, stealing v; false (o untouched) when v is NULL or no memory. */
-bool render_form_put(json_t *o, const char *key, json_t *v);
-
-/* One document into sb: JSON as Go's json.MarshalIndent with four spaces and a newline,
- * or YAML (yaml_emit.c). Takes doc; NULL (no memory) sets sb->oom. node_forms.c too. */
-void render_form_emit(struct strbuf *sb, json_t *doc, bool yaml);
 
 void render_job_info_json(struct strbuf *sb, const struct job_view *v);   /* get -o json */
 void render_job_info_yaml(struct strbuf *sb, const struct job_view *v);   /* get -o yaml */

@@ -21,7 +21,7 @@
  */
 #include "render/node_forms.h"
 #include "render/gpus.h"
-#include "render/job_forms.h"
+#include "render/form_write.h"
 #include "render/nodes.h"
 #include "render/status.h"
 #include "render/text.h"
@@ -30,73 +30,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 /* Arena's descriptions (pkg/topnode/gpuexclusive.go, normal.go), byte for byte */
 #define EXCLUSIVE_DESCRIPTION                                                                      \
 	"\n  1.This node is enabled gpu exclusive mode.\n  2.Pods can request resource "            \
 	"'nvidia.com/gpu' to use gpu exclusive feature on this node\n"
 #define NORMAL_DESCRIPTION "\n  This node has none gpu devices\n"
 
-#define put render_form_put       /* the lines below are mostly puts */
-
-static json_t *instance(const struct pod *p)
+static void instance(struct form *f, const struct pod *p)
 {
-	json_t *o = json_object();
 	char status[128];
 
-	if (o && put(o, "name", json_string(p->meta.name)) &&
-	    put(o, "namespace", json_string(p->meta.namespace)) &&
-	    put(o, "status", json_string(render_pod_status_word(p, status, sizeof(status)))) &&
-	    put(o, "requestGPUs", json_integer(p->gpus)))
-		return o;
-	json_decref(o);
-	return NULL;
+	render_form_object(f, NULL);
+	render_form_string(f, "name", p->meta.name);
+	render_form_string(f, "namespace", p->meta.namespace);
+	render_form_string(f, "status", render_pod_status_word(p, status, sizeof(status)));
+	render_form_int(f, "requestGPUs", p->gpus);
+	render_form_end(f);
 }
 
 /* The node's uncompleted pods holding GPUs, by namespace and name. */
-static json_t *instances(const struct node_view *v)
+static void instances(struct form *f, const struct node_view *v)
 {
 	const struct pod **pods = v->n_pods ? malloc(v->n_pods * sizeof(*pods)) : NULL;
-	json_t *a = json_array();
-	bool ok = a && (pods || !v->n_pods);
 	size_t n = 0;
 
-	for (size_t i = 0; ok && i < v->n_pods; i++)
+	if (v->n_pods && !pods) {
+		f->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < v->n_pods; i++)
 		if (!render_pod_is_completed(v->pods[i]) && v->pods[i]->gpus > 0)
 			pods[n++] = v->pods[i];
 	if (n > 1)
 		qsort(pods, n, sizeof(*pods), render_pod_cmp_ns_name);
-	for (size_t i = 0; ok && i < n; i++)
-		ok = json_array_append_new(a, instance(pods[i])) == 0;
+	render_form_array(f, "instances");
+	for (size_t i = 0; i < n; i++)
+		instance(f, pods[i]);
+	render_form_end(f);
 	free(pods);
-	if (!ok)
-		json_decref(a);
-	return ok ? a : NULL;
 }
 
-static json_t *node_info(const struct node_view *v)
+static void node_info(struct form *f, const struct node_view *v)
 {
 	const struct k8s_node *node = v->node;
 	bool gpu = render_node_has_gpus(node);
-	json_t *o = json_object();
-	bool ok =
-	    o && (!gpu || put(o, "instances", instances(v))) &&
-	    put(o, "name", json_string(node->meta.name)) &&
-	    put(o, "description", json_string(gpu ? EXCLUSIVE_DESCRIPTION : NORMAL_DESCRIPTION)) &&
-	    put(o, "ip", json_string(node->internal_ip[0] ? node->internal_ip : RENDER_NA)) &&
-	    put(o, "status", json_string(render_node_status_word(node))) &&
-	    put(o, "role", json_string(gpu ? "" : node->roles)) &&
-	    put(o, "type", json_string(gpu ? "GPUExclusive" : "Normal"));
 
-	if (ok && gpu)
-		ok = put(o, "totalGPUs", json_integer(node->gpu_capacity)) &&
-		     put(o, "allocatedGPUs", json_integer(render_node_gpus_allocated(v))) &&
-		     put(o, "unhealthyGPUs", json_integer(render_node_gpus_unhealthy(node))) &&
-		     put(o, "gpuMetrics", json_array());
-	if (!ok)
-		json_decref(o);
-	return ok ? o : NULL;
+	render_form_object(f, NULL);
+	if (gpu)
+		instances(f, v);
+	render_form_string(f, "name", node->meta.name);
+	render_form_string(f, "description", gpu ? EXCLUSIVE_DESCRIPTION : NORMAL_DESCRIPTION);
+	render_form_string(f, "ip", node->internal_ip[0] ? node->internal_ip : RENDER_NA);
+	render_form_string(f, "status", render_node_status_word(node));
+	render_form_string(f, "role", gpu ? "" : node->roles);
+	render_form_string(f, "type", gpu ? "GPUExclusive" : "Normal");
+	if (gpu) {
+		render_form_int(f, "totalGPUs", node->gpu_capacity);
+		render_form_int(f, "allocatedGPUs", render_node_gpus_allocated(v));
+		render_form_int(f, "unhealthyGPUs", render_node_gpus_unhealthy(node));
+		render_form_array(f, "gpuMetrics");
+		render_form_end(f);
+	}
+	render_form_end(f);
 }
 
 static int view_by_name(const void *a, const void *b)
@@ -105,36 +100,49 @@ static int view_by_name(const void *a, const void *b)
 	              (*(const struct node_view *const *)b)->node->meta.name);
 }
 
-static json_t *all_nodes(const struct node_view *nodes, size_t n)
+/* The nodes of one mode (with GPUs or without), by name, as an array. */
+static void nodes_of_mode(struct form *f, const char *key, const struct node_view **order,
+                          size_t n, bool gpu)
+{
+	render_form_array(f, key);
+	for (size_t i = 0; i < n; i++)
+		if (render_node_has_gpus(order[i]->node) == gpu)
+			node_info(f, order[i]);
+	render_form_end(f);
+}
+
+static void all_nodes(struct strbuf *sb, const struct node_view *nodes, size_t n, bool yaml)
 {
 	const struct node_view **order = n ? malloc(n * sizeof(*order)) : NULL;
-	json_t *doc = json_object(), *exclusive = json_array(), *normal = json_array();
-	bool ok = doc && exclusive && normal && (order || !n);
+	struct form f;
 
-	for (size_t i = 0; ok && i < n; i++)
-		order[i] = &nodes[i];
-	if (ok && n > 1)
-		qsort(order, n, sizeof(*order), view_by_name);
-	for (size_t i = 0; ok && i < n; i++)
-		ok = json_array_append_new(render_node_has_gpus(order[i]->node) ? exclusive : normal,
-		                           node_info(order[i])) == 0;
+	render_form_init(&f, sb, yaml);
+	if (n && !order) {
+		f.failed = true;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			order[i] = &nodes[i];
+		if (n > 1)
+			qsort(order, n, sizeof(*order), view_by_name);
+		render_form_object(&f, NULL);
+		nodes_of_mode(&f, "gpuExclusiveNodes", order, n, true);
+		render_form_array(&f, "gpuShareNodes");
+		render_form_end(&f);
+		render_form_array(&f, "gpuTopologyNodes");
+		render_form_end(&f);
+		nodes_of_mode(&f, "normalNodes", order, n, false);
+		render_form_end(&f);
+	}
+	render_form_finish(&f);
 	free(order);
-	ok = ok && put(doc, "gpuExclusiveNodes", json_incref(exclusive)) &&
-	     put(doc, "gpuShareNodes", json_array()) && put(doc, "gpuTopologyNodes", json_array()) &&
-	     put(doc, "normalNodes", json_incref(normal));
-	json_decref(exclusive);
-	json_decref(normal);
-	if (!ok)
-		json_decref(doc);
-	return ok ? doc : NULL;
 }
 
 void render_cluster_top_json(struct strbuf *sb, const struct node_view *nodes, size_t n)
 {
-	render_form_emit(sb, all_nodes(nodes, n), false);
+	all_nodes(sb, nodes, n, false);
 }
 
 void render_cluster_top_yaml(struct strbuf *sb, const struct node_view *nodes, size_t n)
 {
-	render_form_emit(sb, all_nodes(nodes, n), true);
+	all_nodes(sb, nodes, n, true);
 }

@@ -9,10 +9,20 @@
  * cell, read whole each time, say the last report's age instead, since a script
  * that stopped reporting leaves its last numbers standing. The metrics are one
  * `name value` per line, sorted by name so that a script reordering its report
- * does not reorder the file. Pure; no locks.
+ * does not reorder the file.
+ *
+ * progress.json and .yaml: the line's facts, each under its key (docs/tree.md):
+ * reported, percent and remainingSeconds (numbers, null when not sent), metric (the
+ * line's {name, value}, or null), lastUpdated (RFC 3339, "" when not sent), age
+ * (seconds since, null likewise), stale, and summary (info's Progress row: the last
+ * report with its age, or why a job has none). metrics.json and .yaml: one object, each
+ * metric's name its key (by name; of a name sent twice, the first), its value a
+ * number where it reads as one, else the text sent. Written by
+ * render/form_write.c. Pure; no locks.
  */
 #include "render/progress.h"
 
+#include "render/form_write.h"
 #include "render/job_files.h"
 #include "render/job_info.h"
 #include "render/job_times.h"
@@ -35,6 +45,14 @@ static const struct job_metric *headline_metric(const struct job_trainer_status 
 	return t->n_metrics ? &t->metrics[0] : NULL;
 }
 
+/* Has the report of a job still running gone quiet? */
+static bool stale(const struct job_view *v)
+{
+	const struct job_trainer_status *t = &v->job->trainer;
+
+	return t->updated && v->now - t->updated >= RENDER_PROGRESS_STALE && !render_job_ended(v);
+}
+
 static void put_age(struct strbuf *sb, const struct job_view *v)
 {
 	const struct job_trainer_status *t = &v->job->trainer;
@@ -51,7 +69,7 @@ static void put_age(struct strbuf *sb, const struct job_view *v)
 		return;
 	}
 	strbuf_printf(sb, "updated %s ago", render_short_duration(age, d, sizeof(d)));
-	if (age >= RENDER_PROGRESS_STALE && !render_job_ended(v))
+	if (stale(v))
 		strbuf_printf(sb, ", stale: no report in %s",
 		              render_short_duration(RENDER_PROGRESS_STALE, d, sizeof(d)));
 }
@@ -209,12 +227,30 @@ const char *render_progress_cell(const struct job_view *v, char *buf, size_t siz
 	return buf;
 }
 
+/* By name; a name sent twice, in the order sent (the first is the form's). */
 static int metric_cmp(const void *a, const void *b)
 {
 	const struct job_metric *x = *(const struct job_metric *const *)a;
 	const struct job_metric *y = *(const struct job_metric *const *)b;
+	int c = strcmp(x->name, y->name);
 
-	return strcmp(x->name, y->name);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The metrics of t by name, to free; NULL when none or no memory (sb->oom). */
+static const struct job_metric **metrics_by_name(struct strbuf *sb,
+                                                 const struct job_trainer_status *t)
+{
+	const struct job_metric **sorted = t->n_metrics ? malloc(t->n_metrics * sizeof(*sorted))
+	                                                : NULL;
+
+	if (t->n_metrics && !sorted)
+		sb->oom = true;
+	for (size_t i = 0; sorted && i < t->n_metrics; i++)
+		sorted[i] = &t->metrics[i];
+	if (sorted)
+		qsort(sorted, t->n_metrics, sizeof(*sorted), metric_cmp);
+	return sorted;
 }
 
 /* A name as one word: blanks and control characters become '_' (values may hold
@@ -238,14 +274,8 @@ void render_job_metrics(struct strbuf *sb, const struct job_view *v)
 		strbuf_puts(sb, t->reported ? ")\n" : "\n");
 		return;
 	}
-	sorted = malloc(t->n_metrics * sizeof(*sorted));
-	if (!sorted) {
-		sb->oom = true;
+	if (!(sorted = metrics_by_name(sb, t)))
 		return;
-	}
-	for (size_t i = 0; i < t->n_metrics; i++)
-		sorted[i] = &t->metrics[i];
-	qsort(sorted, t->n_metrics, sizeof(*sorted), metric_cmp);
 	for (size_t i = 0; i < t->n_metrics; i++) {
 		put_word(sb, sorted[i]->name);
 		strbuf_putc(sb, ' ');
@@ -253,6 +283,90 @@ void render_job_metrics(struct strbuf *sb, const struct job_view *v)
 		strbuf_putc(sb, '\n');
 	}
 	free(sorted);
+}
+
+static void progress_form(struct strbuf *sb, const struct job_view *v, bool yaml)
+{
+	const struct job_trainer_status *t = &v->job->trainer;
+	const struct job_metric *m = t->reported ? headline_metric(t) : NULL;
+	struct strbuf line = STRBUF_INIT;
+	char updated[32];
+	struct form f;
+
+	render_progress_line(&line, v);
+	render_form_init(&f, sb, yaml);
+	render_form_object(&f, NULL);
+	render_form_bool(&f, "reported", t->reported);
+	if (t->reported && t->progress >= 0)
+		render_form_int(&f, "percent", t->progress);
+	else
+		render_form_null(&f, "percent");
+	if (t->reported && t->remaining >= 0)
+		render_form_int(&f, "remainingSeconds", t->remaining);
+	else
+		render_form_null(&f, "remainingSeconds");
+	if (m) {
+		render_form_object(&f, "metric");
+		render_form_string(&f, "name", m->name);
+		render_form_number_text(&f, "value", m->value);
+		render_form_end(&f);
+	} else {
+		render_form_null(&f, "metric");
+	}
+	render_form_string(&f, "lastUpdated",
+	                   t->reported && t->updated
+	                       ? time_format_rfc3339(t->updated, updated, sizeof(updated))
+	                       : "");
+	if (t->reported && t->updated)
+		render_form_int(&f, "age", v->now > t->updated ? v->now - t->updated : 0);
+	else
+		render_form_null(&f, "age");
+	render_form_bool(&f, "stale", t->reported && stale(v));
+	if (!strbuf_ok(&line))
+		f.failed = true;
+	else
+		render_form_string(&f, "summary", line.buf ? line.buf : "");
+	render_form_end(&f);
+	render_form_finish(&f);
+	strbuf_free(&line);
+}
+
+void render_job_progress_json(struct strbuf *sb, const struct job_view *v)
+{
+	progress_form(sb, v, false);
+}
+
+void render_job_progress_yaml(struct strbuf *sb, const struct job_view *v)
+{
+	progress_form(sb, v, true);
+}
+
+static void metrics_form(struct strbuf *sb, const struct job_view *v, bool yaml)
+{
+	const struct job_trainer_status *t = &v->job->trainer;
+	const struct job_metric **sorted = metrics_by_name(sb, t);
+	struct form f;
+
+	if (t->n_metrics && !sorted)
+		return;
+	render_form_init(&f, sb, yaml);
+	render_form_object(&f, NULL);
+	for (size_t i = 0; i < t->n_metrics; i++)
+		if (i == 0 || strcmp(sorted[i - 1]->name, sorted[i]->name) != 0)
+			render_form_number_text(&f, sorted[i]->name, sorted[i]->value);
+	render_form_end(&f);
+	render_form_finish(&f);
+	free(sorted);
+}
+
+void render_job_metrics_json(struct strbuf *sb, const struct job_view *v)
+{
+	metrics_form(sb, v, false);
+}
+
+void render_job_metrics_yaml(struct strbuf *sb, const struct job_view *v)
+{
+	metrics_form(sb, v, true);
 }
 
 int64_t render_job_report_mtime(const struct job_view *v)

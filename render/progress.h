@@ -54,4 +54,11 @@ int64_t render_job_report_mtime(const struct job_view *v);
 /* jobs/NAME/metrics: "name value" per reported metric, by name; "# ..." when none. */
 void render_job_metrics(struct strbuf *sb, const struct job_view *v);
 
+/* progress.json and .yaml, metrics.json and .yaml: the same facts as documents
+ * (progress.c's header says their keys). */
+void render_job_progress_json(struct strbuf *sb, const struct job_view *v);
+void render_job_progress_yaml(struct strbuf *sb, const struct job_view *v);
+void render_job_metrics_json(struct strbuf *sb, const struct job_view *v);
+void render_job_metrics_yaml(struct strbuf *sb, const struct job_view *v);
+
 #endif

@@ -72,8 +72,7 @@ void render_cq_quota(struct strbuf *sb, const struct clusterqueue *c)
 	render_table_free(&t);
 }
 
-/* c's nominal quota of flavor and resource, or "" when it names none. */
-static const char *nominal_of(const struct clusterqueue *c, const char *flavor,
+const char *render_cq_nominal(const struct clusterqueue *c, const char *flavor,
                               const char *resource)
 {
 	for (size_t i = 0; c && i < c->n_quotas; i++)
@@ -100,7 +99,7 @@ void render_lq_usage(struct strbuf *sb, const struct localqueue *l, const struct
 		const struct kueue_quota *q = &l->usage[i];
 
 		render_table_add(&t, (const char *[]){q->flavor, q->resource, q->used,
-		                                      or_none(nominal_of(c, q->flavor, q->resource))});
+		                                      or_none(render_cq_nominal(c, q->flavor, q->resource))});
 	}
 	render_table_render(sb, &t, "    ");
 	render_table_free(&t);

@@ -31,6 +31,9 @@ void render_lq_usage(struct strbuf *sb, const struct localqueue *l, const struct
 void render_cohort_tree(struct strbuf *sb, const struct clusterqueue *const *cqs, size_t n_cqs,
                         const struct kueue_cohort *const *cohorts, size_t n_cohorts);
 
+/* c's nominal quota of flavor and resource, or "" when it names none (c may be NULL). */
+const char *render_cq_nominal(const struct clusterqueue *c, const char *flavor,
+                              const char *resource);
 /* A Workload's priority: "CLASS (VALUE)" when it has a class, else "VALUE". */
 const char *render_workload_priority(const struct workload *w, char *buf, size_t size);
 

@@ -147,7 +147,7 @@ static const char *wait_message(const struct workload *w)
 
 /* The WHY column: an evicted or preempted Workload's own condition's message, else
  * why it waits. */
-static const char *state_message(const struct workload *w)
+const char *render_workload_why_waiting(const struct workload *w)
 {
 	const char *s = render_workload_state(w);
 	const struct job_condition *c = NULL;
@@ -207,7 +207,7 @@ bool render_queue_why(struct strbuf *sb, const struct job_queue *q, int64_t now)
 
 /* What the Trainer column calls the Workload's job: its kind's Arena name, else the
  * owner's kind upper-cased (a batch Job: JOB), else N/A. */
-static const char *trainer_of(const struct workload *w, char *buf, size_t size)
+const char *render_workload_trainer(const struct workload *w, char *buf, size_t size)
 {
 	size_t i;
 
@@ -239,19 +239,11 @@ static const struct queue_place *queue_place_of(const struct queue_view *v, cons
 	return NULL;
 }
 
-/* A Workload of a queue, with its place, for sorting. */
-struct member {
-	const struct workload *w;
-	const struct queue_place *place;
-	int pos;                     /* its position in the line shown (-1: unknown) */
-	int64_t since;               /* admitted: when its quota was reserved */
-};
-
 /* Waiting: by place in line, those without one last by priority (high first), then
  * creation, as Kueue's BestEffortFIFO orders them; then name. Admitted: by when. */
 static int member_cmp(const void *a, const void *b)
 {
-	const struct member *x = a, *y = b;
+	const struct queue_member *x = a, *y = b;
 
 	if ((x->pos < 0) != (y->pos < 0))
 		return x->pos < 0 ? 1 : -1;
@@ -285,48 +277,50 @@ static bool member_of(const struct queue_view *v, const struct workload *w, cons
 	return false;
 }
 
-/* The jobs of one queue: "  Admitted:" and "  Waiting, in line:" tables. */
-static void put_members(struct strbuf *sb, const struct queue_view *v, const char *cq,
-                        const struct localqueue *lq)
+int render_queue_members(const struct queue_view *v, const char *cq, const struct localqueue *lq,
+                         bool admitted, struct queue_member **out, size_t *n)
 {
-	struct member *m = v->n_workloads ? calloc(v->n_workloads, sizeof(*m)) : NULL;
-	size_t n = 0, n_admitted = 0;
-	char tr[64], pos[16], gpus[16], prio[300];
+	struct queue_member *m = calloc(v->n_workloads ? v->n_workloads : 1, sizeof(*m));
 
-	if (v->n_workloads && !m) {
-		strbuf_puts(sb, "  (out of memory)\n");
-		return;
-	}
+	*out = m;
+	*n = 0;
+	if (!m)
+		return -1;
 	for (size_t i = 0; i < v->n_workloads; i++) {
 		const struct workload *w = v->workloads[i];
 		const char *s = render_workload_state(w);
 		const struct job_condition *qr = wl_cond(w, "QuotaReserved");
 
-		if (strcmp(s, "FINISHED") == 0 || !member_of(v, w, cq, lq))
+		if (strcmp(s, "FINISHED") == 0 || (strcmp(s, "ADMITTED") == 0) != admitted ||
+		    !member_of(v, w, cq, lq))
 			continue;
-		m[n].w = w;
-		m[n].place = queue_place_of(v, w);
-		m[n].pos = -1;
-		if (strcmp(s, "ADMITTED") == 0) {
-			m[n].since = qr ? qr->last_transition : 0;
-			n_admitted++;
-		} else if (m[n].place) {
-			m[n].pos = lq ? m[n].place->position_lq : m[n].place->position_cq;
-		}
-		n++;
+		m[*n] = (struct queue_member){.w = w, .place = queue_place_of(v, w), .pos = -1};
+		if (admitted)
+			m[*n].since = qr ? qr->last_transition : 0;
+		else if (m[*n].place)
+			m[*n].pos = lq ? m[*n].place->position_lq : m[*n].place->position_cq;
+		(*n)++;
 	}
-	for (int admitted = 1; admitted >= 0; admitted--) {
-		struct member *part = calloc(n ? n : 1, sizeof(*part));
-		struct render_table t;
-		size_t k = 0;
+	if (*n > 1)
+		qsort(m, *n, sizeof(*m), member_cmp);
+	return 0;
+}
 
-		if (!part)
-			break;
-		for (size_t i = 0; i < n; i++)
-			if ((strcmp(render_workload_state(m[i].w), "ADMITTED") == 0) == (admitted == 1))
-				part[k++] = m[i];
-		if (k > 1)
-			qsort(part, k, sizeof(*part), member_cmp);
+/* The jobs of one queue: "  Admitted:" and "  Waiting, in line:" tables. */
+static void put_members(struct strbuf *sb, const struct queue_view *v, const char *cq,
+                        const struct localqueue *lq)
+{
+	char tr[64], pos[16], gpus[16], prio[300];
+
+	for (int admitted = 1; admitted >= 0; admitted--) {
+		struct queue_member *part;
+		struct render_table t;
+		size_t k;
+
+		if (render_queue_members(v, cq, lq, admitted, &part, &k) != 0) {
+			strbuf_puts(sb, "  (out of memory)\n");
+			return;
+		}
 		strbuf_puts(sb, admitted ? "  Admitted:" : "  Waiting, in line:");
 		if (!k) {
 			strbuf_puts(sb, " none\n");
@@ -348,14 +342,13 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 		render_table_add_rule(&t);
 		for (size_t i = 0; i < k; i++) {
 			const struct workload *w = part[i].w;
-			const char *job = *w->owner_name ? w->owner_name : w->meta.name;
 
-			snprintf(gpus, sizeof(gpus), "%d", admitted && w->admitted_gpus
-			                                       ? w->admitted_gpus : w->gpus);
+			snprintf(gpus, sizeof(gpus), "%d", render_workload_gpus(w));
 			render_workload_priority(w, prio, sizeof(prio));
 			if (admitted) {
-				render_table_add(&t, (const char *[]){w->meta.namespace, job,
-				                                      trainer_of(w, tr, sizeof(tr)),
+				render_table_add(&t, (const char *[]){w->meta.namespace,
+				                                      render_workload_job(w),
+				                                      render_workload_trainer(w, tr, sizeof(tr)),
 				                                      w->queue, gpus, prio,
 				                                      *w->flavors ? w->flavors
 				                                                  : RENDER_NA});
@@ -365,17 +358,29 @@ static void put_members(struct strbuf *sb, const struct queue_view *v, const cha
 				snprintf(pos, sizeof(pos), "%d", part[i].pos + 1);
 			else
 				snprintf(pos, sizeof(pos), "%s", RENDER_NA);
-			render_table_add(&t, (const char *[]){pos, w->meta.namespace, job,
-			                                      trainer_of(w, tr, sizeof(tr)), w->queue,
-			                                      gpus, prio, render_workload_state(w),
-			                                      state_message(w)});
+			render_table_add(&t, (const char *[]){pos, w->meta.namespace,
+			                                      render_workload_job(w),
+			                                      render_workload_trainer(w, tr, sizeof(tr)),
+			                                      w->queue, gpus, prio, render_workload_state(w),
+			                                      render_workload_why_waiting(w)});
 		}
 		render_table_render(sb, &t, "    ");
 		render_table_free(&t);
 		free(part);
 	}
-	(void)n_admitted;
-	free(m);
+}
+
+const char *render_workload_job(const struct workload *w)
+{
+	return *w->owner_name ? w->owner_name : w->meta.name;
+}
+
+int render_workload_gpus(const struct workload *w)
+{
+	/* admitted: what its admission gave; else what it asks */
+	return w->admitted_gpus && strcmp(render_workload_state(w), "ADMITTED") == 0
+	           ? w->admitted_gpus
+	           : w->gpus;
 }
 
 static void put_no_kueue(struct strbuf *sb, const struct queue_view *v, const char *what)
@@ -448,7 +453,7 @@ void render_queues_cluster(struct strbuf *sb, const struct queue_view *v)
 	render_cohort_tree(sb, v->cqs, v->n_cqs, v->cohorts, v->n_cohorts);
 }
 
-static const struct clusterqueue *cq_named(const struct queue_view *v, const char *name)
+const struct clusterqueue *render_queue_cq_named(const struct queue_view *v, const char *name)
 {
 	for (size_t j = 0; j < v->n_cqs; j++)
 		if (strcmp(v->cqs[j]->meta.name, name) == 0)
@@ -466,7 +471,7 @@ void render_queues_local(struct strbuf *sb, const struct queue_view *v)
 	                                      "PENDING", "ADMITTED", "AGE"});
 	for (size_t i = 0; i < v->n_lqs; i++) {
 		const struct localqueue *l = v->lqs[i];
-		const struct clusterqueue *c = cq_named(v, l->cluster_queue);
+		const struct clusterqueue *c = render_queue_cq_named(v, l->cluster_queue);
 		render_table_add(
 		    &t, (const char *[]){l->meta.name, *l->cluster_queue ? l->cluster_queue : RENDER_NA,
 		                         c ? gpu_count(c, c->gpu_quota, q, sizeof(q)) : RENDER_NA,
@@ -486,7 +491,7 @@ void render_queues_local(struct strbuf *sb, const struct queue_view *v)
 	}
 	for (size_t i = 0; i < v->n_lqs; i++) {
 		const struct localqueue *l = v->lqs[i];
-		const struct clusterqueue *c = cq_named(v, l->cluster_queue);
+		const struct clusterqueue *c = render_queue_cq_named(v, l->cluster_queue);
 
 		strbuf_puts(sb, "\nLocalQueue ");
 		render_put_oneline(sb, l->meta.name, 256);

@@ -24,8 +24,10 @@
 
 static void put_indent(struct strbuf *sb, int n)
 {
-	for (int i = 0; i < n; i++)
-		strbuf_putc(sb, ' ');
+	static const char SPACES[] = "                                ";
+
+	for (; n > 0; n -= (int)sizeof(SPACES) - 1)
+		strbuf_append(sb, SPACES, n < (int)sizeof(SPACES) - 1 ? (size_t)n : sizeof(SPACES) - 1);
 }
 
 /*
@@ -54,6 +56,9 @@ static bool is_special_word(const char *s)
 	static const char *const WORDS[] = {"y",     "n",  "yes", "no",   "true",
 	                                    "false", "on", "off", "null", "~"};
 
+	/* most strings stop here: longer than "false", or starting as no word does */
+	if (strlen(s) > 5 || !strchr("yYnNtTfFoO~=<", s[0]))
+		return false;
 	for (size_t i = 0; i < sizeof(WORDS) / sizeof(WORDS[0]); i++)
 		if (strcasecmp(s, WORDS[i]) == 0)
 			return true;
@@ -207,7 +212,7 @@ static void put_block(struct strbuf *sb, const char *s, size_t len, int indent)
 		strbuf_putc(sb, '\n');
 }
 
-static void put_real(struct strbuf *sb, double d)
+void render_yaml_put_real(struct strbuf *sb, double d)
 {
 	char buf[48];
 	char *e;
@@ -247,19 +252,14 @@ static void put_scalar(struct strbuf *sb, const json_t *v, int block_indent)
 		strbuf_printf(sb, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return;
 	case JSON_REAL:
-		put_real(sb, json_real_value(v));
+		render_yaml_put_real(sb, json_real_value(v));
 		return;
 	default:
 		break;
 	}
 	s = json_string_value(v);
 	len = json_string_length(v);
-	if (plain_ok(s, len))
-		strbuf_append(sb, s, len);
-	else if (block_indent >= 0 && block_ok(s, len))
-		put_block(sb, s, len, block_indent);
-	else
-		put_double_quoted(sb, s, len);
+	render_yaml_put_string(sb, s, len, block_indent);
 }
 
 static void put_key(struct strbuf *sb, const char *key)
@@ -270,6 +270,30 @@ static void put_key(struct strbuf *sb, const char *key)
 		strbuf_append(sb, key, len);
 	else
 		put_double_quoted(sb, key, len);
+}
+
+/* A mapping's key and its colon, after the indentation of the entry at indent. */
+void render_yaml_put_key(struct strbuf *sb, const char *key, int indent)
+{
+	if (strlen(key) > YAML_SIMPLE_KEY_MAX) {
+		strbuf_puts(sb, "? ");
+		put_key(sb, key);
+		strbuf_putc(sb, '\n');
+		put_indent(sb, indent);
+	} else {
+		put_key(sb, key);
+	}
+	strbuf_putc(sb, ':');
+}
+
+void render_yaml_put_string(struct strbuf *sb, const char *s, size_t len, int block_indent)
+{
+	if (plain_ok(s, len))
+		strbuf_append(sb, s, len);
+	else if (block_indent >= 0 && block_ok(s, len))
+		put_block(sb, s, len, block_indent);
+	else
+		put_double_quoted(sb, s, len);
 }
 
 static bool is_collection(const json_t *v)
@@ -331,15 +355,7 @@ static void emit_mapping(struct strbuf *sb, const json_t *v, int indent, bool fi
 	for (i = 0; i < n; i++) {
 		if (i > 0 || !first_inline)
 			put_indent(sb, indent);
-		if (strlen(keys[i]) > YAML_SIMPLE_KEY_MAX) {
-			strbuf_puts(sb, "? ");
-			put_key(sb, keys[i]);
-			strbuf_putc(sb, '\n');
-			put_indent(sb, indent);
-		} else {
-			put_key(sb, keys[i]);
-		}
-		strbuf_putc(sb, ':');
+		render_yaml_put_key(sb, keys[i], indent);
 		emit_value(sb, json_object_get(v, keys[i]), indent, false);
 	}
 	free(keys);

@@ -54,6 +54,10 @@ enum fs_type {
 	FS_JOB_WHY,           /* the one reason the job is where it is */
 	FS_JOB_PROGRESS,      /* a TrainJob's reported progress, time left, loss */
 	FS_JOB_METRICS,       /* a TrainJob's reported metrics, name value */
+	FS_JOB_PROGRESS_JSON, /* their forms (render/progress.h) */
+	FS_JOB_PROGRESS_YAML,
+	FS_JOB_METRICS_JSON,
+	FS_JOB_METRICS_YAML,
 	FS_INSTANCES_DIR,
 	FS_POD_DIR,           /* ns, kind, job, pod */
 	FS_POD_STATUS,
@@ -83,6 +87,10 @@ enum fs_type {
 	FS_QUEUES_DIR,        /* queues/ or namespaces/NS/queues/: ns set */
 	FS_QUEUES_LIST,       /* queues/list: ns set */
 	FS_CLUSTER_QUEUES,    /* cluster/queues */
+	FS_CLUSTER_QUEUES_JSON, /* the queue tables' forms (render/queue_forms.h) */
+	FS_CLUSTER_QUEUES_YAML,
+	FS_QUEUES_LIST_JSON,  /* ns set */
+	FS_QUEUES_LIST_YAML,
 	FS_NS_DIR,            /* namespaces/NS/: ns set */
 	FS_CODE_DIR,          /* jobs/NAME/code/: the job's, path "" */
 	FS_CODE_SUBDIR,       /* a directory below code/: + path */

@@ -19,6 +19,7 @@
 #include "render/nodes.h"
 #include "render/pods.h"
 #include "render/progress.h"
+#include "render/queue_forms.h"
 #include "render/readme.h"
 #include "render/runtimes.h"
 #include "render/data.h"
@@ -108,6 +109,11 @@ static const struct place PLACES[] = {
 	{FS_CLUSTER_QUEUES, FS_CLUSTER_DIR, "queues", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.queues = render_queues_cluster}, 0,
 	 "Kueue's ClusterQueues: GPU quota, use, jobs admitted and waiting in line"},
+	{FS_CLUSTER_QUEUES_JSON, FS_CLUSTER_DIR, "queues.json", SRC_QUEUES, 0, PLACE_AGES,
+	 {.queues = render_queues_cluster_json}, 0,
+	 "cluster/queues as JSON: one object per ClusterQueue, its quota and jobs"},
+	{FS_CLUSTER_QUEUES_YAML, FS_CLUSTER_DIR, "queues.yaml", SRC_QUEUES, 0, PLACE_AGES,
+	 {.queues = render_queues_cluster_yaml}, 0, NULL},
 	{FS_CLUSTER_TOP, FS_CLUSTER_DIR, "top", SRC_CLUSTER, 0, 0,
 	 {.cluster = render_cluster_top}, 0, "arena top node: every node's GPUs"},
 	{FS_CLUSTER_TOP_JOB, FS_CLUSTER_DIR, "top-job", SRC_NS_JOBS, 0,
@@ -133,6 +139,11 @@ static const struct place PLACES[] = {
 	{FS_QUEUES_LIST, FS_QUEUES_DIR, "list", SRC_QUEUES, 0, PLACE_AGES | PLACE_STALE_NOTE,
 	 {.queues = render_queues_local}, 0,
 	 "the namespace's Kueue LocalQueues, their jobs admitted and waiting in line"},
+	{FS_QUEUES_LIST_JSON, FS_QUEUES_DIR, "list.json", SRC_QUEUES, 0, PLACE_AGES,
+	 {.queues = render_queues_local_json}, 0,
+	 "queues/list as JSON: one object per LocalQueue, its use and jobs"},
+	{FS_QUEUES_LIST_YAML, FS_QUEUES_DIR, "list.yaml", SRC_QUEUES, 0, PLACE_AGES,
+	 {.queues = render_queues_local_yaml}, 0, NULL},
 
 	{FS_JOB_DIR, FS_JOBS_DIR, NULL, SRC_JOB, 0, PLACE_DIR, {0}, 0, NULL},
 
@@ -159,10 +170,22 @@ static const struct place PLACES[] = {
 	{FS_JOB_METRICS, FS_JOB_DIR, "metrics", SRC_JOB, VIEW_PODS,
 	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_metrics}, 0,
 	 "a TrainJob's metrics as its script reports them: name value, by name"},
+	{FS_JOB_METRICS_JSON, FS_JOB_DIR, "metrics.json", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_metrics_json}, 0,
+	 "metrics as JSON: {name: value}, numbers as numbers"},
+	{FS_JOB_METRICS_YAML, FS_JOB_DIR, "metrics.yaml", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_metrics_yaml}, 0,
+	 "metrics.json as YAML"},
 	{FS_JOB_PROGRESS, FS_JOB_DIR, "progress", SRC_JOB, VIEW_PODS,
 	 PLACE_AGES | PLACE_REPORT_TIME | PLACE_GROWS,
 	 {.job = render_job_progress}, 0,
 	 "a TrainJob's progress reports as the mount saw them, the last current: tail -f follows"},
+	{FS_JOB_PROGRESS_JSON, FS_JOB_DIR, "progress.json", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_progress_json}, 0,
+	 "progress as JSON: percent, remainingSeconds, metric, lastUpdated, age, stale"},
+	{FS_JOB_PROGRESS_YAML, FS_JOB_DIR, "progress.yaml", SRC_JOB, VIEW_PODS,
+	 PLACE_AGES | PLACE_REPORT_TIME, {.job = render_job_progress_yaml}, 0,
+	 "progress.json as YAML"},
 	{FS_JOB_SPEC, FS_JOB_DIR, "spec.yaml", SRC_JOB, VIEW_MTIME, 0, {.job = job_spec_yaml},
 	 0, "the spec it was submitted with (or the object as YAML)"},
 	{FS_JOB_STATUS, FS_JOB_DIR, "status", SRC_JOB, VIEW_PODS, 0, {.job = render_job_status},

@@ -217,13 +217,15 @@ static int render_data_file(struct fs *fs, const struct fs_node *node, const str
 	return 0;
 }
 
-/* cluster/queues (every ClusterQueue) and queues/list (node->ns's LocalQueues):
+/* cluster/queues (every ClusterQueue) and queues/list (node->ns's LocalQueues), and
+ * their JSON and YAML forms:
  * Kueue's objects as the cache holds them. Its time: the latest creation or
  * condition transition of a queue or Workload shown, not earlier than the mount. */
 static int render_queues_file(struct fs *fs, const struct fs_node *node, const struct place *p,
 			      struct strbuf *sb, int64_t *mtime)
 {
-	const char *ns = node->type == FS_CLUSTER_QUEUES ? NULL : node->ns;
+	bool cluster = p->parent == FS_CLUSTER_DIR;   /* cluster/queues and its forms */
+	const char *ns = cluster ? NULL : node->ns;
 	const struct clusterqueue **cqs = NULL;
 	const struct localqueue **lqs = NULL;
 	const struct workload **wls = NULL;
@@ -233,7 +235,7 @@ static int render_queues_file(struct fs *fs, const struct fs_node *node, const s
 	struct kueue_api api;
 	int64_t t = fs->started;
 
-	if (node->type != FS_CLUSTER_QUEUES && !ns)
+	if (!cluster && !ns)
 		return -EINVAL;
 	cache_kueue(fs->cache, &api);
 	v.kueue = api.version[0] != '\0';
@@ -402,7 +404,7 @@ int content_refresh_locked(struct fs *fs, struct fs_inode *in, bool hold, bool *
 	if (ret)
 		goto out;
 	/* tells a re-rendered text from the last one without keeping the last one */
-	hash = hash_fnv1a(HASH_FNV1A_INIT, strbuf_str(&sb), sb.len);
+	hash = hash_text(strbuf_str(&sb), sb.len);
 	*changed = !in->rendered || in->text_len != sb.len || in->text_hash != hash;
 	/* A large text stays only while it is read: 346k inodes after a walk of the tree
 	 * would otherwise hold every info and job.json. Small ones cost less than a render. */

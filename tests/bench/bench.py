@@ -32,6 +32,10 @@ request each), and, on kubesim, cat cluster/health while writers wait for a
 slow cluster (20 opens of jobs/*/suspend held by the access review, 12
 cp spec submit/ held by their POSTs), as a ratio to the unloaded read.
 
+A third table holds each JSON and YAML form (cluster/list.json, list.yaml, top-job.json,
+..., jobs/J/info.json) beside its table: cat of each, and the form read back whole
+(json.load and jq; yaml.load), as a script would at this size.
+
 Nothing here asserts speed: the numbers are for people (docs/benchmarks.md).
 tests/bench/test_bench_smoke.py runs this at a tiny size so the harness
 itself cannot rot unnoticed.
@@ -50,6 +54,8 @@ import tempfile
 import threading
 import time
 import urllib.parse
+
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
@@ -240,6 +246,7 @@ class Bench:
         self.log_read_jobs = log_read_jobs  # the jobs the read with every log reads (0: all)
         self.rows = []
         self.limits = []         # arenafs against tmpfs and curl
+        self.forms = []          # each JSON and YAML form against its table
         self.memory = {}
 
     def kubectl_cmd(self, *args):
@@ -325,7 +332,6 @@ class Bench:
                  [["jq", "length", os.path.join(m, "cluster", "list.json")]],
                  [self.kubectl_cmd("get", "tfjobs", "-o", "json"),
                   self.kubectl_cmd("get", "pods", "-o", "json")])
-        self.forms_parse(jobs)
         self.gpu_figures(jobs)
         self.row("grep every status (grep -H . jobs/*/status | kubectl get -o json)",
                  [sh("grep -H . %s/jobs/*/status" % m)],
@@ -337,6 +343,7 @@ class Bench:
                      [["cat", path]],
                      [self.kubectl_cmd("logs", pod)])
 
+        self.forms_rows(jobs, job)
         if self.arena:
             self.arena_rows(jobs, job)
         self.submit_and_delete_rows(tempfile.mkdtemp(prefix="arenafs-bench-"))
@@ -392,20 +399,48 @@ class Bench:
             "gpu_queries": max(queries), "gpu_jobs_with_figures": figures,
             "gpu_query_kubectl_s": statistics.median(peer)})
 
-    def forms_parse(self, jobs):
-        """The JSON forms at this size read back whole: json.load and jq on each, a
-        list.json entry for every job of jobs/ (docs/tree.md)."""
+    def forms_rows(self, jobs, job):
+        """Every JSON and YAML form beside its table (docs/tree.md, "JSON and YAML
+        forms"): the median time of cat of each against cat of its table, and each read
+        back whole at this size (json.load and jq -e for JSON, yaml.safe_load, with
+        libyaml's loader where PyYAML has it, for YAML); list.json holds an entry for
+        every job of jobs/."""
         m = self.m.path
-        for name in ("list.json", "list-all.json", "top-job.json", "top.json"):
-            path = os.path.join(m, "cluster", name)
-            with open(path) as f:
-                doc = json.load(f)
-            r = subprocess.run(["jq", "-e", "type", path], capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError("jq could not read cluster/%s: %s" % (name, r.stderr))
-            if name == "list.json" and sorted(j["name"] for j in doc) != jobs:
+        pairs = [(os.path.join("cluster", stem + ext), os.path.join("cluster", stem))
+                 for stem in ("list", "list-all", "top-job", "top", "queues")
+                 for ext in (".json", ".yaml")]
+        pairs += [(os.path.join(d, "list" + ext), os.path.join(d, "list"))
+                  for d in ("data", "queues") for ext in (".json", ".yaml")]
+        pairs += [(os.path.join("jobs", job, f + ext), os.path.join("jobs", job, f))
+                  for f in ("info", "progress", "metrics") for ext in (".json", ".yaml")]
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        for form, table in pairs:
+            path = os.path.join(m, form)
+            t0 = time.monotonic()
+            with open(path, "rb") as f:
+                text = f.read()
+            if form.endswith(".json"):
+                doc = json.loads(text)
+                r = subprocess.run(["jq", "-e", "type", path], capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise RuntimeError("jq could not read %s: %s" % (form, r.stderr))
+            else:
+                doc = yaml.load(text, Loader=loader)
+            parse_s = time.monotonic() - t0
+            if form == os.path.join("cluster", "list.json") and \
+                    sorted(j["name"] for j in doc) != jobs:
                 raise RuntimeError("cluster/list.json has %d jobs, jobs/ %d"
                                    % (len(doc), len(jobs)))
+            run_timed(["cat", path])
+            run_timed(["cat", os.path.join(m, table)])
+            form_s, _, form_bytes = self.side([["cat", path]])
+            table_s, _, table_bytes = self.side([["cat", os.path.join(m, table)]])
+            self.forms.append({"form": form.replace("jobs/%s/" % job, "jobs/J/"),
+                               "table": table.replace("jobs/%s/" % job, "jobs/J/"),
+                               "form_s": form_s, "table_s": table_s,
+                               "times": ratio(form_s, table_s), "form_bytes": form_bytes,
+                               "table_bytes": table_bytes, "read_and_parse_s": parse_s,
+                               "items": len(doc)})
 
     def limit(self, what, seconds, reference, ref_seconds, target, ceiling_s=None):
         row = {"what": what, "arenafs_s": seconds, "reference": reference,
@@ -761,6 +796,21 @@ def gpu_line(memory):
                 memory["gpu_query_kubectl_s"]))
 
 
+def report_forms(forms):
+    """Each form against its table: cat of each (median), times = form / table."""
+    lines = ["", "the JSON and YAML forms against their tables (same run)", ""]
+    w = max([len(r["form"]) for r in forms] + [4])
+    lines.append("%-*s  %9s  %9s  %7s  %10s  %10s  %10s" % (
+        w, "form", "cat form", "cat table", "times", "form size", "table size", "read+parse"))
+    for r in forms:
+        lines.append("%-*s  %8.3fs  %8.3fs  %6.1fx  %10d  %10d  %9.3fs" % (
+            w, r["form"], r["form_s"], r["table_s"], r["times"], r["form_bytes"],
+            r["table_bytes"], r["read_and_parse_s"]))
+    lines.append("read+parse = open, read and json.load + jq -e (JSON) or yaml.load with "
+                 "libyaml's CSafeLoader (YAML), once")
+    return "\n".join(lines)
+
+
 def report_limits(limits, memory, pods):
     """arenafs against the limit: times = arenafs time / reference time; the tree's
     rows also on the FUSE ceiling."""
@@ -872,10 +922,11 @@ def main():
         print(report(b.rows, b.memory, scale,
                      "kubesim" if args.cluster == "kubesim" else "the real cluster"))
         print(report_limits(b.limits, b.memory, n_pods))
+        print(report_forms(b.forms))
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"scale": scale, "rows": b.rows, "limits": b.limits,
-                           "memory": b.memory}, f, indent=2)
+                           "forms": b.forms, "memory": b.memory}, f, indent=2)
     finally:
         if mount:
             mount.stop()

@@ -7,8 +7,9 @@ are served from the watch-fed cache, never one API call per `cat` — and a
 submission costs a dry run and a create, a deletion one request. The table
 against the limit (a tmpfs copy of the tree, curl) has every row, run on both
 sides, and the tree's rows ran on the FUSE ceiling too (tests/bench/ceiling.c,
-$ARENAFS_CEILING), which printed what tmpfs printed (bench.py checks that).
-Reading every job's GPU figures with a Prometheus costs one query per refresh.
+$ARENAFS_CEILING), which printed what tmpfs printed (bench.py checks that). Every
+JSON and YAML form is timed beside its table and read back whole. Reading every
+job's GPU figures with a Prometheus costs one query per refresh.
 """
 
 import json
@@ -74,4 +75,12 @@ def test_bench_runs_and_reads_come_from_the_cache(tmp_path):
         else:
             assert "ceiling_s" not in row, row
     assert result["memory"]["rss_after_full_read_kib"] > 0, result["memory"]
+    # every form beside its table, read back whole (bench.py fails a form that does not
+    # parse), both timed
+    forms = {row["form"] for row in result["forms"]}
+    assert {"cluster/list.json", "cluster/list.yaml", "cluster/top-job.json",
+            "cluster/queues.json", "queues/list.yaml", "data/list.json",
+            "jobs/J/info.json", "jobs/J/progress.json", "jobs/J/metrics.yaml"} <= forms, forms
+    for row in result["forms"]:
+        assert row["form_s"] > 0 and row["table_s"] > 0 and row["form_bytes"] > 0, row
     assert result["memory"]["rss_fresh_mount_kib"] > 0, result["memory"]

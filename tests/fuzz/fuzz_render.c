@@ -10,10 +10,11 @@
  * each pod's main container's state and last state as instances/POD/attempts/N/info;
  * and the whole input as YAML (render/yaml_emit.c: spec.yaml of a foreign job,
  * and each document of check/NAME/objects.yaml); its "clusterqueues",
- * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list (render/queues.c,
- * render/queue_quota.c). The JSON forms (list.json, info.json, top.json,
- * data/list.json, ...) must each be one JSON document, whatever the input (abort
- * otherwise); their YAML twins are rendered too.
+ * "localqueues", "workloads" and "cohorts" as cluster/queues and queues/list and
+ * their forms (render/queues.c, render/queue_quota.c, render/queue_forms.c). The
+ * JSON forms (list.json, info.json, top.json, data/list.json, queues.json,
+ * progress.json, metrics.json, ...) must each be one JSON document, whatever the
+ * input (abort otherwise); their YAML twins are rendered too.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@
 #include "render/node_forms.h"
 #include "render/status.h"
 #include "render/yaml_emit.h"
+#include "render/queue_forms.h"
 #include "render/queues.h"
 #include "k8s/base/strbuf.h"
 #include "k8s/base/textsafe.h"
@@ -67,7 +69,9 @@ static void why_lines_are_safe(const struct job_view *v)
 	strbuf_free(&safe);
 }
 
-/* The queue files of the input's Kueue objects. */
+static void check_form(struct strbuf *sb);
+
+/* The queue files of the input's Kueue objects, and their forms. */
 static void render_queue_files(json_t *root, struct strbuf *sb)
 {
 	const struct clusterqueue *cqs[MAX_ITEMS];
@@ -94,6 +98,13 @@ static void render_queue_files(json_t *root, struct strbuf *sb)
 
 	render_queues_cluster(sb, &qv);
 	render_queues_local(sb, &qv);
+	strbuf_reset(sb);
+	render_queues_cluster_json(sb, &qv);
+	check_form(sb);
+	render_queues_local_json(sb, &qv);
+	check_form(sb);
+	render_queues_cluster_yaml(sb, &qv);
+	render_queues_local_yaml(sb, &qv);
 	strbuf_reset(sb);
 	for (i = 0; i < ncq; i++)
 		clusterqueue_free((struct clusterqueue *)cqs[i]);
@@ -223,8 +234,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_form(&sb);
 		render_jobs_top_json(&sb, (const struct job_view[]){v, v}, 2);
 		check_form(&sb);
+		render_job_progress_json(&sb, &v);
+		check_form(&sb);
+		render_job_metrics_json(&sb, &v);
+		check_form(&sb);
 		render_job_info_yaml(&sb, &v);
 		render_jobs_list_yaml(&sb, (const struct job_view[]){v, v}, 2);
+		render_job_progress_yaml(&sb, &v);
+		render_job_metrics_yaml(&sb, &v);
 		strbuf_reset(&sb);
 	}
 	for (i = 0; i < np; i++) {

@@ -112,3 +112,72 @@ def test_clusterqueue_counts_as_kueuectl_lists_them(scene):
     assert theirs["ADMITTED WORKLOADS"] == ours["ADMITTED"], (theirs, ours)
     assert theirs["ACTIVE"].lower() == ours["ACTIVE"].lower() == "true", (theirs, ours)
     assert (theirs["COHORT"] or "<none>") == ours["COHORT"], (theirs, ours)
+
+
+# The forms' keys that are fields of kueuectl's objects (`kueuectl list ... -o json`
+# prints them whole): form key -> the field's path in the object (docs/kueuectl.md)
+LQ_FIELDS = {"name": ("metadata", "name"), "namespace": ("metadata", "namespace"),
+             "creationTimestamp": ("metadata", "creationTimestamp"),
+             "clusterQueue": ("spec", "clusterQueue"),
+             "pendingWorkloads": ("status", "pendingWorkloads"),
+             "admittedWorkloads": ("status", "admittedWorkloads")}
+CQ_FIELDS = {"name": ("metadata", "name"),
+             "creationTimestamp": ("metadata", "creationTimestamp"),
+             "queueingStrategy": ("spec", "queueingStrategy"),
+             "pendingWorkloads": ("status", "pendingWorkloads"),
+             "admittedWorkloads": ("status", "admittedWorkloads")}
+
+
+def field(obj, path, default=None):
+    for key in path:
+        obj = obj.get(key, {}) if isinstance(obj, dict) else {}
+    return obj if obj != {} else default
+
+
+def compare_keys(ours, theirs, fields):
+    """[(key, ours, theirs)] where the form and kueuectl's object differ."""
+    return [(k, ours[k], field(theirs, path, 0 if "Workloads" in k else ""))
+            for k, path in fields.items()
+            if ours[k] != field(theirs, path, 0 if "Workloads" in k else "")]
+
+
+def test_queue_forms_are_kueuectls_fields_key_by_key(scene):
+    """queues/list.json and cluster/queues.json (and their YAML) against kueuectl list
+    localqueue|clusterqueue -o json|yaml: every key that is a field of Kueue's objects
+    holds that field's value; the cohort, the Active condition and each flavor's quota
+    too."""
+    import yaml
+    m, view, ns, kueuectl = scene
+    for fmt in ("json", "yaml"):
+        load = json.loads if fmt == "json" else yaml.safe_load
+
+        def lq_agrees():
+            theirs = {o["metadata"]["name"]: o for o in
+                      load(kueuectl("list", "localqueue", "-n", ns, "-o", fmt))["items"]}
+            ours = {q["name"]: q for q in load(m.read("queues", "list." + fmt))}
+            diff = compare_keys(ours[LQ], theirs[LQ], LQ_FIELDS)
+            return (not diff) or print("localqueue %s differs: %s" % (fmt, diff))
+        wait_until(lq_agrees, timeout=60, interval=1,
+                   message="queues/list.%s to hold kueuectl's LocalQueue fields" % fmt)
+
+        def cq_agrees():
+            theirs = {o["metadata"]["name"]: o for o in
+                      load(kueuectl("list", "clusterqueue", "-o", fmt))["items"]}
+            ours = {q["name"]: q for q in load(m.read("cluster", "queues." + fmt))}
+            t, o = theirs["cluster-queue"], ours["cluster-queue"]
+            diff = compare_keys(o, t, CQ_FIELDS)
+            cohort = field(t, ("spec", "cohortName")) or field(t, ("spec", "cohort")) or ""
+            if o["cohort"] != cohort:
+                diff.append(("cohort", o["cohort"], cohort))
+            active = [c["status"] == "True" for c in field(t, ("status", "conditions"), [])
+                      if c["type"] == "Active"]
+            if [o["active"]] != active:
+                diff.append(("active", o["active"], active))
+            quota = [(f["name"], r["name"], str(r["nominalQuota"]))
+                     for g in field(t, ("spec", "resourceGroups"), [])
+                     for f in g["flavors"] for r in f["resources"]]
+            if [(q["flavor"], q["resource"], q["nominalQuota"]) for q in o["quota"]] != quota:
+                diff.append(("quota", o["quota"], quota))
+            return (not diff) or print("clusterqueue %s differs: %s" % (fmt, diff))
+        wait_until(cq_agrees, timeout=60, interval=1,
+                   message="cluster/queues.%s to hold kueuectl's ClusterQueue fields" % fmt)

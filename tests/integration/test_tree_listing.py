@@ -66,7 +66,8 @@ def test_ls_root_shows_the_tree(env):
                              "nodes", "queues", "runtimes", "submit"]
     assert listdir(m.path("cluster")) == ["context", "gpus", "health", "list", "list-all",
                                           "list-all.json", "list-all.yaml", "list.json",
-                                          "list.yaml", "queues", "top", "top-job",
+                                          "list.yaml", "queues", "queues.json",
+                                          "queues.yaml", "top", "top-job",
                                           "top-job.json", "top-job.yaml", "top.json",
                                           "top.yaml"]
     assert listdir(m.path("submit")) == []

@@ -16,6 +16,9 @@ prints each report as a line as it comes."""
 import datetime
 import json
 import os
+import subprocess
+
+import yaml
 
 from helpers import wait_until
 from test_tree_logs import Tail
@@ -31,6 +34,30 @@ def stamp(t):
 def when(t):
     """A line's time in progress: UTC, as arena get prints times."""
     return t.strftime("%Y-%m-%d %H:%M:%S") + "  "
+
+
+def forms(m, name, stem):
+    """jobs/NAME/STEM.json and .yaml read back (json.load, yaml.safe_load, and jq on
+    the JSON), asserted to be the same document, each one document and sized right in
+    stat; the document. The age ticks between reads: they are read until it holds."""
+    def read():
+        docs = []
+        for ext in ("json", "yaml"):
+            path = m.path("jobs", name, stem + "." + ext)
+            text = m.read("jobs", name, stem + "." + ext)
+            if os.stat(path).st_size != len(text.encode()):
+                return None
+            docs.append(json.loads(text) if ext == "json" else yaml.safe_load(text))
+            if ext == "yaml":
+                assert len(list(yaml.safe_load_all(text))) == 1, text
+        return (docs[0],) if docs[0] == docs[1] else None     # {} is a document
+    doc, = wait_until(read, timeout=30, interval=0.2,
+                     message="%s.json and .yaml of %s to agree, sized right" % (stem, name))
+    r = subprocess.run(["jq", "-e", "type", m.path("jobs", name, stem + ".json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == '"object"', r
+    print("%s.json: %s" % (stem, json.dumps(doc)))
+    return doc
 
 
 def report(when, progress, left, metrics):
@@ -78,6 +105,11 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
     print("before any report: progress: %s" % progress, end="")
     assert progress == NO_REPORT
     assert m.read("jobs", "llama", "metrics") == "# " + progress
+    doc = forms(m, "llama", "progress")
+    assert doc == {"reported": False, "percent": None, "remainingSeconds": None,
+                   "metric": None, "lastUpdated": "", "age": None, "stale": False,
+                   "summary": progress[:-1]}
+    assert forms(m, "llama", "metrics") == {}
 
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     first = now - datetime.timedelta(seconds=10)
@@ -98,6 +130,16 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
     assert "\nProgress:    42%" + DOT + "about 45m left" + DOT + "loss 0.231" + DOT + \
         "updated " in info, info
     assert "\nMetrics:\n  eval_accuracy 0.874\n  loss 0.231\n" in info, info
+    # the forms: the same facts, numbers as numbers, the report's time RFC 3339
+    doc = forms(m, "llama", "progress")
+    assert {k: v for k, v in doc.items() if k not in ("age", "summary")} == \
+        {"reported": True, "percent": 42, "remainingSeconds": 2700,
+         "metric": {"name": "loss", "value": 0.231}, "lastUpdated": stamp(first),
+         "stale": False}, doc
+    assert isinstance(doc["age"], int) and doc["age"] >= 10, doc
+    assert doc["summary"].startswith("42%" + DOT + "about 45m left" + DOT + "loss 0.231" +
+                                     DOT + "updated "), doc   # info's Progress row
+    assert forms(m, "llama", "metrics") == {"eval_accuracy": 0.874, "loss": 0.231}
 
     # the next report is a line more (metrics: replaced whole); mtime and size move
     r.send(report(now, 100, 0, [("loss", "0.0412")]))
@@ -106,6 +148,8 @@ def test_progress_and_metrics_follow_the_reports(any_cluster, arenafs):
                message="jobs/llama/progress to add the second report")
     print("then:\n%s" % want, end="")
     assert m.read("jobs", "llama", "metrics") == "loss 0.0412\n"
+    assert forms(m, "llama", "metrics") == {"loss": 0.0412}
+    assert forms(m, "llama", "progress")["remainingSeconds"] == 0
     st2 = os.stat(m.path("jobs", "llama", "progress"))
     assert st2.st_mtime == now.timestamp() > st.st_mtime
     assert st2.st_size == len(want.encode()) > st.st_size, st2
@@ -152,3 +196,5 @@ def test_a_job_of_another_kind_says_it_reports_no_progress(kubesim, arenafs):
     assert m.read("jobs", "mnist", "progress") == line
     assert m.read("jobs", "mnist", "metrics") == "# " + line
     assert "Progress:" not in m.read("jobs", "mnist", "info")
+    assert forms(m, "mnist", "progress")["summary"] == line[:-1]
+    assert forms(m, "mnist", "metrics") == {}

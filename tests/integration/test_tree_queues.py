@@ -17,8 +17,10 @@ clusters have, and one ClusterQueue of its own that preempts by priority."""
 import errno
 import json
 import os
+import subprocess
 
 import pytest
+import yaml
 
 import realcluster
 from helpers import wait_until, write_as_cp
@@ -105,6 +107,44 @@ def rmjob(m, name):
     os.rmdir(m.path("jobs", name))
 
 
+def queue_form(m, *path):
+    """A queue file's JSON form (path without .json) read back with json.load and jq,
+    and its YAML twin with yaml.safe_load: the same document but for the ages that
+    tick between reads, each sized right in stat. The JSON's document."""
+    def read():
+        docs = []
+        for ext in (".json", ".yaml"):
+            p = path[:-1] + (path[-1] + ext,)
+            text = m.read(*p)
+            if os.stat(m.path(*p)).st_size != len(text.encode()):
+                return None
+            docs.append(json.loads(text) if ext == ".json" else yaml.safe_load(text))
+        for d in docs:
+            for q in d:
+                q.pop("age")
+        return (docs[0],) if docs[0] == docs[1] else None
+    doc, = wait_until(read, timeout=30, interval=0.2,
+                      message="%s.json and .yaml to agree, sized right" % "/".join(path))
+    r = subprocess.run(["jq", "-e", "type", m.path(*path[:-1], path[-1] + ".json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == '"array"', r
+    return doc
+
+
+# Keys of the queue forms that are fields of Kueue's objects: form key -> the field
+QUEUE_FIELDS = {"pendingWorkloads": ("status", "pendingWorkloads"),
+                "admittedWorkloads": ("status", "admittedWorkloads"),
+                "creationTimestamp": ("metadata", "creationTimestamp")}
+
+
+def agrees_with_object(entry, obj):
+    """The form's entry says what the object's fields say (kubectl get -o json)."""
+    for key, (part, field) in QUEUE_FIELDS.items():
+        if entry[key] != obj.get(part, {}).get(field, 0):
+            return False
+    return entry["name"] == obj["metadata"]["name"]
+
+
 def test_queued_jobs_wait_in_line_and_say_where_and_why(cluster, mnt):
     m, c = mnt, cluster
     ns = namespace_of(c)
@@ -155,6 +195,38 @@ def test_queued_jobs_wait_in_line_and_say_where_and_why(cluster, mnt):
     cqs = m.read("cluster", "queues")
     assert "\nClusterQueue cluster-queue: 8/8 GPUs used\n" in cqs, cqs
     assert "q-third" in cqs.split("Waiting, in line:")[1], cqs
+
+    # their JSON and YAML forms: the same facts, numbers as numbers, Kueue's fields
+    def lq_form():
+        doc = queue_form(m, "queues", "list")
+        lq = next(q for q in doc if q["name"] == LQ)
+        obj = c.kubectl_json("get", "localqueue", LQ)
+        return (lq["clusterQueue"], lq["gpuQuota"], lq["gpusUsed"]) == \
+            ("cluster-queue", 8, 8) and agrees_with_object(lq, obj) and \
+            (lq["pendingWorkloads"], lq["admittedWorkloads"]) == (1, 2) and lq
+    lq = wait_until(lq_form, timeout=60, interval=0.5,
+                    message="queues/list.json: %s 8/8 GPUs, 1 pending, 2 admitted, as "
+                            "kubectl's LocalQueue" % LQ)
+    print("queues/list.json's %s: %s" % (LQ, json.dumps(lq)))
+    assert [j["job"] for j in lq["admitted"]] == ["q-first", "q-second"], lq
+    assert {k: lq["waiting"][0][k] for k in ("place", "namespace", "job", "trainer",
+                                               "localQueue", "gpus", "priority", "state")} == \
+        {"place": 1, "namespace": ns, "job": "q-third", "trainer": "TFJOB", "localQueue": LQ,
+         "gpus": 4, "priority": 0, "state": "QUEUED"}, lq
+    assert ["default-flavor", "nvidia.com/gpu", "8", "8"] in [
+        [u["flavor"], u["resource"], u["used"], u["nominalQuota"]] for u in lq["usage"]], lq
+
+    def cq_form():
+        doc = queue_form(m, "cluster", "queues")
+        cq = next(q for q in doc if q["name"] == "cluster-queue")
+        obj = c.kubectl_json("get", "clusterqueue", "cluster-queue")
+        return (cq["gpuQuota"], cq["gpusUsed"], cq["active"]) == (8, 8, True) and \
+            agrees_with_object(cq, obj) and \
+            "q-third" in [j["job"] for j in cq["waiting"]] and cq
+    cq = wait_until(cq_form, timeout=60, interval=0.5,
+                    message="cluster/queues.json: cluster-queue 8/8 GPUs, q-third waiting, "
+                            "as kubectl's ClusterQueue")
+    assert [q["nominalQuota"] for q in cq["quota"] if q["resource"] == "nvidia.com/gpu"], cq
 
     # a job of each other kind Kueue manages waits behind it, in order
     kinds = ["pytorchjob", "trainjob"]
@@ -280,6 +352,8 @@ def test_a_cluster_without_kueue_has_empty_queue_files_and_refuses_a_queue(kubes
     assert m.read("queues", "list").endswith(
         "No LocalQueues in this namespace: this cluster has no Kueue (kueue.x-k8s.io is not "
         "served).\n")
+    for path in (("cluster", "queues"), ("queues", "list")):
+        assert queue_form(m, *path) == []
     assert write_as_cp(m.path("submit", "q.yaml"), spec("tfjob", 1)) == errno.EINVAL
     assert m.read("submit", "q", "error") == (
         'queue: "%s": this cluster has no Kueue (kueue.x-k8s.io is not served), so no '

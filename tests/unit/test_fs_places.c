@@ -56,11 +56,13 @@ TEST(fs_places_list_each_directory_once_by_name)
 		     "README check cluster data jobs namespaces nodes queues runtimes submit");
 	CHECK_STR_EQ(children_of(FS_CLUSTER_DIR, buf, sizeof(buf)),
 		     "context gpus health list list-all list-all.json list-all.yaml list.json list.yaml "
-		     "queues top top-job top-job.json top-job.yaml top.json top.yaml");
+		     "queues queues.json queues.yaml top top-job top-job.json top-job.yaml top.json top.yaml");
 	/* a job's files come from their rows alone: a few that must stay, in order */
 	CHECK_STR_CONTAINS(children_of(FS_JOB_DIR, buf, sizeof(buf)),
 			   "info info.json info.yaml instances");
-	CHECK_STR_CONTAINS(buf, "logs metrics progress spec.yaml status");
+	CHECK_STR_CONTAINS(buf, "logs metrics metrics.json metrics.yaml progress progress.json "
+	                        "progress.yaml spec.yaml status");
+	CHECK_STR_EQ(children_of(FS_QUEUES_DIR, buf, sizeof(buf)), "list list.json list.yaml");
 	CHECK_STR_EQ(children_of(FS_POD_DIR, buf, sizeof(buf)),
 		     "attempts gpus ip logs logs.previous node status");
 	CHECK_STR_EQ(children_of(FS_ATTEMPT_DIR, buf, sizeof(buf)), "info log");

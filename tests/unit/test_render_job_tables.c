@@ -5,12 +5,15 @@
  * of no jobs at all, arenafs's PROGRESS (and top job's GPU(DutyCycle)) columns
  * after Arena's; and their JSON and YAML forms (render/job_forms.c:
  * list.json, top-job.json, info.json, ...) over the same scene: Arena's keys and
- * value formats, the tables' order and numbers.
+ * value formats, the tables' order and numbers; and, over random jobs, that the forms
+ * (written by render/form_write.c) are byte for byte what jansson and yaml_emit.c
+ * write of the same document, as the forms were made before.
  */
 #include "render/render.h"
 #include "render/job_info.h"
 #include "render/job_forms.h"
 #include "render/job_tables.h"
+#include "render/yaml_emit.h"
 #include "tests/unit/harness.h"
 #include "tests/unit/kueue_fixture.h"
 #include "tests/unit/objects_fixture.h"
@@ -519,4 +522,115 @@ TEST(job_info_json_is_arena_get_o_json)
 	json_decref(doc);
 	free(text);
 	scene_free(&s);
+}
+
+/* ---- the forms against jansson, over random jobs ---- */
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+
+static unsigned pick(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+/* Names and messages a cluster may hold: quotes, non-ASCII, YAML's words, numbers. */
+static const char *const WORDS[] = {"mnist", "a\"b", "é-job", "true", "123", "no", "x: y",
+                                    "#c", "-dash", "10.0.0.1", "N/A", "日本", ""};
+
+static const char *word(void)
+{
+	return WORDS[pick(sizeof(WORDS) / sizeof(WORDS[0]))];
+}
+
+/* The text of a form read by jansson and written again the way the forms were before
+ * form_write.c (json_dumps, yaml_emit.c): the reference the writer must equal. */
+static char *jansson_again(const char *json_text, bool yaml)
+{
+	json_t *doc = json_loads(json_text, 0, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	static const char *const YAML_KEYS[][2] = {
+	    {"modelName", "modelname"}, {"modelVersion", "modelversion"}, {"modelSource", "modelsource"}};
+	size_t i;
+	json_t *job;
+	char *text;
+
+	if (!doc)
+		return NULL;
+	if (!yaml) {
+		text = json_dumps(doc, JSON_INDENT(4) | JSON_PRESERVE_ORDER);
+		strbuf_puts(&sb, text ? text : "(no memory)");
+		strbuf_putc(&sb, '\n');
+		free(text);
+	} else {
+		json_array_foreach(doc, i, job) {
+			for (size_t k = 0; k < 3; k++) {
+				json_object_set(job, YAML_KEYS[k][1], json_object_get(job, YAML_KEYS[k][0]));
+				json_object_del(job, YAML_KEYS[k][0]);
+			}
+		}
+		render_yaml_emit(&sb, doc);
+	}
+	json_decref(doc);
+	return strbuf_take(&sb);
+}
+
+TEST(job_forms_are_janssons_text_over_random_jobs)
+{
+	enum { N = 12, PODS = 4 };
+	static const enum pod_phase PHASES[] = {POD_PENDING, POD_RUNNING, POD_SUCCEEDED,
+	                                        POD_FAILED};
+	int failures = 0;
+
+	for (int round = 0; round < 200 && failures < 2; round++) {
+		struct job *jobs[N];
+		struct pod *pods[N][PODS];
+		struct job_view views[N];
+		size_t n = 1 + pick(N);
+		char name[64];
+
+		for (size_t i = 0; i < n; i++) {
+			size_t np = pick(PODS + 1);
+
+			snprintf(name, sizeof(name), "%s-%zu", word(), i);
+			jobs[i] = fx_job(pick(2) ? JOB_TFJOB : JOB_PYTORCHJOB, name,
+			                 FX_T0 - (int64_t)pick(100000));
+			fx_set(&jobs[i]->priority_class, pick(3) ? "" : word());
+			if (pick(3)) {
+				jobs[i]->start_time = jobs[i]->meta.created + pick(60);
+				fx_job_condition(jobs[i], "Running", true, jobs[i]->start_time);
+			}
+			if (!pick(4))
+				fx_job_condition(jobs[i], pick(2) ? "Succeeded" : "Failed", true,
+				                 FX_T0 - pick(50));
+			for (size_t k = 0; k < np; k++) {
+				snprintf(name, sizeof(name), "%s-%s-%zu", jobs[i]->meta.name, word(), k);
+				pods[i][k] = job_pod(jobs[i], name, k ? "worker" : "chief",
+				                     PHASES[pick(4)], (int)pick(3), pick(2) ? word() : "");
+			}
+			views[i] = fx_view(jobs[i], (const struct pod *const *)pods[i], np);
+		}
+		for (int yaml = 0; yaml <= 1; yaml++) {
+			char *json_text = FX_RENDER(render_jobs_list_json(sb, views, n));
+			char *got = yaml ? FX_RENDER(render_jobs_list_yaml(sb, views, n))
+			                 : strdup(json_text);
+			char *want = jansson_again(json_text, yaml);
+
+			if (!want || strcmp(got, want) != 0) {
+				failures++;
+				CHECK_STR_EQ(got, want);
+			}
+			free(json_text);
+			free(got);
+			free(want);
+		}
+		for (size_t i = 0; i < n; i++) {
+			for (size_t k = 0; k < views[i].n_pods; k++)
+				fx_pod_free(pods[i][k]);
+			fx_job_free(jobs[i]);
+		}
+	}
+	CHECK_INT_EQ(failures, 0);
 }

@@ -3,7 +3,8 @@
  * when, the quiet spells, clock skew; a history of points that only grows), the
  * words of a job that reports nothing (a TrainJob not yet, another kind never),
  * jobs/NAME/metrics in name order, info's Progress row (with the report's age and
- * staleness) and Metrics block, and the files' mtime.
+ * staleness) and Metrics block, the files' mtime, and progress.json|yaml and
+ * metrics.json|yaml.
  */
 #include "render/render.h"
 #include "render/job_files.h"
@@ -183,5 +184,84 @@ TEST(progress_in_info_and_in_the_files_mtime)
 	s = FX_RENDER(render_job_info(sb, &v));
 	CHECK(strstr(s, "Progress:") == NULL && strstr(s, "Metrics:") == NULL);
 	free(s);
+	fx_job_free(j);
+}
+
+/* progress.json|yaml and metrics.json|yaml: the line's facts under their keys, numbers
+ * as numbers (a value that is no JSON number stays text; YAML's reals read back as
+ * floats), a name sent twice once, and a job that reports nothing says why. */
+TEST(progress_forms_hold_the_reports_facts_as_numbers)
+{
+	struct job *j = reporting();
+	struct job_view v = fx_view(j, NULL, 0);
+
+	fx_job_metric(j, "loss", "9.9");            /* sent twice: the first is kept */
+	fx_job_metric(j, "epoch", "3");
+	fx_job_metric(j, "lr", "1e-4");
+	fx_job_metric(j, "phase", "warmup");
+	fx_job_metric(j, "nan", "NaN");
+	fx_job_metric(j, "huge", "1e999");
+	CHECK_RENDERS(progress_json, &v,
+	              "{\n"
+	              "    \"reported\": true,\n"
+	              "    \"percent\": 42,\n"
+	              "    \"remainingSeconds\": 2700,\n"
+	              "    \"metric\": {\n"
+	              "        \"name\": \"loss\",\n"
+	              "        \"value\": 0.231\n"
+	              "    },\n"
+	              "    \"lastUpdated\": \"2026-12-02T09:59:48Z\",\n"
+	              "    \"age\": 12,\n"
+	              "    \"stale\": false,\n"
+	              "    \"summary\": \"42% \xc2\xb7 about 45m left \xc2\xb7 loss 0.231 \xc2\xb7 "
+	              "updated 12s ago\"\n"
+	              "}\n");
+	CHECK_RENDERS(progress_yaml, &v,
+	              "age: 12\n"
+	              "lastUpdated: \"2026-12-02T09:59:48Z\"\n"
+	              "metric:\n"
+	              "  name: loss\n"
+	              "  value: 0.231\n"
+	              "percent: 42\n"
+	              "remainingSeconds: 2700\n"
+	              "reported: true\n"
+	              "stale: false\n"
+	              "summary: 42% \xc2\xb7 about 45m left \xc2\xb7 loss 0.231 \xc2\xb7 updated 12s ago\n");
+	CHECK_RENDERS(metrics_json, &v,
+	              "{\n"
+	              "    \"epoch\": 3,\n"
+	              "    \"eval_accuracy\": 0.874,\n"
+	              "    \"huge\": \"1e999\",\n"
+	              "    \"loss\": 0.231,\n"
+	              "    \"lr\": 1e-4,\n"
+	              "    \"nan\": \"NaN\",\n"
+	              "    \"phase\": \"warmup\"\n"
+	              "}\n");
+	CHECK_RENDERS(metrics_yaml, &v,
+	              "epoch: 3\n"
+	              "eval_accuracy: 0.874\n"
+	              "huge: \"1e999\"\n"
+	              "loss: 0.231\n"
+	              "lr: 0.0001\n"
+	              "nan: NaN\n"
+	              "phase: warmup\n");
+	fx_job_free(j);
+
+	j = fx_job(JOB_TFJOB, "mnist", FX_T0 - 60);
+	v = fx_view(j, NULL, 0);
+	CHECK_RENDERS(progress_json, &v,
+	              "{\n"
+	              "    \"reported\": false,\n"
+	              "    \"percent\": null,\n"
+	              "    \"remainingSeconds\": null,\n"
+	              "    \"metric\": null,\n"
+	              "    \"lastUpdated\": \"\",\n"
+	              "    \"age\": null,\n"
+	              "    \"stale\": false,\n"
+	              "    \"summary\": \"no progress: a tfjob does not report it (only a Kubeflow "
+	              "TrainJob does)\"\n"
+	              "}\n");
+	CHECK_RENDERS(metrics_json, &v, "{}\n");
+	CHECK_RENDERS(metrics_yaml, &v, "{}\n");
 	fx_job_free(j);
 }

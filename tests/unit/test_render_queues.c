@@ -1,7 +1,9 @@
 /* Tests render/queues.c: a Workload's state word, the job's word and why's sentence
  * while Kueue holds it, and the queue files cluster/queues and queues/list; with the
- * status word (render/status.c) and info's Queue: line (render/job_info.c) they feed. */
+ * status word (render/status.c) and info's Queue: line (render/job_info.c) they feed;
+ * and the queue files' JSON and YAML forms (render/queue_forms.c). */
 #include "render/queues.h"
+#include "render/queue_forms.h"
 #include "render/job_info.h"
 #include "render/queue_quota.h"
 #include "render/status.h"
@@ -352,4 +354,145 @@ TEST(queues_a_cpu_queue_borrowing_from_its_cohort_and_a_priority_class)
 	clusterqueue_free(g);
 	workload_free(w);
 	cohort_free(research);
+}
+
+/* cluster/queues.json and queues/list.json|yaml: the tables' facts under Kueue's field
+ * names, the jobs in the tables' order with their place from 1, numbers as numbers,
+ * times RFC 3339; [] without queues. */
+TEST(queues_forms_hold_the_tables_facts)
+{
+	struct kfx k;
+	const struct workload *wls[5];
+	const struct localqueue *lqs[1];
+	const struct clusterqueue *cqs[1];
+	const struct queue_line *lines[1];
+	struct queue_view v;
+	char *s;
+
+	if (!kfx_make(&k)) {
+		CHECK(false);
+		kfx_free(&k);
+		return;
+	}
+	wls[0] = k.finished;
+	wls[1] = k.queued;
+	wls[2] = k.evicted;
+	wls[3] = k.admitted;
+	wls[4] = k.preempted;
+	lqs[0] = k.lq;
+	cqs[0] = k.cq;
+	lines[0] = k.line;
+	v = (struct queue_view){cqs, 1, lqs, 1, wls, 5, lines, 1, true, true, KUEUE_T0, NULL, 0};
+	s = FX_RENDER(render_queues_local_json(sb, &v));
+	CHECK_STR_EQ(s,
+	             "[\n"
+	             "    {\n"
+	             "        \"name\": \"user-queue\",\n"
+	             "        \"namespace\": \"default\",\n"
+	             "        \"clusterQueue\": \"cluster-queue\",\n"
+	             "        \"gpuQuota\": 8,\n"
+	             "        \"gpusUsed\": 4,\n"
+	             "        \"pendingWorkloads\": 1,\n"
+	             "        \"admittedWorkloads\": 1,\n"
+	             "        \"creationTimestamp\": \"2025-12-05T10:00:00Z\",\n"
+	             "        \"age\": 3600,\n"
+	             "        \"usage\": [\n"
+	             "            {\n"
+	             "                \"flavor\": \"default-flavor\",\n"
+	             "                \"resource\": \"nvidia.com/gpu\",\n"
+	             "                \"used\": \"4\",\n"
+	             "                \"nominalQuota\": \"6\"\n"
+	             "            },\n"
+	             "            {\n"
+	             "                \"flavor\": \"default-flavor\",\n"
+	             "                \"resource\": \"cpu\",\n"
+	             "                \"used\": \"3\",\n"
+	             "                \"nominalQuota\": \"100\"\n"
+	             "            }\n"
+	             "        ],\n"
+	             "        \"admitted\": [\n"
+	             "            {\n"
+	             "                \"namespace\": \"default\",\n"
+	             "                \"job\": \"a\",\n"
+	             "                \"workload\": \"tfjob-a-aaaaa\",\n"
+	             "                \"trainer\": \"TFJOB\",\n"
+	             "                \"localQueue\": \"user-queue\",\n"
+	             "                \"gpus\": 4,\n"
+	             "                \"priority\": 0,\n"
+	             "                \"priorityClass\": \"\",\n"
+	             "                \"flavors\": []\n"
+	             "            }\n"
+	             "        ],\n"
+	             "        \"waiting\": [\n"
+	             "            {\n"
+	             "                \"place\": 1,\n"
+	             "                \"namespace\": \"default\",\n"
+	             "                \"job\": \"big\",\n"
+	             "                \"workload\": \"tfjob-big-1a2b3\",\n"
+	             "                \"trainer\": \"TFJOB\",\n"
+	             "                \"localQueue\": \"user-queue\",\n"
+	             "                \"gpus\": 4,\n"
+	             "                \"priority\": 5,\n"
+	             "                \"priorityClass\": \"\",\n"
+	             "                \"state\": \"QUEUED\",\n"
+	             "                \"why\": \"couldn't assign flavors to pod set worker: "
+	             "insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 4 more "
+	             "needed\"\n"
+	             "            },\n"
+	             "            {\n"
+	             "                \"place\": null,\n"
+	             "                \"namespace\": \"default\",\n"
+	             "                \"job\": \"ev\",\n"
+	             "                \"workload\": \"tfjob-ev-eeeee\",\n"
+	             "                \"trainer\": \"TFJOB\",\n"
+	             "                \"localQueue\": \"user-queue\",\n"
+	             "                \"gpus\": 2,\n"
+	             "                \"priority\": 0,\n"
+	             "                \"priorityClass\": \"\",\n"
+	             "                \"state\": \"EVICTED\",\n"
+	             "                \"why\": \"The LocalQueue is stopped\"\n"
+	             "            }\n"
+	             "        ]\n"
+	             "    }\n"
+	             "]\n");
+	free(s);
+	s = FX_RENDER(render_queues_local_yaml(sb, &v));
+	CHECK_STR_CONTAINS(s, "- admitted:\n  - flavors: []\n    gpus: 4\n    job: a\n");
+	CHECK_STR_CONTAINS(s, "  waiting:\n  - gpus: 4\n    job: big\n");
+	CHECK_STR_CONTAINS(s, "    place: null\n");
+	free(s);
+	s = FX_RENDER(render_queues_cluster_json(sb, &v));
+	CHECK_STR_CONTAINS(s, "[\n    {\n        \"name\": \"cluster-queue\",\n"
+	                      "        \"cohort\": \"all\",\n"
+	                      "        \"queueingStrategy\": \"BestEffortFIFO\",\n"
+	                      "        \"gpuQuota\": 8,\n"
+	                      "        \"gpusUsed\": 8,\n"
+	                      "        \"gpusBorrowed\": 0,\n"
+	                      "        \"pendingWorkloads\": 1,\n"
+	                      "        \"admittedWorkloads\": 2,\n"
+	                      "        \"active\": true,\n"
+	                      "        \"inactiveReason\": \"\",\n");
+	CHECK_STR_CONTAINS(s, "            {\n"
+	                      "                \"flavor\": \"spare\",\n"
+	                      "                \"resource\": \"nvidia.com/gpu\",\n"
+	                      "                \"nominalQuota\": \"2\",\n"
+	                      "                \"borrowingLimit\": null,\n"
+	                      "                \"lendingLimit\": null,\n"
+	                      "                \"used\": \"0\",\n"
+	                      "                \"borrowed\": \"0\"\n"
+	                      "            }\n");
+	/* in the ClusterQueue's line, by its own place (2 for big) */
+	CHECK_STR_CONTAINS(s, "                \"place\": 2,\n"
+	                      "                \"namespace\": \"default\",\n"
+	                      "                \"job\": \"big\",\n");
+	free(s);
+	v.n_cqs = v.n_lqs = v.n_workloads = 0;
+	v.kueue = false;
+	s = FX_RENDER(render_queues_cluster_json(sb, &v));
+	CHECK_STR_EQ(s, "[]\n");
+	free(s);
+	s = FX_RENDER(render_queues_local_yaml(sb, &v));
+	CHECK_STR_EQ(s, "[]\n");
+	free(s);
+	kfx_free(&k);
 }
