@@ -10,10 +10,12 @@
 #include "render/yaml_emit.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "k8s/base/textsafe.h"
 #include "render/text.h"
 
 /* Indentation per level, as kubectl. */
@@ -30,11 +32,26 @@ static void put_indent(struct strbuf *sb, int n)
 		strbuf_append(sb, SPACES, n < (int)sizeof(SPACES) - 1 ? (size_t)n : sizeof(SPACES) - 1);
 }
 
+/* The bidirectional control (textsafe.h) of 2 or 3 bytes at s, as its code point,
+ * or 0 when s begins none. The strings come from JSON: valid UTF-8. */
+static uint32_t bidi_control(const unsigned char *s, size_t left)
+{
+	uint32_t cp = 0;
+
+	if ((s[0] & 0xE0) == 0xC0 && left >= 2)
+		cp = (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+	else if ((s[0] & 0xF0) == 0xE0 && left >= 3)
+		cp = (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+	return textsafe_is_bidi_control(cp) ? cp : 0;
+}
+
 /*
  * Length of the character at s that YAML cannot hold raw (must be escaped inside
  * double quotes), or 0 when it may stand as it is. YAML 1.1 readers refuse C0 and
  * C1 controls, DEL, U+FFFE/U+FFFF, and treat NEL, LS and PS as line breaks; a BOM
- * inside a scalar is kept escaped so nothing mistakes it for a stream's BOM.
+ * inside a scalar is kept escaped so nothing mistakes it for a stream's BOM. A
+ * bidirectional control is escaped too: raw, it would show a command or a value
+ * of spec.yaml in another order than it holds (Trojan Source, CVE-2021-42574).
  */
 static size_t needs_escape(const unsigned char *s, size_t left)
 {
@@ -47,6 +64,8 @@ static size_t needs_escape(const unsigned char *s, size_t left)
 	if (s[0] == 0xEF && left >= 3 &&
 	    ((s[1] == 0xBB && s[2] == 0xBF) || (s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF))))
 		return 3;
+	if (bidi_control(s, left))
+		return (s[0] & 0xE0) == 0xC0 ? 2 : 3;
 	return 0;
 }
 
@@ -166,6 +185,9 @@ static void put_double_quoted(struct strbuf *sb, const char *s, size_t len)
 			strbuf_putc(sb, (char)*c);
 		} else if (n == 1) {
 			put_c0_escape(sb, *c);
+		} else if (bidi_control(c, len - i)) {
+			strbuf_printf(sb, "\\u%04X", (unsigned)bidi_control(c, len - i));
+			i += n - 1;
 		} else if (n == 2) {
 			if (c[1] == 0x85)
 				strbuf_puts(sb, "\\N");

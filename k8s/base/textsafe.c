@@ -1,6 +1,6 @@
 /*
- * One safe line of text (textsafe.h): controls as spaces, bytes that are not
- * UTF-8 as U+FFFD.
+ * One safe line of text (textsafe.h): controls (bidirectional ones included) as
+ * spaces, bytes that are not UTF-8 as U+FFFD.
  *
  * Pure: no I/O, no locks. Called by render/text.c, render/why.c, k8s/error.c,
  * k8s/base/say.c and fs/submit/staging.c. Tested by tests/unit/test_k8s_base_textsafe.c.
@@ -8,6 +8,7 @@
 #include "k8s/base/textsafe.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #define REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
@@ -47,6 +48,36 @@ static size_t utf8_char(const unsigned char *s, size_t len)
 	return n;
 }
 
+/* The code point of the valid UTF-8 character of n bytes at s. */
+static uint32_t utf8_decode(const unsigned char *s, size_t n)
+{
+	uint32_t cp = n == 1 ? s[0] : s[0] & (0x7F >> n);
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3F);
+	return cp;
+}
+
+bool textsafe_is_bidi_control(uint32_t cp)
+{
+	/* Unicode's Bidi_Control property (PropList.txt): ALM, LRM and RLM, the
+	 * embeddings and overrides LRE RLE PDF LRO RLO, the isolates LRI RLI FSI PDI */
+	return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Does the character cp show as a space? C0 controls and DEL, C1 controls
+ * (terminals obey them too), U+2028 and U+2029 (a second line to an editor or a
+ * browser), and the bidirectional controls: an override or isolate makes a
+ * terminal or a browser show the characters after it in another order than
+ * they are (Trojan Source, CVE-2021-42574), so that a line reads as something
+ * else; as spaces, the line reads in the order it holds. */
+static bool shows_as_space(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
+	       textsafe_is_bidi_control(cp);
+}
+
 /* What character at s (of len bytes) shows as: *out and its length, and how many
  * bytes of s it takes. */
 static size_t safe_char(const unsigned char *s, size_t len, const char **out, size_t *out_len)
@@ -58,10 +89,7 @@ static size_t safe_char(const unsigned char *s, size_t len, const char **out, si
 		*out_len = sizeof(REPLACEMENT) - 1;
 		return 1;
 	}
-	/* C0 controls and DEL; C1 controls ("\xC2\x80".."\xC2\x9F"); U+2028 and
-	 * U+2029 ("\xE2\x80\xA8", "\xE2\x80\xA9") */
-	if ((n == 1 && (s[0] < 0x20 || s[0] == 0x7F)) || (n == 2 && s[0] == 0xC2 && s[1] <= 0x9F) ||
-	    (n == 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9))) {
+	if (shows_as_space(utf8_decode(s, n))) {
 		*out = " ";
 		*out_len = 1;
 	} else {

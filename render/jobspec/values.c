@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "k8s/base/suggest.h"
+#include "k8s/base/textsafe.h"
 #include "k8s/names.h"
 
 int spec_fail(struct spec_ctx *c, const struct yaml_node_info *at, bool at_key, const char *path,
@@ -453,8 +454,8 @@ int spec_get_string_map(struct spec_ctx *c, const char *path, const json_t *v,
 
 /*
  * The character at s (of the n bytes left), as a name's problem quotes it: itself
- * in quotes when it is printable UTF-8, else U+XXXX (a control character) or the
- * byte in hex (not UTF-8). '%c' of its first byte cut a character in half
+ * in quotes when it is printable UTF-8, else U+XXXX (a control character, or a
+ * bidirectional one) or the byte in hex (not UTF-8). '%c' of its first byte cut a character in half
  * ("found '\xc2'" for U+0085), which left the message itself invalid UTF-8.
  */
 static void describe_char(const char *s, size_t n, char *out, size_t size)
@@ -477,6 +478,9 @@ static void describe_char(const char *s, size_t n, char *out, size_t size)
 		snprintf(out, size, "byte 0x%02X, which is not UTF-8", u[0]);
 	else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
 		snprintf(out, size, "U+%04X, a control character", (unsigned)cp);
+	else if (textsafe_is_bidi_control(cp))
+		/* quoted, it would be a blank (textsafe.h) in the error that names it */
+		snprintf(out, size, "U+%04X, a bidirectional text control", (unsigned)cp);
 	else
 		snprintf(out, size, "'%.*s'", (int)len, s);
 }

@@ -214,7 +214,10 @@ json_t *yaml_scalar_json(const char *v, size_t len, const char *tag, bool plain,
 		            "%s has no JSON form (JSON numbers are finite); quote it for a string",
 		            v);
 	} else {
-		out = resolve_number(v);
+		/* go-yaml tries a number only for a scalar that starts with a digit, a
+		 * sign or '.' (resolve.go's resolveTable): "_1" is a string, though
+		 * with its underscores dropped it would read as 1 */
+		out = v[0] && strchr("0123456789+-.", v[0]) ? resolve_number(v) : NULL;
 		if (!out)
 			out = json_stringn(v, len);
 	}

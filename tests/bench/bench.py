@@ -151,6 +151,60 @@ def run_timed(cmd, env=None):
     return wall, r.stdout
 
 
+# What rsync says of a file that changed while it read it: the tree is live (ages,
+# the tables of every job), and rsync reads a file up to the size its list noted
+# minutes before; a file that shrank since reads short ("read errors mapping ...:
+# No data available", then "failed verification -- update discarded" and a
+# retry), one that vanished is "file has vanished". Neither is a failed read.
+RSYNC_CHANGED = re.compile(r'^(?:rsync: \[sender\] read errors mapping "(?P<short>[^"]+)": '
+                           r'No data available \(61\)'
+                           r'|ERROR: (?P<verify>\S+) failed verification -- update (?:discarded|retained)\.'
+                           r'|file has vanished: "(?P<gone>[^"]+)"'
+                           r'|rsync error: some files(?:/attrs)? (?:were not transferred|vanished).*)$')
+
+
+def rsync_live(args, sample_pid=None, root=None):
+    """(wall seconds, files that changed while read, peak VmRSS in KiB of sample_pid
+    during the run or 0) of rsync args over the live tree (the files' paths relative
+    to root, when given). Fails loudly on any other
+    error, or on an exit status other than 0, 23 (partial) and 24 (vanished) with
+    only changed files to explain it."""
+    peak = [0]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            try:
+                with open("/proc/%d/status" % sample_pid) as f:
+                    for line in f:
+                        if line.startswith("VmRSS:"):
+                            peak[0] = max(peak[0], int(line.split()[1]))
+            except OSError:
+                return
+            done.wait(0.2)
+    sampler = threading.Thread(target=sample, daemon=True) if sample_pid else None
+    if sampler:
+        sampler.start()
+    t0 = time.monotonic()
+    r = subprocess.run(["rsync"] + args, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    done.set()
+    if sampler:
+        sampler.join()
+    changed, other = set(), []
+    for line in r.stderr.splitlines():
+        m = RSYNC_CHANGED.match(line.strip())
+        if m:
+            changed.update(os.path.relpath(v, root) if root and v.startswith(root) else v
+                           for v in m.groupdict().values() if v)
+        elif line.strip():
+            other.append(line)
+    if r.returncode not in (0, 23, 24) or other or (r.returncode and not changed):
+        raise RuntimeError("rsync %s failed (%d): %s" % (" ".join(args[:4]), r.returncode,
+                                                        r.stderr[-800:]))
+    return wall, sorted(changed), peak[0]
+
+
 def curl_args(cluster):
     """curl's options for the cluster's API with the kubeconfig's own credentials."""
     args = ["curl", "-sS", "--fail", "--compressed"]
@@ -460,11 +514,12 @@ class Bench:
         work = tempfile.mkdtemp(prefix="arenafs-bench-ceiling-")
         ceiling = None
         try:
-            t0 = time.monotonic()
-            run_timed(["rsync", "-a", "--exclude=logs", "--exclude=logs.previous",
-                       "--exclude=attempts/*/log", m + "/", copy + "/"])
-            self.memory["full_read_s"] = time.monotonic() - t0
-            self.memory["rss_after_full_read_kib"] = self.m.rss_kib()[0]
+            took, changed, peak = rsync_live(["-a", "--exclude=logs", "--exclude=logs.previous",
+                                              "--exclude=attempts/*/log", m + "/", copy + "/"],
+                                             self.m.proc.pid, m)
+            self.memory.update({"full_read_s": took, "full_read_changed": changed,
+                                "rss_peak_full_read_kib": peak,
+                                "rss_after_full_read_kib": self.m.rss_kib()[0]})
             mount_s, self.memory["rss_fresh_mount_kib"] = self.fresh_mount(work)
             # the same lists fetched by curl right after, on the same server
             curl_t = curl_lists(self.c, listed_paths(self.c))
@@ -498,11 +553,10 @@ class Bench:
             jobs = jobs[:self.log_read_jobs]
         copy = tempfile.mkdtemp(prefix="arenafs-bench-logs-")
         try:
-            t0 = time.monotonic()
             # one rsync of the chosen job folders, as a user's copy of them
-            run_timed(["rsync", "-a", "--relative"] +
-                      [os.path.join(self.m.path, ".", "jobs", j) for j in jobs] + [copy + "/"])
-            took = time.monotonic() - t0
+            took, _, _ = rsync_live(["-a", "--relative"] +
+                                    [os.path.join(self.m.path, ".", "jobs", j) for j in jobs] +
+                                    [copy + "/"])
             logs = sum(1 for _, _, files in os.walk(copy) for f in files
                        if f in ("log", "logs", "logs.previous"))
         finally:
@@ -837,6 +891,10 @@ def report_limits(limits, memory, pods):
                  "target <= 1.2x)" % (after_mount / 1024.0, after_mount / max(pods, 1),
                                      memory.get("full_read_s", 0), after_read / 1024.0,
                                      after_read / after_mount if after_mount else 0))
+    lines.append("        the read's peak RSS %.1f MiB; files that changed while it read them "
+                 "(rsync read them short or found them gone): %s" % (
+                     memory.get("rss_peak_full_read_kib", 0) / 1024.0,
+                     ", ".join(memory.get("full_read_changed", [])) or "none"))
     lines.append("        a fresh mount of the same cluster right after that read: %.1f MiB; "
                  "the read's daemon holds %.2fx that (target <= 1.2x)" % (
                      fresh / 1024.0, after_read / fresh if fresh else 0))

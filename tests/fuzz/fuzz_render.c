@@ -46,9 +46,17 @@
 
 #define MAX_ITEMS 64
 
+/* Unicode's bidirectional controls in UTF-8 (Bidi_Control: U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069), listed here apart from textsafe.c. */
+static const char *const BIDI[] = {"\xD8\x9C",     "\xE2\x80\x8E", "\xE2\x80\x8F", "\xE2\x80\xAA",
+                                   "\xE2\x80\xAB", "\xE2\x80\xAC", "\xE2\x80\xAD", "\xE2\x80\xAE",
+                                   "\xE2\x81\xA6", "\xE2\x81\xA7", "\xE2\x81\xA8", "\xE2\x81\xA9"};
+
 /* why, its quoted log included, is lines without control characters, in UTF-8
- * (docs/tree.md), whatever the log holds (NUL, escape sequences): each line is
- * what the sanitizer makes of it. */
+ * (docs/tree.md), whatever the log holds (NUL, escape sequences, bidirectional
+ * overrides): each line is what the sanitizer makes of it, and holds no
+ * bidirectional control (checked apart: a sanitizer that let one through would
+ * leave the line as it found it). */
 static void why_lines_are_safe(const struct job_view *v)
 {
 	struct strbuf why = STRBUF_INIT, safe = STRBUF_INIT;
@@ -63,6 +71,9 @@ static void why_lines_are_safe(const struct job_view *v)
 		textsafe_line(&safe, line, n);
 		if (safe.len != n || memcmp(strbuf_str(&safe), line, n) != 0)
 			abort();
+		for (size_t i = 0; i < sizeof(BIDI) / sizeof(BIDI[0]); i++)
+			if (memmem(line, n, BIDI[i], strlen(BIDI[i])))
+				abort();
 		line += n + (nl != NULL);
 	}
 	strbuf_free(&why);

@@ -101,10 +101,16 @@ BAD_SPECS = {
     "C1 control in the name": 'name: "a\\u0085b"\n',
     "BEL in an unknown key": '"gp\\u0007us": 1\n',
     "an unknown key": 'gpu: 1\n',
+    # Trojan Source: bidirectional controls that reorder what a terminal shows
+    "RLO in the name": 'name: "a\\u202eb"\n',
+    "isolates in an env key": 'env: {"A\\u2066B\\u2069": "1"}\n',
 }
 
 STATUS_WORDS = ("submitting", "submitted", "staged", "failed", "deleted")
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# what a one-line text (an `error` file, a line of the daemon's log) may not hold:
+# C0 controls, DEL, C1 controls, U+2028/U+2029 and the bidirectional controls
+ONE_LINE_UNSAFE = "\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+CONTROL = re.compile("[\x00-\x1f" + ONE_LINE_UNSAFE + "]")
 CONTROL_BYTES = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f]")
 
 DEATH_WORDS = ("Assertion", "AddressSanitizer", "runtime error:", "LeakSanitizer",
@@ -268,11 +274,12 @@ class World:
         return self.arenafs(self.c, allow=allow)
 
     def check_log(self):
-        """The daemon's log lines hold no control characters (C0 but tab, DEL, C1):
-        issue 33 item 8 counts raw ESC and BEL in the log among its defects."""
+        """The daemon's log lines hold no control characters (C0 but tab, DEL, C1,
+        U+2028/U+2029, bidirectional controls): issue 33 item 8 counts raw ESC
+        and BEL in the log among its defects."""
         with open(self.m.log_path, "rb") as f:
             lines = f.read().decode(errors="replace").split("\n")
-        raw = [ln for ln in lines if re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", ln)]
+        raw = [ln for ln in lines if re.search("[\x00-\x08\x0b-\x1f" + ONE_LINE_UNSAFE + "]", ln)]
         self.promise("8", not raw, "the daemon logged control characters raw: %r" % raw[:3])
 
     def remount(self):

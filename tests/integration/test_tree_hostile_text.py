@@ -1,7 +1,8 @@
 """Text from elsewhere shown as the tree promises (issue 33, items 7 and 8):
-a failed container's log holding NUL, escape sequences and bytes that are not
-UTF-8 is quoted by `why` whole and sanitized; a policy webhook's 422 message
-holding newlines, colours, an OSC title and BEL makes `submit/NAME/error` and
+a failed container's log holding NUL, escape sequences, bidirectional controls
+and bytes that are not UTF-8 is quoted by `why` whole and sanitized; a policy
+webhook's 422 message holding newlines, colours, an OSC title, BEL and
+bidirectional controls makes `submit/NAME/error` and
 `check/NAME/error` one line without control characters, and the daemon's log
 line one line too (docs/tree.md, docs/reliability.md). kubesim alone: it writes
 a log's bytes as they are (SIM_LAST_WORDS_HEX) and answers with the message a
@@ -14,25 +15,30 @@ from helpers import wait_until, write_as_cp
 import jobspecs
 
 FFFD = "\ufffd"
-# one safe line: no C0 control, DEL or C1 control (the file is read as UTF-8)
-UNSAFE = re.compile("[\x00-\x1f\x7f\x80-\x9f\u2028\u2029]")
+# one safe line: no C0 control, DEL or C1 control, no line or paragraph separator,
+# no bidirectional control (the file is read as UTF-8)
+UNSAFE = re.compile("[\x00-\x1f\x7f\x80-\x9f\u2028\u2029"
+                    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 # what a broken or hostile program prints last: NUL inside a line, bytes that are
-# not UTF-8, Latin-1, an SGR colour, an OSC title ended by BEL
+# not UTF-8, Latin-1, an SGR colour, an OSC title ended by BEL; a line that an
+# RLO ... PDF pair shows as "access denied" (Trojan Source), isolates around "ok"
 LAST_WORDS = (b"before\0NUL\0after\n"
-              b"\xff\xfe caf\xe9 \x1b[31mred\x1b[0m \x1b]0;pwned\x07end\n")
+              b"\xff\xfe caf\xe9 \x1b[31mred\x1b[0m \x1b]0;pwned\x07end\n"
+              + "access \u202edeined\u202c \u2066ok\u2069!\n".encode())
 QUOTED = ["    before NUL after",
-          "    %s%s caf%s  [31mred [0m  ]0;pwned end" % (FFFD, FFFD, FFFD)]
+          "    %s%s caf%s  [31mred [0m  ]0;pwned end" % (FFFD, FFFD, FFFD),
+          "    access  deined   ok !"]
 
 # a policy webhook's message as Kyverno words it, and a hostile one's bytes
 WEBHOOK = ('admission webhook "validate.kyverno.svc-fail" denied the request:\n\n'
            "resource TFJob/default/NAME was blocked due to the following policies\n\n"
            "require-team-label:\n  check-team: \x1b[31mlabel 'team' is required\x1b[0m"
-           "\x1b]0;owned\x07\x07\u2028done")
+           "\x1b]0;owned\x07\x07\u2028done\u2067 \u202eok\u202c.")
 WEBHOOK_LINE = ('admission webhook "validate.kyverno.svc-fail" denied the request:  '
                 "resource TFJob/default/NAME was blocked due to the following policies  "
                 "require-team-label:   check-team:  [31mlabel 'team' is required [0m"
-                " ]0;owned   done")
+                " ]0;owned   done   ok .")
 
 SPEC = ("type: tfjob\n"
         "image: tensorflow/tensorflow:2.15.0-gpu\n"
@@ -58,7 +64,7 @@ def test_why_quotes_a_failed_log_with_nul_and_bad_bytes_whole_and_safe(kubesim, 
     data = wait_until(why, timeout=90, message="jobs/garbled/why to quote the log")
     text = data.decode()                # UTF-8 whole: strict decoding fails on a raw byte
     lines = text.rstrip("\n").split("\n")
-    assert lines[-2:] == QUOTED, lines
+    assert lines[-len(QUOTED):] == QUOTED, lines
     assert not any(UNSAFE.search(line) for line in lines), lines
     # the log itself is the container's, byte for byte
     with open(m.path("jobs", "garbled", "instances", "garbled-worker-0", "logs"), "rb") as f:

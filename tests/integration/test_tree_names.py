@@ -6,7 +6,9 @@ characters), so a RayJob may be called `mnist.tfjob`, the name the tree gives
 the TFJob `mnist` while a PyTorchJob `mnist` exists (docs/tree.md, "Two kinds of
 job with one name"). On kubesim with the CRDs of Arena's other kinds
 (--arena-kinds); kubesim's `store` fault puts objects in with the creation time
-given, so that several are made "in the same second"."""
+given, so that several are made "in the same second". On the real cluster (its
+API server, the training-operator, KubeRay's RayJob CRD): the same names from
+real objects, and rmdir of each folder as the API server carries it out."""
 
 import errno
 import json
@@ -17,6 +19,7 @@ import pytest
 
 from helpers import wait_until
 import jobspecs
+from test_tree_arena_kinds import install_crds
 import tree_expect as te
 
 SECOND = "2026-12-07T08:00:00Z"      # one creationTimestamp for all: a tie in jobs/' order
@@ -163,3 +166,76 @@ def test_rmdir_deletes_only_the_object_its_folder_shows(cluster, arenafs):
                == new, timeout=40, message="jobs/ghost to show the new job")
     os.rmdir(m.path("jobs", "ghost"))
     assert not exists(c, TF, "ghost")
+
+
+@pytest.fixture
+def arena_crds(real_cluster, request):
+    """The CRDs of Arena's other kinds on the real cluster (KubeRay's RayJob among
+    them), removed after the test's mount is gone: set up before arenafs, so torn
+    down after it."""
+    install_crds(real_cluster, request)
+
+
+def test_a_dotted_rayjob_beside_a_tfjob_on_the_real_cluster(real_view, arena_crds, arenafs):
+    """Issue 33, items 1 and 2, on the real cluster: a TFJob `mnist` and a RayJob
+    `mnist.tfjob` (KubeRay's CRD takes a dotted name; Kubeflow Trainer's TrainJob
+    CRD does not: it asks an RFC 1035 label), then a PyTorchJob `mnist`. jobs/
+    lists distinct names by the rule of docs/tree.md, each folder's `type`,
+    `info` and `job.json` describe one object (kubectl's uid), and rmdir of each
+    folder deletes that object only, as kubectl sees it."""
+    c = real_view
+    # why not a TrainJob: Trainer's CRD refuses the name (a CEL rule on metadata.name)
+    r = c.kubectl("create", "-f", "-", check=False, input=json.dumps({
+        "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
+        "metadata": {"name": "mnist.tfjob"},
+        "spec": {"runtimeRef": {"name": "torch-distributed"}}}))
+    assert r.returncode != 0 and "RFC 1035" in r.stderr, (r.returncode, r.stdout, r.stderr)
+    tf = jobspecs.tfjob("mnist", gpus=0, run=3600)
+    jobspecs.create(c, tf)
+    jobspecs.create(c, dict(rayjob("mnist.tfjob"), metadata={"name": "mnist.tfjob"}))
+    m = arenafs(c, "namespace=" + c.namespace)
+    seen = []
+
+    def lists(want):
+        seen[:] = sorted(os.listdir(m.path("jobs")))
+        return seen == want
+    # one kind holds `mnist`: as it stands; the RayJob's name ends in .tfjob: its kind added
+    want = ["mnist", "mnist.tfjob.rayjob"]
+    wait_until(lambda: lists(want), timeout=60, message="jobs/ to list %s (lists %s)"
+               % (want, seen))
+    jobspecs.create(c, jobspecs.pytorchjob("mnist", gpus=0, run=3600))
+    want = ["mnist.pytorchjob", "mnist.tfjob", "mnist.tfjob.rayjob"]
+    wait_until(lambda: lists(want), timeout=60, message="jobs/ to list %s (lists %s)"
+               % (want, seen))
+    r = subprocess.run(["ls", "-U", m.path("jobs")], capture_output=True, text=True)
+    assert r.returncode == 0 and sorted(r.stdout.split()) == want, (r.stdout, r.stderr)
+    assert len(set(r.stdout.split())) == 3, r.stdout
+    folders = {"mnist.tfjob": (TF, "mnist", "tfjob"),
+               "mnist.pytorchjob": (PT, "mnist", "pytorchjob"),
+               "mnist.tfjob.rayjob": (RAY, "mnist.tfjob", "rayjob")}
+    for d, (kind, name, typ) in folders.items():
+        assert m.read("jobs", d, "type") == typ + "\n", d
+        shown = json.loads(m.read("jobs", d, "job.json"))
+        assert (shown["kind"], shown["metadata"]["name"], shown["metadata"]["uid"]) == \
+            (kind[1], name, uid(c, kind, name)), d
+        info = m.read("jobs", d, "info")
+        assert [ln.split(None, 1)[1:] for ln in info.splitlines() if ln.startswith("Name:")] \
+            == [[name]], info
+    # rmdir of each folder deletes its object and nothing else (kubectl says); once
+    # the TFJob is gone the PyTorchJob alone holds `mnist`: its folder is jobs/mnist
+    left = {TF: "mnist", PT: "mnist", RAY: "mnist.tfjob"}
+    for d, kind, name, after in (("mnist.tfjob.rayjob", RAY, "mnist.tfjob",
+                                  ["mnist.pytorchjob", "mnist.tfjob"]),
+                                 ("mnist.tfjob", TF, "mnist", ["mnist"]),
+                                 ("mnist", PT, "mnist", [])):
+        if d == "mnist":
+            assert m.read("jobs", d, "type") == "pytorchjob\n"
+        os.rmdir(m.path("jobs", d))
+        del left[kind]
+        wait_until(lambda: not exists(c, kind, name), timeout=60,
+                   message="kubectl to find %s %s deleted" % (kind[1], name))
+        for k, n in left.items():
+            assert exists(c, k, n), "rmdir jobs/%s deleted %s %s too" % (d, k[1], n)
+        wait_until(lambda: lists(after), timeout=60, message="jobs/ to list %s after rmdir "
+                   "jobs/%s (lists %s)" % (after, d, seen))
+    assert m.proc.poll() is None

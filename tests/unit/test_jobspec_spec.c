@@ -201,6 +201,9 @@ TEST(spec_bad_names)
 	                   "(found U+0085, a control character)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: \"a\\u0001b\"\n"),
 	                   "(found U+0001, a control character)");
+	/* an RLO would be a blank in the error file (textsafe.h): named by number too */
+	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: \"a\\u202Eb\"\n"),
+	                   "(found U+202E, a bidirectional text control)");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: mnist-\n"), "must end with a letter or a digit");
 	CHECK_STR_CONTAINS(SPEC_ERROR(BASE "name: "
 	                                   "a234567890123456789012345678901234567890123456789x\n"),

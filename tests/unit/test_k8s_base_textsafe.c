@@ -29,7 +29,18 @@ static char *safe(const char *s, size_t len)
 /* The same of a string literal, NUL inside and all. */
 #define SAFE(lit) safe(lit, sizeof(lit) - 1)
 
-/* No byte below 0x20, no DEL, no C1 control, all of it UTF-8: one safe line. */
+/* Unicode's bidirectional controls (the Bidi_Control property of PropList.txt),
+ * in UTF-8, written out here rather than taken from textsafe.c. */
+static const char *const BIDI[] = {
+	"\xD8\x9C",                                                    /* U+061C ALM */
+	"\xE2\x80\x8E", "\xE2\x80\x8F",                                 /* LRM, RLM */
+	"\xE2\x80\xAA", "\xE2\x80\xAB", "\xE2\x80\xAC", "\xE2\x80\xAD", "\xE2\x80\xAE", /* LRE..RLO */
+	"\xE2\x81\xA6", "\xE2\x81\xA7", "\xE2\x81\xA8", "\xE2\x81\xA9",          /* LRI..PDI */
+};
+#define N_BIDI (sizeof(BIDI) / sizeof(BIDI[0]))
+
+/* No byte below 0x20, no DEL, no C1 control, no bidirectional control, all of it
+ * UTF-8: one safe line. */
 static int is_one_safe_line(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -37,6 +48,9 @@ static int is_one_safe_line(const char *s)
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p == 0x7F || (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+			return 0;
+	for (size_t i = 0; i < N_BIDI; i++)
+		if (strstr(s, BIDI[i]))
 			return 0;
 	textsafe_line(&sb, s, strlen(s)); /* valid UTF-8 comes out as it went in */
 	same = strcmp(strbuf_str(&sb), s) == 0;
@@ -81,6 +95,41 @@ TEST(textsafe_keeps_utf8_and_replaces_each_byte_that_is_not)
 	free(s);
 }
 
+/* Trojan Source (CVE-2021-42574): an RLO ... PDF pair shows `access denied` for a
+ * line that holds `access` + RLO + `deined` ... A log line or an API server's
+ * message holding one would read on a terminal as what it is not. */
+TEST(textsafe_turns_every_bidirectional_control_into_a_space)
+{
+	char in[64], want[64], *s;
+
+	for (size_t i = 0; i < N_BIDI; i++) {
+		snprintf(in, sizeof(in), "a%sb", BIDI[i]);
+		s = safe(in, strlen(in));
+		CHECK_STR_EQ(s, "a b");
+		free(s);
+	}
+	/* "admin" shown, "nimda" held: the line reads as it is held */
+	s = SAFE("user \xE2\x80\xAE" "nimda\xE2\x80\xAC ok");
+	CHECK_STR_EQ(s, "user  nimda  ok");
+	CHECK(is_one_safe_line(s));
+	free(s);
+	/* an isolate around a comment's end, as the paper's example */
+	s = SAFE("if x {\xE2\x81\xA6 // check\xE2\x81\xA9 \xE2\x81\xA6 }");
+	CHECK_STR_EQ(s, "if x {  // check    }");
+	free(s);
+	/* their neighbours are no controls: U+200D (ZWJ, inside emoji), U+2029's
+	 * neighbour U+202F (narrow no-break space), U+2065 (unassigned), U+206A,
+	 * U+061B (Arabic semicolon), and right-to-left letters themselves (Hebrew
+	 * alef, Arabic alef): Hebrew and Arabic text keeps its letters */
+	snprintf(want, sizeof(want), "%s",
+	         "\xE2\x80\x8D \xE2\x80\xAF \xE2\x81\xA5 \xE2\x81\xAA \xD8\x9B \xD7\x90 \xD8\xA7");
+	s = safe(want, strlen(want));
+	CHECK_STR_EQ(s, want);
+	free(s);
+	CHECK(textsafe_is_bidi_control(0x202E) && textsafe_is_bidi_control(0x061C));
+	CHECK(!textsafe_is_bidi_control(0x2028) && !textsafe_is_bidi_control(0x202F));
+}
+
 TEST(textsafe_buf_fits_its_buffer_at_a_character_end)
 {
 	char buf[8];
@@ -91,6 +140,7 @@ TEST(textsafe_buf_fits_its_buffer_at_a_character_end)
 	             "ab\xc3\xa9\xc3\xa9");
 	CHECK_STR_EQ(textsafe_line_buf(buf, sizeof(buf), "a\nb", 3), "a b");
 	CHECK_STR_EQ(textsafe_line_buf(buf, 1, "abc", 3), "");
+	CHECK_STR_EQ(textsafe_line_buf(buf, sizeof(buf), "a\xE2\x81\xA7z", 5), "a z");
 }
 
 TEST(textsafe_cut_keeps_characters_whole)
@@ -118,6 +168,8 @@ TEST(k8s_error_messages_are_one_safe_line)
 	CHECK(is_one_safe_line(e.message));
 	k8s_error_set(&e, EIO, "%s", "\x1b[2Jcleared");
 	CHECK_STR_EQ(e.message, " [2Jcleared");
+	k8s_error_set(&e, EIO, "%s", "denied \xE2\x80\xAE" "deyolped");
+	CHECK_STR_EQ(e.message, "denied  deyolped");
 	/* a prefix that pushes the old message's end out cuts it at a character's end:
 	 * 2040 bytes of é after 10 of prefix leave room for 2037, half an é */
 	k8s_error_set(&e, EIO, "%s", "");
@@ -141,6 +193,8 @@ TEST(say_prints_one_safe_line)
 {
 	say_set_sink(keep);
 	say(LOG_ERR, "submit/%s refused: %s\n", "x.yaml", "denied:\n\x1b]0;pwned\x07\x1b[31mred\xfe");
-	say_set_sink(NULL); /* stderr again */
 	CHECK_STR_EQ(said, "submit/x.yaml refused: denied:  ]0;pwned  [31mred" FFFD);
+	say(LOG_ERR, "%s\n", "log \xE2\x81\xA7reversed\xE2\x81\xA9 no more");
+	say_set_sink(NULL); /* stderr again */
+	CHECK_STR_EQ(said, "log  reversed  no more");
 }

@@ -124,6 +124,11 @@ TEST(yaml_emit_escapes_what_yaml_cannot_hold_raw)
 	           "- \"a\\0b\"\n- \"\\x01\\e\\x7F\"\n- \"\\N\"\n- \"\\x90\"\n- \"x\\Ly\\P\"\n"
 	           "- \"\\uFEFF\"\n- \"\\uFFFF\"\n- back\\slash\n");
 	CHECK_EMIT("[\"q\\\"\\\\\\n\\u0007\"]", "- \"q\\\"\\\\\\n\\a\"\n");
+	/* bidirectional controls by number, so that spec.yaml reads in the order it
+	 * holds; Hebrew and Arabic letters stay as they are */
+	CHECK_EMIT("[\"python train.py \\u202e--lr\\u202c\", \"\\u061c\\u200e\\u2069\", \"\\u05d0\"]",
+	           "- \"python train.py \\u202E--lr\\u202C\"\n- \"\\u061C\\u200E\\u2069\"\n"
+	           "- \xd7\x90\n");
 }
 
 TEST(yaml_emit_numbers)
@@ -208,6 +213,8 @@ static json_t *random_string(void)
 	    "...",
 	    "ü",
 	    "\xe2\x80\xa8",
+	    "\xe2\x80\xae",
+	    "\xd8\x9c",
 	    "\xc2\x85",
 	    "\x01",
 	    "\x7f",
@@ -331,6 +338,8 @@ TEST(yaml_emit_round_trips_through_pyyaml_safe_load)
 	struct strbuf sb = STRBUF_INIT;
 
 	render_yaml_emit(&sb, doc);
+	/* the pieces' RLO and ALM went out escaped, and came back whole */
+	CHECK(!strstr(strbuf_str(&sb), "\xe2\x80\xae") && !strstr(strbuf_str(&sb), "\xd8\x9c"));
 	back = python_load(strbuf_str(&sb));
 	if (back && !json_equal(doc, back)) {
 		char *a = json_dumps(doc, JSON_SORT_KEYS), *b = json_dumps(back, JSON_SORT_KEYS);
