@@ -599,8 +599,23 @@ def test_arena_logs_are_byte_identical(scene):
         assert arena.run("logs", name) == ours, name
         assert arena.run("logs", "--tail", "3", name) == "".join(ours.splitlines(True)[-3:])
         for pod in os.listdir(m.path("jobs", name, "instances")):
-            assert arena.run("logs", "-i", pod, name) == \
-                m.read("jobs", name, "instances", pod, "logs"), pod
+            try:
+                theirs = arena.run("logs", "-i", pod, name)
+            except AssertionError as e:
+                # a worker still running when the master succeeded is deleted by the
+                # operator (seen under CI's load): Arena no longer knows it, while
+                # instances/ showed it a moment before
+                if "invalid instance name" in str(e) and not lives(c, pod):
+                    continue
+                raise
+            assert theirs == m.read("jobs", name, "instances", pod, "logs"), pod
+
+
+def lives(c, pod):
+    """The pod exists and is not being deleted."""
+    r = c.kubectl("get", "pod", pod, "-o", "jsonpath={.metadata.deletionTimestamp}",
+                  check=False)
+    return r.returncode == 0 and r.stdout.strip() == ""
 
 
 def test_a_job_arena_submitted_is_whole_in_arenafs(scene):
