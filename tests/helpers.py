@@ -2,6 +2,7 @@
 sys.path through tests/conftest.py)."""
 
 import os
+import subprocess
 import time
 
 
@@ -107,3 +108,13 @@ def first_line(text):
     """The first line of a file's text, newline kept: jobs/NAME/gpus and
     instances/POD/gpus follow their count with GPU figures (or why there are none)."""
     return text.split("\n", 1)[0] + "\n"
+
+
+def peers_venvs(*names):
+    """The folder of the virtual environments tests/peers/venv.sh makes (pinned, from
+    PyPI; NAMES: which of them, all when none), built now if need be; a failed build
+    fails the test with venv.sh's words."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "venv.sh")
+    r = subprocess.run([script] + list(names), capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, "tests/peers/venv.sh %s failed:\n%s" % (" ".join(names), r.stderr)
+    return r.stdout.strip()

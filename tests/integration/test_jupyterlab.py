@@ -26,7 +26,7 @@ import urllib.request
 
 import pytest
 
-from helpers import read_log, wait_until
+from helpers import peers_venvs, read_log, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS = os.path.join(os.path.dirname(HERE), "peers")
@@ -43,10 +43,7 @@ CELL = ('import pandas as pd\n'
 
 @pytest.fixture(scope="module")
 def venv():
-    r = subprocess.run([os.path.join(PEERS, "venv.sh"), "jupyter"], capture_output=True,
-                       text=True, timeout=900)
-    assert r.returncode == 0, "tests/peers/venv.sh jupyter failed:\n" + r.stderr
-    return os.path.join(r.stdout.strip(), "jupyter")
+    return os.path.join(peers_venvs("jupyter"), "jupyter")
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,14 @@ import subprocess
 
 import pytest
 
-from helpers import wait_until
+from helpers import peers_venvs, wait_until
 
 PEERS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "peers")
 
 
 @pytest.fixture(scope="module")
 def venvs():
-    r = subprocess.run([os.path.join(PEERS, "venv.sh")], capture_output=True, text=True,
-                       timeout=900)
-    assert r.returncode == 0, "tests/peers/venv.sh failed:\n" + r.stderr
-    return r.stdout.strip()
+    return peers_venvs()
 
 
 def peer(venvs, which, c, *args, timeout=180):

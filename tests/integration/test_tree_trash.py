@@ -13,11 +13,9 @@ import subprocess
 
 import pytest
 
-from helpers import wait_until, write_as_cp
+from helpers import peers_venvs, wait_until, write_as_cp
 import jobspecs
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PEERS = os.path.join(os.path.dirname(HERE), "peers")
 TRASH = ".Trash-%d" % os.getuid()
 SPEC = ("type: tfjob\nimage: tensorflow/tensorflow:2.15.0\ncommand: python train.py\n"
         'env: {SIM_RUN_SECONDS: "300", KWOK_RUN: 300s}\n')
@@ -25,10 +23,7 @@ SPEC = ("type: tfjob\nimage: tensorflow/tensorflow:2.15.0\ncommand: python train
 
 @pytest.fixture(scope="module")
 def venv_python():
-    r = subprocess.run([os.path.join(PEERS, "venv.sh"), "jupyter"], capture_output=True,
-                       text=True, timeout=900)
-    assert r.returncode == 0, "tests/peers/venv.sh jupyter failed:\n" + r.stderr
-    return os.path.join(r.stdout.strip(), "jupyter", "bin", "python")
+    return os.path.join(peers_venvs("jupyter"), "jupyter", "bin", "python")
 
 
 def send2trash(python, path):
